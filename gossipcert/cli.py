@@ -1,0 +1,390 @@
+"""The ``gossipcert`` command.
+
+Every command takes ``--json`` for machine-readable output. Exit status: 0 success, 1 a
+negative verdict (an invalid or incomplete schedule, a failed check), 2 bad input (one line on
+standard error, never a traceback).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from gossipcert import graphs
+from gossipcert.errors import GossipcertError
+from gossipcert.instance import make_instance, parse_model, parse_problem
+from gossipcert.schedule import read_schedule
+from gossipcert.simulate import simulate
+
+app = typer.Typer(
+    name="gossipcert",
+    help=(
+        "Certified minimum numbers of rounds for gossip, broadcast, scatter, gather and total "
+        "exchange under the telephone, half-duplex, single-port, multicast and all-port models.\n\n"
+        "GRAPH is a spec such as ring:8, hypercube:4, mesh:3x4, ccc:3, butterfly:3, "
+        "shuffle-exchange:4, debruijn:4, knodel:8, star-graph:4, pancake:4, fattree:8[:exp], "
+        "random:N,M,seed=S, a product ring:3*path:2, or a file (.edgelist, .graphml, .g6, .json)."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console(soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+MODEL_HELP = (
+    "Communication model: telephone, telephone:p=2, sequential:p=2, half-duplex[:p=N], "
+    "single-port[:p=N] (p=1 default), multicast[:p=N], all-port[:c=N]; options calls=N, "
+    "tau=X, h=N."
+)
+PROBLEM_HELP = (
+    "Problem: gossip, broadcast:S, scatter:S, gather:R, total-exchange, or a JSON file "
+    '{"packets": [...], "holdings": {node: [...]}, "demands": {node: [...]}}.'
+)
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
+ModelOpt = Annotated[str, typer.Option("--model", "-m", help=MODEL_HELP)]
+ProblemOpt = Annotated[str, typer.Option("--problem", "-p", help=PROBLEM_HELP)]
+
+
+def _bad_input(func: F) -> F:
+    """Turn every GossipcertError into one line on stderr and exit status 2."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except GossipcertError as exc:
+            err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+        except KeyboardInterrupt:
+            err_console.print("interrupted")
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+@app.command("graph")
+@_bad_input
+def graph_cmd(
+    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Describe a graph: nodes, edges, degrees, diameter, radius, processors and routers."""
+    g = graphs.from_spec(graph)
+    info = graphs.describe(g)
+    if as_json:
+        _print_json(info)
+        return
+    table = Table(title=str(info.get("spec", graph)), show_header=False)
+    for key, value in info.items():
+        if key != "spec":
+            table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
+    console.print(table)
+
+
+@app.command("verify")
+@_bad_input
+def verify_cmd(
+    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    schedule: Annotated[str, typer.Argument(help="Schedule file (.json or .csv).")],
+    model: ModelOpt = "telephone",
+    problem: ProblemOpt = "gossip",
+    as_json: JsonOpt = False,
+) -> None:
+    """Replay a schedule and report every rule it breaks and when all demands are met.
+
+    Exit 0 when the schedule is valid and complete, 1 when it is invalid or incomplete,
+    2 on bad input (including a schedule that names an edge the graph does not have).
+    """
+    instance = make_instance(graphs.from_spec(graph), parse_model(model), parse_problem(problem))
+    sched = read_schedule(schedule, instance)
+    rep = simulate(instance, sched)
+    non_edges = [e for e in rep.errors if e.rule == "not-a-neighbour"]
+    if as_json:
+        _print_json({**instance.describe(), **rep.to_json(instance)})
+    else:
+        _print_verdict(rep, instance)
+    if non_edges:
+        err_console.print(
+            f"[bold red]error:[/] the schedule uses {len(non_edges)} arc(s) the graph does not "
+            f"have; first: {non_edges[0].message}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(2)
+    raise typer.Exit(0 if rep.ok else 1)
+
+
+def _print_verdict(rep: Any, instance: Any) -> None:
+    ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
+    for err in rep.errors[:50]:
+        console.print(f"[red]✗[/] {err.message}", highlight=False)
+    if len(rep.errors) > 50:
+        console.print(f"... and {len(rep.errors) - 50} more violations")
+    if rep.unmet:
+        sample = ", ".join(f"{ref(v)} lacks {instance.packet_names[p]!r}" for v, p in rep.unmet[:5])
+        console.print(
+            f"[yellow]unmet demands after round {rep.length}:[/] {len(rep.unmet)} "
+            f"({sample}{', ...' if len(rep.unmet) > 5 else ''})",
+            highlight=False,
+        )
+    verdict = "valid" if rep.valid else f"INVALID ({len(rep.errors)} violations)"
+    done = (
+        f"all demands met after round {rep.rounds}"
+        if rep.rounds is not None
+        else "demands not all met"
+    )
+    extra = f", S = {rep.steps}" + (f", T = {rep.cost:g}" if rep.cost is not None else "")
+    console.print(
+        f"{instance.describe()['graph']} · {instance.model.spec()} · {instance.problem.spec()}: "
+        f"{verdict}; {rep.length} rounds; {done}{extra}",
+        highlight=False,
+    )
+
+
+BackendOpt = Annotated[
+    str, typer.Option("--backend", "-b", help="Solver back-end: sat (CaDiCaL) or cpsat (OR-Tools).")
+]
+
+
+def _progress_printer(enabled: bool) -> Any:
+    def show(event: dict[str, Any]) -> None:
+        if not enabled:
+            return
+        kind = event["event"]
+        t = f"[dim]{event['time']:8.2f}s[/]"
+        if kind == "query":
+            colour = {"sat": "green", "unsat": "red"}.get(event["status"], "yellow")
+            err_console.print(
+                f"{t}  {event['rounds']} rounds: [{colour}]{event['status']}[/] "
+                f"({event['seconds']:.2f}s)",
+                highlight=False,
+            )
+        elif kind in ("lower-bound", "upper-bound"):
+            err_console.print(f"{t}  {kind} {event['value']} ({event['source']})", highlight=False)
+        elif kind == "proof":
+            err_console.print(
+                f"{t}  DRAT proof for {event['rounds']} rounds: {event['status']} "
+                f"({event['seconds']:.2f}s)",
+                highlight=False,
+            )
+        elif kind == "proof-check":
+            err_console.print(
+                f"{t}  proof check: {'verified' if event['ok'] else 'REJECTED'} "
+                f"({event['seconds']:.2f}s)",
+                highlight=False,
+            )
+        elif kind == "symmetry":
+            err_console.print(
+                f"{t}  symmetry breaking: {event['generators']} generators", highlight=False
+            )
+
+    return show
+
+
+@app.command("solve")
+@_bad_input
+def solve_cmd(
+    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    model: ModelOpt = "telephone",
+    problem: ProblemOpt = "gossip",
+    backend: BackendOpt = "sat",
+    time_limit: Annotated[
+        float | None, typer.Option("--time-limit", "-t", help="Seconds for search and proof.")
+    ] = None,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="No symmetry breaking or dominance: the DRAT proof then covers the whole claim.",
+        ),
+    ] = False,
+    proof: Annotated[
+        bool,
+        typer.Option(
+            "--proof/--no-proof", help="Re-prove R*-1 infeasible with a checked DRAT proof."
+        ),
+    ] = True,
+    output: Annotated[
+        str | None, typer.Option("--output", "-o", help="Write the certificate (JSON) here.")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite --output if it exists.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Find the minimum number of rounds and prove that one round fewer is impossible.
+
+    Prints the optimum with its lower-bound evidence (a closed-form bound, or a checked DRAT
+    proof), or, when the time limit runs out, the best bounds known. Exit 0 when the optimum
+    is certified, 1 when it is not (time-out), 2 on bad input.
+
+    Example: gossipcert solve petersen --model telephone --problem gossip -o petersen.json
+    """
+    from pathlib import Path
+
+    from gossipcert.exact.certificate import build_certificate, write_certificate
+    from gossipcert.exact.search import solve
+    from gossipcert.schedule import to_json
+
+    if output and Path(output).exists() and not force:
+        raise GossipcertError(f"{output} exists; choose another name or pass --force")
+    instance = make_instance(graphs.from_spec(graph), parse_model(model), parse_problem(problem))
+    res = solve(
+        instance,
+        backend=backend,
+        time_limit=time_limit,
+        strict=strict,
+        proof=proof,
+        progress=_progress_printer(not quiet),
+    )
+    evidence = {k: v for k, v in res.evidence.items() if k != "proof_xz_base64"}
+    if output and res.status == "optimal":
+        write_certificate(build_certificate(res), output)
+    if as_json:
+        _print_json(
+            {
+                **instance.describe(),
+                "status": res.status,
+                "optimum": res.optimum,
+                "lower_bound": res.lower_bound,
+                "upper_bound": res.upper_bound,
+                "schedule": to_json(res.schedule, instance) if res.schedule else None,
+                "schedule_source": res.upper_source,
+                "evidence": evidence,
+                "backend": res.backend,
+                "times": {k: round(v, 3) for k, v in res.times.items()},
+                "certificate": output if output and res.status == "optimal" else None,
+            }
+        )
+    else:
+        head = (
+            f"{instance.describe()['graph']} · {instance.model.spec()} · {instance.problem.spec()}"
+        )
+        if res.status == "optimal":
+            console.print(f"{head}: [bold green]optimum {res.optimum} rounds[/]", highlight=False)
+        else:
+            console.print(
+                f"{head}: [bold yellow]{res.status}[/], between {res.lower_bound} and "
+                f"{res.upper_bound if res.upper_bound is not None else '?'} rounds",
+                highlight=False,
+            )
+        console.print(
+            f"  upper bound: schedule of {res.upper_bound} rounds from "
+            f"{res.upper_source}, verified",
+            highlight=False,
+        )
+        console.print(f"  lower bound: {_evidence_text(evidence)}", highlight=False)
+        if output and res.status == "optimal":
+            console.print(
+                f"  certificate: {output} (re-check with: gossipcert check {output})",
+                highlight=False,
+            )
+    raise typer.Exit(0 if res.status == "optimal" else 1)
+
+
+def _evidence_text(ev: dict[str, Any]) -> str:
+    kind = ev.get("kind")
+    if kind == "closed-form":
+        return f"{ev['value']} from the closed-form bound '{ev['name']}' ({ev['source']})"
+    if kind == "drat":
+        return (
+            f"{ev['rounds']} rounds infeasible: DRAT proof of {ev['proof_lines']} lines "
+            f"for a CNF of {ev['variables']} variables and {ev['clauses']} clauses, "
+            f"{ev['verdict']} by {ev['checker']}"
+        )
+    if kind == "solver-claim":
+        return f"{ev['rounds']} rounds infeasible by the word of {ev['solver']} (no proof)"
+    return str(ev)
+
+
+@app.command("check")
+@_bad_input
+def check_cmd(
+    certificate: Annotated[str, typer.Argument(help="Certificate written by solve -o.")],
+    time_limit: Annotated[
+        float | None, typer.Option("--time-limit", "-t", help="Seconds for re-solving a claim.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Re-check a certificate from scratch: rebuild the instance, replay the schedule,
+    recompute the bound or regenerate the CNF and re-check the DRAT proof.
+
+    Exit 0 when every step holds, 1 on any mismatch, 2 when the file cannot be read.
+    """
+    from gossipcert.exact.certificate import check_certificate, read_certificate
+
+    cert = read_certificate(certificate)
+    rep = check_certificate(cert, time_limit)
+    if as_json:
+        _print_json(
+            {
+                "ok": rep.ok,
+                "optimum": cert.get("optimum"),
+                "steps": [{"ok": ok, "check": text} for ok, text in rep.steps],
+            }
+        )
+    else:
+        for ok, text in rep.steps:
+            console.print(f"{'[green]✓[/]' if ok else '[red]✗[/]'} {text}", highlight=False)
+        verdict = "[bold green]certificate holds[/]" if rep.ok else "[bold red]certificate FAILS[/]"
+        console.print(f"{verdict}: optimum {cert.get('optimum')}", highlight=False)
+    raise typer.Exit(0 if rep.ok else 1)
+
+
+@app.command("export")
+@_bad_input
+def export_cmd(
+    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    rounds: Annotated[int, typer.Option("--rounds", "-r", help="Horizon R.", min=0)],
+    model: ModelOpt = "telephone",
+    problem: ProblemOpt = "gossip",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="dimacs or opb.")] = "dimacs",
+    strict: Annotated[bool, typer.Option("--strict", help="Plain encoding only.")] = False,
+    output: Annotated[
+        str | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite --output if it exists.")
+    ] = False,
+) -> None:
+    """Write the formula "R rounds suffice" (DIMACS CNF or OPB) for any external solver."""
+    from pathlib import Path
+
+    from gossipcert.encodings.knowledge import EncodingOptions
+    from gossipcert.exact.export import FORMATS, export
+
+    if fmt not in FORMATS:
+        raise GossipcertError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if output and Path(output).exists() and not force:
+        raise GossipcertError(f"{output} exists; choose another name or pass --force")
+    instance = make_instance(graphs.from_spec(graph), parse_model(model), parse_problem(problem))
+    options = EncodingOptions(dominance=not strict, symmetry=not strict)
+    text = export(instance, rounds, fmt, options)
+    if output:
+        Path(output).write_text(text)
+    else:
+        sys.stdout.write(text)
+
+
+def main() -> None:
+    """Entry point of the ``gossipcert`` console script."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

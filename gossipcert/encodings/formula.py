@@ -1,0 +1,112 @@
+"""A small Boolean / pseudo-Boolean constraint store that compiles to CNF and to CP-SAT.
+
+Every encoding writes its constraints once, here, and each back-end compiles them, so the SAT
+and CP-SAT back-ends cannot drift apart. Three constraint forms:
+
+- clauses (disjunctions of literals);
+- at-most-one groups;
+- cardinality bounds ``sum(lits) <= k``.
+
+Literals are DIMACS integers from a PySAT :class:`~pysat.formula.IDPool` keyed by tuples
+(``("K", v, p, t)``). The Python constants ``True`` and ``False`` may appear in a clause
+given to :meth:`Formula.clause`; they are simplified away.
+
+Constraints are stored in order and compiled incrementally: :meth:`Formula.cnf_since` returns
+the clauses of everything added after a mark, so one SAT solver can be extended round by
+round.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from pysat.card import CardEnc, EncType
+from pysat.formula import IDPool
+
+Lit = int | bool
+
+
+@dataclass
+class Formula:
+    """Constraints over variables from one ``IDPool``.
+
+    Attributes
+    ----------
+    vpool : IDPool
+        Variables keyed by tuples; cardinality encodings take their auxiliaries from it too,
+        after every keyed variable (``occupied`` keeps them apart).
+    items : list
+        The constraints in the order they were added: ``("or", lits)``, ``("amo", lits)``
+        or ``("le", lits, k)``.
+    """
+
+    vpool: IDPool = field(default_factory=lambda: IDPool(start_from=1))
+    items: list[tuple] = field(default_factory=list)
+    keys: dict[int, Hashable] = field(default_factory=dict)
+
+    def var(self, key: Hashable) -> int:
+        """The variable for ``key`` (created on first use)."""
+        v = self.vpool.id(key)
+        self.keys.setdefault(v, key)
+        return v
+
+    def clause(self, lits: Iterable[Lit]) -> None:
+        """Add a disjunction; ``True`` satisfies it, ``False`` literals are dropped.
+
+        An empty clause (all literals ``False``) is kept: the formula is then unsatisfiable.
+        """
+        out: list[int] = []
+        for lit in lits:
+            if lit is True:
+                return
+            if lit is False:
+                continue
+            out.append(lit)
+        self.items.append(("or", tuple(dict.fromkeys(out))))
+
+    def at_most_one(self, lits: Sequence[int]) -> None:
+        """At most one of ``lits`` is true."""
+        if len(lits) > 1:
+            self.items.append(("amo", tuple(lits)))
+
+    def at_most(self, lits: Sequence[int], k: int) -> None:
+        """At most ``k`` of ``lits`` are true."""
+        if k < 0:
+            self.items.append(("or", ()))
+        elif k == 0:
+            for lit in lits:
+                self.items.append(("or", (-lit,)))
+        elif k == 1:
+            self.at_most_one(lits)
+        elif len(lits) > k:
+            self.items.append(("le", tuple(lits), k))
+
+    def mark(self) -> int:
+        """A position in the constraint list, for :meth:`cnf_since`."""
+        return len(self.items)
+
+    def cnf_since(self, start: int = 0) -> list[list[int]]:
+        """The CNF clauses of every constraint added at or after ``start``.
+
+        At-most-one groups of up to six literals are encoded pairwise, larger ones with a
+        sequential counter; cardinality bounds with a totalizer. Auxiliary variables come
+        from ``vpool``.
+        """
+        out: list[list[int]] = []
+        for item in self.items[start:]:
+            if item[0] == "or":
+                out.append(list(item[1]))
+            elif item[0] == "amo":
+                lits = list(item[1])
+                if len(lits) <= 6:
+                    out.extend([-a, -b] for i, a in enumerate(lits) for b in lits[i + 1 :])
+                else:
+                    enc = CardEnc.atmost(lits, 1, vpool=self.vpool, encoding=EncType.seqcounter)
+                    out.extend(enc.clauses)
+            else:
+                enc = CardEnc.atmost(
+                    list(item[1]), item[2], vpool=self.vpool, encoding=EncType.totalizer
+                )
+                out.extend(enc.clauses)
+        return out

@@ -1,0 +1,271 @@
+"""The time-expanded knowledge model shared by every model in which a node receives from at
+most one neighbour per round (telephone and half-duplex, unbounded packets).
+
+Rules encoded (design section 1):
+
+- ``know_0(v)`` is the holding of ``v``; knowledge only grows;
+- ``v`` learns ``p`` in round ``t`` only from the one neighbour ``u`` it receives from in
+  round ``t`` (a *link* ``u -> v`` that is active), and only if ``u`` knew ``p`` after round
+  ``t-1``: a packet received in round ``t`` is forwarded in round ``t+1`` at the earliest;
+- with unbounded packets an active link carries everything its sender knows;
+- a schedule of ``r`` rounds solves the instance when every demand ``(v, p)`` holds after
+  round ``r``.
+
+Variables (from the formula's ``IDPool``, keyed by tuples):
+
+- ``("K", v, p, t)``: node ``v`` may know packet ``p`` after round ``t`` (``1 <= t``).
+  ``K`` is an *upper bound* on knowledge: every true ``K`` is justified by a transfer, which
+  is all that feasibility needs. Pairs fixed by the holdings (``True``) or by distance
+  (``False``) get no variable.
+- ``("D", r)``: selector, "every demand is met after round ``r``" (an assumption literal).
+- model variables for the links of round ``t`` (see :mod:`.telephone`, :mod:`.half_duplex`).
+
+Constraint families, for every node ``v``, packet ``p`` and round ``t``:
+
+- *justification*: ``K[v,p,t] -> K[v,p,t-1] or OR_u link(u,v,t)`` over the neighbours ``u``
+  that may know ``p`` after ``t-1``;
+- *transfer*: ``K[v,p,t] and link(u,v,t) -> K[v,p,t-1] or K[u,p,t-1]`` for every neighbour
+  ``u``; exact because ``v`` has at most one active incoming link per round;
+- *demand*: ``D_r -> K[v,p,r]`` for every demand;
+- *distance pruning*: ``K[v,p,t]`` is false when every holder of ``p`` is more than ``t``
+  edges from ``v``;
+- *counting* (implied, added to help the solver): ``|{p : K[v,p,t]}|`` is at most the sum of
+  the ``2^t`` largest holdings, since ``know_t(v)`` is the union of the holdings of at most
+  ``2^t`` nodes; and ``|{v : K[v,p,t]}| <= 2^t * |holders(p)|``, since every node that knows
+  ``p`` passes it to at most one other node per round.
+
+References
+----------
+.. [1] R. Beier and J. F. Sibeyn, "A powerful heuristic for telephone gossiping", section 2
+   (``R >= ceil(log n) + odd(n)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass
+
+import networkx as nx
+
+from gossipcert.encodings.formula import Formula, Lit
+from gossipcert.errors import UnsupportedModelError
+from gossipcert.instance import Instance, ModelKind, bits
+from gossipcert.schedule import Round, Schedule
+
+
+@dataclass(frozen=True)
+class EncodingOptions:
+    """Which optional constraint families the encoding adds.
+
+    Attributes
+    ----------
+    prune : bool
+        Distance pruning (no variable for a pair that cannot be known yet).
+    counting : bool
+        The implied cardinality bounds on knowledge and on the spread of each packet.
+    dominance : bool
+        Maximality of each round's matching (sound, not implied: see the model modules).
+    symmetry : bool
+        Lex-leader constraints on the first round from the instance's automorphisms
+        (added by :mod:`gossipcert.exact.symmetry`; sound, not implied).
+    """
+
+    prune: bool = True
+    counting: bool = True
+    dominance: bool = True
+    symmetry: bool = True
+
+    def to_json(self) -> dict[str, bool]:
+        """JSON-ready form."""
+        return {
+            "prune": self.prune,
+            "counting": self.counting,
+            "dominance": self.dominance,
+            "symmetry": self.symmetry,
+        }
+
+
+def earliest_rounds(instance: Instance) -> list[list[int | None]]:
+    """``earliest[p][v]``: distance from the nearest holder of ``p`` to ``v`` (None: never)."""
+    g = instance.graph
+    holders: list[list[int]] = [[] for _ in range(instance.n_packets)]
+    for v, mask in enumerate(instance.holdings):
+        for p in bits(mask):
+            holders[p].append(v)
+    out: list[list[int | None]] = []
+    for p in range(instance.n_packets):
+        dist = (
+            nx.multi_source_dijkstra_path_length(g, holders[p], weight=None) if holders[p] else {}
+        )
+        out.append([dist.get(v) for v in range(instance.n)])
+    return out
+
+
+class KnowledgeEncoding:
+    """The time-expanded model, extended one round at a time.
+
+    Subclasses supply the links of a round and their port constraints.
+
+    Parameters
+    ----------
+    instance : Instance
+    options : EncodingOptions
+    formula : Formula, optional
+        Where the constraints go (a new one by default).
+    """
+
+    #: the models this encoding implements
+    kinds: tuple[ModelKind, ...] = ()
+
+    def __init__(
+        self,
+        instance: Instance,
+        options: EncodingOptions | None = None,
+        formula: Formula | None = None,
+    ) -> None:
+        if instance.model.kind not in self.kinds or not instance.model.unbounded:
+            raise UnsupportedModelError(
+                f"{type(self).__name__} does not encode {instance.model.spec()}"
+            )
+        if instance.model.calls_per_round is not None:
+            raise UnsupportedModelError(
+                f"the exact encodings do not cover calls=N yet ({instance.model.spec()})"
+            )
+        self.instance = instance
+        self.options = options or EncodingOptions()
+        self.formula = formula or Formula()
+        self.horizon = 0
+        self.graph = instance.graph
+        self.nbrs = [sorted(instance.graph.adj[v]) for v in range(instance.n)]
+        self.earliest = earliest_rounds(instance)
+        self.holder_count = [0] * instance.n_packets
+        for mask in instance.holdings:
+            for p in bits(mask):
+                self.holder_count[p] += 1
+        sizes = sorted((m.bit_count() for m in instance.holdings), reverse=True)
+        self._prefix = [0]
+        for s in sizes:
+            self._prefix.append(self._prefix[-1] + s)
+        self.selectors: dict[int, int] = {}
+
+    # -------------------------------------------------------------- variables
+
+    def knows(self, v: int, p: int, t: int) -> Lit:
+        """Literal for "``v`` knows ``p`` after round ``t``" (or a constant)."""
+        if self.instance.holdings[v] >> p & 1:
+            return True
+        if t == 0:
+            return False
+        e = self.earliest[p][v]
+        if e is None or (self.options.prune and e > t):
+            return False
+        return self.formula.var(("K", v, p, t))
+
+    def link(self, u: int, v: int, t: int) -> int:
+        """Literal for "in round ``t`` node ``v`` receives from ``u``"."""
+        raise NotImplementedError
+
+    def add_ports(self, t: int) -> None:
+        """Port constraints (and dominance) of round ``t``."""
+        raise NotImplementedError
+
+    def decode_round(self, t: int, value: Callable[[int], bool]) -> Round:
+        """The transmissions of round ``t`` in a model of the formula."""
+        raise NotImplementedError
+
+    def first_round_keys(self) -> list[tuple[Hashable, int]]:
+        """The round-1 link variables with a node-level key, for symmetry breaking."""
+        raise NotImplementedError
+
+    # -------------------------------------------------------------- constraints
+
+    def extend_to(self, horizon: int) -> None:
+        """Add rounds ``horizon+1 .. `` up to ``horizon``."""
+        f = self.formula
+        inst = self.instance
+        for t in range(self.horizon + 1, horizon + 1):
+            self.add_ports(t)
+            for v in range(inst.n):
+                for p in range(inst.n_packets):
+                    k = self.knows(v, p, t)
+                    if isinstance(k, bool):
+                        continue
+                    prev = self.knows(v, p, t - 1)
+                    links: list[Lit] = []
+                    for u in self.nbrs[v]:
+                        ku = self.knows(u, p, t - 1)
+                        if ku is False:
+                            continue
+                        lk = self.link(u, v, t)
+                        links.append(lk)
+                        f.clause([-k, -lk, prev, ku])  # transfer
+                    f.clause([-k, prev, *links])  # justification
+            if self.options.counting:
+                self._add_counting(t)
+        self.horizon = max(self.horizon, horizon)
+
+    def _add_counting(self, t: int) -> None:
+        inst = self.instance
+        f = self.formula
+        cap = self._prefix[min(len(self._prefix) - 1, 2**t)] if t < 64 else None
+        if cap is not None:
+            for v in range(inst.n):
+                lits, fixed = self._row(self.knows(v, p, t) for p in range(inst.n_packets))
+                f.at_most(lits, cap - fixed)
+        if t < 64:
+            for p in range(inst.n_packets):
+                lits, fixed = self._row(self.knows(v, p, t) for v in range(inst.n))
+                f.at_most(lits, self.holder_count[p] * 2**t - fixed)
+
+    @staticmethod
+    def _row(items: Iterable[Lit]) -> tuple[list[int], int]:
+        lits: list[int] = []
+        fixed = 0
+        for x in items:
+            if x is True:
+                fixed += 1
+            elif x is not False:
+                lits.append(x)
+        return lits, fixed
+
+    def selector(self, r: int) -> int:
+        """The assumption literal ``D_r``: every demand is met after round ``r``."""
+        if r in self.selectors:
+            return self.selectors[r]
+        self.extend_to(r)
+        d = self.formula.var(("D", r))
+        for v in range(self.instance.n):
+            for p in bits(self.instance.demands[v]):
+                self.formula.clause([-d, self.knows(v, p, r)])
+        self.selectors[r] = d
+        return d
+
+    def require(self, r: int) -> None:
+        """Add the demands at round ``r`` as hard constraints (for a standalone formula)."""
+        self.formula.clause([self.selector(r)])
+
+    def decode(self, r: int, value: Callable[[int], bool]) -> Schedule:
+        """The schedule of rounds ``1..r`` in a model (``value(var)`` is its truth value)."""
+        return Schedule(tuple(self.decode_round(t, value) for t in range(1, r + 1)))
+
+
+def encoding_for(
+    instance: Instance, options: EncodingOptions | None = None, formula: Formula | None = None
+) -> KnowledgeEncoding:
+    """The encoding of ``instance``'s model.
+
+    Raises
+    ------
+    UnsupportedModelError
+        For models the exact core does not cover yet.
+    """
+    from gossipcert.encodings.half_duplex import HalfDuplexEncoding
+    from gossipcert.encodings.telephone import TelephoneEncoding
+
+    for cls in (TelephoneEncoding, HalfDuplexEncoding):
+        if instance.model.kind in cls.kinds:
+            return cls(instance, options, formula)
+    raise UnsupportedModelError(
+        f"the exact solver covers telephone and half-duplex with unbounded packets; "
+        f"got {instance.model.spec()}"
+    )

@@ -1,0 +1,39 @@
+"""The one exception hierarchy of gossipcert.
+
+Every error that a user's input can cause derives from :class:`GossipcertError`; the
+command line turns each into one line on standard error and exit status 2.
+"""
+
+from __future__ import annotations
+
+
+class GossipcertError(Exception):
+    """Base class of every error gossipcert raises on purpose."""
+
+
+class SpecError(GossipcertError, ValueError):
+    """A graph, model or problem specification string that cannot be parsed."""
+
+
+class GraphError(GossipcertError, ValueError):
+    """A graph file that cannot be read, or a graph unfit for the task (e.g. disconnected)."""
+
+
+class ScheduleFormatError(GossipcertError, ValueError):
+    """A schedule file that cannot be read, or that names nodes or packets that do not exist."""
+
+
+class InstanceError(GossipcertError, ValueError):
+    """An instance whose demands cannot be met at all (e.g. a disconnected graph)."""
+
+
+class SolverError(GossipcertError, RuntimeError):
+    """A solver back-end that failed or is unavailable."""
+
+
+class CertificateError(GossipcertError, ValueError):
+    """A certificate file that cannot be read."""
+
+
+class UnsupportedModelError(GossipcertError, ValueError):
+    """A model or option that the exact encodings do not cover."""

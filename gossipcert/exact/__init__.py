@@ -1,0 +1,2 @@
+"""Exact search: solver back-ends, symmetry breaking, proofs, the round search and
+certificates."""

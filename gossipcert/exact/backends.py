@@ -1,0 +1,169 @@
+"""Solver back-ends: incremental SAT (PySAT, CaDiCaL) and CP-SAT (OR-Tools).
+
+Both take a :class:`~gossipcert.encodings.formula.Formula` and answer one question: is it
+satisfiable together with some assumption literals? The answer is a :class:`Status`; a time
+limit that runs out gives ``UNKNOWN``, never a guess.
+
+- ``sat``: one CaDiCaL 1.9.5 solver, extended as the formula grows, queried with assumption
+  literals. CaDiCaL cannot be interrupted from Python, so it runs in conflict-budget slices
+  and the wall clock is checked between slices.
+- ``cpsat``: the formula compiled to a CP-SAT model (clauses, at-most-one, linear ``<=``),
+  assumptions added as fixed literals, solved with two workers and a time limit; it accepts
+  a solution hint.
+"""
+
+from __future__ import annotations
+
+import time
+from enum import StrEnum
+
+from ortools.sat.python import cp_model
+from pysat.solvers import Solver
+
+from gossipcert.encodings.formula import Formula
+from gossipcert.errors import SolverError
+
+
+class Status(StrEnum):
+    """Answer of a back-end to one query."""
+
+    SAT = "sat"
+    UNSAT = "unsat"
+    UNKNOWN = "unknown"
+
+
+BACKENDS = ("sat", "cpsat")
+
+
+class SatBackend:
+    """Incremental CaDiCaL with assumptions and conflict-budget slices.
+
+    Parameters
+    ----------
+    formula : Formula
+        Clauses added to the formula later are picked up by the next :meth:`solve`.
+    name : str
+        A PySAT solver name that supports assumptions and ``solve_limited``.
+    """
+
+    name = "sat"
+
+    def __init__(self, formula: Formula, solver: str = "cadical195") -> None:
+        self.formula = formula
+        self.solver_name = solver
+        self.solver = Solver(name=solver)
+        self._mark = 0
+        self._model: set[int] = set()
+
+    def _sync(self) -> None:
+        mark = self.formula.mark()
+        if mark > self._mark:
+            for clause in self.formula.cnf_since(self._mark):
+                self.solver.add_clause(clause)
+            self._mark = mark
+
+    def solve(
+        self,
+        assumptions: list[int],
+        deadline: float | None = None,
+        hint: dict[int, bool] | None = None,
+    ) -> Status:
+        """Solve under ``assumptions``; ``deadline`` is a ``time.monotonic()`` value."""
+        del hint  # CaDiCaL takes no hints
+        self._sync()
+        budget = 20_000
+        while True:
+            if deadline is None:
+                result = self.solver.solve(assumptions=assumptions)
+            else:
+                if time.monotonic() >= deadline:
+                    return Status.UNKNOWN
+                self.solver.conf_budget(budget)
+                result = self.solver.solve_limited(assumptions=assumptions)
+                budget = min(budget * 2, 2_000_000)
+            if result is True:
+                self._model = {lit for lit in self.solver.get_model() or [] if lit > 0}
+                return Status.SAT
+            if result is False:
+                return Status.UNSAT
+
+    def value(self, var: int) -> bool:
+        """Truth value of ``var`` in the last model."""
+        return var in self._model
+
+    def close(self) -> None:
+        """Free the solver."""
+        self.solver.delete()
+
+
+class CpSatBackend:
+    """CP-SAT on the same formula; rebuilt for every query (it is not incremental)."""
+
+    name = "cpsat"
+
+    def __init__(self, formula: Formula, workers: int = 2) -> None:
+        self.formula = formula
+        self.workers = workers
+        self._values: dict[int, bool] = {}
+
+    def solve(
+        self,
+        assumptions: list[int],
+        deadline: float | None = None,
+        hint: dict[int, bool] | None = None,
+    ) -> Status:
+        """Solve with ``assumptions`` fixed, within the deadline, starting from ``hint``."""
+        model = cp_model.CpModel()
+        # x[v]: the CP-SAT Boolean of formula variable v (auxiliaries of CNF encodings unused)
+        x: dict[int, cp_model.IntVar] = {}
+
+        def lit(i: int) -> cp_model.IntVar:
+            v = abs(i)
+            if v not in x:
+                x[v] = model.new_bool_var(f"x{v}")
+            return x[v] if i > 0 else x[v].Not()
+
+        for item in self.formula.items:
+            if item[0] == "or":
+                model.add_bool_or([lit(i) for i in item[1]])
+            elif item[0] == "amo":
+                model.add_at_most_one([lit(i) for i in item[1]])
+            else:
+                model.add(sum(lit(i) for i in item[1]) <= item[2])
+        for a in assumptions:
+            model.add_bool_and([lit(a)])
+        for v, val in (hint or {}).items():
+            if v in x:
+                model.add_hint(x[v], val)
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = self.workers
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return Status.UNKNOWN
+            solver.parameters.max_time_in_seconds = remaining
+        status = solver.solve(model)
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            self._values = {v: bool(solver.boolean_value(var)) for v, var in x.items()}
+            return Status.SAT
+        if status == cp_model.INFEASIBLE:
+            return Status.UNSAT
+        if status == cp_model.MODEL_INVALID:
+            raise SolverError(f"CP-SAT rejected the model: {model.validate()}")
+        return Status.UNKNOWN
+
+    def value(self, var: int) -> bool:
+        """Truth value of ``var`` in the last solution."""
+        return self._values.get(var, False)
+
+    def close(self) -> None:
+        """Nothing to free."""
+
+
+def make_backend(name: str, formula: Formula) -> SatBackend | CpSatBackend:
+    """The back-end called ``name`` (``sat`` or ``cpsat``)."""
+    if name == "sat":
+        return SatBackend(formula)
+    if name == "cpsat":
+        return CpSatBackend(formula)
+    raise SolverError(f"unknown back-end {name!r}; choose one of {', '.join(BACKENDS)}")

@@ -1,0 +1,268 @@
+"""Certificates: a JSON file that lets anyone re-check an optimum from scratch.
+
+A certificate (``gossipcert-certificate/1``) holds the instance (the graph's spec *and* its
+edge list, the model and problem specs), the optimum ``R*``, the schedule of ``R*`` rounds and
+the lower-bound evidence:
+
+- ``closed-form``: the name, value and source of a bound of :mod:`gossipcert.bounds`;
+- ``drat``: the encoding options, the SHA-256 of the CNF for ``R* - 1`` rounds, and the DRAT
+  proof (xz-compressed, base64) with the checker's verdict;
+- ``solver-claim``: a solver's word only (weaker, and labelled so).
+
+:func:`check_certificate` re-derives everything: it rebuilds the instance from the stored edge
+list, replays the schedule in the verifier, recomputes the closed-form bound, or regenerates
+the CNF, compares its hash and re-checks the proof; for a solver claim it asks the solver
+again. Any mismatch is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from gossipcert import __version__, graphs
+from gossipcert.bounds import bound_by_name
+from gossipcert.encodings.knowledge import EncodingOptions
+from gossipcert.errors import CertificateError, GossipcertError
+from gossipcert.exact.backends import SatBackend, Status
+from gossipcert.exact.proof import check_drat, standalone_cnf, standalone_formula, unpack_proof
+from gossipcert.exact.search import SolveResult
+from gossipcert.instance import (
+    Instance,
+    make_instance,
+    parse_model,
+    parse_problem,
+    problem_from_dict,
+)
+from gossipcert.schedule import from_json, to_json
+from gossipcert.simulate import simulate
+
+FORMAT = "gossipcert-certificate/1"
+
+
+def graph_record(g: nx.Graph) -> dict[str, Any]:
+    """The graph as stored in a certificate: spec, labels, routers, capacities, edges."""
+    return {
+        "spec": g.graph.get("spec"),
+        "n": g.number_of_nodes(),
+        "labels": [g.nodes[v].get("label", str(v)) for v in range(g.number_of_nodes())],
+        "routers": graphs.routers(g),
+        "edges": sorted([min(u, v), max(u, v), graphs.capacity(g, u, v)] for u, v in g.edges),
+    }
+
+
+def graph_from_record(rec: dict[str, Any]) -> nx.Graph:
+    """Rebuild a graph stored by :func:`graph_record`."""
+    try:
+        g = nx.Graph(spec=rec.get("spec"))
+        n = int(rec["n"])
+        routers = set(rec.get("routers", []))
+        labels = rec.get("labels") or [str(v) for v in range(n)]
+        for v in range(n):
+            g.add_node(v, label=str(labels[v]), router=v in routers)
+        for u, v, c in rec["edges"]:
+            if not (0 <= u < n and 0 <= v < n):
+                raise CertificateError(f"edge ({u}, {v}) names a node outside 0..{n - 1}")
+            g.add_edge(int(u), int(v), capacity=int(c))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CertificateError(f"malformed graph record: {exc}") from None
+    return g
+
+
+def build_certificate(result: SolveResult) -> dict[str, Any]:
+    """The certificate of an ``optimal`` result."""
+    if result.status != "optimal" or result.schedule is None:
+        raise CertificateError(f"only an optimal result has a certificate (got {result.status})")
+    inst = result.instance
+    problem: dict[str, Any] = {"spec": inst.problem.spec()}
+    if inst.problem.custom is not None:
+        packets, holdings, demands = inst.problem.custom
+        problem["custom"] = {
+            "packets": list(packets),
+            "holdings": {str(k): list(v) for k, v in holdings},
+            "demands": {str(k): list(v) for k, v in demands},
+        }
+    return {
+        "format": FORMAT,
+        "gossipcert": __version__,
+        "instance": {
+            "graph": graph_record(inst.graph),
+            "model": inst.model.spec(),
+            "problem": problem,
+        },
+        "optimum": result.optimum,
+        "lower_bound": result.lower_bound,
+        "upper_bound": result.upper_bound,
+        "schedule": to_json(result.schedule, inst),
+        "schedule_source": result.upper_source,
+        "evidence": result.evidence,
+        "symmetry_breaking": result.options.symmetry,
+        "backend": result.backend,
+        "times": {k: round(v, 3) for k, v in result.times.items()},
+    }
+
+
+def write_certificate(cert: dict[str, Any], path: str | Path) -> None:
+    """Write a certificate as JSON."""
+    Path(path).write_text(json.dumps(cert, indent=1) + "\n")
+
+
+def read_certificate(path: str | Path) -> dict[str, Any]:
+    """Read a certificate file."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text())
+    except FileNotFoundError:
+        raise CertificateError(f"certificate {str(p)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CertificateError(f"certificate {str(p)!r} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CertificateError(f"{str(p)!r} is not a {FORMAT} file")
+    return data
+
+
+def instance_from_certificate(cert: dict[str, Any]) -> Instance:
+    """Rebuild the instance stored in a certificate."""
+    try:
+        rec = cert["instance"]
+        g = graph_from_record(rec["graph"])
+        model = parse_model(rec["model"])
+        prob = rec["problem"]
+        if "custom" in prob:
+            problem = problem_from_dict(prob["custom"], prob["spec"])
+        else:
+            problem = parse_problem(prob["spec"])
+    except (KeyError, TypeError) as exc:
+        raise CertificateError(f"malformed certificate instance: missing {exc}") from None
+    return make_instance(g, model, problem)
+
+
+@dataclass
+class CheckReport:
+    """Outcome of :func:`check_certificate`."""
+
+    ok: bool = True
+    steps: list[tuple[bool, str]] = field(default_factory=list)
+
+    def add(self, ok: bool, text: str) -> None:
+        """Record one check."""
+        self.steps.append((ok, text))
+        self.ok = self.ok and ok
+
+
+def check_certificate(cert: dict[str, Any], time_limit: float | None = None) -> CheckReport:
+    """Re-derive every claim of a certificate; see the module docstring."""
+    out = CheckReport()
+    try:
+        inst = instance_from_certificate(cert)
+    except GossipcertError as exc:
+        out.add(False, f"instance cannot be rebuilt: {exc}")
+        return out
+    spec = cert["instance"]["graph"].get("spec")
+    if spec and not str(spec).lower().endswith((".edgelist", ".graphml", ".g6", ".json")):
+        try:
+            fresh = graphs.from_spec(spec)
+            same = (
+                sorted(tuple(sorted(e)) for e in fresh.edges)
+                == sorted(tuple(sorted(e)) for e in inst.graph.edges)
+                and fresh.number_of_nodes() == inst.n
+            )
+            out.add(same, f"stored edge list {'matches' if same else 'DIFFERS FROM'} {spec}")
+        except GossipcertError as exc:
+            out.add(False, f"graph spec {spec!r}: {exc}")
+    optimum = cert.get("optimum")
+    if not isinstance(optimum, int) or optimum < 0:
+        out.add(False, f"optimum {optimum!r} is not a round count")
+        return out
+    # the schedule
+    try:
+        sched = from_json(cert.get("schedule"), inst)
+    except GossipcertError as exc:
+        out.add(False, f"schedule cannot be read: {exc}")
+        return out
+    rep = simulate(inst, sched)
+    if not rep.valid:
+        out.add(False, f"schedule breaks the model: {rep.errors[0].message}")
+    elif not rep.complete:
+        out.add(False, f"schedule leaves {len(rep.unmet)} demands unmet")
+    else:
+        out.add(
+            rep.rounds == optimum,
+            f"schedule verified: all demands met after round {rep.rounds} "
+            f"(certificate claims {optimum})",
+        )
+    # the lower bound
+    ev = cert.get("evidence") or {}
+    kind = ev.get("kind")
+    if kind == "closed-form":
+        b = bound_by_name(inst, str(ev.get("name")))
+        ok = b is not None and b.value == optimum
+        out.add(
+            ok,
+            f"closed-form bound {ev.get('name')!r} recomputed: "
+            f"{b.value if b else 'not applicable'} (optimum {optimum})",
+        )
+    elif kind in ("drat", "solver-claim"):
+        rounds = ev.get("rounds")
+        if rounds != optimum - 1:
+            out.add(False, f"evidence is about {rounds} rounds, but the optimum is {optimum}")
+            return out
+        try:
+            options = EncodingOptions(**ev["encoding"])
+        except (KeyError, TypeError) as exc:
+            out.add(False, f"evidence lacks its encoding options: {exc}")
+            return out
+        if kind == "drat":
+            _check_drat_evidence(inst, rounds, options, ev, out)
+        else:
+            _check_claim(inst, rounds, options, time_limit, out)
+    else:
+        out.add(False, f"unknown evidence kind {kind!r}")
+    return out
+
+
+def _check_drat_evidence(
+    inst: Instance, rounds: int, options: EncodingOptions, ev: dict[str, Any], out: CheckReport
+) -> None:
+    cnf = standalone_cnf(inst, rounds, options)
+    digest = cnf.sha256()
+    out.add(
+        digest == ev.get("cnf_sha256"),
+        f"CNF for {rounds} rounds regenerated: {cnf.nvars} variables, {len(cnf.clauses)} "
+        f"clauses, sha256 {'matches' if digest == ev.get('cnf_sha256') else 'DIFFERS'}",
+    )
+    try:
+        proof = unpack_proof(ev["proof_xz_base64"])
+    except Exception as exc:  # any corruption of the stored proof is a failed check
+        out.add(False, f"stored proof cannot be read: {exc}")
+        return
+    res = check_drat(cnf.dimacs(), proof)
+    out.add(
+        res.ok,
+        f"DRAT proof ({proof.count(chr(10))} lines) re-checked by {res.checker}: {res.message}",
+    )
+
+
+def _check_claim(
+    inst: Instance,
+    rounds: int,
+    options: EncodingOptions,
+    time_limit: float | None,
+    out: CheckReport,
+) -> None:
+    formula, _ = standalone_formula(inst, rounds, options)
+    solver = SatBackend(formula)
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    try:
+        status = solver.solve([], deadline)
+    finally:
+        solver.close()
+    out.add(
+        status is Status.UNSAT,
+        f"solver claim re-solved for {rounds} rounds: {status.value} (no proof stored)",
+    )

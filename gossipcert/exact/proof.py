@@ -1,0 +1,144 @@
+"""Standalone CNF formulas, DRAT proofs of their unsatisfiability, and independent checks.
+
+The lower-bound evidence "``r`` rounds are impossible" is the CNF of the instance for horizon
+``r`` with every demand required after round ``r``, a DRAT proof that it is unsatisfiable
+written by CaDiCaL, and the verdict of ``dratify``, a proof checker that shares no code with
+the solver. The CNF is generated deterministically, so anyone can regenerate it and compare
+its SHA-256 hash.
+
+References
+----------
+.. [1] N. Wetzler, M. Heule, W. Hunt, "DRAT-trim: efficient checking and trimming using
+   expressive clausal proofs", SAT 2014 (the DRAT format).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import lzma
+import time
+from dataclasses import dataclass
+
+import dratify
+from pysat.solvers import Solver
+
+from gossipcert.encodings.formula import Formula
+from gossipcert.encodings.knowledge import EncodingOptions, encoding_for
+from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
+from gossipcert.instance import Instance
+
+try:  # the optional Rust engine of dratify registers itself on import
+    import cdclkit  # noqa: F401
+except ImportError:  # pragma: no cover - optional accelerator
+    pass
+
+PROOF_SOLVER = "cadical195"
+
+
+@dataclass(frozen=True)
+class StandaloneCNF:
+    """The CNF "every demand met after round ``rounds``" for one instance."""
+
+    rounds: int
+    options: EncodingOptions
+    nvars: int
+    clauses: list[list[int]]
+    generators: int
+
+    def dimacs(self) -> str:
+        """DIMACS text (deterministic)."""
+        lines = [f"p cnf {self.nvars} {len(self.clauses)}"]
+        lines += [" ".join(map(str, c)) + " 0" for c in self.clauses]
+        return "\n".join(lines) + "\n"
+
+    def sha256(self) -> str:
+        """SHA-256 of the DIMACS text."""
+        return hashlib.sha256(self.dimacs().encode()).hexdigest()
+
+
+def standalone_formula(
+    instance: Instance, rounds: int, options: EncodingOptions
+) -> tuple[Formula, int]:
+    """The formula of ``instance`` for horizon ``rounds`` with every demand required, and the
+    number of symmetry generators used (same variables and constraint order every time)."""
+    enc = encoding_for(instance, options)
+    enc.extend_to(rounds)
+    gens = add_lex_leader(enc, automorphism_generators(instance)) if options.symmetry else 0
+    enc.require(rounds)
+    return enc.formula, gens
+
+
+def standalone_cnf(instance: Instance, rounds: int, options: EncodingOptions) -> StandaloneCNF:
+    """The CNF of :func:`standalone_formula`."""
+    formula, gens = standalone_formula(instance, rounds, options)
+    clauses = formula.cnf_since(0)
+    return StandaloneCNF(rounds, options, formula.vpool.top, clauses, gens)
+
+
+@dataclass(frozen=True)
+class ProofResult:
+    """Outcome of trying to prove a CNF unsatisfiable."""
+
+    status: str  # "unsat", "sat" or "unknown"
+    proof: str | None
+    seconds: float
+
+
+def prove_unsat(cnf: StandaloneCNF, deadline: float | None = None) -> ProofResult:
+    """Solve ``cnf`` with CaDiCaL writing a DRAT proof.
+
+    Returns status ``unknown`` when the deadline (a ``time.monotonic()`` value) passes.
+    """
+    start = time.monotonic()
+    with Solver(name=PROOF_SOLVER, bootstrap_with=cnf.clauses, with_proof=True) as solver:
+        budget = 50_000
+        while True:
+            if deadline is None:
+                result = solver.solve()
+            else:
+                if time.monotonic() >= deadline:
+                    return ProofResult("unknown", None, time.monotonic() - start)
+                solver.conf_budget(budget)
+                result = solver.solve_limited()
+                budget = min(2 * budget, 2_000_000)
+            if result is not None:
+                break
+        if result:
+            return ProofResult("sat", None, time.monotonic() - start)
+        lines = solver.get_proof() or []
+    return ProofResult("unsat", "\n".join(lines) + "\n", time.monotonic() - start)
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """Verdict of the independent checker."""
+
+    ok: bool
+    checker: str
+    seconds: float
+    message: str
+
+
+def check_drat(cnf_text: str, proof: str) -> CheckOutcome:
+    """Check a DRAT proof of the DIMACS formula ``cnf_text`` with dratify."""
+    start = time.monotonic()
+    engine = "native" if dratify.native_available() else "python"
+    checker = f"dratify {getattr(dratify, '__version__', '')} ({engine} engine)".replace("  ", " ")
+    try:
+        result = dratify.check_proof(dratify.parse_dimacs(cnf_text), proof, engine=engine)
+    except Exception as exc:  # a malformed proof is a failed check, never a crash
+        return CheckOutcome(False, checker, time.monotonic() - start, f"proof rejected: {exc}")
+    ok = bool(result.ok)
+    message = "verified" if ok else f"proof rejected: {getattr(result, 'reason', result)}"
+    return CheckOutcome(ok, checker, time.monotonic() - start, message)
+
+
+def pack_proof(proof: str) -> str:
+    """Compress a proof for storage in a JSON certificate (xz, then base64)."""
+    return base64.b64encode(lzma.compress(proof.encode())).decode()
+
+
+def unpack_proof(data: str) -> str:
+    """Inverse of :func:`pack_proof`."""
+    return lzma.decompress(base64.b64decode(data)).decode()

@@ -1,0 +1,323 @@
+"""The round search: certified optimum, or the best bounds known.
+
+1. The lower bound ``L`` is the best closed-form bound of :mod:`gossipcert.bounds`.
+2. The upper bound ``U`` is the shortest verified schedule among the heuristics and
+   constructions that apply.
+3. If ``L = U`` the optimum is certified without a solver (evidence: the bound).
+4. Otherwise one encoding with horizon ``U - 1`` is handed to a back-end and queried with the
+   assumption "all demands met after round ``r``" for ``r = U - 1, U - 2, ...``: a model is
+   decoded into a schedule, verified, and lowers ``U``; "unsatisfiable" at ``r`` proves
+   ``R* = r + 1``; a time-out leaves the answer ``feasible`` with bounds ``[L, U]``.
+5. The claim "``R* - 1`` rounds are impossible" is then re-proved on a standalone CNF by
+   CaDiCaL with a DRAT proof, checked by an independent checker; if that does not finish
+   in time the evidence is the back-end's infeasibility claim, labelled as such.
+
+Every schedule returned has passed :func:`gossipcert.simulate.simulate`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from gossipcert.bounds import Bound, best_lower_bound
+from gossipcert.encodings.knowledge import EncodingOptions, KnowledgeEncoding, encoding_for
+from gossipcert.errors import SolverError, UnsupportedModelError
+from gossipcert.exact.backends import Status, make_backend
+from gossipcert.exact.proof import check_drat, pack_proof, prove_unsat, standalone_cnf
+from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
+from gossipcert.instance import Instance, bits
+from gossipcert.schedule import Schedule
+from gossipcert.simulate import Report, simulate
+
+Progress = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class SolveResult:
+    """The outcome of :func:`solve`.
+
+    Attributes
+    ----------
+    status : str
+        ``optimal`` (bounds meet, with evidence), ``feasible`` (a schedule, optimum not
+        proved), ``unknown`` (no schedule), ``infeasible`` (demands can never be met).
+    optimum : int or None
+    lower_bound, upper_bound : int or None
+    schedule : Schedule or None
+        Verified, of length ``upper_bound``.
+    evidence : dict
+        How the lower bound is known: ``{"kind": "closed-form", ...}``, ``{"kind": "drat",
+        ...}`` or ``{"kind": "solver-claim", ...}``.
+    """
+
+    instance: Instance
+    status: str
+    optimum: int | None
+    lower_bound: int
+    upper_bound: int | None
+    schedule: Schedule | None
+    report: Report | None
+    evidence: dict[str, Any]
+    upper_source: str
+    backend: str
+    options: EncodingOptions
+    times: dict[str, float] = field(default_factory=dict)
+    log: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _verified(instance: Instance, schedule: Schedule, what: str) -> tuple[Schedule, Report]:
+    rep = simulate(instance, schedule)
+    if not rep.ok:
+        first = rep.errors[0].message if rep.errors else f"{len(rep.unmet)} demands unmet"
+        raise SolverError(f"the {what} schedule failed verification: {first}")
+    assert rep.rounds is not None
+    return Schedule(schedule.rounds[: rep.rounds]), rep
+
+
+def upper_bound_schedules(instance: Instance) -> list[tuple[str, Schedule]]:
+    """Candidate schedules from the heuristics that apply (unverified)."""
+    from gossipcert.heuristics.matching import matching_heuristic
+
+    out: list[tuple[str, Schedule]] = []
+    try:
+        out.append(("matching-heuristic", matching_heuristic(instance)))
+    except UnsupportedModelError:
+        pass
+    return out
+
+
+def hint_from(encoding: KnowledgeEncoding, schedule: Schedule, horizon: int) -> dict[int, bool]:
+    """Values of the link and knowledge variables along ``schedule`` (a CP-SAT hint)."""
+    inst = encoding.instance
+    know = list(inst.holdings)
+    hint: dict[int, bool] = {}
+    for t in range(1, horizon + 1):
+        rnd = schedule.rounds[t - 1] if t <= len(schedule.rounds) else ()
+        new = list(know)
+        for tr in rnd:
+            for r in tr.receivers:
+                hint[encoding.link(tr.sender, r, t)] = True
+                new[r] |= know[tr.sender]
+        know = new
+        for v in range(inst.n):
+            for p in range(inst.n_packets):
+                k = encoding.knows(v, p, t)
+                if not isinstance(k, bool):
+                    hint[k] = bool(know[v] >> p & 1)
+    return hint
+
+
+def solve(
+    instance: Instance,
+    backend: str = "sat",
+    time_limit: float | None = None,
+    strict: bool = False,
+    proof: bool = True,
+    use_bounds: bool = True,
+    options: EncodingOptions | None = None,
+    progress: Progress | None = None,
+) -> SolveResult:
+    """Certify the minimum number of rounds of ``instance``.
+
+    Parameters
+    ----------
+    instance : Instance
+        Telephone or half-duplex, unbounded packets, any problem.
+    backend : {"sat", "cpsat"}
+    time_limit : float, optional
+        Seconds for the whole search (and proof); on expiry the answer is ``feasible`` or
+        ``unknown`` with the best bounds.
+    strict : bool
+        Leave out the constraints that a DRAT proof does not cover on its own (symmetry
+        breaking and matching dominance).
+    proof : bool
+        Re-prove the final infeasibility with a checked DRAT proof.
+    use_bounds : bool
+        Start from the closed-form lower bound (off: from the trivial bound 0, so that the
+        solver proves every step; used in tests).
+    options : EncodingOptions, optional
+        Overrides ``strict`` when given.
+    progress : callable, optional
+        Called with a dict per event (``{"event": "query", "rounds": r, "status": ...}``).
+
+    Returns
+    -------
+    SolveResult
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> solve(parse_instance("ring:5", "telephone", "gossip")).optimum
+    4
+    """
+    start = time.monotonic()
+    deadline = None if time_limit is None else start + time_limit
+    if options is None:
+        options = EncodingOptions(dominance=not strict, symmetry=not strict)
+    log: list[dict[str, Any]] = []
+
+    def emit(event: dict[str, Any]) -> None:
+        event = {**event, "time": round(time.monotonic() - start, 3)}
+        log.append(event)
+        if progress is not None:
+            progress(event)
+
+    # 1. lower bound
+    if use_bounds:
+        lb = best_lower_bound(instance)
+    else:
+        lb = Bound(
+            "trivial",
+            "lower",
+            0 if not _unmet(instance) else 1,
+            "a demand not met at the start needs a round",
+        )
+    lower = lb.value
+    lower_evidence: dict[str, Any] = {
+        "kind": "closed-form",
+        "name": lb.name,
+        "value": lb.value,
+        "source": lb.source,
+    }
+    emit({"event": "lower-bound", "value": lower, "source": lb.name})
+
+    # 2. upper bound from verified heuristic schedules
+    best: tuple[Schedule, Report] | None = None
+    upper_source = "none"
+    for name, cand in upper_bound_schedules(instance):
+        rep = simulate(instance, cand)
+        if rep.ok and (best is None or rep.rounds < best[1].rounds):  # type: ignore[operator]
+            best = (Schedule(cand.rounds[: rep.rounds]), rep)
+            upper_source = name
+    if best is not None:
+        emit({"event": "upper-bound", "value": best[1].rounds, "source": upper_source})
+    times = {"bounds": time.monotonic() - start}
+
+    def result(status: str, evidence: dict[str, Any]) -> SolveResult:
+        times["total"] = time.monotonic() - start
+        sched, rep = best if best is not None else (None, None)
+        upper = rep.rounds if rep is not None else None
+        return SolveResult(
+            instance,
+            status,
+            upper if status == "optimal" else None,
+            lower,
+            upper,
+            sched,
+            rep,
+            evidence,
+            upper_source,
+            backend,
+            options,
+            times,
+            log,
+        )
+
+    if best is not None and best[1].rounds == lower:
+        return result("optimal", lower_evidence)
+    if best is None:
+        return result("unknown", lower_evidence)
+
+    # 3. solver search downward from U - 1
+    enc = encoding_for(instance, options)
+    horizon = best[1].rounds - 1  # type: ignore[operator]
+    enc.extend_to(horizon)
+    if options.symmetry:
+        gens = add_lex_leader(enc, automorphism_generators(instance))
+        emit({"event": "symmetry", "generators": gens})
+    solver = make_backend(backend, enc.formula)
+    unsat_at: int | None = None
+    t_find = t_prove = 0.0
+    try:
+        r = horizon
+        while r >= lower:
+            q0 = time.monotonic()
+            hint = hint_from(enc, best[0], horizon) if backend == "cpsat" else None
+            status = solver.solve([enc.selector(r)], deadline, hint)
+            dt = time.monotonic() - q0
+            emit({"event": "query", "rounds": r, "status": status.value, "seconds": round(dt, 3)})
+            if status is Status.SAT:
+                t_find += dt
+                cand = enc.decode(r, solver.value)
+                best = _verified(instance, cand, f"{backend} solver's")
+                upper_source = f"{backend}-solver"
+                r = best[1].rounds - 1  # type: ignore[operator]
+                emit({"event": "upper-bound", "value": r + 1, "source": upper_source})
+            elif status is Status.UNSAT:
+                t_prove += dt
+                unsat_at = r
+                break
+            else:
+                times.update(find=t_find, prove=t_prove)
+                return result("feasible", lower_evidence)
+    finally:
+        solver.close()
+    times.update(find=t_find, prove=t_prove)
+    if unsat_at is None:  # the schedule reached the closed-form bound
+        return result("optimal", lower_evidence)
+    lower = unsat_at + 1
+    claim = {
+        "kind": "solver-claim",
+        "rounds": unsat_at,
+        "solver": "CaDiCaL 1.9.5 (PySAT)" if backend == "sat" else "CP-SAT (OR-Tools)",
+        "encoding": options.to_json(),
+        "note": "the solver's infeasibility claim, not independently checked",
+    }
+    if not proof:
+        return result("optimal", claim)
+    # 4. DRAT proof on a standalone CNF, checked independently
+    p0 = time.monotonic()
+    cnf = standalone_cnf(instance, unsat_at, options)
+    pr = prove_unsat(cnf, deadline)
+    emit(
+        {"event": "proof", "rounds": unsat_at, "status": pr.status, "seconds": round(pr.seconds, 3)}
+    )
+    if pr.status != "unsat" or pr.proof is None:
+        if pr.status == "sat":
+            raise SolverError(
+                f"back-ends disagree: the standalone CNF for {unsat_at} rounds is satisfiable"
+            )
+        times["proof"] = time.monotonic() - p0
+        return result("optimal", claim)
+    check = check_drat(cnf.dimacs(), pr.proof)
+    times["proof"] = time.monotonic() - p0
+    emit({"event": "proof-check", "ok": check.ok, "seconds": round(check.seconds, 3)})
+    if not check.ok:
+        raise SolverError(f"the DRAT proof for {unsat_at} rounds was rejected: {check.message}")
+    evidence = {
+        "kind": "drat",
+        "rounds": unsat_at,
+        "encoding": options.to_json(),
+        "symmetry_generators": cnf.generators,
+        "cnf_sha256": cnf.sha256(),
+        "variables": cnf.nvars,
+        "clauses": len(cnf.clauses),
+        "proof_solver": "CaDiCaL 1.9.5 (PySAT)",
+        "proof_lines": pr.proof.count("\n"),
+        "proof_bytes": len(pr.proof),
+        "checker": check.checker,
+        "verdict": check.message,
+        "proof_xz_base64": pack_proof(pr.proof),
+    }
+    if options.symmetry or options.dominance:
+        evidence["note"] = (
+            "the CNF includes "
+            + " and ".join(
+                w
+                for w, on in (
+                    ("lex-leader symmetry breaking", options.symmetry),
+                    ("matching dominance", options.dominance),
+                )
+                if on
+            )
+            + ", sound by the arguments in the encoding docstrings; use --strict for a proof "
+            "of the plain encoding"
+        )
+    return result("optimal", evidence)
+
+
+def _unmet(instance: Instance) -> bool:
+    return any(bits(d & ~h) for d, h in zip(instance.demands, instance.holdings, strict=False))

@@ -1,0 +1,1 @@
+"""The papers' heuristics: schedules without a guarantee of optimality, verified before use."""

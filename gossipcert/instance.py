@@ -1,0 +1,522 @@
+"""Models, problems and instances, and the parsing of their specification strings.
+
+A :class:`Model` says who may talk to whom in one round and how much may be carried; a
+:class:`Problem` says which packets exist, who holds them before round 1 and who must know
+them at the end; an :class:`Instance` binds both to a graph and spells the packets out.
+
+Model specs (design section 5)::
+
+    telephone            telephone:p=2        sequential:p=2 (telephone with one call a round)
+    half-duplex          half-duplex:p=1      single-port:p=1 (default p=1)
+    multicast (p=1)      all-port (an arc carries its edge's capacity, 1 by default)
+
+Options after the colon, comma separated: ``p=N`` (packets per transmission), ``calls=N``
+(calls or transmissions in the whole network per round), ``c=N`` (capacity of every arc,
+all-port; without it each edge's ``capacity`` attribute counts), ``tau=X`` and ``h=N``
+(linear cost ``1 + tau*h*s`` per round).
+
+Problem specs: ``gossip``, ``broadcast:S``, ``scatter:S``, ``gather:R``, ``total-exchange``,
+or a JSON file ``{"packets": [...], "holdings": {node: [packet, ...]}, "demands": {...}}``.
+
+References
+----------
+.. [1] R. Beier and J. F. Sibeyn, "A powerful heuristic for telephone gossiping".
+.. [2] V. V. Dimakopoulos, "Single-port multinode broadcasting", Tech. Report 1-99,
+   University of Ioannina, 1999 (single-port full- and half-duplex links).
+.. [3] T. F. Gonzalez, "An efficient algorithm for gossiping in the multicasting
+   communication environment", IEEE TPDS, 2003.
+.. [4] V. V. Dimakopoulos and N. J. Dimopoulos, "Communications in binary fat trees".
+.. [5] J.-C. Bermond, L. Gargano, S. Perennes, "Optimal sequential gossiping by short
+   messages", Discrete Applied Mathematics 86, 1998.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from gossipcert import graphs
+from gossipcert.errors import InstanceError, SpecError
+
+
+class ModelKind(StrEnum):
+    """The five communication models of the design (section 2)."""
+
+    TELEPHONE = "telephone"
+    HALF_DUPLEX = "half-duplex"
+    SINGLE_PORT = "single-port"
+    MULTICAST = "multicast"
+    ALL_PORT = "all-port"
+
+
+#: spec name -> (kind, default packet cap, default calls per round)
+_MODEL_NAMES: dict[str, tuple[ModelKind, int | None, int | None]] = {
+    "telephone": (ModelKind.TELEPHONE, None, None),
+    "sequential": (ModelKind.TELEPHONE, None, 1),
+    "half-duplex": (ModelKind.HALF_DUPLEX, None, None),
+    "single-port": (ModelKind.SINGLE_PORT, 1, None),
+    "multicast": (ModelKind.MULTICAST, 1, None),
+    "all-port": (ModelKind.ALL_PORT, None, None),
+}
+_MODEL_OPTIONS = ("p", "calls", "c", "tau", "h")
+
+
+@dataclass(frozen=True)
+class Model:
+    """A communication model: the rules of one round.
+
+    Parameters
+    ----------
+    kind : ModelKind
+        Who may talk in one round (see the table in the module docstring).
+    packet_cap : int or None
+        ``p``: most packets in one transmission (telephone: each way); None is unbounded.
+        Not used by ``all-port``, which is limited by arc capacities instead.
+    calls_per_round : int or None
+        Most calls (telephone) or transmissions (other models) in the whole network per
+        round; 1 is the sequential model of Bermond et al. None is unlimited.
+    capacity : int or None
+        ``all-port``: packets per arc per round on every arc; None (default) takes each
+        edge's ``capacity`` attribute from the graph (1 unless the graph says otherwise).
+    tau, h : float or None, int
+        Linear cost: a round in which some node sends ``s`` packets costs ``1 + tau*h*s``.
+    """
+
+    kind: ModelKind
+    packet_cap: int | None = None
+    calls_per_round: int | None = None
+    capacity: int | None = None
+    tau: float | None = None
+    h: int = 1
+
+    @property
+    def unbounded(self) -> bool:
+        """True when a transmission may carry any number of packets (``"all"`` allowed)."""
+        return self.kind is not ModelKind.ALL_PORT and self.packet_cap is None
+
+    def spec(self) -> str:
+        """The canonical spec string of this model."""
+        name = self.kind.value
+        calls = self.calls_per_round
+        if self.kind is ModelKind.TELEPHONE and calls == 1:
+            name, calls = "sequential", None
+        default_p = _MODEL_NAMES[self.kind.value][1]
+        opts: list[str] = []
+        if self.packet_cap is not None and (self.packet_cap != default_p or name == "half-duplex"):
+            opts.append(f"p={self.packet_cap}")
+        if calls is not None:
+            opts.append(f"calls={calls}")
+        if self.capacity is not None:
+            opts.append(f"c={self.capacity}")
+        if self.tau is not None:
+            opts.append(f"tau={self.tau:g}")
+        if self.h != 1:
+            opts.append(f"h={self.h}")
+        return name + (":" + ",".join(opts) if opts else "")
+
+
+def _positive_int(text: str, what: str, spec: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise SpecError(f"{what} must be a whole number, got {text!r} in {spec!r}") from None
+    if value < 1:
+        raise SpecError(f"{what} must be at least 1, got {value} in {spec!r}")
+    return value
+
+
+def parse_model(spec: str) -> Model:
+    """Parse a model spec such as ``telephone``, ``sequential:p=2`` or ``single-port:p=1``.
+
+    Parameters
+    ----------
+    spec : str
+        ``NAME`` or ``NAME:key=value,...`` (see the module docstring).
+
+    Returns
+    -------
+    Model
+
+    Raises
+    ------
+    SpecError
+        Naming the bad part and listing what is accepted.
+
+    Examples
+    --------
+    >>> m = parse_model("sequential:p=2")
+    >>> m.kind.value, m.packet_cap, m.calls_per_round
+    ('telephone', 2, 1)
+    """
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    if name not in _MODEL_NAMES:
+        raise SpecError(
+            f"unknown model {name!r} in {spec!r}; known models: {', '.join(_MODEL_NAMES)}"
+        )
+    kind, packet_cap, calls = _MODEL_NAMES[name]
+    capacity: int | None = None
+    tau: float | None = None
+    h = 1
+    for part in filter(None, (x.strip() for x in rest.split(","))):
+        key, eq, value = part.partition("=")
+        key = key.strip().lower()
+        if not eq or key not in _MODEL_OPTIONS:
+            raise SpecError(
+                f"bad model option {part!r} in {spec!r}; options are p=N, calls=N, c=N, tau=X, h=N"
+            )
+        if key == "p":
+            if kind is ModelKind.ALL_PORT:
+                raise SpecError(f"all-port has no packet cap (use c=N for arc capacity): {spec!r}")
+            packet_cap = _positive_int(value, "p", spec)
+        elif key == "calls":
+            calls = _positive_int(value, "calls", spec)
+        elif key == "c":
+            if kind is not ModelKind.ALL_PORT:
+                raise SpecError(f"arc capacity c=N applies to all-port only: {spec!r}")
+            capacity = _positive_int(value, "c", spec)
+        elif key == "tau":
+            try:
+                tau = float(value)
+            except ValueError:
+                raise SpecError(f"tau must be a number, got {value!r} in {spec!r}") from None
+            if tau < 0:
+                raise SpecError(f"tau must be non-negative in {spec!r}")
+        else:
+            h = _positive_int(value, "h", spec)
+    return Model(kind, packet_cap, calls, capacity, tau, h)
+
+
+class ProblemKind(StrEnum):
+    """The problems of the design (section 3)."""
+
+    GOSSIP = "gossip"
+    BROADCAST = "broadcast"
+    SCATTER = "scatter"
+    GATHER = "gather"
+    TOTAL_EXCHANGE = "total-exchange"
+    CUSTOM = "custom"
+
+
+_ROOTED = {ProblemKind.BROADCAST, ProblemKind.SCATTER, ProblemKind.GATHER}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A problem: which packets exist, who holds them, who must know them.
+
+    Parameters
+    ----------
+    kind : ProblemKind
+    root : int, str or None
+        The source (broadcast, scatter) or root (gather), as written by the user: a node
+        label or index, resolved against the graph by :func:`make_instance`.
+    custom : tuple or None
+        For ``custom``: ``(packets, holdings, demands)`` as read from the JSON file.
+    """
+
+    kind: ProblemKind
+    root: int | str | None = None
+    custom: (
+        tuple[
+            tuple[Any, ...],
+            tuple[tuple[Any, tuple[Any, ...]], ...],
+            tuple[tuple[Any, tuple[Any, ...]], ...],
+        ]
+        | None
+    ) = None
+    source_file: str | None = field(default=None, compare=False)
+
+    def spec(self) -> str:
+        """The canonical spec string (a custom problem gives its file name)."""
+        if self.kind is ProblemKind.CUSTOM:
+            return self.source_file or "custom"
+        if self.kind in _ROOTED:
+            return f"{self.kind.value}:{self.root}"
+        return self.kind.value
+
+
+def _node_text(text: str) -> int | str:
+    text = text.strip()
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def parse_problem(spec: str) -> Problem:
+    """Parse a problem spec: ``gossip``, ``broadcast:S``, ``scatter:S``, ``gather:R``,
+    ``total-exchange`` or the path of a JSON file.
+
+    Examples
+    --------
+    >>> parse_problem("broadcast:0")
+    Problem(kind=<ProblemKind.BROADCAST: 'broadcast'>, root=0, custom=None, source_file=None)
+    """
+    text = spec.strip()
+    if text.lower().endswith(".json"):
+        return _read_custom_problem(Path(text))
+    name, colon, rest = text.partition(":")
+    name = name.strip().lower()
+    accepted = "gossip, broadcast:S, scatter:S, gather:R, total-exchange, or a .json file"
+    try:
+        kind = ProblemKind(name)
+    except ValueError:
+        raise SpecError(f"unknown problem {name!r} in {spec!r}; accepted: {accepted}") from None
+    if kind is ProblemKind.CUSTOM:
+        raise SpecError(f"a custom problem is given as a .json file; accepted: {accepted}")
+    if kind in _ROOTED:
+        if not rest.strip():
+            raise SpecError(f"{name} needs a node, e.g. {name}:0 (got {spec!r})")
+        return Problem(kind, _node_text(rest))
+    if colon:
+        raise SpecError(f"{name} takes no argument (got {spec!r})")
+    return Problem(kind)
+
+
+def _read_custom_problem(path: Path) -> Problem:
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise SpecError(f"problem file {str(path)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SpecError(f"problem file {str(path)!r} is not valid JSON: {exc}") from None
+    return problem_from_dict(data, str(path))
+
+
+def problem_from_dict(data: Any, source: str) -> Problem:
+    """A custom problem from its JSON object ``{"packets", "holdings", "demands"}``.
+
+    Parameters
+    ----------
+    data : object
+        The decoded JSON.
+    source : str
+        Where it came from (a file name), for messages and as the problem's spec.
+    """
+    if not isinstance(data, dict) or not {"holdings", "demands"} <= data.keys():
+        raise SpecError(
+            f"problem file {source!r} must be an object with 'holdings' and 'demands' "
+            "(and optionally 'packets')"
+        )
+
+    def table(key: str) -> tuple[tuple[Any, tuple[Any, ...]], ...]:
+        value = data[key]
+        if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
+            raise SpecError(f"problem file {source!r}: {key!r} must map nodes to lists")
+        return tuple((_node_text(k), tuple(_hashable(p) for p in v)) for k, v in value.items())
+
+    holdings, demands = table("holdings"), table("demands")
+    if "packets" in data:
+        if not isinstance(data["packets"], list):
+            raise SpecError(f"problem file {source!r}: 'packets' must be a list")
+        packets = tuple(_hashable(p) for p in data["packets"])
+    else:
+        seen: dict[Any, None] = {}
+        for _, names in holdings + demands:
+            seen.update(dict.fromkeys(names))
+        packets = tuple(seen)
+    return Problem(ProblemKind.CUSTOM, None, (packets, holdings, demands), source)
+
+
+def _hashable(value: Any) -> Hashable:
+    """JSON lists become tuples so that packet names can be dictionary keys."""
+    if isinstance(value, list):
+        return tuple(_hashable(x) for x in value)
+    if isinstance(value, dict):
+        raise SpecError(f"a packet name cannot be an object: {value!r}")
+    return value
+
+
+@dataclass(frozen=True, eq=False)
+class Instance:
+    """A graph, a model and a problem, with the packets spelled out.
+
+    Packets are numbered ``0..P-1``; ``holdings[v]`` and ``demands[v]`` are bitmasks
+    (Python ints) over packet numbers, so bit ``i`` stands for packet ``packet_names[i]``.
+
+    Attributes
+    ----------
+    graph : networkx.Graph
+        Nodes ``0..n-1`` with the attributes of :mod:`gossipcert.graphs`.
+    model, problem : Model, Problem
+    packet_names : tuple
+        The external name of each packet: for gossip, broadcast and gather the origin node's
+        reference, for scatter the destination's, for total exchange ``(origin, destination)``.
+    holdings, demands : tuple of int
+        Per node, the bitmask of packets held before round 1 / needed at the end.
+    """
+
+    graph: nx.Graph
+    model: Model
+    problem: Problem
+    packet_names: tuple[Hashable, ...]
+    holdings: tuple[int, ...]
+    demands: tuple[int, ...]
+
+    @property
+    def n(self) -> int:
+        """Number of nodes."""
+        return self.graph.number_of_nodes()
+
+    @property
+    def n_packets(self) -> int:
+        """Number of packets."""
+        return len(self.packet_names)
+
+    def packet_index(self, name: Any) -> int:
+        """The number of the packet called ``name`` (JSON lists are taken as tuples)."""
+        index = self.__dict__.get("_packet_index")
+        if index is None:
+            index = {p: i for i, p in enumerate(self.packet_names)}
+            object.__setattr__(self, "_packet_index", index)
+        key = _hashable(name)
+        if key in index:
+            return index[key]
+        if isinstance(key, str) and key.lstrip("-").isdigit() and int(key) in index:
+            return index[int(key)]
+        raise SpecError(f"no packet named {name!r} in this instance")
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready summary of the instance."""
+        return {
+            "graph": self.graph.graph.get("spec", "graph"),
+            "model": self.model.spec(),
+            "problem": self.problem.spec(),
+            "n": self.n,
+            "m": self.graph.number_of_edges(),
+            "packets": self.n_packets,
+        }
+
+
+def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
+    """Bind a graph, a model and a problem into an :class:`Instance`.
+
+    Only processors (non-router nodes) hold or demand packets in the built-in problems.
+
+    Raises
+    ------
+    SpecError
+        The problem names a node that does not exist or a router as its root.
+    InstanceError
+        Some demand can never be met: no holder of the packet lies in the demanding node's
+        connected component (for instance, gossip on a disconnected graph).
+    """
+    procs = graphs.processors(graph)
+    ref = lambda v: graphs.node_ref(graph, v)  # noqa: E731
+    kind = problem.kind
+    names: list[Hashable] = []
+    n = graph.number_of_nodes()
+    hold = [0] * n
+    need = [0] * n
+
+    root: int | None = None
+    if kind in _ROOTED:
+        root = graphs.resolve_node(graph, problem.root)
+        if graphs.is_router(graph, root):
+            raise SpecError(f"{kind.value}:{problem.root} names a router; use a processor")
+
+    if kind is ProblemKind.GOSSIP:
+        for i, v in enumerate(procs):
+            names.append(ref(v))
+            hold[v] |= 1 << i
+        everything = (1 << len(procs)) - 1
+        for v in procs:
+            need[v] = everything
+    elif kind is ProblemKind.BROADCAST:
+        assert root is not None
+        names.append(ref(root))
+        hold[root] = 1
+        for v in procs:
+            need[v] = 1
+    elif kind is ProblemKind.SCATTER:
+        for v in procs:
+            if v != root:
+                bit = 1 << len(names)
+                names.append(ref(v))
+                hold[root] |= bit  # type: ignore[index]
+                need[v] |= bit
+    elif kind is ProblemKind.GATHER:
+        for v in procs:
+            if v != root:
+                bit = 1 << len(names)
+                names.append(ref(v))
+                hold[v] |= bit
+                need[root] |= bit  # type: ignore[index]
+    elif kind is ProblemKind.TOTAL_EXCHANGE:
+        for u in procs:
+            for v in procs:
+                if u != v:
+                    bit = 1 << len(names)
+                    names.append((ref(u), ref(v)))
+                    hold[u] |= bit
+                    need[v] |= bit
+    else:
+        assert problem.custom is not None
+        packets, holdings, demands = problem.custom
+        if len(set(packets)) != len(packets):
+            raise SpecError(f"problem file {problem.spec()!r} lists a packet twice")
+        names = list(packets)
+        index = {p: i for i, p in enumerate(names)}
+        for table, target, what in ((holdings, hold, "holdings"), (demands, need, "demands")):
+            for node, plist in table:
+                v = graphs.resolve_node(graph, node)
+                for p in plist:
+                    if p not in index:
+                        raise SpecError(
+                            f"problem file {problem.spec()!r}: {what} of {node!r} names "
+                            f"packet {p!r}, which is not in 'packets'"
+                        )
+                    target[v] |= 1 << index[p]
+
+    instance = Instance(graph, model, problem, tuple(names), tuple(hold), tuple(need))
+    _check_satisfiable(instance)
+    return instance
+
+
+def _check_satisfiable(instance: Instance) -> None:
+    """Raise InstanceError if a demand has no holder in the demanding node's component."""
+    g = instance.graph
+    for comp in nx.connected_components(g):
+        known = 0
+        for v in comp:
+            known |= instance.holdings[v]
+        for v in sorted(comp):
+            missing = instance.demands[v] & ~known
+            if missing:
+                p = (missing & -missing).bit_length() - 1
+                raise InstanceError(
+                    f"the graph is disconnected: node {graphs.node_ref(g, v)} needs packet "
+                    f"{instance.packet_names[p]!r}, but no node in its component holds it"
+                )
+
+
+def parse_instance(graph_spec: str, model_spec: str, problem_spec: str) -> Instance:
+    """Build an instance from three spec strings (graph, model, problem)."""
+    return make_instance(
+        graphs.from_spec(graph_spec), parse_model(model_spec), parse_problem(problem_spec)
+    )
+
+
+def bits(mask: int) -> list[int]:
+    """The positions of the set bits of ``mask``, in increasing order."""
+    out: list[int] = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def mask_of(items: Sequence[int]) -> int:
+    """The bitmask with the given bit positions set."""
+    m = 0
+    for i in items:
+        m |= 1 << i
+    return m

@@ -1,0 +1,310 @@
+"""Transmissions, rounds and schedules, and their JSON and CSV files.
+
+A :class:`Transmission` ``(u, D, S)`` is one sender ``u``, its receivers ``D`` and the packets
+``S`` it sends; ``S`` is a bitmask over the instance's packet numbers, or ``None`` for
+"everything ``u`` knows" (only meaningful in models with unbounded packets). A round is a
+tuple of transmissions; a :class:`Schedule` is a tuple of rounds.
+
+Schedule JSON (``gossipcert-schedule/1``)::
+
+    {"format": "gossipcert-schedule/1",
+     "rounds": [[{"from": 0, "to": [1], "packets": [0]}, ...], ...]}
+
+Nodes are written by their reference (:func:`gossipcert.graphs.node_ref`); reading accepts a
+node's original label or its index. Packets are written by name (for gossip, the origin
+node; for total exchange ``[origin, destination]``); ``"packets": "all"`` means everything
+the sender knows.
+
+Schedule CSV: a header ``round,from,to,packets`` and one line per transmission; several
+receivers or packets are separated by ``;``, a pair packet is written ``origin/destination``,
+and ``all`` stands for everything the sender knows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gossipcert import graphs
+from gossipcert.errors import GossipcertError, ScheduleFormatError
+from gossipcert.instance import Instance, bits
+
+FORMAT = "gossipcert-schedule/1"
+
+
+@dataclass(frozen=True)
+class Transmission:
+    """One sender, its receivers and its packets in one round.
+
+    Parameters
+    ----------
+    sender : int
+        Internal node id of the sender.
+    receivers : tuple of int
+        Internal node ids of the receivers (one in point-to-point models).
+    packets : int or None
+        Bitmask of packet numbers sent, or None for everything the sender knows.
+    """
+
+    sender: int
+    receivers: tuple[int, ...]
+    packets: int | None = None
+
+
+Round = tuple[Transmission, ...]
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A sequence of rounds. Its length ignores trailing empty rounds."""
+
+    rounds: tuple[Round, ...]
+
+    def __len__(self) -> int:
+        last = len(self.rounds)
+        while last and not self.rounds[last - 1]:
+            last -= 1
+        return last
+
+    def __iter__(self) -> Iterator[Round]:
+        return iter(self.rounds)
+
+    @classmethod
+    def from_calls(
+        cls, rounds: Iterable[Iterable[tuple[int, int]]], packets: int | None = None
+    ) -> Schedule:
+        """A telephone schedule from calls ``{u, v}``: each call is two transmissions.
+
+        Parameters
+        ----------
+        rounds : iterable of iterables of (u, v)
+            The calls (matching edges) of each round.
+        packets : int or None
+            The packets each side sends; None (default) is "everything it knows".
+        """
+        out = []
+        for calls in rounds:
+            r: list[Transmission] = []
+            for u, v in calls:
+                r.append(Transmission(u, (v,), packets))
+                r.append(Transmission(v, (u,), packets))
+            out.append(tuple(r))
+        return cls(tuple(out))
+
+
+# ----------------------------------------------------------------------------- JSON
+
+
+def _packet_out(instance: Instance, mask: int | None) -> list[Any] | str:
+    if mask is None:
+        return "all"
+    return [_json_name(instance.packet_names[i]) for i in bits(mask)]
+
+
+def _json_name(name: Any) -> Any:
+    return list(name) if isinstance(name, tuple) else name
+
+
+def to_json(schedule: Schedule, instance: Instance) -> dict[str, Any]:
+    """The ``gossipcert-schedule/1`` dictionary of a schedule (trailing empty rounds dropped)."""
+    ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
+    return {
+        "format": FORMAT,
+        "rounds": [
+            [
+                {
+                    "from": ref(t.sender),
+                    "to": [ref(r) for r in t.receivers],
+                    "packets": _packet_out(instance, t.packets),
+                }
+                for t in rnd
+            ]
+            for rnd in schedule.rounds[: len(schedule)]
+        ],
+    }
+
+
+def _resolve(instance: Instance, ref: Any, where: str) -> int:
+    if not isinstance(ref, (int, str)) or isinstance(ref, bool):
+        raise ScheduleFormatError(f"{where}: a node must be a number or a label, got {ref!r}")
+    try:
+        return graphs.resolve_node(instance.graph, ref)
+    except GossipcertError:
+        raise ScheduleFormatError(
+            f"{where}: node {ref!r} does not exist in "
+            f"{instance.graph.graph.get('spec', 'the graph')}"
+        ) from None
+
+
+def _packets_in(instance: Instance, value: Any, where: str) -> int | None:
+    if value == "all":
+        return None
+    if not isinstance(value, list):
+        raise ScheduleFormatError(f"{where}: 'packets' must be a list of packets or \"all\"")
+    mask = 0
+    for name in value:
+        try:
+            mask |= 1 << instance.packet_index(name)
+        except GossipcertError:
+            raise ScheduleFormatError(
+                f"{where}: packet {name!r} does not exist in problem {instance.problem.spec()}"
+            ) from None
+    return mask
+
+
+def from_json(data: Any, instance: Instance) -> Schedule:
+    """Read a schedule from its JSON dictionary, resolving nodes and packets.
+
+    Raises
+    ------
+    ScheduleFormatError
+        Malformed structure, or a node or packet that does not exist; the message names the
+        round and transmission.
+    """
+    if isinstance(data, dict):
+        fmt = data.get("format", FORMAT)
+        if fmt != FORMAT:
+            raise ScheduleFormatError(f"unknown schedule format {fmt!r}; expected {FORMAT!r}")
+        rounds = data.get("rounds")
+    else:
+        rounds = data
+    if not isinstance(rounds, list):
+        raise ScheduleFormatError("a schedule needs 'rounds': a list of rounds")
+    out: list[Round] = []
+    for t, rnd in enumerate(rounds, start=1):
+        if not isinstance(rnd, list):
+            raise ScheduleFormatError(f"round {t}: a round must be a list of transmissions")
+        trans: list[Transmission] = []
+        for k, item in enumerate(rnd, start=1):
+            where = f"round {t}, transmission {k}"
+            if not isinstance(item, dict) or "from" not in item or "to" not in item:
+                raise ScheduleFormatError(f"{where}: needs 'from', 'to' and 'packets'")
+            sender = _resolve(instance, item["from"], where)
+            targets = item["to"] if isinstance(item["to"], list) else [item["to"]]
+            receivers = tuple(dict.fromkeys(_resolve(instance, r, where) for r in targets))
+            packets = _packets_in(instance, item.get("packets", "all"), where)
+            trans.append(Transmission(sender, receivers, packets))
+        out.append(tuple(trans))
+    return Schedule(tuple(out))
+
+
+# ----------------------------------------------------------------------------- CSV
+
+CSV_HEADER = ["round", "from", "to", "packets"]
+
+
+def _csv_name(name: Any) -> str:
+    return "/".join(str(x) for x in name) if isinstance(name, tuple) else str(name)
+
+
+def to_csv(schedule: Schedule, instance: Instance) -> str:
+    """The CSV form ``round,from,to,packets`` of a schedule."""
+    ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(CSV_HEADER)
+    for t, rnd in enumerate(schedule.rounds[: len(schedule)], start=1):
+        for tr in rnd:
+            packets = (
+                "all"
+                if tr.packets is None
+                else ";".join(_csv_name(instance.packet_names[i]) for i in bits(tr.packets))
+            )
+            writer.writerow(
+                [t, ref(tr.sender), ";".join(str(ref(r)) for r in tr.receivers), packets]
+            )
+    return buf.getvalue()
+
+
+def from_csv(text: str, instance: Instance) -> Schedule:
+    """Read the CSV form of a schedule (see the module docstring)."""
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows or [c.strip().lower() for c in rows[0]] != CSV_HEADER:
+        raise ScheduleFormatError("a schedule CSV must start with the header round,from,to,packets")
+    by_round: dict[int, list[Transmission]] = {}
+    for line, row in enumerate(rows[1:], start=2):
+        if not row or all(not c.strip() for c in row):
+            continue
+        where = f"line {line}"
+        if len(row) != 4:
+            raise ScheduleFormatError(f"{where}: expected 4 fields, got {len(row)}")
+        try:
+            t = int(row[0])
+        except ValueError:
+            raise ScheduleFormatError(f"{where}: round {row[0]!r} is not a number") from None
+        if t < 1:
+            raise ScheduleFormatError(f"{where}: rounds are numbered from 1")
+        where = f"{where} (round {t})"
+        sender = _resolve(instance, _number_or_label(row[1]), where)
+        receivers = tuple(
+            dict.fromkeys(
+                _resolve(instance, _number_or_label(r), where)
+                for r in row[2].split(";")
+                if r.strip()
+            )
+        )
+        field = row[3].strip()
+        if field.lower() == "all":
+            packets: int | None = None
+        else:
+            names = [_csv_packet(x) for x in field.split(";") if x.strip()]
+            packets = _packets_in(instance, names, where)
+        by_round.setdefault(t, []).append(Transmission(sender, receivers, packets))
+    length = max(by_round, default=0)
+    return Schedule(tuple(tuple(by_round.get(t, ())) for t in range(1, length + 1)))
+
+
+def _number_or_label(text: str) -> int | str:
+    text = text.strip()
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def _csv_packet(text: str) -> Any:
+    parts = text.strip().split("/")
+    if len(parts) == 1:
+        return _number_or_label(parts[0])
+    return [_number_or_label(p) for p in parts]
+
+
+# ----------------------------------------------------------------------------- files
+
+
+def read_schedule(path: str | Path, instance: Instance) -> Schedule:
+    """Read a schedule file (``.json`` or ``.csv``) for an instance.
+
+    Raises
+    ------
+    ScheduleFormatError
+        Missing or unreadable file, malformed content, unknown nodes or packets.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except FileNotFoundError:
+        raise ScheduleFormatError(f"schedule file {str(p)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScheduleFormatError(f"cannot read schedule file {str(p)!r}: {exc}") from None
+    if p.suffix.lower() == ".csv":
+        return from_csv(text, instance)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ScheduleFormatError(f"schedule file {str(p)!r} is not valid JSON: {exc}") from None
+    return from_json(data, instance)
+
+
+def write_schedule(schedule: Schedule, instance: Instance, path: str | Path) -> None:
+    """Write a schedule as JSON, or as CSV when the path ends in ``.csv``."""
+    p = Path(path)
+    if p.suffix.lower() == ".csv":
+        p.write_text(to_csv(schedule, instance))
+    else:
+        p.write_text(json.dumps(to_json(schedule, instance)) + "\n")

@@ -1,0 +1,382 @@
+"""The verifier: replays a schedule under a model and reports every violation.
+
+This module is the judge of every schedule gossipcert produces or reads. It is written
+plainly from the rules below and shares no code with the encodings. Knowledge is kept as one
+bitmask (a Python int) per node, so replaying thousands of nodes and packets is fast.
+
+Rules of one round ``t`` (every transmission ``(u, D, S)`` reads ``know_{t-1}``):
+
+- every receiver is a neighbour of its sender (``not-a-neighbour``), and a transmission
+  has at least one receiver (``no-receiver``);
+- ``S`` is known to ``u`` before the round (``unknown-packet``); a packet received in
+  round ``t`` can be forwarded in round ``t+1``, not earlier;
+- ``telephone``: one receiver per transmission (``multiple-receivers``); the calls, pairs
+  ``{u, v}`` with a transmission between them, form a matching (``two-calls``); at most
+  ``p`` packets each way (``packet-cap``);
+- ``half-duplex``: one receiver per transmission; a node sends at most one transmission
+  (``sends-twice``), receives at most one (``receives-twice``), and does not both send and
+  receive (``sends-and-receives``); at most ``p`` packets;
+- ``single-port``: one receiver per transmission; at most one transmission sent and one
+  received per node, partners may differ; at most ``p`` packets;
+- ``multicast``: a node sends at most one transmission, to any set of neighbours, and
+  receives at most one; at most ``p`` packets;
+- ``all-port``: any arcs; the packets crossing arc ``(u, v)`` in a round are at most its
+  capacity (``over-capacity``);
+- ``calls_per_round``: at most that many calls (telephone) or transmissions (other models)
+  in the whole round (``calls-per-round``).
+
+After the round ``know_t(v) = know_{t-1}(v) ∪ ⋃ {S : (u, D, S), v ∈ D}``. A schedule
+*solves* the instance when every demand is met after its last round. Where a transmission
+breaks a rule the replay goes on (sending what the sender does know), so that every
+violation in the schedule is reported, not only the first.
+
+Per round the report counts transmissions, calls, packets moved (``|S|·|D|`` summed),
+``s_t = max_u s_{u,t}`` (packets node ``u`` sends in round ``t``) and the newly learned
+``(node, packet)`` pairs; ``S = Σ_t s_t`` and, under linear cost, ``T = R + τ·h·S``.
+
+References
+----------
+.. [1] R. Beier and J. F. Sibeyn, "A powerful heuristic for telephone gossiping"
+   (linear cost, steps ``S``).
+.. [2] V. V. Dimakopoulos, "Single-port multinode broadcasting", 1999 (full/half duplex rules).
+.. [3] T. F. Gonzalez, "An efficient algorithm for gossiping in the multicasting
+   communication environment", IEEE TPDS, 2003.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from gossipcert import graphs
+from gossipcert.instance import Instance, ModelKind, bits
+from gossipcert.schedule import Schedule
+
+POINT_TO_POINT = {
+    ModelKind.TELEPHONE,
+    ModelKind.HALF_DUPLEX,
+    ModelKind.SINGLE_PORT,
+}
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule: the round, the nodes involved, the rule's key and a sentence."""
+
+    round: int
+    nodes: tuple[int, ...]
+    rule: str
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "round": self.round,
+            "nodes": list(self.nodes),
+            "rule": self.rule,
+            "message": self.message,
+        }
+
+
+@dataclass(frozen=True)
+class RoundStats:
+    """What happened in one round."""
+
+    transmissions: int
+    calls: int
+    packets_moved: int
+    max_sent: int
+    learned: int
+
+
+@dataclass
+class Report:
+    """The verdict on a schedule.
+
+    Attributes
+    ----------
+    valid : bool
+        No rule of the model is broken.
+    complete : bool
+        Every demand is met after the last round.
+    rounds : int or None
+        The round after which all demands are met (0 if they are met before round 1),
+        None if they never are.
+    length : int
+        Number of rounds in the schedule (trailing empty rounds dropped).
+    errors : list of Violation
+    unmet : list of (node, packet)
+        Demands still unmet at the end (internal node and packet numbers).
+    per_round : list of RoundStats
+    steps : int
+        ``S = Σ_t max_u s_{u,t}``.
+    cost : float or None
+        ``T = R + τ·h·S`` under linear cost (``R`` the length), else None.
+    knowledge : list of int
+        Final knowledge bitmask of each node.
+    """
+
+    valid: bool
+    complete: bool
+    rounds: int | None
+    length: int
+    errors: list[Violation]
+    unmet: list[tuple[int, int]]
+    per_round: list[RoundStats]
+    steps: int
+    cost: float | None
+    knowledge: list[int] = field(repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """Valid and complete."""
+        return self.valid and self.complete
+
+    def to_json(self, instance: Instance, max_unmet: int = 100) -> dict[str, Any]:
+        """JSON-ready form, nodes and packets by their external names."""
+        ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
+        name = lambda p: _jsonable(instance.packet_names[p])  # noqa: E731
+        return {
+            "valid": self.valid,
+            "complete": self.complete,
+            "rounds": self.rounds,
+            "length": self.length,
+            "errors": [{**e.to_json(), "nodes": [ref(v) for v in e.nodes]} for e in self.errors],
+            "unmet_count": len(self.unmet),
+            "unmet": [{"node": ref(v), "packet": name(p)} for v, p in self.unmet[:max_unmet]],
+            "per_round": [vars(s) for s in self.per_round],
+            "steps": self.steps,
+            "cost": self.cost,
+        }
+
+
+def _jsonable(name: Any) -> Any:
+    return list(name) if isinstance(name, tuple) else name
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = None) -> Report:
+    """Replay ``schedule`` on ``instance`` and report every violation.
+
+    Parameters
+    ----------
+    instance : Instance
+    schedule : Schedule
+    max_errors : int or None
+        Stop collecting violations after this many (the replay still finishes).
+
+    Returns
+    -------
+    Report
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> inst = parse_instance("path:2", "telephone", "gossip")
+    >>> simulate(inst, Schedule.from_calls([[(0, 1)]])).rounds
+    1
+    """
+    g = instance.graph
+    model = instance.model
+    kind = model.kind
+    adj = [set(g.adj[v]) for v in range(instance.n)]
+    ref = lambda v: graphs.node_ref(g, v)  # noqa: E731
+    know = list(instance.holdings)
+    demands = instance.demands
+    errors: list[Violation] = []
+    stats: list[RoundStats] = []
+    under = f"under {model.spec()}"
+
+    def report(t: int, nodes: tuple[int, ...], rule: str, text: str) -> None:
+        if max_errors is None or len(errors) < max_errors:
+            errors.append(Violation(t, nodes, rule, f"round {t}: {text}"))
+
+    def unmet_now() -> bool:
+        return any(d & ~k for d, k in zip(demands, know, strict=False))
+
+    done_at: int | None = None if unmet_now() else 0
+    length = len(schedule)
+    for t, rnd in enumerate(schedule.rounds[:length], start=1):
+        incoming = [0] * instance.n
+        sent_by: dict[int, list[int]] = defaultdict(list)  # sender -> receivers, per transmission
+        recv_from: dict[int, list[int]] = defaultdict(list)  # receiver -> senders
+        arc_load: dict[tuple[int, int], int] = defaultdict(int)
+        sent_count: dict[int, int] = defaultdict(int)  # sender -> packets sent
+        n_sent: dict[int, int] = defaultdict(int)  # sender -> transmissions
+        moved = 0
+        for tr in rnd:
+            u = tr.sender
+            receivers = tr.receivers
+            if not receivers:
+                report(t, (u,), "no-receiver", f"node {ref(u)} sends to nobody")
+            if kind in POINT_TO_POINT and len(receivers) > 1:
+                report(
+                    t,
+                    (u, *receivers),
+                    "multiple-receivers",
+                    f"node {ref(u)} sends to {_and([str(ref(r)) for r in receivers])} at "
+                    f"once, but {kind.value} is point-to-point",
+                )
+            for r in receivers:
+                if r not in adj[u]:
+                    what = "itself" if r == u else f"{ref(r)}, which is not its neighbour"
+                    report(t, (u, r), "not-a-neighbour", f"node {ref(u)} sends to {what}")
+            mask = know[u] if tr.packets is None else tr.packets
+            unknown = mask & ~know[u]
+            if unknown:
+                names = [repr(instance.packet_names[p]) for p in bits(unknown)[:5]]
+                more = "" if unknown.bit_count() <= 5 else f" (and {unknown.bit_count() - 5} more)"
+                report(
+                    t,
+                    (u,),
+                    "unknown-packet",
+                    f"node {ref(u)} sends packet{'s' if len(names) > 1 else ''} "
+                    f"{_and(names)}{more}, which it does not know yet",
+                )
+                mask &= know[u]
+            size = mask.bit_count()
+            sent_count[u] += size
+            n_sent[u] += 1
+            sent_by[u].extend(receivers)
+            for r in receivers:
+                if r in adj[u]:
+                    incoming[r] |= mask
+                    recv_from[r].append(u)
+                    arc_load[(u, r)] += size
+                    moved += size
+            if (
+                model.packet_cap is not None
+                and kind is not ModelKind.TELEPHONE
+                and (size > model.packet_cap)
+            ):
+                all_note = ' ("all" here is that many)' if tr.packets is None else ""
+                report(
+                    t,
+                    (u, *receivers),
+                    "packet-cap",
+                    f"node {ref(u)} sends {size} packets in one transmission, more than "
+                    f"p={model.packet_cap}{all_note}",
+                )
+
+        calls = _check_ports(t, kind, n_sent, sent_by, recv_from, report, ref, under)
+        n_calls = len(calls) if kind is ModelKind.TELEPHONE else len(rnd)
+        if model.calls_per_round is not None and n_calls > model.calls_per_round:
+            what = "calls" if kind is ModelKind.TELEPHONE else "transmissions"
+            report(
+                t,
+                (),
+                "calls-per-round",
+                f"{n_calls} {what}, more than the {model.calls_per_round} allowed {under}",
+            )
+        if kind is ModelKind.TELEPHONE and model.packet_cap is not None:
+            for (u, r), load in sorted(arc_load.items()):
+                if load > model.packet_cap:
+                    report(
+                        t,
+                        (u, r),
+                        "packet-cap",
+                        f"node {ref(u)} sends {load} packets to {ref(r)}, more than "
+                        f"p={model.packet_cap}",
+                    )
+        if kind is ModelKind.ALL_PORT:
+            for (u, r), load in sorted(arc_load.items()):
+                cap = model.capacity or graphs.capacity(g, u, r)
+                if load > cap:
+                    report(
+                        t,
+                        (u, r),
+                        "over-capacity",
+                        f"arc {ref(u)}->{ref(r)} carries {load} packets, over its capacity {cap}",
+                    )
+
+        learned = 0
+        for v in range(instance.n):
+            new = incoming[v] & ~know[v]
+            if new:
+                learned += new.bit_count()
+                know[v] |= new
+        stats.append(
+            RoundStats(len(rnd), n_calls, moved, max(sent_count.values(), default=0), learned)
+        )
+        if done_at is None and learned and not unmet_now():
+            done_at = t
+
+    unmet = [(v, p) for v in range(instance.n) for p in bits(demands[v] & ~know[v])]
+    steps = sum(s.max_sent for s in stats)
+    cost = None if model.tau is None else length + model.tau * model.h * steps
+    return Report(
+        valid=not errors,
+        complete=not unmet,
+        rounds=done_at,
+        length=length,
+        errors=errors,
+        unmet=unmet,
+        per_round=stats,
+        steps=steps,
+        cost=cost,
+        knowledge=know,
+    )
+
+
+def _check_ports(
+    t: int,
+    kind: ModelKind,
+    n_sent: dict[int, int],
+    sent_by: dict[int, list[int]],
+    recv_from: dict[int, list[int]],
+    report: Any,
+    ref: Any,
+    under: str,
+) -> set[frozenset[int]]:
+    """Check the per-node port rules of a round; return the telephone calls."""
+    calls: set[frozenset[int]] = set()
+    names = lambda vs: _and([str(ref(v)) for v in vs])  # noqa: E731
+    if kind is ModelKind.TELEPHONE:
+        partners: dict[int, set[int]] = defaultdict(set)
+        for u, rs in sent_by.items():
+            for r in rs:
+                partners[u].add(r)
+                partners[r].add(u)
+                calls.add(frozenset((u, r)))
+        for v in sorted(partners):
+            if len(partners[v]) > 1:
+                report(
+                    t,
+                    (v, *sorted(partners[v])),
+                    "two-calls",
+                    f"node {ref(v)} is in calls with {names(sorted(partners[v]))} {under}",
+                )
+        return calls
+    if kind is ModelKind.ALL_PORT:
+        return calls
+    # one transmission sent per node (half-duplex, single-port, multicast)
+    for u in sorted(sent_by):
+        if n_sent[u] > 1:
+            report(
+                t,
+                (u, *sent_by[u]),
+                "sends-twice",
+                f"node {ref(u)} sends {n_sent[u]} transmissions (to {names(sent_by[u])}) {under}",
+            )
+    for v in sorted(recv_from):
+        if len(recv_from[v]) > 1:
+            report(
+                t,
+                (v, *recv_from[v]),
+                "receives-twice",
+                f"node {ref(v)} receives from {names(recv_from[v])} {under}",
+            )
+    if kind is ModelKind.HALF_DUPLEX:
+        for v in sorted(set(sent_by) & set(recv_from)):
+            report(
+                t,
+                (v,),
+                "sends-and-receives",
+                f"node {ref(v)} sends to {names(sent_by[v])} and receives from "
+                f"{names(recv_from[v])} {under}",
+            )
+    return calls
