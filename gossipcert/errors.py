@@ -37,3 +37,8 @@ class CertificateError(GossipcertError, ValueError):
 
 class UnsupportedModelError(GossipcertError, ValueError):
     """A model or option that the exact encodings do not cover."""
+
+
+class NotApplicableError(GossipcertError, ValueError):
+    """A construction, heuristic or bound whose hypothesis the instance does not meet
+    (wrong graph family, model or problem)."""
