@@ -1439,8 +1439,7 @@ _READERS: dict[str, Callable[[Path, str], nx.Graph]] = {
 }
 
 
-def _suffix_of(file: str | os.PathLike[str], action: str) -> str:
-    name = os.fspath(file)
+def _suffix_of(name: str, action: str) -> str:
     lowered = name.lower()
     for suffix in GRAPH_FILE_SUFFIXES:
         if lowered.endswith(suffix):
@@ -1450,7 +1449,7 @@ def _suffix_of(file: str | os.PathLike[str], action: str) -> str:
     )
 
 
-def read_graph_file(file: str | os.PathLike[str]) -> nx.Graph:
+def read_graph_file(path: str | os.PathLike[str]) -> nx.Graph:
     """Read a graph file into a graph following the module conventions.
 
     Formats, chosen by the file name ending:
@@ -1472,7 +1471,7 @@ def read_graph_file(file: str | os.PathLike[str]) -> nx.Graph:
 
     Parameters
     ----------
-    file : str or os.PathLike
+    path : str or os.PathLike
         Path of the file.
 
     Returns
@@ -1489,10 +1488,11 @@ def read_graph_file(file: str | os.PathLike[str]) -> nx.Graph:
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> folder = pathlib.Path(tempfile.mkdtemp())
-    >>> _ = (folder / "g.edgelist").write_text("# a triangle\\na b\\nb c 2\\nc a\\n")
-    >>> g = read_graph_file(folder / "g.edgelist")
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     target = pathlib.Path(folder) / "g.edgelist"
+    ...     _ = target.write_text("# a triangle\\na b\\nb c 2\\nc a\\n")
+    ...     g = read_graph_file(target)
     >>> [g.nodes[v]["label"] for v in g], g[1][2]["capacity"]
     (['a', 'b', 'c'], 2)
 
@@ -1500,8 +1500,8 @@ def read_graph_file(file: str | os.PathLike[str]) -> nx.Graph:
     ----------
     B. McKay, graph6 and sparse6 formats, https://users.cecs.anu.edu.au/~bdm/data/formats.html
     """
-    name = os.fspath(file)
-    suffix = _suffix_of(file, "read")
+    name = os.fspath(path)
+    suffix = _suffix_of(name, "read")
     target = Path(name)
     if not target.exists():
         raise GraphError(f"graph file not found: {name}")
@@ -1588,7 +1588,7 @@ _WRITERS: dict[str, Callable[[nx.Graph, Path, list[str]], None]] = {
 }
 
 
-def write_graph_file(graph: nx.Graph, file: str | os.PathLike[str]) -> None:
+def write_graph_file(graph: nx.Graph, path: str | os.PathLike[str]) -> None:
     """Write ``graph`` to a file whose format is chosen by the name ending.
 
     ``.json`` and ``.graphml`` keep labels, routers and capacities; ``.edgelist`` keeps labels
@@ -1600,7 +1600,7 @@ def write_graph_file(graph: nx.Graph, file: str | os.PathLike[str]) -> None:
     ----------
     graph : networkx.Graph
         A graph following the module conventions.
-    file : str or os.PathLike
+    path : str or os.PathLike
         Destination path, ending in ``.edgelist``, ``.graphml``, ``.g6`` or ``.json``.
 
     Raises
@@ -1610,10 +1610,11 @@ def write_graph_file(graph: nx.Graph, file: str | os.PathLike[str]) -> None:
 
     Examples
     --------
-    >>> import tempfile, pathlib
-    >>> target = pathlib.Path(tempfile.mkdtemp()) / "ft.json"
-    >>> write_graph_file(fat_tree(4, "exponential"), target)
-    >>> back = read_graph_file(target)
+    >>> import pathlib, tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     target = pathlib.Path(folder) / "ft.json"
+    ...     write_graph_file(fat_tree(4, "exponential"), target)
+    ...     back = read_graph_file(target)
     >>> routers(back), back[4][6]["capacity"]
     ([4, 5, 6], 2)
 
@@ -1621,17 +1622,18 @@ def write_graph_file(graph: nx.Graph, file: str | os.PathLike[str]) -> None:
     ----------
     B. McKay, graph6 and sparse6 formats, https://users.cecs.anu.edu.au/~bdm/data/formats.html
     """
-    suffix = _suffix_of(file, "write")
-    _check_convention(graph, f"cannot write {os.fspath(file)}")
+    name = os.fspath(path)
+    suffix = _suffix_of(name, "write")
+    _check_convention(graph, f"cannot write {name}")
     labels = _file_labels(graph)
     if len(set(labels)) != len(labels):
-        raise GraphError(f"cannot write {os.fspath(file)}: node labels are not unique")
+        raise GraphError(f"cannot write {name}: node labels are not unique")
     try:
-        _WRITERS[suffix](graph, Path(os.fspath(file)), labels)
+        _WRITERS[suffix](graph, Path(name), labels)
     except GossipcertError:
         raise
     except Exception as exc:
-        raise GraphError(f"cannot write graph file {os.fspath(file)}: {exc}") from exc
+        raise GraphError(f"cannot write graph file {name}: {exc}") from exc
 
 
 # --------------------------------------------------------------------------------------------
@@ -1802,7 +1804,7 @@ def capacity(graph: nx.Graph, u: int, v: int) -> int:
 
 def _label_index(graph: nx.Graph, rebuild: bool = False) -> dict[str, int]:
     index = graph.graph.get("_label_index")
-    if index is None or rebuild:
+    if index is None or rebuild or len(index) != graph.number_of_nodes():
         index = {}
         for v, label in graph.nodes(data="label"):
             index.setdefault(str(v) if label is None else str(label), v)
@@ -1815,7 +1817,8 @@ def resolve_node(graph: nx.Graph, ref: int | str) -> int:
 
     A node whose ``"label"`` equals ``str(ref)`` wins; otherwise an int ``ref`` (or the decimal
     string of one) in ``0..n-1`` is taken as the internal id. The label map is built once and
-    kept in ``G.graph["_label_index"]`` (delete that key after relabelling nodes).
+    kept in ``G.graph["_label_index"]``; it is rebuilt when it names a node whose label has
+    changed or when the number of nodes has changed (delete the key after other relabellings).
 
     Parameters
     ----------

@@ -1,0 +1,238 @@
+"""The exact core: closed forms, the papers' optima, proofs, certificates and their checks."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+
+import pytest
+
+from gossipcert.encodings.knowledge import EncodingOptions
+from gossipcert.exact.certificate import build_certificate, check_certificate
+from gossipcert.exact.export import export
+from gossipcert.exact.proof import (
+    check_drat,
+    pack_proof,
+    prove_unsat,
+    standalone_cnf,
+    unpack_proof,
+)
+from gossipcert.exact.search import solve
+from gossipcert.instance import parse_instance
+from gossipcert.simulate import simulate
+
+
+def optimum(graph: str, model: str = "telephone", problem: str = "gossip", **kw) -> int:
+    res = solve(parse_instance(graph, model, problem), proof=False, **kw)
+    assert res.status == "optimal", res.status
+    rep = simulate(res.instance, res.schedule)
+    assert rep.ok and rep.rounds == res.optimum
+    return res.optimum
+
+
+# ------------------------------------------------------------------- closed forms
+
+
+@pytest.mark.parametrize("n", range(3, 17))
+def test_telephone_gossip_on_complete_graphs(n: int) -> None:
+    assert optimum(f"complete:{n}") == math.ceil(math.log2(n)) + n % 2
+
+
+@pytest.mark.parametrize("n", range(3, 9))
+def test_telephone_gossip_on_complete_graphs_proved_by_the_solver(n: int) -> None:
+    assert optimum(f"complete:{n}", use_bounds=False) == math.ceil(math.log2(n)) + n % 2
+
+
+@pytest.mark.parametrize("k", range(1, 7))
+def test_telephone_gossip_on_hypercubes(k: int) -> None:
+    assert optimum(f"hypercube:{k}") == k
+
+
+@pytest.mark.parametrize("n", range(2, 11))
+def test_telephone_gossip_on_paths_beier_sibeyn_lemma_1(n: int) -> None:
+    # Lemma 1: n - 1 rounds for even n, n rounds for odd n
+    assert optimum(f"path:{n}", use_bounds=False) == (n - 1 if n % 2 == 0 else n)
+
+
+@pytest.mark.parametrize("n", range(3, 13))
+def test_telephone_gossip_on_cycles_beier_sibeyn_lemma_1(n: int) -> None:
+    # Lemma 1: n/2 rounds for even n, floor(n/2) + 2 for odd n
+    assert optimum(f"ring:{n}", use_bounds=False) == (n // 2 if n % 2 == 0 else n // 2 + 2)
+
+
+@pytest.mark.parametrize("n", range(3, 9))
+def test_broadcast_is_the_eccentricity_on_paths_and_log_on_complete(n: int) -> None:
+    assert optimum(f"path:{n}", problem="broadcast:0", use_bounds=False) == n - 1
+    assert optimum(f"complete:{n}", problem="broadcast:0", use_bounds=False) == math.ceil(
+        math.log2(n)
+    )
+
+
+def test_half_duplex_is_never_faster_than_telephone() -> None:
+    for g in ["path:4", "ring:5", "ring:6", "complete:4", "star:4", "petersen"]:
+        tel = optimum(g)
+        hd = optimum(g, model="half-duplex")
+        assert hd >= tel, g
+
+
+def test_half_duplex_gossip_on_small_graphs() -> None:
+    # path:2: one round each way; ring:4: 0->1,2->3 then 1->2... needs 4; complete:4 needs 4
+    assert optimum("path:2", model="half-duplex", use_bounds=False) == 2
+    assert optimum("path:3", model="half-duplex", use_bounds=False) == 4
+
+
+@pytest.mark.parametrize("backend", ["sat", "cpsat"])
+def test_other_problems(backend: str) -> None:
+    # scatter from the centre of a star: one leaf per round
+    assert optimum("star:5", problem="scatter:0", backend=backend, use_bounds=False) == 4
+    # gather to an end of a path of 4 nodes under telephone: 3 rounds (pipeline)
+    assert optimum("path:4", problem="gather:0", backend=backend, use_bounds=False) == 3
+    # total exchange with unbounded packets is gossip on the same graph
+    assert optimum("ring:6", problem="total-exchange", backend=backend) == 3
+
+
+# ------------------------------------------------------------------- Beier-Sibeyn Table 5
+
+TABLE5 = [("ccc:3", 7), ("butterfly:3", 6), ("shuffle-exchange:3", 5),
+          ("shuffle-exchange:4", 7), ("debruijn:3", 4), ("debruijn:4", 6)]
+
+
+@pytest.mark.parametrize(("graph", "rounds"), TABLE5)
+def test_beier_sibeyn_table5_optima_with_checked_proofs(graph: str, rounds: int) -> None:
+    inst = parse_instance(graph, "telephone", "gossip")
+    res = solve(inst)
+    assert res.status == "optimal" and res.optimum == rounds
+    assert simulate(inst, res.schedule).rounds == rounds
+    # a checked DRAT proof that one round fewer is impossible, whatever the evidence used
+    if res.evidence["kind"] == "drat":
+        assert res.evidence["verdict"] == "verified"
+    cnf = standalone_cnf(inst, rounds - 1, EncodingOptions())
+    pr = prove_unsat(cnf)
+    assert pr.status == "unsat"
+    assert check_drat(cnf.dimacs(), pr.proof).ok
+
+
+def test_strict_proof_covers_the_plain_encoding() -> None:
+    inst = parse_instance("ring:7", "half-duplex", "gossip")
+    res = solve(inst, strict=True, use_bounds=False)
+    assert res.optimum == optimum("ring:7", model="half-duplex")
+    assert res.evidence["kind"] == "drat"
+    assert res.evidence["encoding"] == {
+        "prune": True, "counting": True, "dominance": False, "symmetry": False,
+    }
+    assert "note" not in res.evidence
+
+
+def test_a_truncated_or_forged_proof_is_rejected() -> None:
+    inst = parse_instance("butterfly:3", "telephone", "gossip")
+    cnf = standalone_cnf(inst, 5, EncodingOptions())
+    proof = prove_unsat(cnf).proof
+    lines = proof.splitlines()
+    assert check_drat(cnf.dimacs(), proof).ok
+    assert not check_drat(cnf.dimacs(), "\n".join(lines[: len(lines) // 2]) + "\n").ok
+    assert not check_drat(cnf.dimacs(), "0\n").ok  # the empty clause alone is not RUP
+
+
+def test_a_proof_does_not_refute_a_satisfiable_horizon() -> None:
+    inst = parse_instance("butterfly:3", "telephone", "gossip")
+    proof = prove_unsat(standalone_cnf(inst, 5, EncodingOptions())).proof
+    assert prove_unsat(standalone_cnf(inst, 6, EncodingOptions())).status == "sat"
+    assert not check_drat(standalone_cnf(inst, 6, EncodingOptions()).dimacs(), proof).ok
+
+
+def test_cnf_is_deterministic() -> None:
+    inst = parse_instance("petersen", "telephone", "gossip")
+    a = standalone_cnf(inst, 3, EncodingOptions())
+    b = standalone_cnf(parse_instance("petersen", "telephone", "gossip"), 3, EncodingOptions())
+    assert a.sha256() == b.sha256() and a.nvars == b.nvars
+
+
+def test_pruning_and_counting_do_not_change_the_answer() -> None:
+    inst = parse_instance("ring:7", "telephone", "gossip")
+    for opts in [EncodingOptions(prune=False, counting=False, dominance=False, symmetry=False),
+                 EncodingOptions(counting=False), EncodingOptions(prune=False)]:
+        res = solve(inst, options=opts, use_bounds=False, proof=False)
+        assert res.optimum == 5
+
+
+def test_time_limit_gives_no_optimum() -> None:
+    inst = parse_instance("ccc:4", "telephone", "gossip")
+    res = solve(inst, time_limit=0.0, proof=False)
+    assert res.status in ("feasible", "unknown")
+    assert res.optimum is None
+    assert res.upper_bound is not None and res.lower_bound <= res.upper_bound
+
+
+# ------------------------------------------------------------------- certificates
+
+
+@pytest.fixture(scope="module")
+def certificate() -> dict:
+    res = solve(parse_instance("ring:7", "telephone", "gossip"), use_bounds=False)
+    assert res.evidence["kind"] == "drat"
+    return json.loads(json.dumps(build_certificate(res)))
+
+
+def test_certificate_passes_check(certificate: dict) -> None:
+    rep = check_certificate(certificate)
+    assert rep.ok, rep.steps
+    assert len(rep.steps) >= 4
+
+
+def test_closed_form_certificate_passes_check() -> None:
+    res = solve(parse_instance("hypercube:4", "telephone", "gossip"))
+    cert = build_certificate(res)
+    assert cert["evidence"]["kind"] == "closed-form"
+    assert check_certificate(cert).ok
+
+
+def test_schedule_shortened_fails(certificate: dict) -> None:
+    bad = copy.deepcopy(certificate)
+    bad["schedule"]["rounds"] = bad["schedule"]["rounds"][:-1]
+    assert not check_certificate(bad).ok
+
+
+def test_optimum_lowered_fails(certificate: dict) -> None:
+    bad = copy.deepcopy(certificate)
+    bad["optimum"] -= 1
+    assert not check_certificate(bad).ok
+
+
+def test_proof_truncated_fails(certificate: dict) -> None:
+    bad = copy.deepcopy(certificate)
+    proof = unpack_proof(bad["evidence"]["proof_xz_base64"])
+    lines = proof.splitlines()
+    bad["evidence"]["proof_xz_base64"] = pack_proof("\n".join(lines[: len(lines) // 2]) + "\n")
+    assert not check_certificate(bad).ok
+    bad["evidence"]["proof_xz_base64"] = "not base64 at all"
+    assert not check_certificate(bad).ok
+
+
+def test_graph_edited_fails(certificate: dict) -> None:
+    bad = copy.deepcopy(certificate)
+    bad["instance"]["graph"]["edges"].append([0, 3, 1])  # a chord: the CNF changes
+    rep = check_certificate(bad)
+    assert not rep.ok
+
+
+def test_symmetry_flag_tampering_fails(certificate: dict) -> None:
+    bad = copy.deepcopy(certificate)
+    bad["evidence"]["encoding"]["symmetry"] = False  # the CNF hash no longer matches
+    assert not check_certificate(bad).ok
+
+
+# ------------------------------------------------------------------- export
+
+
+def test_export_dimacs_and_opb() -> None:
+    inst = parse_instance("ring:4", "telephone", "gossip")
+    dimacs = export(inst, 2, "dimacs", EncodingOptions())
+    header = next(line for line in dimacs.splitlines() if line.startswith("p cnf"))
+    _, _, nvars, nclauses = header.split()
+    assert int(nvars) > 0 and int(nclauses) == sum(
+        1 for line in dimacs.splitlines() if line and line[0] not in "cp"
+    )
+    opb = export(inst, 2, "opb", EncodingOptions())
+    assert opb.startswith("* #variable= ")
+    assert all(line.endswith(";") for line in opb.splitlines() if not line.startswith("*"))
