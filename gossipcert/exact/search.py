@@ -34,6 +34,9 @@ from gossipcert.simulate import Report, simulate
 
 Progress = Callable[[dict[str, Any]], None]
 
+#: seconds for each descending probe "is the best schedule optimal?"
+PROBE_SECONDS = 30.0
+
 
 @dataclass
 class SolveResult:
@@ -218,56 +221,74 @@ def solve(
 
     if best is not None and best[1].rounds == lower:
         return result("optimal", lower_evidence)
+    # 3. solver search downward from U - 1 (raises UnsupportedModelError for other models)
+    enc = encoding_for(instance, options)
     if best is None:
         return result("unknown", lower_evidence)
-
-    # 3. solver search downward from U - 1
-    enc = encoding_for(instance, options)
     horizon = best[1].rounds - 1  # type: ignore[operator]
     enc.extend_to(horizon)
     if options.symmetry:
         gens = add_lex_leader(enc, automorphism_generators(instance))
         emit({"event": "symmetry", "generators": gens})
     solver = make_backend(backend, enc.formula)
-    unsat_at: int | None = None
+    unsat_at: int | None = None  # the largest horizon the solver proved infeasible
     t_find = t_prove = 0.0
+
+    def query(r: int, until: float | None) -> Status:
+        nonlocal best, upper_source, unsat_at, lower, t_find, t_prove
+        assert best is not None
+        q0 = time.monotonic()
+        hint = hint_from(enc, best[0], horizon) if backend == "cpsat" else None
+        status = solver.solve([enc.selector(r)], until, hint)
+        dt = time.monotonic() - q0
+        emit({"event": "query", "rounds": r, "status": status.value, "seconds": round(dt, 3)})
+        if status is Status.SAT:
+            t_find += dt
+            best = _verified(instance, enc.decode(r, solver.value), f"{backend} solver's")
+            upper_source = f"{backend}-solver"
+            emit({"event": "upper-bound", "value": best[1].rounds, "source": upper_source})
+        elif status is Status.UNSAT:
+            t_prove += dt
+            unsat_at = r
+            lower = r + 1
+            emit({"event": "lower-bound", "value": lower, "source": f"{backend}-solver"})
+        return status
+
+    def claim() -> dict[str, Any]:
+        return {
+            "kind": "solver-claim",
+            "rounds": unsat_at,
+            "solver": "CaDiCaL 1.9.5 (PySAT)" if backend == "sat" else "CP-SAT (OR-Tools)",
+            "encoding": options.to_json(),
+            "note": "the solver's infeasibility claim, not independently checked",
+        }
+
+    def upper() -> int:
+        assert best is not None and best[1].rounds is not None
+        return best[1].rounds
+
     try:
-        r = horizon
-        while r >= lower:
-            q0 = time.monotonic()
-            hint = hint_from(enc, best[0], horizon) if backend == "cpsat" else None
-            status = solver.solve([enc.selector(r)], deadline, hint)
-            dt = time.monotonic() - q0
-            emit({"event": "query", "rounds": r, "status": status.value, "seconds": round(dt, 3)})
-            if status is Status.SAT:
-                t_find += dt
-                cand = enc.decode(r, solver.value)
-                best = _verified(instance, cand, f"{backend} solver's")
-                upper_source = f"{backend}-solver"
-                r = best[1].rounds - 1  # type: ignore[operator]
-                emit({"event": "upper-bound", "value": r + 1, "source": upper_source})
-            elif status is Status.UNSAT:
-                t_prove += dt
-                unsat_at = r
+        # descending probes: is the best schedule already optimal? each probe gets a slice
+        while lower < upper():
+            now = time.monotonic()
+            slice_end = now + PROBE_SECONDS
+            if deadline is not None:
+                slice_end = min(slice_end, now + (deadline - now) / 4)
+            if query(upper() - 1, slice_end) is not Status.SAT:
                 break
-            else:
+        # ascending from the lower bound: each refutation raises it, a model ends the search
+        while lower < upper():
+            status = query(lower, deadline)
+            if status is Status.UNKNOWN:
                 times.update(find=t_find, prove=t_prove)
-                return result("feasible", lower_evidence)
+                return result("feasible", lower_evidence if unsat_at is None else claim())
     finally:
         solver.close()
     times.update(find=t_find, prove=t_prove)
-    if unsat_at is None:  # the schedule reached the closed-form bound
+    if unsat_at is None or unsat_at + 1 != upper():  # the schedule met the closed-form bound
         return result("optimal", lower_evidence)
-    lower = unsat_at + 1
-    claim = {
-        "kind": "solver-claim",
-        "rounds": unsat_at,
-        "solver": "CaDiCaL 1.9.5 (PySAT)" if backend == "sat" else "CP-SAT (OR-Tools)",
-        "encoding": options.to_json(),
-        "note": "the solver's infeasibility claim, not independently checked",
-    }
     if not proof:
-        return result("optimal", claim)
+        return result("optimal", claim())
     # 4. DRAT proof on a standalone CNF, checked independently
     p0 = time.monotonic()
     cnf = standalone_cnf(instance, unsat_at, options)
@@ -281,7 +302,7 @@ def solve(
                 f"back-ends disagree: the standalone CNF for {unsat_at} rounds is satisfiable"
             )
         times["proof"] = time.monotonic() - p0
-        return result("optimal", claim)
+        return result("optimal", claim())
     check = check_drat(cnf.dimacs(), pr.proof)
     times["proof"] = time.monotonic() - p0
     emit({"event": "proof-check", "ok": check.ok, "seconds": round(check.seconds, 3)})

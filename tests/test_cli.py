@@ -1,0 +1,197 @@
+"""The command line: outputs, exit codes, and one clear line for bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gossipcert.cli import app
+from gossipcert.constructions.rings import ring_full_duplex
+from gossipcert.instance import parse_instance
+from gossipcert.schedule import Schedule, write_schedule
+
+runner = CliRunner()
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    res = runner.invoke(app, list(args))
+    return res.exit_code, res.stdout, res.stderr
+
+
+def test_graph_json() -> None:
+    code, out, _ = run("graph", "petersen", "--json")
+    assert code == 0
+    info = json.loads(out)
+    assert (info["n"], info["m"], info["diameter"], info["radius"]) == (10, 15, 2, 2)
+    assert (info["processors"], info["routers"]) == (10, 0)
+
+
+def test_graph_fat_tree_counts_routers() -> None:
+    info = json.loads(run("graph", "fattree:8", "--json")[1])
+    assert (info["n"], info["processors"], info["routers"]) == (15, 8, 7)
+
+
+def test_graph_table() -> None:
+    code, out, _ = run("graph", "ccc:3")
+    assert code == 0 and "diameter" in out and "24" in out
+
+
+@pytest.fixture
+def ring_schedule(tmp_path: Path) -> Path:
+    inst = parse_instance("ring:6", "single-port:p=1", "gossip")
+    path = tmp_path / "ring6.json"
+    write_schedule(ring_full_duplex(inst), inst, path)
+    return path
+
+
+def test_verify_valid_and_complete(ring_schedule: Path) -> None:
+    code, out, _ = run("verify", "ring:6", str(ring_schedule), "-m", "single-port:p=1")
+    assert code == 0
+    assert "valid; 5 rounds; all demands met after round 5" in out
+
+
+def test_verify_json(ring_schedule: Path) -> None:
+    code, out, _ = run(
+        "verify", "ring:6", str(ring_schedule), "-m", "single-port:p=1", "--json"
+    )
+    data = json.loads(out)
+    assert code == 0
+    assert (data["valid"], data["complete"], data["rounds"], data["errors"]) == (
+        True, True, 5, [],
+    )
+
+
+def test_verify_invalid_exits_1(ring_schedule: Path) -> None:
+    # the rotation is not a telephone schedule on an even ring either: node i is in two calls
+    code, out, _ = run("verify", "ring:6", str(ring_schedule), "-m", "telephone:p=1", "--json")
+    data = json.loads(out)
+    assert code == 1 and not data["valid"]
+    assert data["errors"][0]["rule"] == "two-calls"
+    assert data["errors"][0]["message"].startswith("round 1: node 0 is in calls with")
+
+
+def test_verify_incomplete_exits_1(tmp_path: Path) -> None:
+    inst = parse_instance("ring:6", "single-port:p=1", "gossip")
+    path = tmp_path / "short.csv"
+    write_schedule(Schedule(ring_full_duplex(inst).rounds[:3]), inst, path)
+    code, out, _ = run("verify", "ring:6", str(path), "-m", "single-port:p=1", "--json")
+    data = json.loads(out)
+    assert code == 1 and data["valid"] and not data["complete"] and data["rounds"] is None
+    assert data["unmet_count"] == 6 * 2
+
+
+def test_verify_with_original_labels(tmp_path: Path) -> None:
+    g = tmp_path / "tri.edgelist"
+    g.write_text("alice bob\nbob carol\ncarol alice\n")
+    s = tmp_path / "s.json"
+    s.write_text(json.dumps({"format": "gossipcert-schedule/1", "rounds": [
+        [{"from": "alice", "to": ["bob"], "packets": "all"},
+         {"from": "bob", "to": ["alice"], "packets": "all"}],
+        [{"from": "carol", "to": ["alice"], "packets": "all"},
+         {"from": "alice", "to": ["carol"], "packets": "all"}],
+        [{"from": "carol", "to": ["bob"], "packets": ["carol"]}],
+    ]}))
+    code, out, err = run("verify", str(g), str(s), "--json")
+    assert code == 0, (out, err)
+    assert json.loads(out)["rounds"] == 3
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["graph", "hypercub:3"], "unknown graph family"),
+        (["graph", "ring:x"], "ring"),
+        (["graph", "missing.edgelist"], "missing.edgelist"),
+        (["verify", "ring:4", "nope.json"], "nope.json"),
+        (["solve", "ring:4", "-m", "telefone"], "unknown model 'telefone'"),
+        (["solve", "ring:4", "-p", "gosip"], "unknown problem 'gosip'"),
+        (["solve", "ring:4", "-p", "broadcast:9"], "9"),
+        (["solve", "ring:4", "-q", "-m", "single-port:p=1"], "telephone and half-duplex"),
+        (["export", "ring:4", "-r", "2", "-f", "xml"], "unknown format 'xml'"),
+        (["check", "nothing.json"], "nothing.json"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(args: list[str], needle: str) -> None:
+    code, out, err = run(*args)
+    assert code == 2, (out, err)
+    assert needle in err
+    assert "Traceback" not in err + out
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_disconnected_graph_exits_2(tmp_path: Path) -> None:
+    g = tmp_path / "two.edgelist"
+    g.write_text("0 1\n2 3\n")
+    code, _, err = run("solve", str(g))
+    assert code == 2 and "disconnected" in err
+
+
+def test_schedule_naming_a_missing_node_or_edge_exits_2(tmp_path: Path) -> None:
+    s = tmp_path / "s.json"
+    s.write_text(json.dumps({"rounds": [[{"from": 0, "to": [9], "packets": "all"}]]}))
+    code, _, err = run("verify", "ring:4", str(s))
+    assert code == 2 and "node 9 does not exist" in err
+    s.write_text(json.dumps({"rounds": [[{"from": 0, "to": [2], "packets": "all"}]]}))
+    code, out, err = run("verify", "ring:4", str(s))
+    assert code == 2 and "not its neighbour" in err
+
+
+def test_malformed_schedule_exits_2(tmp_path: Path) -> None:
+    s = tmp_path / "s.json"
+    s.write_text("{not json")
+    code, _, err = run("verify", "ring:4", str(s))
+    assert code == 2 and "not valid JSON" in err
+
+
+def test_solve_json_and_certificate_roundtrip(tmp_path: Path) -> None:
+    cert = tmp_path / "cert.json"
+    code, out, err = run("solve", "ring:7", "--json", "-q", "-o", str(cert))
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["status"] == "optimal" and data["optimum"] == 5
+    assert data["lower_bound"] == data["upper_bound"] == 5
+    assert data["evidence"]["kind"] in ("drat", "closed-form")
+    assert len(data["schedule"]["rounds"]) == 5
+    code, out, _ = run("check", str(cert))
+    assert code == 0 and "certificate holds" in out
+    # nothing the user gave is overwritten
+    code, _, err = run("solve", "ring:7", "-q", "-o", str(cert))
+    assert code == 2 and "exists" in err
+
+
+def test_check_fails_on_a_tampered_certificate(tmp_path: Path) -> None:
+    cert = tmp_path / "cert.json"
+    assert run("solve", "ring:9", "-q", "-o", str(cert))[0] == 0
+    data = json.loads(cert.read_text())
+    data["optimum"] -= 1
+    cert.write_text(json.dumps(data))
+    code, out, _ = run("check", str(cert))
+    assert code == 1 and "FAILS" in out
+
+
+def test_export_writes_dimacs(tmp_path: Path) -> None:
+    out = tmp_path / "f.cnf"
+    code, _, err = run("export", "ring:5", "-r", "3", "-o", str(out))
+    assert code == 0, err
+    assert "p cnf" in out.read_text()
+
+
+def test_help_teaches() -> None:
+    code, out, _ = run("solve", "--help")
+    assert code == 0
+    for word in ["--backend", "--time-limit", "--strict", "telephone", "gossip"]:
+        assert word in out
+
+
+def test_console_script_no_traceback() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "gossipcert.cli", "graph", "pancake:x"],
+        capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "pancake" in proc.stderr
