@@ -25,7 +25,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -141,6 +141,20 @@ def _resolve(instance: Instance, ref: Any, where: str) -> int:
         ) from None
 
 
+def _resolver(instance: Instance) -> Callable[[Any, str], int]:
+    """:func:`_resolve` with a cache, for reading long schedules."""
+    cache: dict[tuple[type, Any], int] = {}
+
+    def resolve(ref: Any, where: str) -> int:
+        key = (type(ref), ref)
+        hit = cache.get(key)
+        if hit is None:
+            hit = cache[key] = _resolve(instance, ref, where)
+        return hit
+
+    return resolve
+
+
 def _packets_in(instance: Instance, value: Any, where: str) -> int | None:
     if value == "all":
         return None
@@ -176,6 +190,7 @@ def from_json(data: Any, instance: Instance) -> Schedule:
     if not isinstance(rounds, list):
         raise ScheduleFormatError("a schedule needs 'rounds': a list of rounds")
     out: list[Round] = []
+    resolve = _resolver(instance)
     for t, rnd in enumerate(rounds, start=1):
         if not isinstance(rnd, list):
             raise ScheduleFormatError(f"round {t}: a round must be a list of transmissions")
@@ -184,9 +199,9 @@ def from_json(data: Any, instance: Instance) -> Schedule:
             where = f"round {t}, transmission {k}"
             if not isinstance(item, dict) or "from" not in item or "to" not in item:
                 raise ScheduleFormatError(f"{where}: needs 'from', 'to' and 'packets'")
-            sender = _resolve(instance, item["from"], where)
+            sender = resolve(item["from"], where)
             targets = item["to"] if isinstance(item["to"], list) else [item["to"]]
-            receivers = tuple(dict.fromkeys(_resolve(instance, r, where) for r in targets))
+            receivers = tuple(dict.fromkeys(resolve(r, where) for r in targets))
             packets = _packets_in(instance, item.get("packets", "all"), where)
             trans.append(Transmission(sender, receivers, packets))
         out.append(tuple(trans))
@@ -227,6 +242,7 @@ def from_csv(text: str, instance: Instance) -> Schedule:
     if not rows or [c.strip().lower() for c in rows[0]] != CSV_HEADER:
         raise ScheduleFormatError("a schedule CSV must start with the header round,from,to,packets")
     by_round: dict[int, list[Transmission]] = {}
+    resolve = _resolver(instance)
     for line, row in enumerate(rows[1:], start=2):
         if not row or all(not c.strip() for c in row):
             continue
@@ -240,12 +256,10 @@ def from_csv(text: str, instance: Instance) -> Schedule:
         if t < 1:
             raise ScheduleFormatError(f"{where}: rounds are numbered from 1")
         where = f"{where} (round {t})"
-        sender = _resolve(instance, _number_or_label(row[1]), where)
+        sender = resolve(_number_or_label(row[1]), where)
         receivers = tuple(
             dict.fromkeys(
-                _resolve(instance, _number_or_label(r), where)
-                for r in row[2].split(";")
-                if r.strip()
+                resolve(_number_or_label(r), where) for r in row[2].split(";") if r.strip()
             )
         )
         field = row[3].strip()

@@ -56,13 +56,14 @@ def test_verify_valid_and_complete(ring_schedule: Path) -> None:
 
 
 def test_verify_json(ring_schedule: Path) -> None:
-    code, out, _ = run(
-        "verify", "ring:6", str(ring_schedule), "-m", "single-port:p=1", "--json"
-    )
+    code, out, _ = run("verify", "ring:6", str(ring_schedule), "-m", "single-port:p=1", "--json")
     data = json.loads(out)
     assert code == 0
     assert (data["valid"], data["complete"], data["rounds"], data["errors"]) == (
-        True, True, 5, [],
+        True,
+        True,
+        5,
+        [],
     )
 
 
@@ -89,13 +90,24 @@ def test_verify_with_original_labels(tmp_path: Path) -> None:
     g = tmp_path / "tri.edgelist"
     g.write_text("alice bob\nbob carol\ncarol alice\n")
     s = tmp_path / "s.json"
-    s.write_text(json.dumps({"format": "gossipcert-schedule/1", "rounds": [
-        [{"from": "alice", "to": ["bob"], "packets": "all"},
-         {"from": "bob", "to": ["alice"], "packets": "all"}],
-        [{"from": "carol", "to": ["alice"], "packets": "all"},
-         {"from": "alice", "to": ["carol"], "packets": "all"}],
-        [{"from": "carol", "to": ["bob"], "packets": ["carol"]}],
-    ]}))
+    s.write_text(
+        json.dumps(
+            {
+                "format": "gossipcert-schedule/1",
+                "rounds": [
+                    [
+                        {"from": "alice", "to": ["bob"], "packets": "all"},
+                        {"from": "bob", "to": ["alice"], "packets": "all"},
+                    ],
+                    [
+                        {"from": "carol", "to": ["alice"], "packets": "all"},
+                        {"from": "alice", "to": ["carol"], "packets": "all"},
+                    ],
+                    [{"from": "carol", "to": ["bob"], "packets": ["carol"]}],
+                ],
+            }
+        )
+    )
     code, out, err = run("verify", str(g), str(s), "--json")
     assert code == 0, (out, err)
     assert json.loads(out)["rounds"] == 3
@@ -191,7 +203,9 @@ def test_help_teaches() -> None:
 def test_console_script_no_traceback() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "gossipcert.cli", "graph", "pancake:x"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "pancake" in proc.stderr

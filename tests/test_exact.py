@@ -94,8 +94,14 @@ def test_other_problems(backend: str) -> None:
 
 # ------------------------------------------------------------------- Beier-Sibeyn Table 5
 
-TABLE5 = [("ccc:3", 7), ("butterfly:3", 6), ("shuffle-exchange:3", 5),
-          ("shuffle-exchange:4", 7), ("debruijn:3", 4), ("debruijn:4", 6)]
+TABLE5 = [
+    ("ccc:3", 7),
+    ("butterfly:3", 6),
+    ("shuffle-exchange:3", 5),
+    ("shuffle-exchange:4", 7),
+    ("debruijn:3", 4),
+    ("debruijn:4", 6),
+]
 
 
 @pytest.mark.parametrize(("graph", "rounds"), TABLE5)
@@ -119,7 +125,10 @@ def test_strict_proof_covers_the_plain_encoding() -> None:
     assert res.optimum == optimum("ring:7", model="half-duplex")
     assert res.evidence["kind"] == "drat"
     assert res.evidence["encoding"] == {
-        "prune": True, "counting": True, "dominance": False, "symmetry": False,
+        "prune": True,
+        "counting": True,
+        "dominance": False,
+        "symmetry": False,
     }
     assert "note" not in res.evidence
 
@@ -150,8 +159,11 @@ def test_cnf_is_deterministic() -> None:
 
 def test_pruning_and_counting_do_not_change_the_answer() -> None:
     inst = parse_instance("ring:7", "telephone", "gossip")
-    for opts in [EncodingOptions(prune=False, counting=False, dominance=False, symmetry=False),
-                 EncodingOptions(counting=False), EncodingOptions(prune=False)]:
+    for opts in [
+        EncodingOptions(prune=False, counting=False, dominance=False, symmetry=False),
+        EncodingOptions(counting=False),
+        EncodingOptions(prune=False),
+    ]:
         res = solve(inst, options=opts, use_bounds=False, proof=False)
         assert res.optimum == 5
 
