@@ -149,7 +149,7 @@ def test_schedule_naming_a_missing_node_or_edge_exits_2(tmp_path: Path) -> None:
     code, _, err = run("verify", "ring:4", str(s))
     assert code == 2 and "node 9 does not exist" in err
     s.write_text(json.dumps({"rounds": [[{"from": 0, "to": [2], "packets": "all"}]]}))
-    code, out, err = run("verify", "ring:4", str(s))
+    code, _, err = run("verify", "ring:4", str(s))
     assert code == 2 and "not its neighbour" in err
 
 
