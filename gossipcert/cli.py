@@ -381,6 +381,100 @@ def export_cmd(
         sys.stdout.write(text)
 
 
+@app.command("bounds")
+@_bad_input
+def bounds_cmd(
+    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    model: ModelOpt = "telephone",
+    problem: ProblemOpt = "gossip",
+    as_json: JsonOpt = False,
+) -> None:
+    """List every closed-form bound that applies, its value and its source; mark the best."""
+    from gossipcert.bounds import all_bounds
+
+    instance = make_instance(graphs.from_spec(graph), parse_model(model), parse_problem(problem))
+    found = all_bounds(instance)
+    lows = [b for b in found if b.kind == "lower"]
+    ups = [b for b in found if b.kind == "upper"]
+    lower = max(lows, key=lambda b: b.value) if lows else None
+    upper = min(ups, key=lambda b: b.value) if ups else None
+    if as_json:
+        _print_json(
+            {
+                **instance.describe(),
+                "lower_bound": lower.value if lower else None,
+                "upper_bound": upper.value if upper else None,
+                "bounds": [{**b.to_json(), "best": b is lower or b is upper} for b in found],
+            }
+        )
+        return
+    table = Table(
+        title=f"{instance.describe()['graph']} · {instance.model.spec()} · "
+        f"{instance.problem.spec()}"
+    )
+    for col in ("", "kind", "value", "name", "source"):
+        table.add_column(col)
+    for b in found:
+        table.add_row(
+            "★" if b is lower or b is upper else "", b.kind, str(b.value), b.name, b.source
+        )
+    console.print(table)
+
+
+def _print_schedule_result(name: str, instance: Any, sched: Any, as_json: bool) -> None:
+    """Verify a constructed schedule and print it; exit 1 if it fails the verifier."""
+    from gossipcert.schedule import to_json
+
+    rep = simulate(instance, sched)
+    if as_json:
+        _print_json(
+            {
+                **instance.describe(),
+                "algorithm": name,
+                "rounds": rep.rounds,
+                "valid": rep.valid,
+                "complete": rep.complete,
+                "steps": rep.steps,
+                "errors": [e.to_json() for e in rep.errors[:20]],
+                "schedule": to_json(sched, instance),
+            }
+        )
+    else:
+        _print_verdict(rep, instance)
+    raise typer.Exit(0 if rep.ok else 1)
+
+
+@app.command("heuristic")
+@_bad_input
+def heuristic_cmd(
+    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    model: ModelOpt = "telephone",
+    problem: ProblemOpt = "gossip",
+    output: Annotated[
+        str | None, typer.Option("--output", "-o", help="Write the schedule (JSON or .csv).")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run the matching heuristic (telephone, half-duplex) and verify its schedule."""
+    from gossipcert.heuristics.matching import matching_heuristic
+
+    instance = make_instance(graphs.from_spec(graph), parse_model(model), parse_problem(problem))
+    sched = matching_heuristic(instance)
+    _write_output(sched, instance, output)
+    _print_schedule_result("matching", instance, sched, as_json)
+
+
+def _write_output(sched: Any, instance: Any, output: str | None) -> None:
+    from pathlib import Path
+
+    from gossipcert.schedule import write_schedule
+
+    if output:
+        if Path(output).exists():
+            raise GossipcertError(f"{output} exists; choose another name")
+        write_schedule(sched, instance, output)
+
+
 def main() -> None:
     """Entry point of the ``gossipcert`` console script."""
     app()
