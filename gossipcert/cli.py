@@ -444,6 +444,44 @@ def _print_schedule_result(name: str, instance: Any, sched: Any, as_json: bool) 
     raise typer.Exit(0 if rep.ok else 1)
 
 
+@app.command("construct")
+@_bad_input
+def construct_cmd(
+    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    algorithm: Annotated[
+        str,
+        typer.Option(
+            "--algorithm",
+            "-a",
+            help="ring-fd, ring-hd, ring-multicast, hamiltonian, product, simple, "
+            "concurrent-updown, fattree-flood, farthest-first, fattree-total-exchange, bermond, "
+            "rows-columns, matching-sequence.",
+        ),
+    ],
+    model: ModelOpt = "telephone",
+    problem: ProblemOpt = "gossip",
+    sequence: Annotated[
+        str | None,
+        typer.Option("--sequence", help="Matching indices for matching-sequence, e.g. 02102."),
+    ] = None,
+    output: Annotated[
+        str | None, typer.Option("--output", "-o", help="Write the schedule (JSON or .csv).")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Build one of the papers' constructive schedules and verify it.
+
+    Exit 0 when the schedule is valid and complete, 1 when the verifier rejects it, 2 when
+    the construction does not apply to the graph, model or problem.
+    """
+    from gossipcert.constructions.catalog import construct
+
+    instance = make_instance(graphs.from_spec(graph), parse_model(model), parse_problem(problem))
+    sched = construct(instance, algorithm, sequence)
+    _write_output(sched, instance, output)
+    _print_schedule_result(algorithm, instance, sched, as_json)
+
+
 @app.command("heuristic")
 @_bad_input
 def heuristic_cmd(

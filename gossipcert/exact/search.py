@@ -81,7 +81,8 @@ def _verified(instance: Instance, schedule: Schedule, what: str) -> tuple[Schedu
 
 
 def upper_bound_schedules(instance: Instance) -> list[tuple[str, Schedule]]:
-    """Candidate schedules from the heuristics that apply (unverified)."""
+    """Candidate schedules from the heuristics and constructions that apply (unverified)."""
+    from gossipcert.constructions.catalog import upper_bound_candidates
     from gossipcert.heuristics.matching import matching_heuristic
 
     out: list[tuple[str, Schedule]] = []
@@ -89,7 +90,7 @@ def upper_bound_schedules(instance: Instance) -> list[tuple[str, Schedule]]:
         out.append(("matching-heuristic", matching_heuristic(instance)))
     except UnsupportedModelError:
         pass
-    return out
+    return out + upper_bound_candidates(instance)
 
 
 def hint_from(encoding: KnowledgeEncoding, schedule: Schedule, horizon: int) -> dict[int, bool]:

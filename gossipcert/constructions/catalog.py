@@ -1,0 +1,237 @@
+"""The catalogue of constructions by name, as the command line and the exact search use them.
+
+Names (design section 5): ``ring-fd``, ``ring-hd``, ``ring-multicast``, ``hamiltonian``,
+``product``, ``simple``, ``concurrent-updown``, ``fattree-flood``, ``farthest-first``,
+``fattree-total-exchange``, ``bermond``, ``rows-columns``, ``matching-sequence`` (with a
+sequence of matching indices such as ``02102``; without one, the sequence of Beier and
+Sibeyn's Table 6 for the graph, if listed).
+
+Every function here returns unverified schedules; callers pass them through the verifier.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gossipcert.errors import NotApplicableError, SpecError
+from gossipcert.instance import Instance, ModelKind
+from gossipcert.schedule import Schedule
+
+
+@dataclass(frozen=True)
+class Construction:
+    """One named algorithm: what it builds and where it comes from."""
+
+    name: str
+    summary: str
+    source: str
+    build: Callable[[Instance, str | None], Schedule]
+
+
+def _ring_fd(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.hamiltonian import hamiltonian_cycle
+    from gossipcert.constructions.rings import ring_full_duplex
+
+    return ring_full_duplex(inst, hamiltonian_cycle(inst.graph))
+
+
+def _ring_hd(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.hamiltonian import hamiltonian_cycle
+    from gossipcert.constructions.rings import ring_half_duplex
+
+    return ring_half_duplex(inst, hamiltonian_cycle(inst.graph))
+
+
+def _ring_mc(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.hamiltonian import hamiltonian_cycle
+    from gossipcert.constructions.rings import ring_multicast_clockwise
+
+    return ring_multicast_clockwise(inst, hamiltonian_cycle(inst.graph))
+
+
+def _hamiltonian(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.hamiltonian import hamiltonian_gossip
+
+    return hamiltonian_gossip(inst)
+
+
+def _product(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.hamiltonian import product
+
+    return product(inst)
+
+
+def _simple(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.gonzalez import simple
+
+    return simple(inst)
+
+
+def _updown(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.gonzalez import concurrent_up_down
+
+    return concurrent_up_down(inst)
+
+
+def _flood(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.fat_trees import flooding
+
+    return flooding(inst)
+
+
+def _farthest(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.fat_trees import farthest_first
+
+    return farthest_first(inst)
+
+
+def _fat_te(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.fat_trees import total_exchange
+
+    return total_exchange(inst)
+
+
+def _bermond(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.bermond import bermond
+
+    return bermond(inst)
+
+
+def _rows_columns(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.beier_sibeyn import rows_columns
+
+    return rows_columns(inst)
+
+
+def _sequence(inst: Instance, sequence: str | None) -> Schedule:
+    from gossipcert.constructions.beier_sibeyn import TABLE_6, matching_sequence
+
+    if sequence is None:
+        spec = inst.graph.graph.get("spec")
+        if spec not in TABLE_6:
+            raise NotApplicableError(
+                f"no Table 6 sequence is listed for {spec}; give one with --sequence"
+            )
+        sequence = TABLE_6[spec][1]
+    return matching_sequence(inst, sequence)
+
+
+CONSTRUCTIONS: dict[str, Construction] = {
+    c.name: c
+    for c in (
+        Construction(
+            "ring-fd",
+            "gossip around a Hamiltonian cycle, full duplex, n-1 steps",
+            "Dimakopoulos 1999, sec. 3.1",
+            _ring_fd,
+        ),
+        Construction(
+            "ring-hd",
+            "gossip around a Hamiltonian cycle, half duplex, 2(n-1)/2n",
+            "Dimakopoulos 1999, sec. 3.2, Fig. 3",
+            _ring_hd,
+        ),
+        Construction(
+            "ring-multicast",
+            "clockwise ring gossip under multicast, n-1 rounds",
+            "Gonzalez 2003, Fig. 1",
+            _ring_mc,
+        ),
+        Construction(
+            "hamiltonian",
+            "gossip through the links of a Hamiltonian cycle",
+            "Dimakopoulos 1999, sec. 3",
+            _hamiltonian,
+        ),
+        Construction(
+            "product",
+            "multinode broadcasting in A x B: T_B + n2 T_A steps",
+            "Dimakopoulos 1999, sec. 4, Fig. 6, Theorem 2",
+            _product,
+        ),
+        Construction(
+            "simple",
+            "gossip on a minimum-depth spanning tree, 2n+r-3 rounds",
+            "Gonzalez 2003, algorithm Simple",
+            _simple,
+        ),
+        Construction(
+            "concurrent-updown",
+            "ConcurrentUpDown on a minimum-depth tree, n+r",
+            "Gonzalez 2003, Theorem 1",
+            _updown,
+        ),
+        Construction(
+            "fattree-flood",
+            "broadcast or gossip by flooding a fat tree",
+            "Dimakopoulos-Dimopoulos, sec. 2.1 and 4",
+            _flood,
+        ),
+        Construction(
+            "farthest-first",
+            "scatter (gather by reversal) in a fat tree, n+1",
+            "Dimakopoulos-Dimopoulos, sec. 3, Theorem 1",
+            _farthest,
+        ),
+        Construction(
+            "fattree-total-exchange",
+            "pipelined total exchange in a fat tree",
+            "Dimakopoulos-Dimopoulos, sec. 5, (2)-(3)",
+            _fat_te,
+        ),
+        Construction(
+            "bermond",
+            "four-phase sequential gossip with p-packet calls",
+            "Bermond-Gargano-Perennes 1998, Theorem 3.1",
+            _bermond,
+        ),
+        Construction(
+            "rows-columns",
+            "gossip in the rows, then in the columns",
+            "Beier-Sibeyn, Lemmas 1, 2 and 5",
+            _rows_columns,
+        ),
+        Construction(
+            "matching-sequence",
+            "rounds from a fixed set of perfect matchings",
+            "Beier-Sibeyn, sec. 8, Table 6",
+            _sequence,
+        ),
+    )
+}
+
+
+def construct(instance: Instance, name: str, sequence: str | None = None) -> Schedule:
+    """The schedule of construction ``name`` for ``instance`` (not yet verified).
+
+    Raises
+    ------
+    SpecError
+        Unknown name.
+    NotApplicableError
+        The instance does not meet the construction's hypothesis.
+    """
+    if name not in CONSTRUCTIONS:
+        raise SpecError(f"unknown construction {name!r}; known: {', '.join(CONSTRUCTIONS)}")
+    if sequence is not None and name != "matching-sequence":
+        raise SpecError("--sequence goes with --algorithm matching-sequence")
+    return CONSTRUCTIONS[name].build(instance, sequence)
+
+
+#: constructions worth trying as upper bounds for the exact search, per model
+_FOR_SEARCH = {
+    ModelKind.TELEPHONE: ("matching-sequence", "rows-columns"),
+    ModelKind.HALF_DUPLEX: (),
+}
+
+
+def upper_bound_candidates(instance: Instance) -> list[tuple[str, Schedule]]:
+    """Schedules of the constructions that apply to ``instance`` (unverified)."""
+    out: list[tuple[str, Schedule]] = []
+    for name in _FOR_SEARCH.get(instance.model.kind, ()):
+        try:
+            out.append((name, construct(instance, name)))
+        except NotApplicableError:
+            continue
+    return out
