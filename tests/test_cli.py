@@ -209,3 +209,47 @@ def test_console_script_no_traceback() -> None:
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "pancake" in proc.stderr
+
+
+def test_bounds_json_marks_the_best() -> None:
+    code, out, _ = run("bounds", "ring:9", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["lower_bound"] >= 5
+    best = [b for b in data["bounds"] if b["best"] and b["kind"] == "lower"]
+    assert best and best[0]["value"] == data["lower_bound"]
+    assert all({"kind", "value", "source", "name"} <= b.keys() for b in data["bounds"])
+
+
+@pytest.mark.parametrize(
+    ("args", "rounds"),
+    [
+        (["pancake:4", "-a", "matching-sequence"], 5),
+        (["butterfly:3", "-a", "matching-sequence", "--sequence", "012320"], 6),
+        (["ring:7", "-a", "ring-hd", "-m", "half-duplex:p=1"], 14),
+        (["ring:6", "-a", "ring-fd", "-m", "single-port:p=1"], 5),
+        (["ring:6", "-a", "ring-multicast", "-m", "multicast"], 5),
+        (["torus:4x4", "-a", "rows-columns"], 4),
+    ],
+)
+def test_construct_json(args: list[str], rounds: int) -> None:
+    code, out, err = run("construct", *args, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["valid"] and data["complete"] and data["rounds"] == rounds
+    assert data["algorithm"] == args[2]
+    assert len(data["schedule"]["rounds"]) == rounds
+
+
+def test_construct_not_applicable_exits_2() -> None:
+    code, _, err = run("construct", "ring:5", "-a", "bermond")
+    assert code == 2 and "sequential" in err
+    code, _, err = run("construct", "ring:5", "-a", "quicksort")
+    assert code == 2 and "unknown construction 'quicksort'" in err and "bermond" in err
+
+
+def test_heuristic_writes_a_schedule_that_verify_accepts(tmp_path: Path) -> None:
+    out = tmp_path / "h.json"
+    code, _, err = run("heuristic", "ccc:3", "-o", str(out))
+    assert code == 0, err
+    code, text, _ = run("verify", "ccc:3", str(out), "--json")
+    assert code == 0 and json.loads(text)["rounds"] >= 7
