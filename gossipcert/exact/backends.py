@@ -35,6 +35,24 @@ class Status(StrEnum):
 BACKENDS = ("sat", "cpsat")
 
 
+def solve_sliced(solver: Solver, assumptions: list[int], deadline: float | None) -> bool | None:
+    """Run a PySAT solver in conflict-budget slices, checking the wall clock between them.
+
+    CaDiCaL cannot be interrupted from Python, so a deadline (a ``time.monotonic()`` value) is
+    kept by growing slices of at most 200,000 conflicts. Returns None when it passes.
+    """
+    if deadline is None:
+        return solver.solve(assumptions=assumptions)
+    budget = 20_000
+    while time.monotonic() < deadline:
+        solver.conf_budget(budget)
+        result = solver.solve_limited(assumptions=assumptions)
+        if result is not None:
+            return result
+        budget = min(budget * 2, 200_000)
+    return None
+
+
 class SatBackend:
     """Incremental CaDiCaL with assumptions and conflict-budget slices.
 
@@ -71,21 +89,13 @@ class SatBackend:
         """Solve under ``assumptions``; ``deadline`` is a ``time.monotonic()`` value."""
         del hint  # CaDiCaL takes no hints
         self._sync()
-        budget = 20_000
-        while True:
-            if deadline is None:
-                result = self.solver.solve(assumptions=assumptions)
-            else:
-                if time.monotonic() >= deadline:
-                    return Status.UNKNOWN
-                self.solver.conf_budget(budget)
-                result = self.solver.solve_limited(assumptions=assumptions)
-                budget = min(budget * 2, 2_000_000)
-            if result is True:
-                self._model = {lit for lit in self.solver.get_model() or [] if lit > 0}
-                return Status.SAT
-            if result is False:
-                return Status.UNSAT
+        result = solve_sliced(self.solver, assumptions, deadline)
+        if result is None:
+            return Status.UNKNOWN
+        if result:
+            self._model = {lit for lit in self.solver.get_model() or [] if lit > 0}
+            return Status.SAT
+        return Status.UNSAT
 
     def value(self, var: int) -> bool:
         """Truth value of ``var`` in the last model."""

@@ -25,6 +25,7 @@ from pysat.solvers import Solver
 
 from gossipcert.encodings.formula import Formula
 from gossipcert.encodings.knowledge import EncodingOptions, encoding_for
+from gossipcert.exact.backends import solve_sliced
 from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.instance import Instance
 
@@ -92,18 +93,9 @@ def prove_unsat(cnf: StandaloneCNF, deadline: float | None = None) -> ProofResul
     """
     start = time.monotonic()
     with Solver(name=PROOF_SOLVER, bootstrap_with=cnf.clauses, with_proof=True) as solver:
-        budget = 50_000
-        while True:
-            if deadline is None:
-                result = solver.solve()
-            else:
-                if time.monotonic() >= deadline:
-                    return ProofResult("unknown", None, time.monotonic() - start)
-                solver.conf_budget(budget)
-                result = solver.solve_limited()
-                budget = min(2 * budget, 2_000_000)
-            if result is not None:
-                break
+        result = solve_sliced(solver, [], deadline)
+        if result is None:
+            return ProofResult("unknown", None, time.monotonic() - start)
         if result:
             return ProofResult("sat", None, time.monotonic() - start)
         lines = solver.get_proof() or []
