@@ -15,6 +15,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape as esc
 from rich.table import Table
 
 from gossipcert import graphs
@@ -63,13 +64,35 @@ def _bad_input(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except GossipcertError as exc:
-            err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            err_console.print(f"[bold red]error:[/] {esc(str(exc))}", highlight=False)
             raise typer.Exit(2) from None
         except KeyboardInterrupt:
             err_console.print("interrupted")
             raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _check_output(output: str | None, force: bool = False) -> None:
+    """Refuse to overwrite a user's file, and fail early on a path that cannot be written."""
+    from pathlib import Path
+
+    if not output:
+        return
+    path = Path(output)
+    if path.exists() and not force:
+        raise GossipcertError(f"{output} exists; choose another name or pass --force")
+    if not path.parent.is_dir():
+        raise GossipcertError(f"cannot write {output}: folder {path.parent} does not exist")
+
+
+def _write_text(output: str, text: str) -> None:
+    from pathlib import Path
+
+    try:
+        Path(output).write_text(text)
+    except OSError as exc:
+        raise GossipcertError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
 def _print_json(data: Any) -> None:
@@ -88,7 +111,7 @@ def graph_cmd(
     if as_json:
         _print_json(info)
         return
-    table = Table(title=str(info.get("spec", graph)), show_header=False)
+    table = Table(title=esc(str(info.get("spec", graph))), show_header=False)
     for key, value in info.items():
         if key != "spec":
             table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
@@ -120,7 +143,7 @@ def verify_cmd(
     if non_edges:
         err_console.print(
             f"[bold red]error:[/] the schedule uses {len(non_edges)} arc(s) the graph does not "
-            f"have; first: {non_edges[0].message}",
+            f"have; first: {esc(non_edges[0].message)}",
             highlight=False,
             soft_wrap=True,
         )
@@ -128,17 +151,24 @@ def verify_cmd(
     raise typer.Exit(0 if rep.ok else 1)
 
 
+def _head(instance: Any) -> str:
+    """``graph · model · problem``, escaped for rich."""
+    return esc(
+        f"{instance.describe()['graph']} · {instance.model.spec()} · {instance.problem.spec()}"
+    )
+
+
 def _print_verdict(rep: Any, instance: Any) -> None:
     ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
     for err in rep.errors[:50]:
-        console.print(f"[red]✗[/] {err.message}", highlight=False)
+        console.print(f"[red]✗[/] {esc(err.message)}", highlight=False)
     if len(rep.errors) > 50:
         console.print(f"... and {len(rep.errors) - 50} more violations")
     if rep.unmet:
         sample = ", ".join(f"{ref(v)} lacks {instance.packet_names[p]!r}" for v, p in rep.unmet[:5])
         console.print(
             f"[yellow]unmet demands after round {rep.length}:[/] {len(rep.unmet)} "
-            f"({sample}{', ...' if len(rep.unmet) > 5 else ''})",
+            f"({esc(sample)}{', ...' if len(rep.unmet) > 5 else ''})",
             highlight=False,
         )
     verdict = "valid" if rep.valid else f"INVALID ({len(rep.errors)} violations)"
@@ -149,8 +179,7 @@ def _print_verdict(rep: Any, instance: Any) -> None:
     )
     extra = f", S = {rep.steps}" + (f", T = {rep.cost:g}" if rep.cost is not None else "")
     console.print(
-        f"{instance.describe()['graph']} · {instance.model.spec()} · {instance.problem.spec()}: "
-        f"{verdict}; {rep.length} rounds; {done}{extra}",
+        f"{_head(instance)}: {verdict}; {rep.length} rounds; {done}{extra}",
         highlight=False,
     )
 
@@ -235,14 +264,12 @@ def solve_cmd(
 
     Example: gossipcert solve petersen --model telephone --problem gossip -o petersen.json
     """
-    from pathlib import Path
 
-    from gossipcert.exact.certificate import build_certificate, write_certificate
+    from gossipcert.exact.certificate import build_certificate, certificate_text
     from gossipcert.exact.search import solve
     from gossipcert.schedule import to_json
 
-    if output and Path(output).exists() and not force:
-        raise GossipcertError(f"{output} exists; choose another name or pass --force")
+    _check_output(output, force)
     instance = make_instance(graphs.from_spec(graph), parse_model(model), parse_problem(problem))
     res = solve(
         instance,
@@ -254,7 +281,7 @@ def solve_cmd(
     )
     evidence = {k: v for k, v in res.evidence.items() if k != "proof_xz_base64"}
     if output and res.status == "optimal":
-        write_certificate(build_certificate(res), output)
+        _write_text(output, certificate_text(build_certificate(res)))
     if as_json:
         _print_json(
             {
@@ -272,9 +299,7 @@ def solve_cmd(
             }
         )
     else:
-        head = (
-            f"{instance.describe()['graph']} · {instance.model.spec()} · {instance.problem.spec()}"
-        )
+        head = _head(instance)
         if res.status == "optimal":
             console.print(f"{head}: [bold green]optimum {res.optimum} rounds[/]", highlight=False)
         else:
@@ -288,10 +313,10 @@ def solve_cmd(
             f"{res.upper_source}, verified",
             highlight=False,
         )
-        console.print(f"  lower bound: {_evidence_text(evidence)}", highlight=False)
+        console.print(f"  lower bound: {esc(_evidence_text(evidence))}", highlight=False)
         if output and res.status == "optimal":
             console.print(
-                f"  certificate: {output} (re-check with: gossipcert check {output})",
+                f"  certificate: {esc(output)} (re-check with: gossipcert check {esc(output)})",
                 highlight=False,
             )
     raise typer.Exit(0 if res.status == "optimal" else 1)
@@ -340,7 +365,7 @@ def check_cmd(
         )
     else:
         for ok, text in rep.steps:
-            console.print(f"{'[green]✓[/]' if ok else '[red]✗[/]'} {text}", highlight=False)
+            console.print(f"{'[green]✓[/]' if ok else '[red]✗[/]'} {esc(text)}", highlight=False)
         verdict = "[bold green]certificate holds[/]" if rep.ok else "[bold red]certificate FAILS[/]"
         console.print(f"{verdict}: optimum {cert.get('optimum')}", highlight=False)
     raise typer.Exit(0 if rep.ok else 1)
@@ -363,20 +388,18 @@ def export_cmd(
     ] = False,
 ) -> None:
     """Write the formula "R rounds suffice" (DIMACS CNF or OPB) for any external solver."""
-    from pathlib import Path
 
     from gossipcert.encodings.knowledge import EncodingOptions
     from gossipcert.exact.export import FORMATS, export
 
     if fmt not in FORMATS:
         raise GossipcertError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    if output and Path(output).exists() and not force:
-        raise GossipcertError(f"{output} exists; choose another name or pass --force")
+    _check_output(output, force)
     instance = make_instance(graphs.from_spec(graph), parse_model(model), parse_problem(problem))
     options = EncodingOptions(dominance=not strict, symmetry=not strict)
     text = export(instance, rounds, fmt, options)
     if output:
-        Path(output).write_text(text)
+        _write_text(output, text)
     else:
         sys.stdout.write(text)
 
@@ -408,24 +431,31 @@ def bounds_cmd(
             }
         )
         return
-    table = Table(
-        title=f"{instance.describe()['graph']} · {instance.model.spec()} · "
-        f"{instance.problem.spec()}"
-    )
+    table = Table(title=_head(instance))
     for col in ("", "kind", "value", "name", "source"):
         table.add_column(col)
     for b in found:
         table.add_row(
-            "★" if b is lower or b is upper else "", b.kind, str(b.value), b.name, b.source
+            "★" if b is lower or b is upper else "", b.kind, str(b.value), b.name, esc(b.source)
         )
     console.print(table)
 
 
-def _print_schedule_result(name: str, instance: Any, sched: Any, as_json: bool) -> None:
-    """Verify a constructed schedule and print it; exit 1 if it fails the verifier."""
-    from gossipcert.schedule import to_json
+def _print_schedule_result(
+    name: str, instance: Any, sched: Any, as_json: bool, output: str | None
+) -> None:
+    """Verify a constructed schedule, print it, and write it to ``output`` only if it passes;
+    exit 1 if the verifier rejects it."""
+    from gossipcert.schedule import to_csv, to_json
 
     rep = simulate(instance, sched)
+    if output and rep.ok:
+        text = (
+            to_csv(sched, instance)
+            if output.lower().endswith(".csv")
+            else (json.dumps(to_json(sched, instance)) + "\n")
+        )
+        _write_text(output, text)
     if as_json:
         _print_json(
             {
@@ -467,6 +497,9 @@ def construct_cmd(
     output: Annotated[
         str | None, typer.Option("--output", "-o", help="Write the schedule (JSON or .csv).")
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite --output if it exists.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Build one of the papers' constructive schedules and verify it.
@@ -477,9 +510,9 @@ def construct_cmd(
     from gossipcert.constructions.catalog import construct
 
     instance = make_instance(graphs.from_spec(graph), parse_model(model), parse_problem(problem))
+    _check_output(output, force)
     sched = construct(instance, algorithm, sequence)
-    _write_output(sched, instance, output)
-    _print_schedule_result(algorithm, instance, sched, as_json)
+    _print_schedule_result(algorithm, instance, sched, as_json, output)
 
 
 @app.command("heuristic")
@@ -491,26 +524,18 @@ def heuristic_cmd(
     output: Annotated[
         str | None, typer.Option("--output", "-o", help="Write the schedule (JSON or .csv).")
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite --output if it exists.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Run the matching heuristic (telephone, half-duplex) and verify its schedule."""
     from gossipcert.heuristics.matching import matching_heuristic
 
     instance = make_instance(graphs.from_spec(graph), parse_model(model), parse_problem(problem))
+    _check_output(output, force)
     sched = matching_heuristic(instance)
-    _write_output(sched, instance, output)
-    _print_schedule_result("matching", instance, sched, as_json)
-
-
-def _write_output(sched: Any, instance: Any, output: str | None) -> None:
-    from pathlib import Path
-
-    from gossipcert.schedule import write_schedule
-
-    if output:
-        if Path(output).exists():
-            raise GossipcertError(f"{output} exists; choose another name")
-        write_schedule(sched, instance, output)
+    _print_schedule_result("matching", instance, sched, as_json, output)
 
 
 def main() -> None:

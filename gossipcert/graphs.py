@@ -1136,13 +1136,15 @@ def _parse_family(name: str, args: str | None, spec: str) -> _Builder:
     return _parse_random(args, spec)
 
 
-def _looks_like_file(spec: str) -> bool:
+def looks_like_file(spec: str) -> bool:
+    """True when ``spec`` names a graph file rather than a family (it contains ``/`` or ends
+    in a graph-file suffix)."""
     return "/" in spec or spec.lower().endswith(GRAPH_FILE_SUFFIXES)
 
 
 def _from_single_spec(part: str) -> nx.Graph:
     text = part.strip()
-    if _looks_like_file(text):
+    if looks_like_file(text):
         return read_graph_file(text)
     name, colon, args = text.partition(":")
     name = name.strip().lower()

@@ -33,7 +33,8 @@ References
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Sequence
+import math
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -186,8 +187,8 @@ def parse_model(spec: str) -> Model:
                 tau = float(value)
             except ValueError:
                 raise SpecError(f"tau must be a number, got {value!r} in {spec!r}") from None
-            if tau < 0:
-                raise SpecError(f"tau must be non-negative in {spec!r}")
+            if not math.isfinite(tau) or tau < 0:
+                raise SpecError(f"tau must be a finite non-negative number in {spec!r}")
         else:
             h = _positive_int(value, "h", spec)
     return Model(kind, packet_cap, calls, capacity, tau, h)
@@ -243,11 +244,9 @@ class Problem:
 
 
 def _node_text(text: str) -> int | str:
-    text = text.strip()
-    try:
-        return int(text)
-    except ValueError:
-        return text
+    """A node reference as the user wrote it; :func:`graphs.resolve_node` matches it against
+    labels first, then against indices ("007" stays a label, never the index 7)."""
+    return text.strip()
 
 
 def parse_problem(spec: str) -> Problem:
@@ -325,6 +324,17 @@ def problem_from_dict(data: Any, source: str) -> Problem:
     return Problem(ProblemKind.CUSTOM, None, (packets, holdings, demands), source)
 
 
+def _canonical_int(value: Any) -> Any:
+    """``"7"`` becomes 7 (text files carry numbers as text); ``"007"`` stays text."""
+    if isinstance(value, str):
+        try:
+            if str(int(value)) == value:
+                return int(value)
+        except ValueError:
+            pass
+    return value
+
+
 def _hashable(value: Any) -> Hashable:
     """JSON lists become tuples so that packet names can be dictionary keys."""
     if isinstance(value, list):
@@ -379,8 +389,13 @@ class Instance:
         key = _hashable(name)
         if key in index:
             return index[key]
-        if isinstance(key, str) and key.lstrip("-").isdigit() and int(key) in index:
-            return index[int(key)]
+        alt = (
+            tuple(_canonical_int(x) for x in key)
+            if isinstance(key, tuple)
+            else (_canonical_int(key))
+        )
+        if alt in index:
+            return index[alt]
         raise SpecError(f"no packet named {name!r} in this instance")
 
     def describe(self) -> dict[str, Any]:
@@ -512,11 +527,3 @@ def bits(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
-
-
-def mask_of(items: Sequence[int]) -> int:
-    """The bitmask with the given bit positions set."""
-    m = 0
-    for i in items:
-        m |= 1 << i
-    return m

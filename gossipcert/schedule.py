@@ -35,6 +35,8 @@ from gossipcert.errors import GossipcertError, ScheduleFormatError
 from gossipcert.instance import Instance, bits
 
 FORMAT = "gossipcert-schedule/1"
+#: the largest round number a CSV schedule may name (empty rounds are stored)
+MAX_ROUNDS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -103,10 +105,11 @@ class Schedule:
 def _packet_out(instance: Instance, mask: int | None) -> list[Any] | str:
     if mask is None:
         return "all"
-    return [_json_name(instance.packet_names[i]) for i in bits(mask)]
+    return [json_name(instance.packet_names[i]) for i in bits(mask)]
 
 
-def _json_name(name: Any) -> Any:
+def json_name(name: Any) -> Any:
+    """A packet name in JSON form (pairs become lists)."""
     return list(name) if isinstance(name, tuple) else name
 
 
@@ -136,7 +139,7 @@ def _resolve(instance: Instance, ref: Any, where: str) -> int:
         return graphs.resolve_node(instance.graph, ref)
     except GossipcertError:
         raise ScheduleFormatError(
-            f"{where}: node {ref!r} does not exist in "
+            f"{where}: node {ref} does not exist in "
             f"{instance.graph.graph.get('spec', 'the graph')}"
         ) from None
 
@@ -146,6 +149,8 @@ def _resolver(instance: Instance) -> Callable[[Any, str], int]:
     cache: dict[tuple[type, Any], int] = {}
 
     def resolve(ref: Any, where: str) -> int:
+        if not isinstance(ref, (int, str)) or isinstance(ref, bool):
+            return _resolve(instance, ref, where)  # raises the format error
         key = (type(ref), ref)
         hit = cache.get(key)
         if hit is None:
@@ -255,6 +260,8 @@ def from_csv(text: str, instance: Instance) -> Schedule:
             raise ScheduleFormatError(f"{where}: round {row[0]!r} is not a number") from None
         if t < 1:
             raise ScheduleFormatError(f"{where}: rounds are numbered from 1")
+        if t > MAX_ROUNDS:
+            raise ScheduleFormatError(f"{where}: round {t} is beyond the limit of {MAX_ROUNDS}")
         where = f"{where} (round {t})"
         sender = resolve(_number_or_label(row[1]), where)
         receivers = tuple(
@@ -273,12 +280,9 @@ def from_csv(text: str, instance: Instance) -> Schedule:
     return Schedule(tuple(tuple(by_round.get(t, ())) for t in range(1, length + 1)))
 
 
-def _number_or_label(text: str) -> int | str:
-    text = text.strip()
-    try:
-        return int(text)
-    except ValueError:
-        return text
+def _number_or_label(text: str) -> str:
+    """A node or packet reference from a CSV field, as text (resolved label first)."""
+    return text.strip()
 
 
 def _csv_packet(text: str) -> Any:

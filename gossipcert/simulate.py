@@ -51,7 +51,7 @@ from typing import Any
 
 from gossipcert import graphs
 from gossipcert.instance import Instance, ModelKind, bits
-from gossipcert.schedule import Schedule
+from gossipcert.schedule import Schedule, json_name
 
 POINT_TO_POINT = {
     ModelKind.TELEPHONE,
@@ -136,7 +136,7 @@ class Report:
     def to_json(self, instance: Instance, max_unmet: int = 100) -> dict[str, Any]:
         """JSON-ready form, nodes and packets by their external names."""
         ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
-        name = lambda p: _jsonable(instance.packet_names[p])  # noqa: E731
+        name = lambda p: json_name(instance.packet_names[p])  # noqa: E731
         return {
             "valid": self.valid,
             "complete": self.complete,
@@ -149,10 +149,6 @@ class Report:
             "steps": self.steps,
             "cost": self.cost,
         }
-
-
-def _jsonable(name: Any) -> Any:
-    return list(name) if isinstance(name, tuple) else name
 
 
 def _and(items: list[str]) -> str:

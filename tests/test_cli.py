@@ -123,7 +123,9 @@ def test_verify_with_original_labels(tmp_path: Path) -> None:
         (["solve", "ring:4", "-m", "telefone"], "unknown model 'telefone'"),
         (["solve", "ring:4", "-p", "gosip"], "unknown problem 'gosip'"),
         (["solve", "ring:4", "-p", "broadcast:9"], "9"),
-        (["solve", "ring:4", "-q", "-m", "single-port:p=1"], "telephone and half-duplex"),
+        (["solve", "ring:4", "-q", "-b", "foo"], "unknown back-end 'foo'"),
+        (["solve", "ring:4", "-q", "-o", "/nonexistent/dir/c.json"], "does not exist"),
+        (["solve", "ring:4", "-m", "telephone:tau=nan"], "finite"),
         (["export", "ring:4", "-r", "2", "-f", "xml"], "unknown format 'xml'"),
         (["check", "nothing.json"], "nothing.json"),
     ],
@@ -253,3 +255,44 @@ def test_heuristic_writes_a_schedule_that_verify_accepts(tmp_path: Path) -> None
     assert code == 0, err
     code, text, _ = run("verify", "ccc:3", str(out), "--json")
     assert code == 0 and json.loads(text)["rounds"] >= 7
+
+
+def test_solve_other_models_by_bounds_and_constructions() -> None:
+    code, out, _ = run("solve", "ring:8", "-m", "single-port:p=1", "-q", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["status"] == "optimal" and data["optimum"] == 7
+    assert data["evidence"]["kind"] == "closed-form"
+    code, out, _ = run("solve", "petersen", "-m", "multicast", "-q", "--json")
+    data = json.loads(out)
+    assert code == 1 and data["status"] == "feasible" and data["optimum"] is None
+    assert data["lower_bound"] < data["upper_bound"]
+
+
+def test_text_that_looks_like_markup_is_printed_verbatim(tmp_path: Path) -> None:
+    s = tmp_path / "s.json"
+    s.write_text(json.dumps({"rounds": [[{"from": "[/x]", "to": [1], "packets": "all"}]]}))
+    code, _, err = run("verify", "ring:4", str(s))
+    assert code == 2 and "[/x]" in err
+
+
+def test_labels_that_look_like_numbers_stay_labels(tmp_path: Path) -> None:
+    g = tmp_path / "g.edgelist"
+    g.write_text("007 a\na b\nb 7\n")
+    s = tmp_path / "s.csv"
+    s.write_text("round,from,to,packets\n1,007,a,all\n2,a,b,all\n3,b,7,all\n")
+    code, out, err = run("verify", str(g), str(s), "-p", "broadcast:007", "--json")
+    assert code == 0, (out, err)
+    assert json.loads(out)["rounds"] == 3
+    # from the node labelled 7 the same schedule is not a broadcast at all
+    code, out, _ = run("verify", str(g), str(s), "-p", "broadcast:7", "--json")
+    assert code == 1
+
+
+def test_construct_writes_only_verified_schedules(tmp_path: Path) -> None:
+    out = tmp_path / "seq.json"
+    code, _, _ = run(
+        "construct", "pancake:4", "-a", "matching-sequence", "--sequence", "0", "-o", str(out)
+    )
+    assert code == 1 and not out.exists()  # one matching does not gossip
+    code, _, _ = run("construct", "pancake:4", "-a", "matching-sequence", "-o", str(out))
+    assert code == 0 and out.exists()

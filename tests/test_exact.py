@@ -8,6 +8,7 @@ import math
 
 import pytest
 
+from gossipcert.bounds import all_bounds
 from gossipcert.encodings.knowledge import EncodingOptions
 from gossipcert.exact.certificate import build_certificate, check_certificate
 from gossipcert.exact.export import export
@@ -126,7 +127,7 @@ def test_strict_proof_covers_the_plain_encoding() -> None:
     assert res.evidence["kind"] == "drat"
     assert res.evidence["encoding"] == {
         "prune": True,
-        "counting": True,
+        "counting": False,  # the SAT back-end's default
         "dominance": False,
         "symmetry": False,
     }
@@ -248,3 +249,67 @@ def test_export_dimacs_and_opb() -> None:
     opb = export(inst, 2, "opb", EncodingOptions())
     assert opb.startswith("* #variable= ")
     assert all(line.endswith(";") for line in opb.splitlines() if not line.startswith("*"))
+
+
+def test_an_upper_bound_is_no_lower_bound_evidence() -> None:
+    res = solve(parse_instance("mesh:3x3", "telephone", "gossip"))
+    cert = json.loads(json.dumps(build_certificate(res)))
+    ups = [b for b in all_bounds(res.instance) if b.kind == "upper"]
+    assert ups
+    fake = max(ups, key=lambda b: b.value)
+    empty = [[] for _ in range(fake.value - res.optimum)]
+    cert["schedule"]["rounds"] = empty + cert["schedule"]["rounds"]
+    cert["optimum"] = cert["lower_bound"] = cert["upper_bound"] = fake.value
+    cert["evidence"] = {
+        "kind": "closed-form",
+        "name": fake.name,
+        "value": fake.value,
+        "source": fake.source,
+    }
+    cert["symmetry_breaking"] = False
+    assert not check_certificate(cert).ok
+
+
+def test_swapped_labels_or_routers_fail_the_check() -> None:
+    res = solve(parse_instance("path:5", "telephone", "broadcast:0"))
+    cert = json.loads(json.dumps(build_certificate(res)))
+    assert check_certificate(cert).ok
+    bad = copy.deepcopy(cert)
+    labels = bad["instance"]["graph"]["labels"]
+    labels[0], labels[2] = labels[2], labels[0]
+    assert not check_certificate(bad).ok
+    bad = copy.deepcopy(cert)
+    bad["instance"]["graph"]["routers"] = [4]
+    assert not check_certificate(bad).ok
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda c: c.update(evidence=[1]),
+        lambda c: c["instance"].update(graph=[]),
+        lambda c: c["instance"]["graph"].update(labels=["0"]),
+        lambda c: c["instance"].update(model=5),
+        lambda c: c["evidence"].update(rounds=4.0),
+        lambda c: c.update(lower_bound=99),
+        lambda c: c.update(symmetry_breaking=not c["symmetry_breaking"]),
+    ],
+)
+def test_malformed_or_inconsistent_certificates_fail_without_exceptions(
+    certificate: dict, edit
+) -> None:
+    bad = copy.deepcopy(certificate)
+    edit(bad)
+    assert not check_certificate(bad).ok
+
+
+def test_a_closed_form_bound_above_a_verified_schedule_is_an_error(monkeypatch) -> None:
+    from gossipcert.bounds import Bound
+    from gossipcert.errors import SolverError
+    from gossipcert.exact import search
+
+    monkeypatch.setattr(
+        search, "best_lower_bound", lambda inst: Bound("bogus", "lower", 9, "a wrong bound")
+    )
+    with pytest.raises(SolverError, match="bogus"):
+        solve(parse_instance("path:4", "telephone", "gossip"))

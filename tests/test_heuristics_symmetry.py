@@ -118,3 +118,14 @@ def test_complete_graph_first_round_orbits() -> None:
     assert math.factorial(4) == group_order(
         automorphism_generators(parse_instance("complete:4", "telephone", "gossip")), 4
     )
+
+
+def test_matching_heuristic_on_a_disconnected_graph_with_a_local_problem(tmp_path) -> None:
+    import json
+
+    g = tmp_path / "g.edgelist"
+    g.write_text("0 1\n1 2\n2 0\n3 4\n")
+    p = tmp_path / "p.json"
+    p.write_text(json.dumps({"holdings": {"0": ["x"]}, "demands": {"2": ["x"], "1": ["x"]}}))
+    inst = make_instance(graphs.from_spec(str(g)), parse_model("telephone"), parse_problem(str(p)))
+    assert simulate(inst, matching_heuristic(inst)).rounds == 2

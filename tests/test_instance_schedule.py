@@ -78,7 +78,7 @@ def test_bad_model_specs(spec: str, needle: str) -> None:
 
 def test_problem_specs() -> None:
     assert parse_problem("gossip").kind is ProblemKind.GOSSIP
-    assert parse_problem("broadcast:3").root == 3
+    assert parse_problem("broadcast:3").root == "3"  # resolved against labels, then indices
     assert parse_problem("gather:a").root == "a"
     assert parse_problem("total-exchange").kind is ProblemKind.TOTAL_EXCHANGE
     for bad, needle in [
@@ -185,6 +185,8 @@ def test_trailing_empty_rounds_are_dropped() -> None:
         ({"rounds": [[{"from": 0, "to": [1], "packets": [9]}]]}, "packet 9 does not exist"),
         ({"rounds": [[{"from": 0, "to": [1], "packets": 3}]]}, "must be a list"),
         ({"rounds": [[{"from": True, "to": [1], "packets": "all"}]]}, "a number or a label"),
+        ({"rounds": [[{"from": [0], "to": [1], "packets": "all"}]]}, "a number or a label"),
+        ({"rounds": [[{"from": 0, "to": [{"a": 1}], "packets": "all"}]]}, "a number or a label"),
     ],
 )
 def test_bad_schedule_json(data: dict, needle: str) -> None:
@@ -200,6 +202,7 @@ def test_bad_schedule_json(data: dict, needle: str) -> None:
         ("round,from,to,packets\n1,0,1\n", "line 2: expected 4 fields"),
         ("round,from,to,packets\nx,0,1,all\n", "round 'x' is not a number"),
         ("round,from,to,packets\n0,0,1,all\n", "numbered from 1"),
+        ("round,from,to,packets\n99999999999,0,1,all\n", "beyond the limit"),
         ("round,from,to,packets\n1,0,9,all\n", "line 2 \\(round 1\\): node 9 does not exist"),
     ],
 )

@@ -221,8 +221,11 @@ def construct(instance: Instance, name: str, sequence: str | None = None) -> Sch
 
 #: constructions worth trying as upper bounds for the exact search, per model
 _FOR_SEARCH = {
-    ModelKind.TELEPHONE: ("matching-sequence", "rows-columns"),
-    ModelKind.HALF_DUPLEX: (),
+    ModelKind.TELEPHONE: ("matching-sequence", "rows-columns", "bermond"),
+    ModelKind.HALF_DUPLEX: ("hamiltonian",),
+    ModelKind.SINGLE_PORT: ("hamiltonian", "product"),
+    ModelKind.MULTICAST: ("hamiltonian", "concurrent-updown", "simple"),
+    ModelKind.ALL_PORT: ("fattree-flood", "farthest-first", "fattree-total-exchange"),
 }
 
 

@@ -43,13 +43,10 @@ class Formula:
 
     vpool: IDPool = field(default_factory=lambda: IDPool(start_from=1))
     items: list[tuple] = field(default_factory=list)
-    keys: dict[int, Hashable] = field(default_factory=dict)
 
     def var(self, key: Hashable) -> int:
         """The variable for ``key`` (created on first use)."""
-        v = self.vpool.id(key)
-        self.keys.setdefault(v, key)
-        return v
+        return self.vpool.id(key)
 
     def clause(self, lits: Iterable[Lit]) -> None:
         """Add a disjunction; ``True`` satisfies it, ``False`` literals are dropped.

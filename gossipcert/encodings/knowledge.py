@@ -13,10 +13,10 @@ Rules encoded (design section 1):
 
 Variables (from the formula's ``IDPool``, keyed by tuples):
 
-- ``("K", v, p, t)``: node ``v`` may know packet ``p`` after round ``t`` (``1 <= t``).
-  ``K`` is an *upper bound* on knowledge: every true ``K`` is justified by a transfer, which
-  is all that feasibility needs. Pairs fixed by the holdings (``True``) or by distance
-  (``False``) get no variable.
+- ``("K", v, p, t)``: node ``v`` knows packet ``p`` after round ``t`` (``1 <= t``).
+  ``K`` under-approximates knowledge: every true ``K`` is justified by a transfer (the node
+  really knows the packet), which is all that feasibility needs. Pairs fixed by the
+  holdings (``True``) or by distance (``False``) get no variable.
 - ``("D", r)``: selector, "every demand is met after round ``r``" (an assumption literal).
 - model variables for the links of round ``t`` (see :mod:`.telephone`, :mod:`.half_duplex`).
 

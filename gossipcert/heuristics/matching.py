@@ -25,6 +25,7 @@ from gossipcert.instance import Instance, ModelKind, bits
 from gossipcert.schedule import Round, Schedule, Transmission
 
 _BIG = 1 << 20
+_FAR = 1 << 30  # distance to a node in another component
 
 
 def matching_heuristic(instance: Instance, max_rounds: int | None = None) -> Schedule:
@@ -104,7 +105,9 @@ def _gain_function(
         if not new:
             return 0
         useful = sum(
-            1 for p in bits(new) if any(dist[b][w] < dist[a][w] for w in needers.get(p, ()))
+            1
+            for p in bits(new)
+            if any(dist[b].get(w, _FAR) < dist[a].get(w, _FAR) for w in needers.get(p, ()))
         )
         return useful * _BIG + new.bit_count()
 
