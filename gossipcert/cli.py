@@ -241,6 +241,10 @@ def solve_cmd(
             help="No symmetry breaking or dominance: the DRAT proof then covers the whole claim.",
         ),
     ] = False,
+    counting: Annotated[
+        bool,
+        typer.Option("--counting", help="Add the implied counting constraints to the encoding."),
+    ] = False,
     proof: Annotated[
         bool,
         typer.Option(
@@ -276,6 +280,7 @@ def solve_cmd(
         backend=backend,
         time_limit=time_limit,
         strict=strict,
+        counting=counting,
         proof=proof,
         progress=_progress_printer(not quiet),
     )
@@ -380,6 +385,9 @@ def export_cmd(
     problem: ProblemOpt = "gossip",
     fmt: Annotated[str, typer.Option("--format", "-f", help="dimacs or opb.")] = "dimacs",
     strict: Annotated[bool, typer.Option("--strict", help="Plain encoding only.")] = False,
+    counting: Annotated[
+        bool, typer.Option("--counting", help="Add the implied counting constraints.")
+    ] = False,
     output: Annotated[
         str | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
     ] = None,
@@ -396,7 +404,7 @@ def export_cmd(
         raise GossipcertError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     _check_output(output, force)
     instance = make_instance(graphs.from_spec(graph), parse_model(model), parse_problem(problem))
-    options = EncodingOptions(dominance=not strict, symmetry=not strict)
+    options = EncodingOptions(counting=counting, dominance=not strict, symmetry=not strict)
     text = export(instance, rounds, fmt, options)
     if output:
         _write_text(output, text)

@@ -127,7 +127,7 @@ def test_strict_proof_covers_the_plain_encoding() -> None:
     assert res.evidence["kind"] == "drat"
     assert res.evidence["encoding"] == {
         "prune": True,
-        "counting": False,  # the SAT back-end's default
+        "counting": False,  # the default
         "dominance": False,
         "symmetry": False,
     }

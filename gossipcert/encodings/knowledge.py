@@ -29,7 +29,8 @@ Constraint families, for every node ``v``, packet ``p`` and round ``t``:
 - *demand*: ``D_r -> K[v,p,r]`` for every demand;
 - *distance pruning*: ``K[v,p,t]`` is false when every holder of ``p`` is more than ``t``
   edges from ``v``;
-- *counting* (implied, added to help the solver): ``|{p : K[v,p,t]}|`` is at most the sum of
+- *counting* (implied, optional: ``--counting``; on the suite of ``benchmarks/exact.py`` it
+  slows both back-ends down, so it is off by default): ``|{p : K[v,p,t]}|`` is at most the sum of
   the ``2^t`` largest holdings, since ``know_t(v)`` is the union of the holdings of at most
   ``2^t`` nodes; and ``|{v : K[v,p,t]}| <= 2^t * |holders(p)|``, since every node that knows
   ``p`` passes it to at most one other node per round.
