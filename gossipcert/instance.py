@@ -256,7 +256,7 @@ def parse_problem(spec: str) -> Problem:
     Examples
     --------
     >>> parse_problem("broadcast:0")
-    Problem(kind=<ProblemKind.BROADCAST: 'broadcast'>, root=0, custom=None, source_file=None)
+    Problem(kind=<ProblemKind.BROADCAST: 'broadcast'>, root='0', custom=None, source_file=None)
     """
     text = spec.strip()
     if text.lower().endswith(".json"):

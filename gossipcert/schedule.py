@@ -139,8 +139,7 @@ def _resolve(instance: Instance, ref: Any, where: str) -> int:
         return graphs.resolve_node(instance.graph, ref)
     except GossipcertError:
         raise ScheduleFormatError(
-            f"{where}: node {ref} does not exist in "
-            f"{instance.graph.graph.get('spec', 'the graph')}"
+            f"{where}: node {ref} does not exist in {instance.graph.graph.get('spec', 'the graph')}"
         ) from None
 
 
