@@ -54,6 +54,13 @@ PROBLEM_HELP = (
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 ModelOpt = Annotated[str, typer.Option("--model", "-m", help=MODEL_HELP)]
 ProblemOpt = Annotated[str, typer.Option("--problem", "-p", help=PROBLEM_HELP)]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite --output if it exists.")]
+ScheduleOutOpt = Annotated[
+    str | None, typer.Option("--output", "-o", help="Write the schedule (JSON or .csv).")
+]
+CountingOpt = Annotated[
+    bool, typer.Option("--counting", help="Add the implied counting constraints to the encoding.")
+]
 
 
 def _bad_input(func: F) -> F:
@@ -241,10 +248,7 @@ def solve_cmd(
             help="No symmetry breaking or dominance: the DRAT proof then covers the whole claim.",
         ),
     ] = False,
-    counting: Annotated[
-        bool,
-        typer.Option("--counting", help="Add the implied counting constraints to the encoding."),
-    ] = False,
+    counting: CountingOpt = False,
     proof: Annotated[
         bool,
         typer.Option(
@@ -254,9 +258,7 @@ def solve_cmd(
     output: Annotated[
         str | None, typer.Option("--output", "-o", help="Write the certificate (JSON) here.")
     ] = None,
-    force: Annotated[
-        bool, typer.Option("--force", help="Overwrite --output if it exists.")
-    ] = False,
+    force: ForceOpt = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -385,15 +387,11 @@ def export_cmd(
     problem: ProblemOpt = "gossip",
     fmt: Annotated[str, typer.Option("--format", "-f", help="dimacs or opb.")] = "dimacs",
     strict: Annotated[bool, typer.Option("--strict", help="Plain encoding only.")] = False,
-    counting: Annotated[
-        bool, typer.Option("--counting", help="Add the implied counting constraints.")
-    ] = False,
+    counting: CountingOpt = False,
     output: Annotated[
         str | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
     ] = None,
-    force: Annotated[
-        bool, typer.Option("--force", help="Overwrite --output if it exists.")
-    ] = False,
+    force: ForceOpt = False,
 ) -> None:
     """Write the formula "R rounds suffice" (DIMACS CNF or OPB) for any external solver."""
 
@@ -502,12 +500,8 @@ def construct_cmd(
         str | None,
         typer.Option("--sequence", help="Matching indices for matching-sequence, e.g. 02102."),
     ] = None,
-    output: Annotated[
-        str | None, typer.Option("--output", "-o", help="Write the schedule (JSON or .csv).")
-    ] = None,
-    force: Annotated[
-        bool, typer.Option("--force", help="Overwrite --output if it exists.")
-    ] = False,
+    output: ScheduleOutOpt = None,
+    force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Build one of the papers' constructive schedules and verify it.
@@ -529,12 +523,8 @@ def heuristic_cmd(
     graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",
-    output: Annotated[
-        str | None, typer.Option("--output", "-o", help="Write the schedule (JSON or .csv).")
-    ] = None,
-    force: Annotated[
-        bool, typer.Option("--force", help="Overwrite --output if it exists.")
-    ] = False,
+    output: ScheduleOutOpt = None,
+    force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Run the matching heuristic (telephone, half-duplex) and verify its schedule."""
