@@ -313,3 +313,35 @@ def test_a_closed_form_bound_above_a_verified_schedule_is_an_error(monkeypatch) 
     )
     with pytest.raises(SolverError, match="bogus"):
         solve(parse_instance("path:4", "telephone", "gossip"))
+
+
+@pytest.mark.parametrize(
+    "graph", ["ccc:3", "butterfly:3", "petersen", "star-graph:4", "knodel:8", "random:9,14,seed=3"]
+)
+def test_cnf_does_not_depend_on_edge_insertion_order(graph: str) -> None:
+    import random
+
+    import networkx as nx
+
+    from gossipcert import graphs
+    from gossipcert.exact.certificate import graph_from_record, graph_record
+    from gossipcert.instance import make_instance, parse_model, parse_problem
+
+    g = graphs.from_spec(graph)
+    shuffled = nx.Graph(spec=g.graph["spec"])
+    shuffled.add_nodes_from(sorted(g.nodes(data=True), key=lambda x: random.Random(1).random()))
+    edges = list(g.edges(data=True))
+    random.Random(2).shuffle(edges)
+    shuffled.add_edges_from((v, u, d) for u, v, d in edges)
+    hashes = set()
+    for h in (g, graph_from_record(graph_record(g)), shuffled):
+        inst = make_instance(h, parse_model("telephone"), parse_problem("gossip"))
+        hashes.add(standalone_cnf(inst, 2, EncodingOptions()).sha256())
+    assert len(hashes) == 1
+
+
+def test_certificate_with_symmetry_and_dominance_passes_check() -> None:
+    res = solve(parse_instance("ccc:3", "telephone", "gossip"))
+    assert res.evidence["kind"] == "drat" and res.options.symmetry and res.options.dominance
+    rep = check_certificate(json.loads(json.dumps(build_certificate(res))))
+    assert rep.ok, rep.steps

@@ -51,7 +51,7 @@ class HalfDuplexEncoding(KnowledgeEncoding):
         for v in range(self.instance.n):
             f.at_most_one(self._touching(v, t))
         if self.options.dominance:
-            for u, v in self.graph.edges:
+            for u, v in self.edges:
                 f.clause(self._touching(u, t) + [a for a in self._touching(v, t)])
 
     def decode_round(self, t: int, value: Callable[[int], bool]) -> Round:

@@ -137,7 +137,9 @@ class KnowledgeEncoding:
         self.formula = formula or Formula()
         self.horizon = 0
         self.graph = instance.graph
+        # sorted, so that the formula does not depend on the order edges were inserted in
         self.nbrs = [sorted(instance.graph.adj[v]) for v in range(instance.n)]
+        self.edges = sorted((min(u, v), max(u, v)) for u, v in instance.graph.edges)
         self.earliest = earliest_rounds(instance)
         self.holder_count = [0] * instance.n_packets
         for mask in instance.holdings:

@@ -50,7 +50,7 @@ class TelephoneEncoding(KnowledgeEncoding):
         for v in range(self.instance.n):
             f.at_most_one([self.call(v, u, t) for u in self.nbrs[v]])
         if self.options.dominance:
-            for u, v in self.graph.edges:
+            for u, v in self.edges:
                 f.clause(
                     [self.call(u, v, t)]
                     + [self.call(u, w, t) for w in self.nbrs[u] if w != v]
@@ -59,13 +59,10 @@ class TelephoneEncoding(KnowledgeEncoding):
 
     def decode_round(self, t: int, value: Callable[[int], bool]) -> Round:
         out: list[Transmission] = []
-        for u, v in sorted(tuple(sorted(e)) for e in self.graph.edges):
+        for u, v in self.edges:
             if value(self.call(u, v, t)):
                 out += [Transmission(u, (v,), None), Transmission(v, (u,), None)]
         return tuple(out)
 
     def first_round_keys(self) -> list[tuple[Hashable, int]]:
-        return [
-            (frozenset((u, v)), self.call(u, v, 1))
-            for u, v in sorted(tuple(sorted(e)) for e in self.graph.edges)
-        ]
+        return [(frozenset((u, v)), self.call(u, v, 1)) for u, v in self.edges]

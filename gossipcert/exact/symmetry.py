@@ -46,7 +46,7 @@ def automorphism_generators(instance: Instance) -> list[list[int]]:
     for v in range(instance.n):
         cells.setdefault((graphs.is_router(g, v), v == root), set()).add(v)
     coloring = [cells[k] for k in sorted(cells)]
-    adjacency = {v: [u for u in g.adj[v]] for v in range(instance.n)}
+    adjacency = {v: sorted(g.adj[v]) for v in range(instance.n)}  # insertion order must not matter
     pg = pynauty.Graph(
         instance.n, directed=False, adjacency_dict=adjacency, vertex_coloring=coloring
     )
