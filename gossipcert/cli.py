@@ -20,7 +20,7 @@ from rich.table import Table
 
 from gossipcert import graphs
 from gossipcert.errors import GossipcertError
-from gossipcert.instance import make_instance, parse_model, parse_problem
+from gossipcert.instance import parse_instance
 from gossipcert.schedule import read_schedule
 from gossipcert.simulate import simulate
 
@@ -139,7 +139,7 @@ def verify_cmd(
     Exit 0 when the schedule is valid and complete, 1 when it is invalid or incomplete,
     2 on bad input (including a schedule that names an edge the graph does not have).
     """
-    instance = make_instance(graphs.from_spec(graph), parse_model(model), parse_problem(problem))
+    instance = parse_instance(graph, model, problem)
     sched = read_schedule(schedule, instance)
     rep = simulate(instance, sched)
     non_edges = [e for e in rep.errors if e.rule == "not-a-neighbour"]
@@ -276,7 +276,7 @@ def solve_cmd(
     from gossipcert.schedule import to_json
 
     _check_output(output, force)
-    instance = make_instance(graphs.from_spec(graph), parse_model(model), parse_problem(problem))
+    instance = parse_instance(graph, model, problem)
     res = solve(
         instance,
         backend=backend,
@@ -401,7 +401,7 @@ def export_cmd(
     if fmt not in FORMATS:
         raise GossipcertError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     _check_output(output, force)
-    instance = make_instance(graphs.from_spec(graph), parse_model(model), parse_problem(problem))
+    instance = parse_instance(graph, model, problem)
     options = EncodingOptions(counting=counting, dominance=not strict, symmetry=not strict)
     text = export(instance, rounds, fmt, options)
     if output:
@@ -421,7 +421,7 @@ def bounds_cmd(
     """List every closed-form bound that applies, its value and its source; mark the best."""
     from gossipcert.bounds import all_bounds
 
-    instance = make_instance(graphs.from_spec(graph), parse_model(model), parse_problem(problem))
+    instance = parse_instance(graph, model, problem)
     found = all_bounds(instance)
     lows = [b for b in found if b.kind == "lower"]
     ups = [b for b in found if b.kind == "upper"]
@@ -511,7 +511,7 @@ def construct_cmd(
     """
     from gossipcert.constructions.catalog import construct
 
-    instance = make_instance(graphs.from_spec(graph), parse_model(model), parse_problem(problem))
+    instance = parse_instance(graph, model, problem)
     _check_output(output, force)
     sched = construct(instance, algorithm, sequence)
     _print_schedule_result(algorithm, instance, sched, as_json, output)
@@ -530,7 +530,7 @@ def heuristic_cmd(
     """Run the matching heuristic (telephone, half-duplex) and verify its schedule."""
     from gossipcert.heuristics.matching import matching_heuristic
 
-    instance = make_instance(graphs.from_spec(graph), parse_model(model), parse_problem(problem))
+    instance = parse_instance(graph, model, problem)
     _check_output(output, force)
     sched = matching_heuristic(instance)
     _print_schedule_result("matching", instance, sched, as_json, output)
