@@ -218,11 +218,7 @@ def _progress_printer(enabled: bool) -> Any:
                 highlight=False,
             )
         elif kind == "proof-check":
-            err_console.print(
-                f"{t}  proof check: {'verified' if event['ok'] else 'REJECTED'} "
-                f"({event['seconds']:.2f}s)",
-                highlight=False,
-            )
+            err_console.print(f"{t}  proof check: {esc(event['summary'])}", highlight=False)
         elif kind == "symmetry":
             err_console.print(
                 f"{t}  symmetry breaking: {event['generators']} generators", highlight=False
@@ -334,10 +330,11 @@ def _evidence_text(ev: dict[str, Any]) -> str:
     if kind == "closed-form":
         return f"{ev['value']} from the closed-form bound '{ev['name']}' ({ev['source']})"
     if kind == "drat":
+        judges = ", ".join(f"{c['checker']} ({c['status']})" for c in ev.get("checkers", []))
         return (
             f"{ev['rounds']} rounds infeasible: DRAT proof of {ev['proof_lines']} lines "
             f"for a CNF of {ev['variables']} variables and {ev['clauses']} clauses, "
-            f"{ev['verdict']} by {ev['checker']}"
+            f"checked by {judges}"
         )
     if kind == "solver-claim":
         return f"{ev['rounds']} rounds infeasible by the word of {ev['solver']} (no proof)"
@@ -349,33 +346,52 @@ def _evidence_text(ev: dict[str, Any]) -> str:
 def check_cmd(
     certificate: Annotated[str, typer.Argument(help="Certificate written by solve -o.")],
     time_limit: Annotated[
-        float | None, typer.Option("--time-limit", "-t", help="Seconds for re-solving a claim.")
+        float | None,
+        typer.Option(
+            "--time-limit", "-t", help="Seconds for re-checking a proof or re-solving a claim."
+        ),
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Re-check a certificate from scratch: rebuild the instance, replay the schedule,
-    recompute the bound or regenerate the CNF and re-check the DRAT proof.
+    recompute the bound or regenerate the CNF and re-check the DRAT proof with every
+    checker available (dratify with deletions ignored, the project's own checker, and
+    drat-trim when it is on the PATH or named by GOSSIPCERT_DRAT_TRIM).
 
-    Exit 0 when every step holds, 1 on any mismatch, 2 when the file cannot be read.
+    Exit 0 when every step holds, 1 on any mismatch or rejected proof, 2 when the file cannot
+    be read, 3 when the time limit ran out before a verdict (neither holds nor fails).
     """
     from gossipcert.exact.certificate import check_certificate, read_certificate
 
     cert = read_certificate(certificate)
     rep = check_certificate(cert, time_limit)
+    mark = {True: "[green]✓[/]", False: "[red]✗[/]", None: "[yellow]?[/]"}
     if as_json:
         _print_json(
             {
                 "ok": rep.ok,
+                "status": rep.status,
                 "optimum": cert.get("optimum"),
-                "steps": [{"ok": ok, "check": text} for ok, text in rep.steps],
+                "steps": [
+                    {
+                        "ok": ok,
+                        "status": {True: "holds", False: "fails", None: "timeout"}[ok],
+                        "check": text,
+                    }
+                    for ok, text in rep.steps
+                ],
             }
         )
     else:
         for ok, text in rep.steps:
-            console.print(f"{'[green]✓[/]' if ok else '[red]✗[/]'} {esc(text)}", highlight=False)
-        verdict = "[bold green]certificate holds[/]" if rep.ok else "[bold red]certificate FAILS[/]"
-        console.print(f"{verdict}: optimum {cert.get('optimum')}", highlight=False)
-    raise typer.Exit(0 if rep.ok else 1)
+            console.print(f"{mark[ok]} {esc(text)}", highlight=False)
+        verdict = {
+            "holds": "[bold green]certificate holds[/]",
+            "fails": "[bold red]certificate FAILS[/]",
+            "timeout": "[bold yellow]could not re-check in time[/] (no verdict)",
+        }[rep.status]
+        console.print(f"{verdict}: optimum {esc(str(cert.get('optimum')))}", highlight=False)
+    raise typer.Exit({"holds": 0, "fails": 1, "timeout": 3}[rep.status])
 
 
 @app.command("export")

@@ -11,9 +11,9 @@ import pytest
 from gossipcert.bounds import all_bounds
 from gossipcert.encodings.knowledge import EncodingOptions
 from gossipcert.exact.certificate import build_certificate, check_certificate
+from gossipcert.exact.checkers import check_proof
 from gossipcert.exact.export import export
 from gossipcert.exact.proof import (
-    check_drat,
     pack_proof,
     prove_unsat,
     standalone_cnf,
@@ -113,11 +113,11 @@ def test_beier_sibeyn_table5_optima_with_checked_proofs(graph: str, rounds: int)
     assert simulate(inst, res.schedule).rounds == rounds
     # a checked DRAT proof that one round fewer is impossible, whatever the evidence used
     if res.evidence["kind"] == "drat":
-        assert res.evidence["verdict"] == "verified"
+        assert {c["status"] for c in res.evidence["checkers"]} == {"verified"}
     cnf = standalone_cnf(inst, rounds - 1, EncodingOptions())
     pr = prove_unsat(cnf)
     assert pr.status == "unsat"
-    assert check_drat(cnf.dimacs(), pr.proof).ok
+    assert check_proof(cnf.dimacs(), pr.proof).ok
 
 
 def test_strict_proof_covers_the_plain_encoding() -> None:
@@ -139,16 +139,16 @@ def test_a_truncated_or_forged_proof_is_rejected() -> None:
     cnf = standalone_cnf(inst, 5, EncodingOptions())
     proof = prove_unsat(cnf).proof
     lines = proof.splitlines()
-    assert check_drat(cnf.dimacs(), proof).ok
-    assert not check_drat(cnf.dimacs(), "\n".join(lines[: len(lines) // 2]) + "\n").ok
-    assert not check_drat(cnf.dimacs(), "0\n").ok  # the empty clause alone is not RUP
+    assert check_proof(cnf.dimacs(), proof).ok
+    assert not check_proof(cnf.dimacs(), "\n".join(lines[: len(lines) // 2]) + "\n").ok
+    assert not check_proof(cnf.dimacs(), "0\n").ok  # the empty clause alone is not RUP
 
 
 def test_a_proof_does_not_refute_a_satisfiable_horizon() -> None:
     inst = parse_instance("butterfly:3", "telephone", "gossip")
     proof = prove_unsat(standalone_cnf(inst, 5, EncodingOptions())).proof
     assert prove_unsat(standalone_cnf(inst, 6, EncodingOptions())).status == "sat"
-    assert not check_drat(standalone_cnf(inst, 6, EncodingOptions()).dimacs(), proof).ok
+    assert not check_proof(standalone_cnf(inst, 6, EncodingOptions()).dimacs(), proof).ok
 
 
 def test_cnf_is_deterministic() -> None:
@@ -233,6 +233,68 @@ def test_symmetry_flag_tampering_fails(certificate: dict) -> None:
     bad = copy.deepcopy(certificate)
     bad["evidence"]["encoding"]["symmetry"] = False  # the CNF hash no longer matches
     assert not check_certificate(bad).ok
+
+
+def test_optimum_raised_names_the_rounds_that_need_refuting(certificate: dict) -> None:
+    bad = copy.deepcopy(certificate)
+    bad["optimum"] += 1
+    rep = check_certificate(bad)
+    assert rep.status == "fails"
+    n = certificate["optimum"]
+    texts = [t for ok, t in rep.steps if ok is False]
+    assert any(
+        f"refutes {n - 1} rounds, but an optimum of {n + 1} needs {n} rounds" in t for t in texts
+    ), texts
+
+
+def test_a_check_out_of_time_is_no_verdict(certificate: dict) -> None:
+    rep = check_certificate(certificate, time_limit=0)
+    assert rep.status == "timeout" and not rep.ok
+    assert all(ok is not False for ok, _ in rep.steps), rep.steps
+
+
+def test_checkers_and_deletion_policies_are_recorded(certificate: dict) -> None:
+    checkers = certificate["evidence"]["checkers"]
+    names = " ".join(c["checker"] for c in checkers)
+    assert "gossipcert-drat" in names and "dratify" in names
+    assert all(c["status"] == "verified" and c["deletions"] for c in checkers)
+    rep = check_certificate(certificate)
+    lines = [t for _, t in rep.steps if "re-checked by" in t]
+    assert len(lines) == len(checkers) and all("deletions" in t for t in lines)
+
+
+def _custom(cert: dict, content: dict, label: str) -> dict:
+    out = copy.deepcopy(cert)
+    out["instance"]["problem"] = {"spec": label, "custom": content}
+    return out
+
+
+def test_a_label_must_name_the_stored_problem(certificate: dict) -> None:
+    # labelled gossip, but the content asks node 0 for packet 1 only
+    lie = _custom(
+        certificate, {"packets": [1], "holdings": {"1": [1]}, "demands": {"0": [1]}}, "gossip"
+    )
+    rep = check_certificate(lie)
+    assert rep.status == "fails"
+    assert any(
+        ok is False and "is NOT the problem its label 'gossip' names" in t for ok, t in rep.steps
+    ), rep.steps
+
+
+def test_a_label_that_matches_its_content_holds(certificate: dict) -> None:
+    n = certificate["instance"]["graph"]["n"]
+    content = {
+        "packets": [f"p{v}" for v in range(n)],
+        "holdings": {str(v): [f"p{v}"] for v in range(n)},
+        "demands": {str(v): [f"p{u}" for u in range(n)] for v in range(n)},
+    }
+    rep = check_certificate(_custom(certificate, content, "gossip"))
+    assert any(
+        ok is True and "is the problem its label 'gossip' names" in t for ok, t in rep.steps
+    ), rep.steps
+    # the same content under a file name is a custom problem, checked as stored
+    rep = check_certificate(_custom(certificate, content, "mine.json"))
+    assert any("custom problem 'mine.json' as stored" in t for _, t in rep.steps), rep.steps
 
 
 # ------------------------------------------------------------------- export

@@ -6,13 +6,17 @@ the lower-bound evidence:
 
 - ``closed-form``: the name, value and source of a bound of :mod:`gossipcert.bounds`;
 - ``drat``: the encoding options, the SHA-256 of the CNF for ``R* - 1`` rounds, and the DRAT
-  proof (xz-compressed, base64) with the checker's verdict;
+  proof (xz-compressed, base64) with the verdict of each checker that judged it (name,
+  version, how it treats deletions);
 - ``solver-claim``: a solver's word only (weaker, and labelled so).
 
 :func:`check_certificate` re-derives everything: it rebuilds the instance from the stored edge
 list, replays the schedule in the verifier, recomputes the closed-form bound, or regenerates
-the CNF, compares its hash and re-checks the proof; for a solver claim it asks the solver
-again. Any mismatch is a failure.
+the CNF, compares its hash and re-checks the proof with every checker of
+:mod:`gossipcert.exact.checkers`; for a solver claim it asks the solver again. It also checks
+that the problem's label (``spec``) and its stored content describe the same problem, and
+says which problem it checked. Any mismatch is a failure; a check that runs out of time is
+no verdict (neither holds nor fails).
 """
 
 from __future__ import annotations
@@ -30,10 +34,12 @@ from gossipcert.bounds import bound_by_name
 from gossipcert.encodings.knowledge import EncodingOptions
 from gossipcert.errors import CertificateError, GossipcertError
 from gossipcert.exact.backends import SatBackend, Status
-from gossipcert.exact.proof import check_drat, standalone_cnf, standalone_formula, unpack_proof
+from gossipcert.exact.checkers import check_proof
+from gossipcert.exact.proof import standalone_cnf, standalone_formula, unpack_proof
 from gossipcert.exact.search import SolveResult
 from gossipcert.instance import (
     Instance,
+    ProblemKind,
     make_instance,
     parse_model,
     parse_problem,
@@ -150,15 +156,30 @@ def instance_from_certificate(cert: dict[str, Any]) -> Instance:
 
 @dataclass
 class CheckReport:
-    """Outcome of :func:`check_certificate`."""
+    """Outcome of :func:`check_certificate`.
 
-    ok: bool = True
-    steps: list[tuple[bool, str]] = field(default_factory=list)
+    Each step is ``(verdict, text)`` with ``verdict`` True (holds), False (fails) or None
+    (could not be decided in the time allowed).
+    """
 
-    def add(self, ok: bool, text: str) -> None:
+    steps: list[tuple[bool | None, str]] = field(default_factory=list)
+
+    def add(self, ok: bool | None, text: str) -> None:
         """Record one check."""
         self.steps.append((ok, text))
-        self.ok = self.ok and ok
+
+    @property
+    def ok(self) -> bool:
+        """Every step holds."""
+        return all(v is True for v, _ in self.steps)
+
+    @property
+    def status(self) -> str:
+        """``holds``, ``fails`` (some step fails) or ``timeout`` (none fails, some undecided)."""
+        verdicts = {v for v, _ in self.steps}
+        if False in verdicts:
+            return "fails"
+        return "timeout" if None in verdicts else "holds"
 
 
 def check_certificate(cert: dict[str, Any], time_limit: float | None = None) -> CheckReport:
@@ -185,6 +206,7 @@ def _check(cert: dict[str, Any], time_limit: float | None, out: CheckReport) -> 
     if not isinstance(cert, dict):
         raise CertificateError("a certificate is a JSON object")
     inst = instance_from_certificate(cert)
+    _check_problem_label(cert, inst, out)
     spec = cert["instance"]["graph"].get("spec")
     if spec and not graphs.looks_like_file(str(spec)):
         fresh = graph_record(graphs.from_spec(spec))
@@ -242,7 +264,11 @@ def _check(cert: dict[str, Any], time_limit: float | None, out: CheckReport) -> 
         return
     rounds = ev.get("rounds")
     if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds != optimum - 1:
-        out.add(False, f"evidence is about {rounds!r} rounds, but the optimum is {optimum}")
+        out.add(
+            False,
+            f"the evidence refutes {rounds!r} rounds, but an optimum of {optimum} needs "
+            f"{optimum - 1} rounds refuted",
+        )
         return
     options = EncodingOptions(**ev["encoding"])
     if not all(isinstance(v, bool) for v in options.to_json().values()):
@@ -270,13 +296,18 @@ def _check(cert: dict[str, Any], time_limit: float | None, out: CheckReport) -> 
         + " (sound by the arguments in the module docstrings, not covered by the proof)",
     )
     if kind == "drat":
-        _check_drat_evidence(inst, rounds, options, ev, out)
+        _check_drat_evidence(inst, rounds, options, ev, time_limit, out)
     else:
         _check_claim(inst, rounds, options, time_limit, out)
 
 
 def _check_drat_evidence(
-    inst: Instance, rounds: int, options: EncodingOptions, ev: dict[str, Any], out: CheckReport
+    inst: Instance,
+    rounds: int,
+    options: EncodingOptions,
+    ev: dict[str, Any],
+    time_limit: float | None,
+    out: CheckReport,
 ) -> None:
     cnf = standalone_cnf(inst, rounds, options)
     digest = cnf.sha256()
@@ -290,11 +321,16 @@ def _check_drat_evidence(
     except Exception as exc:  # any corruption of the stored proof is a failed check
         out.add(False, f"stored proof cannot be read: {exc}")
         return
-    res = check_drat(cnf.dimacs(), proof)
-    out.add(
-        res.ok,
-        f"DRAT proof ({proof.count(chr(10))} lines) re-checked by {res.checker}: {res.message}",
-    )
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    verdict = check_proof(cnf.dimacs(), proof, deadline)
+    for o in verdict.outcomes:
+        out.add(
+            {"verified": True, "timeout": None}.get(o.status, False),
+            f"DRAT proof ({proof.count(chr(10))} lines) re-checked by {o.checker} "
+            f"(deletions: {o.deletions}): {o.status} in {o.seconds:.1f}s ({o.message})",
+        )
+    if verdict.status == "rejected" and any(o.ok for o in verdict.outcomes):
+        out.add(False, "THE PROOF CHECKERS DISAGREE: " + verdict.summary())
 
 
 def _check_claim(
@@ -312,6 +348,43 @@ def _check_claim(
     finally:
         solver.close()
     out.add(
-        status is Status.UNSAT,
+        None if status is Status.UNKNOWN else status is Status.UNSAT,
         f"solver claim re-solved for {rounds} rounds: {status.value} (no proof stored)",
+    )
+
+
+def _check_problem_label(cert: dict[str, Any], inst: Instance, out: CheckReport) -> None:
+    """The problem's label and its stored content must describe the same problem."""
+    prob = cert["instance"]["problem"]
+    label = str(prob.get("spec"))
+    try:
+        named = parse_problem(label) if not label.lower().endswith(".json") else None
+    except GossipcertError:
+        named = None  # a free-text label: the stored content is the problem
+    demands = sum(bin(d & ~h).count("1") for d, h in zip(inst.demands, inst.holdings, strict=True))
+    what = f"{inst.n_packets} packets, {demands} demands not met at the start"
+    if named is None or named.kind is ProblemKind.CUSTOM:
+        out.add(True, f"problem checked: custom problem {label!r} as stored ({what})")
+        return
+    if "custom" not in prob:
+        out.add(True, f"problem checked: {label} ({what})")
+        return
+    agree = _packet_signature(make_instance(inst.graph, inst.model, named)) == (
+        _packet_signature(inst)
+    )
+    out.add(
+        agree,
+        f"problem checked: stored content ({what}) "
+        f"{'is' if agree else 'is NOT'} the problem its label {label!r} names",
+    )
+
+
+def _packet_signature(inst: Instance) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Per packet, who holds it and who needs it, sorted: the problem up to packet names."""
+    return sorted(
+        (
+            tuple(v for v in range(inst.n) if inst.holdings[v] >> p & 1),
+            tuple(v for v in range(inst.n) if inst.demands[v] >> p & 1),
+        )
+        for p in range(inst.n_packets)
     )

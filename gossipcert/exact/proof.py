@@ -1,10 +1,10 @@
-"""Standalone CNF formulas, DRAT proofs of their unsatisfiability, and independent checks.
+"""Standalone CNF formulas and DRAT proofs of their unsatisfiability.
 
 The lower-bound evidence "``r`` rounds are impossible" is the CNF of the instance for horizon
-``r`` with every demand required after round ``r``, a DRAT proof that it is unsatisfiable
-written by CaDiCaL, and the verdict of ``dratify``, a proof checker that shares no code with
-the solver. The CNF is generated deterministically, so anyone can regenerate it and compare
-its SHA-256 hash.
+``r`` with every demand required after round ``r`` and a DRAT proof that it is unsatisfiable
+written by CaDiCaL; :mod:`gossipcert.exact.checkers` judges the proof with checkers that share
+no code with the solver or with each other. The CNF is generated deterministically, so anyone
+can regenerate it and compare its SHA-256 hash.
 
 References
 ----------
@@ -20,7 +20,6 @@ import lzma
 import time
 from dataclasses import dataclass
 
-import dratify
 from pysat.solvers import Solver
 
 from gossipcert.encodings.formula import Formula
@@ -28,11 +27,6 @@ from gossipcert.encodings.knowledge import EncodingOptions, encoding_for
 from gossipcert.exact.backends import solve_sliced
 from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.instance import Instance
-
-try:  # the optional Rust engine of dratify registers itself on import
-    import cdclkit  # noqa: F401
-except ImportError:  # pragma: no cover - optional accelerator
-    pass
 
 PROOF_SOLVER = "cadical195"
 
@@ -100,30 +94,6 @@ def prove_unsat(cnf: StandaloneCNF, deadline: float | None = None) -> ProofResul
             return ProofResult("sat", None, time.monotonic() - start)
         lines = solver.get_proof() or []
     return ProofResult("unsat", "\n".join(lines) + "\n", time.monotonic() - start)
-
-
-@dataclass(frozen=True)
-class CheckOutcome:
-    """Verdict of the independent checker."""
-
-    ok: bool
-    checker: str
-    seconds: float
-    message: str
-
-
-def check_drat(cnf_text: str, proof: str) -> CheckOutcome:
-    """Check a DRAT proof of the DIMACS formula ``cnf_text`` with dratify."""
-    start = time.monotonic()
-    engine = "native" if dratify.native_available() else "python"
-    checker = f"dratify {getattr(dratify, '__version__', '')} ({engine} engine)".replace("  ", " ")
-    try:
-        result = dratify.check_proof(dratify.parse_dimacs(cnf_text), proof, engine=engine)
-    except Exception as exc:  # a malformed proof is a failed check, never a crash
-        return CheckOutcome(False, checker, time.monotonic() - start, f"proof rejected: {exc}")
-    ok = bool(result.ok)
-    message = "verified" if ok else f"proof rejected: {getattr(result, 'reason', result)}"
-    return CheckOutcome(ok, checker, time.monotonic() - start, message)
 
 
 def pack_proof(proof: str) -> str:

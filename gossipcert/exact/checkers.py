@@ -1,0 +1,280 @@
+"""Independent verdicts on a DRAT proof, and the rule that combines them.
+
+A certificate is worth what its checker is worth, and a proof checker is software too: one
+version of ``dratify`` accepted forged proofs (it kept the root assignment implied by a
+deleted clause). So every proof is judged by checkers that share no code, each run in a way
+that is sound on its own:
+
+- ``dratify`` (PyPI; Rust engine where ``cdclkit[native]`` provides it) with **deletions
+  ignored** (``apply_deletions=False``): every clause it keeps is implied by, or
+  satisfiability-preserving for, the formula, so no deletion can leave a stale assignment.
+- ``gossipcert-drat`` (:mod:`gossipcert.exact.drat`), this project's own forward checker:
+  deletions applied, except deletions of unit and reason clauses, which are ignored (the
+  drat-trim convention).
+- ``drat-trim`` (backward checking, deletions of unit clauses ignored), whenever a binary is
+  found: the ``GOSSIPCERT_DRAT_TRIM`` environment variable, or ``drat-trim`` on the ``PATH``.
+
+:func:`check_proof` runs them all. The proof is **verified** only when every checker that ran
+verified it; a rejection by any of them is a rejection (and a disagreement is said loudly); a
+checker that runs out of time leaves the answer ``timeout`` — no verdict, never a failure.
+
+References
+----------
+.. [1] N. Wetzler, M. J. H. Heule and W. A. Hunt, Jr., "DRAT-trim: efficient checking and
+   trimming using expressive clausal proofs", SAT 2014, LNCS 8561.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import dratify
+
+from gossipcert.exact.drat import CHECKER_NAME, check_drat_text
+
+try:  # the optional Rust engine of dratify registers itself on import
+    import cdclkit  # noqa: F401
+except ImportError:  # pragma: no cover - optional accelerator
+    pass
+
+#: environment variable naming a drat-trim binary (else ``drat-trim`` on the PATH)
+DRAT_TRIM_ENV = "GOSSIPCERT_DRAT_TRIM"
+
+VERIFIED, REJECTED, TIMEOUT, ERROR = "verified", "rejected", "timeout", "error"
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """One checker's verdict on one proof.
+
+    Attributes
+    ----------
+    checker : str
+        Name, version and engine.
+    status : str
+        ``verified``, ``rejected``, ``timeout`` (no verdict in time) or ``error`` (the
+        checker failed to run; counts as a rejection).
+    deletions : str
+        How the checker treats deletion steps.
+    seconds : float
+    message : str
+    """
+
+    checker: str
+    status: str
+    deletions: str
+    seconds: float
+    message: str
+
+    @property
+    def ok(self) -> bool:
+        """True when this checker verified the proof."""
+        return self.status == VERIFIED
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready record (for certificates)."""
+        return {**asdict(self), "seconds": round(self.seconds, 3)}
+
+
+def _remaining(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+
+def _dratify_verdict(cnf_text: str, proof: str, engine: str) -> tuple[str, str]:
+    try:
+        result = dratify.check_proof(
+            dratify.parse_dimacs(cnf_text), proof, engine=engine, apply_deletions=False
+        )
+    except Exception as exc:  # a malformed proof is a rejection, never a crash
+        return REJECTED, f"proof rejected: {exc}"
+    if result.ok:
+        return VERIFIED, "verified"
+    return REJECTED, f"proof rejected: {getattr(result, 'reason', result)}"
+
+
+def _dratify_child(conn: Any, cnf_text: str, proof: str, engine: str) -> None:
+    conn.send(_dratify_verdict(cnf_text, proof, engine))
+    conn.close()
+
+
+def run_dratify(cnf_text: str, proof: str, deadline: float | None = None) -> CheckOutcome:
+    """``dratify`` with deletions ignored; in a child process when a deadline applies.
+
+    Parameters
+    ----------
+    cnf_text, proof : str
+        DIMACS formula and text DRAT proof.
+    deadline : float, optional
+        A ``time.monotonic()`` value; the check is stopped then and the status is ``timeout``.
+
+    Returns
+    -------
+    CheckOutcome
+    """
+    start = time.monotonic()
+    engine = "native" if dratify.native_available() else "python"
+    name = f"dratify {getattr(dratify, '__version__', '?')} ({engine} engine)"
+    policy = "all ignored (apply_deletions=False)"
+    left = _remaining(deadline)
+    if left is None:
+        status, message = _dratify_verdict(cnf_text, proof, engine)
+    else:
+        ctx = multiprocessing.get_context("fork")
+        parent, child = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_dratify_child, args=(child, cnf_text, proof, engine))
+        proc.start()
+        child.close()
+        if parent.poll(left):
+            try:
+                status, message = parent.recv()
+            except EOFError:
+                status, message = ERROR, "the checker process died without a verdict"
+        else:
+            status, message = TIMEOUT, "no verdict before the time limit"
+        proc.kill()
+        proc.join()
+        parent.close()
+    return CheckOutcome(name, status, policy, time.monotonic() - start, message)
+
+
+def run_gossipcert(cnf_text: str, proof: str, deadline: float | None = None) -> CheckOutcome:
+    """The project's own checker, :func:`gossipcert.exact.drat.check_drat_text`."""
+    v = check_drat_text(cnf_text, proof, deadline)
+    policy = (
+        f"applied, except those of unit and reason clauses "
+        f"({v.ignored_deletions} of {v.deletions} ignored)"
+    )
+    message = v.message if v.status != TIMEOUT else f"no verdict: {v.message}"
+    return CheckOutcome(CHECKER_NAME.split(" (")[0], v.status, policy, v.seconds, message)
+
+
+def drat_trim_binary() -> str | None:
+    """The drat-trim binary to use: ``$GOSSIPCERT_DRAT_TRIM``, else ``drat-trim`` on the PATH."""
+    named = os.environ.get(DRAT_TRIM_ENV)
+    if named:
+        return named
+    return shutil.which("drat-trim")
+
+
+def run_drat_trim(
+    cnf_text: str, proof: str, binary: str, deadline: float | None = None
+) -> CheckOutcome:
+    """Run a drat-trim binary on the formula and proof (written to a temporary folder).
+
+    Its verdict is read from its ``s VERIFIED`` / ``s NOT VERIFIED`` line together with its
+    exit status; anything else is an ``error``.
+    """
+    start = time.monotonic()
+    name = f"drat-trim ({binary})"
+    policy = "those of unit clauses ignored (backward checking)"
+    left = _remaining(deadline)
+    with tempfile.TemporaryDirectory(prefix="gossipcert-drat-") as tmp:
+        cnf_path, proof_path = Path(tmp, "formula.cnf"), Path(tmp, "proof.drat")
+        cnf_path.write_text(cnf_text)
+        proof_path.write_text(proof)
+        cmd = [binary, str(cnf_path), str(proof_path)]
+        if left is not None:
+            cmd += ["-t", str(max(1, int(left) + 1))]
+        try:
+            run = subprocess.run(cmd, capture_output=True, text=True, timeout=left, check=False)
+        except subprocess.TimeoutExpired:
+            return CheckOutcome(
+                name, TIMEOUT, policy, time.monotonic() - start, "no verdict before the time limit"
+            )
+        except OSError as exc:
+            return CheckOutcome(name, ERROR, policy, time.monotonic() - start, f"cannot run: {exc}")
+    lines = {s.strip() for s in run.stdout.splitlines() if s.startswith("s ")}
+    seconds = time.monotonic() - start
+    if lines == {"s VERIFIED"} and run.returncode == 0:
+        return CheckOutcome(name, VERIFIED, policy, seconds, "s VERIFIED")
+    if "s NOT VERIFIED" in lines:
+        return CheckOutcome(name, REJECTED, policy, seconds, "s NOT VERIFIED")
+    if "timeout" in run.stdout.lower():
+        return CheckOutcome(name, TIMEOUT, policy, seconds, "no verdict before the time limit")
+    tail = (run.stdout.strip().splitlines() or run.stderr.strip().splitlines() or ["no output"])[-1]
+    return CheckOutcome(
+        name, ERROR, policy, seconds, f"exit {run.returncode} without a verdict: {tail[:120]}"
+    )
+
+
+@dataclass(frozen=True)
+class ProofVerdict:
+    """The combined verdict of every checker on one proof.
+
+    Attributes
+    ----------
+    status : str
+        ``verified`` (every checker verified), ``rejected`` (some checker rejected or failed)
+        or ``timeout`` (none rejected, some gave no verdict in time).
+    outcomes : tuple of CheckOutcome
+    """
+
+    status: str
+    outcomes: tuple[CheckOutcome, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when every checker verified the proof."""
+        return self.status == VERIFIED
+
+    def summary(self) -> str:
+        """One line naming each checker and its verdict."""
+        parts = [f"{o.checker}: {o.status} ({o.seconds:.1f}s)" for o in self.outcomes]
+        head = {
+            VERIFIED: "verified by every checker",
+            REJECTED: "REJECTED",
+            TIMEOUT: "no verdict in time",
+        }[self.status]
+        agree = {o.status for o in self.outcomes}
+        if VERIFIED in agree and agree & {REJECTED, ERROR}:
+            head = "REJECTED: THE CHECKERS DISAGREE"
+        return f"{head} — " + "; ".join(parts)
+
+
+def check_proof(
+    cnf_text: str, proof: str, deadline: float | None = None, drat_trim: bool = True
+) -> ProofVerdict:
+    """Judge a DRAT proof of the formula with every checker available.
+
+    Parameters
+    ----------
+    cnf_text : str
+        The formula, DIMACS.
+    proof : str
+        The text DRAT proof.
+    deadline : float, optional
+        A ``time.monotonic()`` value for all checkers together.
+    drat_trim : bool
+        Also run drat-trim when a binary is found (see :func:`drat_trim_binary`).
+
+    Returns
+    -------
+    ProofVerdict
+
+    Examples
+    --------
+    >>> check_proof("p cnf 2 2\\n1 0\\n-1 -2 0\\n", "d -1 -2 0\\n2 0\\n0\\n").status
+    'rejected'
+    >>> check_proof("p cnf 1 2\\n1 0\\n-1 0\\n", "0\\n").status
+    'verified'
+    """
+    outcomes = [run_gossipcert(cnf_text, proof, deadline), run_dratify(cnf_text, proof, deadline)]
+    binary = drat_trim_binary() if drat_trim else None
+    if binary is not None:
+        outcomes.append(run_drat_trim(cnf_text, proof, binary, deadline))
+    statuses = {o.status for o in outcomes}
+    if statuses & {REJECTED, ERROR}:
+        status = REJECTED
+    elif statuses == {VERIFIED}:
+        status = VERIFIED
+    else:
+        status = TIMEOUT
+    return ProofVerdict(status, tuple(outcomes))

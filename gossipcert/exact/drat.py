@@ -1,0 +1,420 @@
+"""The project's own DRAT proof checker: forward RUP/RAT, sound deletions, nothing shared.
+
+This is the second, independent verdict on every DRAT proof that gossipcert stores (the
+first comes from ``dratify``; ``drat-trim`` adds a third where it is installed). It shares no
+code with the solver or with the other checkers, and it is written to be read: one pass over
+the proof, one propagation routine, one rule per kind of step.
+
+Rules (the checker's state is a clause set ``S`` and the literals that unit propagation
+fixes at the root, each with the clause that implied it):
+
+- ``S`` starts as the formula; the root is propagated to a fixpoint.
+- An added clause ``C`` is accepted when it is **RUP** (assigning every literal of ``C``
+  false and propagating over ``S`` gives a conflict), or else **RAT** on its first literal
+  ``l`` as written (for every clause ``D`` of ``S`` that contains ``-l``, the resolvent
+  ``C + (D - {-l})`` is a tautology or RUP). ``C`` then joins ``S`` and the root is
+  propagated again; a conflict there means ``S`` is refuted by unit propagation.
+- A deletion removes one copy of the clause from ``S``, **except** when that clause is a unit
+  clause or the reason for a root literal: then the deletion is ignored, as drat-trim does,
+  and counted. Otherwise the root assignment would keep a literal that nothing in ``S``
+  implies any more — the defect that let forged proofs through another checker.
+  Deleting a clause that is not in ``S`` is ignored and counted too.
+- The proof is valid when it adds the empty clause and that step is accepted (``S`` is
+  refuted by unit propagation), or when ``S`` is refuted by unit propagation after its last
+  step (as drat-trim accepts). A proof that ends otherwise, a step that is neither RUP nor
+  RAT, or a malformed token is a rejection that names the step.
+
+Soundness in one line: every state ``S`` is satisfiable if the formula is (a RUP or RAT
+addition and a deletion each preserve satisfiability, an ignored deletion changes nothing),
+and the root literals are implied by ``S`` (their reasons are never deleted), so a conflict
+at the root means the formula is unsatisfiable.
+
+Literals are stored as ``2 * var + sign`` (sign 1 for a negative literal), so ``lit ^ 1`` is
+the complement; ``value[lit]`` is 1 when ``lit`` is true. Each clause of two or more
+literals is watched by its first two literals (two-watched-literal propagation).
+
+References
+----------
+.. [1] N. Wetzler, M. J. H. Heule and W. A. Hunt, Jr., "DRAT-trim: efficient checking and
+   trimming using expressive clausal proofs", SAT 2014, LNCS 8561 (the format, and the
+   convention of ignoring deletions of unit and reason clauses).
+.. [2] M. J. H. Heule, W. A. Hunt, Jr. and N. Wetzler, "Verifying refutations with extended
+   resolution", CADE 2013 (the RAT rule, pivot = first literal).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+#: how many proof steps pass between two looks at the clock
+_CLOCK_EVERY = 2048
+
+CHECKER_NAME = "gossipcert-drat (forward RUP/RAT, deletions of unit and reason clauses ignored)"
+
+
+@dataclass(frozen=True)
+class DratVerdict:
+    """What :func:`check_drat_text` found.
+
+    Attributes
+    ----------
+    status : str
+        ``"verified"``, ``"rejected"`` or ``"timeout"`` (no verdict: the deadline passed).
+    message : str
+        One line for a person: why the proof was rejected, or what was checked.
+    additions, deletions : int
+        Steps read up to the verdict.
+    ignored_deletions : int
+        Deletions of unit or reason clauses, or of clauses not present, that were ignored.
+    rat_steps : int
+        Additions accepted by RAT rather than RUP.
+    seconds : float
+    """
+
+    status: str
+    message: str
+    additions: int
+    deletions: int
+    ignored_deletions: int
+    rat_steps: int
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        """True when the proof was verified."""
+        return self.status == "verified"
+
+
+class _RejectedError(Exception):
+    """A proof step that is not justified (internal)."""
+
+
+def _tokens_to_ints(text: str, what: str) -> list[int]:
+    """Every whitespace-separated token of a DIMACS-like text as an int, ``d`` as None-free.
+
+    Deletion markers are handled by the caller; this only converts numbers.
+    """
+    out: list[int] = []
+    for tok in text.split():
+        try:
+            out.append(int(tok))
+        except ValueError:
+            raise _RejectedError(f"{what}: bad token {tok[:20]!r}") from None
+    return out
+
+
+def parse_dimacs(text: str) -> tuple[int, list[list[int]]]:
+    """The variable count and clauses of a DIMACS CNF text.
+
+    Parameters
+    ----------
+    text : str
+        ``p cnf V C`` header, comment lines starting with ``c``, clauses ended by ``0``.
+
+    Returns
+    -------
+    (int, list of list of int)
+
+    Raises
+    ------
+    ValueError
+        On a missing header, a bad token, a literal beyond ``V``, a clause count that differs
+        from the header, or an unterminated clause.
+
+    Examples
+    --------
+    >>> parse_dimacs("p cnf 2 2\\n1 0\\n-1 -2 0\\n")
+    (2, [[1], [-1, -2]])
+    """
+    header: tuple[int, int] | None = None
+    body: list[str] = []
+    for line in text.splitlines():
+        s = line.strip()
+        if not s or s[0] == "c":
+            continue
+        if s[0] == "p":
+            parts = s.split()
+            if header is not None or len(parts) != 4 or parts[1] != "cnf":
+                raise ValueError(f"bad DIMACS header {s[:40]!r}")
+            header = (int(parts[2]), int(parts[3]))
+            continue
+        if header is None:
+            raise ValueError("DIMACS clauses before the 'p cnf' header")
+        body.append(s)
+    if header is None:
+        raise ValueError("no 'p cnf' header")
+    nvars, ncls = header
+    try:
+        nums = _tokens_to_ints(" ".join(body), "formula")
+    except _RejectedError as exc:
+        raise ValueError(str(exc)) from None
+    clauses: list[list[int]] = []
+    cur: list[int] = []
+    for x in nums:
+        if x == 0:
+            clauses.append(cur)
+            cur = []
+        elif abs(x) > nvars:
+            raise ValueError(f"literal {x} beyond the header's {nvars} variables")
+        else:
+            cur.append(x)
+    if cur:
+        raise ValueError("last clause of the formula not ended by 0")
+    if len(clauses) != ncls:
+        raise ValueError(f"header says {ncls} clauses, the formula has {len(clauses)}")
+    return nvars, clauses
+
+
+def _parse_proof(text: str) -> list[tuple[bool, list[int]]]:
+    """Steps ``(is_deletion, dimacs_literals)`` of a text DRAT proof."""
+    steps: list[tuple[bool, list[int]]] = []
+    deleting = False
+    cur: list[int] = []
+    for line in text.splitlines():
+        s = line.strip()
+        if not s or s[0] == "c":
+            continue
+        for tok in s.split():
+            if tok == "d":
+                if cur or deleting:
+                    raise _RejectedError(f"proof step {len(steps) + 1}: 'd' inside a clause")
+                deleting = True
+                continue
+            try:
+                x = int(tok)
+            except ValueError:
+                raise _RejectedError(
+                    f"proof step {len(steps) + 1}: bad token {tok[:20]!r}"
+                ) from None
+            if x == 0:
+                steps.append((deleting, cur))
+                deleting, cur = False, []
+            else:
+                cur.append(x)
+    if cur or deleting:
+        raise _RejectedError(f"proof step {len(steps) + 1} is not ended by 0 (truncated proof?)")
+    return steps
+
+
+def _internal(x: int) -> int:
+    return 2 * x if x > 0 else -2 * x + 1
+
+
+class _Checker:
+    """Clause store, root assignment and propagation of one check."""
+
+    def __init__(self, nvars: int) -> None:
+        size = 2 * (nvars + 1)
+        self.value = bytearray(size)  # value[lit] == 1: lit is true
+        self.watches: list[list[int]] = [[] for _ in range(size)]
+        self.clauses: list[list[int] | None] = []  # by clause id; None once deleted
+        self.by_key: dict[tuple[int, ...], list[int]] = {}  # sorted literals -> live ids
+        self.trail: list[int] = []  # root literals first, then a RUP check's assumptions
+        self.reason_ids: set[int] = set()  # clauses that imply a root literal (kept forever)
+        self.refuted = False  # unit propagation at the root found a conflict
+
+    # -- clause store ----------------------------------------------------------------------
+
+    def add(self, lits: list[int]) -> None:
+        """Add a clause (internal literals, no duplicates) and propagate the root."""
+        if self.refuted:
+            return
+        cid = len(self.clauses)
+        self.clauses.append(lits)
+        self.by_key.setdefault(tuple(sorted(lits)), []).append(cid)
+        value = self.value
+        if any(lit ^ 1 in lits for lit in set(lits)):
+            return  # a tautology is never unit and never conflicting: no watches needed
+        # order the literals: non-false first, so that the watches obey the invariant
+        lits.sort(key=lambda lit: value[lit ^ 1])
+        if len(lits) >= 2:
+            self.watches[lits[0]].append(cid)
+            self.watches[lits[1]].append(cid)
+        if not lits or value[lits[0] ^ 1]:
+            self.refuted = True  # every literal false at the root
+        elif not value[lits[0]] and (len(lits) == 1 or value[lits[1] ^ 1]):
+            mark = len(self.trail)
+            self._assign(lits[0])
+            self.reason_ids.add(cid)
+            if self._propagate(mark, root=True):
+                self.refuted = True
+
+    def delete(self, lits: list[int]) -> bool:
+        """Delete one copy of a clause; False when the deletion is ignored."""
+        ids = self.by_key.get(tuple(sorted(lits)))
+        if not ids:
+            return False  # not present
+        cid = ids[-1]
+        if len(lits) == 1 or cid in self.reason_ids:
+            return False  # a unit or a reason: keep it, so the root stays implied
+        ids.pop()
+        self.clauses[cid] = None  # dropped from the watch lists lazily
+        return True
+
+    # -- propagation -----------------------------------------------------------------------
+
+    def _assign(self, lit: int) -> None:
+        self.value[lit] = 1
+        self.trail.append(lit)
+
+    def _propagate(self, head: int, root: bool) -> bool:
+        """Propagate the trail from ``head``; True on a conflict."""
+        value, trail, watches, clauses = self.value, self.trail, self.watches, self.clauses
+        while head < len(trail):
+            false_lit = trail[head] ^ 1
+            head += 1
+            ws = watches[false_lit]
+            i = j = 0
+            n = len(ws)
+            while i < n:
+                cid = ws[i]
+                i += 1
+                c = clauses[cid]
+                if c is None:
+                    continue  # deleted: drop the watch
+                if c[0] == false_lit:
+                    c[0], c[1] = c[1], false_lit
+                first = c[0]
+                if value[first]:
+                    ws[j] = cid
+                    j += 1
+                    continue
+                for k in range(2, len(c)):
+                    lk = c[k]
+                    if not value[lk ^ 1]:
+                        c[1], c[k] = lk, false_lit
+                        watches[lk].append(cid)
+                        break
+                else:
+                    ws[j] = cid
+                    j += 1
+                    if value[first ^ 1]:
+                        ws[j:] = ws[i:n]  # keep the watches not visited yet
+                        return True
+                    value[first] = 1
+                    trail.append(first)
+                    if root:
+                        self.reason_ids.add(cid)
+            del ws[j:]
+        return False
+
+    def _backtrack(self, mark: int) -> None:
+        value, trail = self.value, self.trail
+        for lit in trail[mark:]:
+            value[lit] = 0
+        del trail[mark:]
+
+    def rup(self, lits: list[int]) -> bool:
+        """Is the clause ``lits`` RUP with respect to the current clause set?"""
+        if self.refuted:
+            return True
+        value = self.value
+        mark = len(self.trail)
+        conflict = False
+        for lit in lits:
+            if value[lit]:
+                conflict = True  # a literal true at the root (or twice-complemented clause)
+                break
+            if not value[lit ^ 1]:
+                self._assign(lit ^ 1)
+        if not conflict:
+            conflict = self._propagate(mark, root=False)
+        self._backtrack(mark)
+        return conflict
+
+    def rat(self, lits: list[int], pivot: int) -> bool:
+        """Is ``lits`` RAT on ``pivot`` with respect to the current clause set?"""
+        neg = pivot ^ 1
+        mine = set(lits)
+        for c in self.clauses:
+            if c is None or neg not in c:
+                continue
+            resolvent = lits + [x for x in c if x != neg and x not in mine]
+            if any(x ^ 1 in mine for x in c if x != neg):
+                continue  # tautological resolvent
+            if not self.rup(resolvent):
+                return False
+        return True
+
+
+def check_drat_text(cnf_text: str, proof_text: str, deadline: float | None = None) -> DratVerdict:
+    """Check a text DRAT proof of unsatisfiability of a DIMACS formula.
+
+    Parameters
+    ----------
+    cnf_text : str
+        The formula (DIMACS).
+    proof_text : str
+        The proof: one step per clause, ``d`` before a deletion, ``0`` ends each step.
+    deadline : float, optional
+        A ``time.monotonic()`` value; past it the answer is ``timeout``, never a verdict.
+
+    Returns
+    -------
+    DratVerdict
+
+    Examples
+    --------
+    The minimal forged proof: deleting the reason for ``-2`` must not leave ``-2`` behind.
+
+    >>> check_drat_text("p cnf 2 2\\n1 0\\n-1 -2 0\\n", "d -1 -2 0\\n2 0\\n0\\n").status
+    'rejected'
+    >>> check_drat_text("p cnf 1 2\\n1 0\\n-1 0\\n", "0\\n").status
+    'verified'
+    """
+    start = time.monotonic()
+    counts = {"a": 0, "d": 0, "ignored": 0, "rat": 0}
+
+    def verdict(status: str, message: str) -> DratVerdict:
+        return DratVerdict(
+            status,
+            message,
+            counts["a"],
+            counts["d"],
+            counts["ignored"],
+            counts["rat"],
+            time.monotonic() - start,
+        )
+
+    try:
+        nvars, clauses = parse_dimacs(cnf_text)
+    except ValueError as exc:
+        return verdict("rejected", f"formula cannot be read: {exc}")
+    try:
+        steps = _parse_proof(proof_text)
+    except _RejectedError as exc:
+        return verdict("rejected", str(exc))
+    top = max([nvars] + [abs(x) for _, lits in steps for x in lits])
+    chk = _Checker(top)
+    for c in clauses:
+        chk.add(list(dict.fromkeys(_internal(x) for x in c)))
+    for number, (deleting, dimacs) in enumerate(steps, 1):
+        if deadline is not None and number % _CLOCK_EVERY == 0 and time.monotonic() > deadline:
+            return verdict("timeout", f"deadline passed after {number - 1} of {len(steps)} steps")
+        lits = list(dict.fromkeys(_internal(x) for x in dimacs))
+        if deleting:
+            counts["d"] += 1
+            if not chk.delete(lits):
+                counts["ignored"] += 1
+            continue
+        counts["a"] += 1
+        if not chk.rup(lits):
+            if not lits or not chk.rat(lits, _internal(dimacs[0])):
+                what = "the empty clause" if not lits else f"clause {' '.join(map(str, dimacs))}"
+                return verdict("rejected", f"proof step {number}: {what} is neither RUP nor RAT")
+            counts["rat"] += 1
+        if not lits:
+            return verdict(
+                "verified",
+                f"empty clause derived at step {number} of {len(steps)}; every addition RUP or "
+                f"RAT ({counts['rat']} RAT), {counts['ignored']} deletions ignored",
+            )
+        chk.add(lits)
+    if chk.refuted:
+        return verdict(
+            "verified",
+            f"all {len(steps)} steps checked; unit propagation refutes the clause set at the end "
+            "(no explicit empty clause)",
+        )
+    return verdict("rejected", "the proof ends without deriving the empty clause")
