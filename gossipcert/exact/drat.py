@@ -44,6 +44,7 @@ References
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 
@@ -90,17 +91,53 @@ class _RejectedError(Exception):
     """A proof step that is not justified (internal)."""
 
 
-def _tokens_to_ints(text: str, what: str) -> list[int]:
-    """Every whitespace-separated token of a DIMACS-like text as an int, ``d`` as None-free.
+#: one whole step on one line, as solvers write them: ``[d ]lit lit ... 0``, single spaces
+_STEP_LINE = re.compile(r"(d )?((?:-?[1-9][0-9]* )*)0")
+#: one token: a literal or the terminating 0 (no '+', no '-0', no '_', ASCII digits only)
+_NUMBER = re.compile(r"-?[1-9][0-9]*|0")
 
-    Deletion markers are handled by the caller; this only converts numbers.
+
+def _steps(lines: list[str], deletions: bool, what: str) -> list[tuple[bool, list[int]]]:
+    """The clauses of DIMACS-like lines as ``(is_deletion, literals)``.
+
+    A line that holds exactly one step takes a fast path; any other line is read token by
+    token (a clause may span lines, or a line hold several).
     """
-    out: list[int] = []
-    for tok in text.split():
-        try:
-            out.append(int(tok))
-        except ValueError:
-            raise _RejectedError(f"{what}: bad token {tok[:20]!r}") from None
+    steps: list[tuple[bool, list[int]]] = []
+    deleting = False
+    cur: list[int] = []
+    for s in lines:
+        if not cur and not deleting:
+            m = _STEP_LINE.fullmatch(s)
+            if m and (deletions or m.group(1) is None):
+                steps.append((m.group(1) is not None, [int(x) for x in m.group(2).split()]))
+                continue
+        for tok in s.split():
+            if tok == "d" and deletions:
+                if cur or deleting:
+                    raise _RejectedError(f"{what} step {len(steps) + 1}: 'd' inside a clause")
+                deleting = True
+            elif _NUMBER.fullmatch(tok):
+                x = int(tok)
+                if x == 0:
+                    steps.append((deleting, cur))
+                    deleting, cur = False, []
+                else:
+                    cur.append(x)
+            else:
+                raise _RejectedError(f"{what} step {len(steps) + 1}: bad token {tok[:20]!r}")
+    if cur or deleting:
+        raise _RejectedError(f"{what} step {len(steps) + 1} is not ended by 0 (truncated?)")
+    return steps
+
+
+def _content_lines(text: str) -> list[str]:
+    """Stripped lines, without blank and comment lines."""
+    out = []
+    for line in text.splitlines():
+        s = line.strip()
+        if s and s[0] != "c":
+            out.append(s)
     return out
 
 
@@ -119,48 +156,34 @@ def parse_dimacs(text: str) -> tuple[int, list[list[int]]]:
     Raises
     ------
     ValueError
-        On a missing header, a bad token, a literal beyond ``V``, a clause count that differs
-        from the header, or an unterminated clause.
+        On a missing or repeated header, a bad token, a literal beyond ``V``, a clause count
+        that differs from the header, or an unterminated clause.
 
     Examples
     --------
     >>> parse_dimacs("p cnf 2 2\\n1 0\\n-1 -2 0\\n")
     (2, [[1], [-1, -2]])
     """
-    header: tuple[int, int] | None = None
-    body: list[str] = []
-    for line in text.splitlines():
-        s = line.strip()
-        if not s or s[0] == "c":
-            continue
-        if s[0] == "p":
-            parts = s.split()
-            if header is not None or len(parts) != 4 or parts[1] != "cnf":
-                raise ValueError(f"bad DIMACS header {s[:40]!r}")
-            header = (int(parts[2]), int(parts[3]))
-            continue
-        if header is None:
-            raise ValueError("DIMACS clauses before the 'p cnf' header")
-        body.append(s)
-    if header is None:
-        raise ValueError("no 'p cnf' header")
-    nvars, ncls = header
+    lines = _content_lines(text)
+    if not lines or not lines[0].startswith("p"):
+        raise ValueError("no 'p cnf' header before the clauses")
+    parts = lines[0].split()
+    if (
+        len(parts) != 4
+        or parts[:2] != ["p", "cnf"]
+        or not all(_NUMBER.fullmatch(x) and not x.startswith("-") for x in parts[2:])
+    ):
+        raise ValueError(f"bad DIMACS header {lines[0][:40]!r}")
+    nvars, ncls = int(parts[2]), int(parts[3])
     try:
-        nums = _tokens_to_ints(" ".join(body), "formula")
+        steps = _steps(lines[1:], deletions=False, what="formula clause")
     except _RejectedError as exc:
         raise ValueError(str(exc)) from None
-    clauses: list[list[int]] = []
-    cur: list[int] = []
-    for x in nums:
-        if x == 0:
-            clauses.append(cur)
-            cur = []
-        elif abs(x) > nvars:
-            raise ValueError(f"literal {x} beyond the header's {nvars} variables")
-        else:
-            cur.append(x)
-    if cur:
-        raise ValueError("last clause of the formula not ended by 0")
+    clauses = [c for _, c in steps]
+    for c in clauses:
+        for x in c:
+            if abs(x) > nvars:
+                raise ValueError(f"literal {x} beyond the header's {nvars} variables")
     if len(clauses) != ncls:
         raise ValueError(f"header says {ncls} clauses, the formula has {len(clauses)}")
     return nvars, clauses
@@ -168,37 +191,17 @@ def parse_dimacs(text: str) -> tuple[int, list[list[int]]]:
 
 def _parse_proof(text: str) -> list[tuple[bool, list[int]]]:
     """Steps ``(is_deletion, dimacs_literals)`` of a text DRAT proof."""
-    steps: list[tuple[bool, list[int]]] = []
-    deleting = False
-    cur: list[int] = []
-    for line in text.splitlines():
-        s = line.strip()
-        if not s or s[0] == "c":
-            continue
-        for tok in s.split():
-            if tok == "d":
-                if cur or deleting:
-                    raise _RejectedError(f"proof step {len(steps) + 1}: 'd' inside a clause")
-                deleting = True
-                continue
-            try:
-                x = int(tok)
-            except ValueError:
-                raise _RejectedError(
-                    f"proof step {len(steps) + 1}: bad token {tok[:20]!r}"
-                ) from None
-            if x == 0:
-                steps.append((deleting, cur))
-                deleting, cur = False, []
-            else:
-                cur.append(x)
-    if cur or deleting:
-        raise _RejectedError(f"proof step {len(steps) + 1} is not ended by 0 (truncated proof?)")
-    return steps
+    return _steps(_content_lines(text), deletions=True, what="proof")
 
 
 def _internal(x: int) -> int:
     return 2 * x if x > 0 else -2 * x + 1
+
+
+def _internal_clause(dimacs: list[int]) -> list[int]:
+    """Internal literals of a DIMACS clause, duplicates dropped (first occurrence kept)."""
+    lits = [x + x if x > 0 else 1 - x - x for x in dimacs]
+    return lits if len(set(lits)) == len(lits) else list(dict.fromkeys(lits))
 
 
 class _Checker:
@@ -224,10 +227,11 @@ class _Checker:
         self.clauses.append(lits)
         self.by_key.setdefault(tuple(sorted(lits)), []).append(cid)
         value = self.value
-        if any(lit ^ 1 in lits for lit in set(lits)):
-            return  # a tautology is never unit and never conflicting: no watches needed
+        if len({lit >> 1 for lit in lits}) < len(lits):
+            return  # (no duplicates, so) a tautology: never unit, never conflicting, unwatched
         # order the literals: non-false first, so that the watches obey the invariant
-        lits.sort(key=lambda lit: value[lit ^ 1])
+        if len(lits) >= 2 and (value[lits[0] ^ 1] or value[lits[1] ^ 1]):
+            lits.sort(key=lambda lit: value[lit ^ 1])
         if len(lits) >= 2:
             self.watches[lits[0]].append(cid)
             self.watches[lits[1]].append(cid)
@@ -388,11 +392,11 @@ def check_drat_text(cnf_text: str, proof_text: str, deadline: float | None = Non
     top = max([nvars] + [abs(x) for _, lits in steps for x in lits])
     chk = _Checker(top)
     for c in clauses:
-        chk.add(list(dict.fromkeys(_internal(x) for x in c)))
+        chk.add(_internal_clause(c))
     for number, (deleting, dimacs) in enumerate(steps, 1):
         if deadline is not None and number % _CLOCK_EVERY == 0 and time.monotonic() > deadline:
             return verdict("timeout", f"deadline passed after {number - 1} of {len(steps)} steps")
-        lits = list(dict.fromkeys(_internal(x) for x in dimacs))
+        lits = _internal_clause(dimacs)
         if deleting:
             counts["d"] += 1
             if not chk.delete(lits):
