@@ -124,6 +124,15 @@ def test_the_wrong_pivot_is_caught_at_its_step() -> None:
     assert v.status == "rejected" and "proof step 1" in v.message
 
 
+def test_huge_variable_numbers_cost_no_memory() -> None:
+    # a proof naming variable 10^12 must not make the checker allocate per variable
+    v = check_drat_text("p cnf 1 2\n1 0\n-1 0\n", "d 1000000000000 0\n0\n")
+    assert v.status == "verified"
+    cnf = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"
+    v = check_drat_text(cnf, "1000000000000 0\n-1000000000000 1 0\n1 0\n0\n")
+    assert v.status == "verified" and v.rat_steps == 1
+
+
 def test_a_formula_refuted_by_unit_propagation_needs_no_empty_clause() -> None:
     # the convention of drat-trim and dratify, which the project's checker shares
     assert check_proof("p cnf 1 2\n1 0\n-1 0\n", "").status == "verified"

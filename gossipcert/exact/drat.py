@@ -91,6 +91,10 @@ class _RejectedError(Exception):
     """A proof step that is not justified (internal)."""
 
 
+class _DeadlineError(Exception):
+    """The deadline passed in the middle of a step (internal)."""
+
+
 #: one whole step on one line, as solvers write them: ``[d ]lit lit ... 0``, single spaces
 _STEP_LINE = re.compile(r"(d )?((?:-?[1-9][0-9]* )*)0")
 #: one token: a literal or the terminating 0 (no '+', no '-0', no '_', ASCII digits only)
@@ -194,10 +198,6 @@ def _parse_proof(text: str) -> list[tuple[bool, list[int]]]:
     return _steps(_content_lines(text), deletions=True, what="proof")
 
 
-def _internal(x: int) -> int:
-    return 2 * x if x > 0 else -2 * x + 1
-
-
 def _internal_clause(dimacs: list[int]) -> list[int]:
     """Internal literals of a DIMACS clause, duplicates dropped (first occurrence kept)."""
     lits = [x + x if x > 0 else 1 - x - x for x in dimacs]
@@ -207,7 +207,8 @@ def _internal_clause(dimacs: list[int]) -> list[int]:
 class _Checker:
     """Clause store, root assignment and propagation of one check."""
 
-    def __init__(self, nvars: int) -> None:
+    def __init__(self, nvars: int, deadline: float | None = None) -> None:
+        self.deadline = deadline
         size = 2 * (nvars + 1)
         self.value = bytearray(size)  # value[lit] == 1: lit is true
         self.watches: list[list[int]] = [[] for _ in range(size)]
@@ -331,7 +332,10 @@ class _Checker:
         """Is ``lits`` RAT on ``pivot`` with respect to the current clause set?"""
         neg = pivot ^ 1
         mine = set(lits)
-        for c in self.clauses:
+        for i, c in enumerate(self.clauses):
+            if self.deadline is not None and i % _CLOCK_EVERY == 0:
+                if time.monotonic() > self.deadline:
+                    raise _DeadlineError
             if c is None or neg not in c:
                 continue
             resolvent = lits + [x for x in c if x != neg and x not in mine]
@@ -389,14 +393,26 @@ def check_drat_text(cnf_text: str, proof_text: str, deadline: float | None = Non
         steps = _parse_proof(proof_text)
     except _RejectedError as exc:
         return verdict("rejected", str(exc))
-    top = max([nvars] + [abs(x) for _, lits in steps for x in lits])
-    chk = _Checker(top)
+    # variables beyond the formula's (extension variables of RAT steps) are numbered on from
+    # nvars in order of appearance, so memory follows the proof's size, not its numbers
+    extra: dict[int, int] = {}
+    for _, dimacs in steps:
+        for x in dimacs:
+            if abs(x) > nvars and abs(x) not in extra:
+                extra[abs(x)] = nvars + 1 + len(extra)
+
+    def internal(dimacs: list[int]) -> list[int]:
+        if extra:
+            dimacs = [x if abs(x) <= nvars else (extra[x] if x > 0 else -extra[-x]) for x in dimacs]
+        return _internal_clause(dimacs)
+
+    chk = _Checker(nvars + len(extra), deadline)
     for c in clauses:
         chk.add(_internal_clause(c))
     for number, (deleting, dimacs) in enumerate(steps, 1):
         if deadline is not None and number % _CLOCK_EVERY == 0 and time.monotonic() > deadline:
             return verdict("timeout", f"deadline passed after {number - 1} of {len(steps)} steps")
-        lits = _internal_clause(dimacs)
+        lits = internal(dimacs)
         if deleting:
             counts["d"] += 1
             if not chk.delete(lits):
@@ -404,7 +420,11 @@ def check_drat_text(cnf_text: str, proof_text: str, deadline: float | None = Non
             continue
         counts["a"] += 1
         if not chk.rup(lits):
-            if not lits or not chk.rat(lits, _internal(dimacs[0])):
+            try:
+                justified = bool(lits) and chk.rat(lits, lits[0])
+            except _DeadlineError:
+                return verdict("timeout", f"deadline passed at step {number} of {len(steps)}")
+            if not justified:
                 what = "the empty clause" if not lits else f"clause {' '.join(map(str, dimacs))}"
                 return verdict("rejected", f"proof step {number}: {what} is neither RUP nor RAT")
             counts["rat"] += 1
