@@ -19,7 +19,7 @@ from rich.markup import escape as esc
 from rich.table import Table
 
 from gossipcert import graphs
-from gossipcert.errors import GossipcertError
+from gossipcert.errors import GossipcertError, SpecError
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import read_schedule
 from gossipcert.simulate import simulate
@@ -464,7 +464,12 @@ def bounds_cmd(
 
 
 def _print_schedule_result(
-    name: str, instance: Any, sched: Any, as_json: bool, output: str | None
+    name: str,
+    instance: Any,
+    sched: Any,
+    as_json: bool,
+    output: str | None,
+    extra: dict[str, Any] | None = None,
 ) -> None:
     """Verify a constructed schedule, print it, and write it to ``output`` only if it passes;
     exit 1 if the verifier rejects it."""
@@ -483,6 +488,7 @@ def _print_schedule_result(
             {
                 **instance.describe(),
                 "algorithm": name,
+                **(extra or {}),
                 "rounds": rep.rounds,
                 "valid": rep.valid,
                 "complete": rep.complete,
@@ -539,15 +545,48 @@ def heuristic_cmd(
     graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method",
+            help="matching: a maximum-weight matching per round (telephone, half-duplex). "
+            "coloring: a search over sequences of fixed matchings (telephone; the section-8 "
+            "matchings of CCC, butterfly, star and pancake graphs, else an edge colouring).",
+        ),
+    ] = "matching",
+    time_limit: Annotated[
+        float, typer.Option("--time-limit", "-t", help="Seconds for the coloring search.")
+    ] = 10.0,
     output: ScheduleOutOpt = None,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Run the matching heuristic (telephone, half-duplex) and verify its schedule."""
+    """Run a heuristic of Beier and Sibeyn and verify its schedule.
+
+    With --method coloring the matching sequence found (e.g. 0123023) is printed;
+    `construct --algorithm matching-sequence --sequence ...` reproduces it on the four
+    families of section 8.
+    """
+    from gossipcert.heuristics.coloring import coloring_heuristic
     from gossipcert.heuristics.matching import matching_heuristic
 
+    if method not in ("matching", "coloring"):
+        raise SpecError(f"unknown heuristic {method!r}; choose matching or coloring")
+    if time_limit <= 0:
+        raise SpecError("--time-limit must be positive")
     instance = parse_instance(graph, model, problem)
     _check_output(output, force)
+    if method == "coloring":
+        from gossipcert.bounds import best_lower_bound
+
+        res = coloring_heuristic(
+            instance, min_rounds=best_lower_bound(instance).value, time_limit=time_limit
+        )
+        if not as_json:
+            console.print(f"matching sequence: {res.sequence}", highlight=False)
+        _print_schedule_result(
+            "coloring", instance, res.schedule, as_json, output, {"sequence": res.sequence}
+        )
     sched = matching_heuristic(instance)
     _print_schedule_result("matching", instance, sched, as_json, output)
 
