@@ -347,7 +347,13 @@ def _evidence_text(ev: dict[str, Any]) -> str:
 @app.command("check")
 @_bad_input
 def check_cmd(
-    certificate: Annotated[str, typer.Argument(help="Certificate written by solve -o.")],
+    certificate: Annotated[
+        str | None, typer.Argument(help="Certificate written by solve -o.")
+    ] = None,
+    all_dir: Annotated[
+        str | None,
+        typer.Option("--all", help="Check every certificate (*.cert.json) in this folder."),
+    ] = None,
     time_limit: Annotated[
         float | None, typer.Option("--time-limit", "-t", help="Seconds for re-solving a claim.")
     ] = None,
@@ -360,6 +366,11 @@ def check_cmd(
     """
     from gossipcert.exact.certificate import check_certificate, read_certificate
 
+    if (certificate is None) == (all_dir is None):
+        raise GossipcertError("give one certificate, or --all FOLDER")
+    if all_dir is not None:
+        _check_all(all_dir, time_limit, as_json)
+    assert certificate is not None
     cert = read_certificate(certificate)
     rep = check_certificate(cert, time_limit)
     if as_json:
@@ -376,6 +387,109 @@ def check_cmd(
         verdict = "[bold green]certificate holds[/]" if rep.ok else "[bold red]certificate FAILS[/]"
         console.print(f"{verdict}: optimum {cert.get('optimum')}", highlight=False)
     raise typer.Exit(0 if rep.ok else 1)
+
+
+def _check_all(folder: str, time_limit: float | None, as_json: bool) -> None:
+    """``check --all``: every certificate in ``folder``; exit 0 all hold, 1 one fails,
+    3 none fails but one could not be decided in time."""
+    from pathlib import Path
+
+    from gossipcert.exact.certificate import check_certificate, read_certificate
+
+    root = Path(folder)
+    if not root.is_dir():
+        raise GossipcertError(f"{folder} is not a folder")
+    files = sorted(root.glob("*.cert.json"))
+    if not files:
+        raise GossipcertError(f"no certificates (*.cert.json) in {folder}")
+    results = []
+    for f in files:
+        try:
+            rep = check_certificate(read_certificate(f), time_limit)
+            verdicts = {ok for ok, _ in rep.steps}
+            status = "fails" if False in verdicts else "timeout" if None in verdicts else "holds"
+            first = next((t for ok, t in rep.steps if ok is not True), "")
+        except GossipcertError as exc:
+            status, first = "fails", str(exc)
+        results.append({"certificate": str(f), "status": status, "first_problem": first})
+        if not as_json:
+            mark = {"holds": "[green]✓[/]", "fails": "[red]✗[/]", "timeout": "[yellow]?[/]"}
+            extra = f": {esc(first)}" if status != "holds" else ""
+            console.print(f"{mark[status]} {esc(f.name)}{extra}", highlight=False)
+    counts = {k: sum(r["status"] == k for r in results) for k in ("holds", "fails", "timeout")}
+    if as_json:
+        _print_json({"counts": counts, "certificates": results})
+    else:
+        console.print(
+            f"{len(results)} certificates: {counts['holds']} hold, {counts['fails']} fail, "
+            f"{counts['timeout']} undecided in time",
+            highlight=False,
+        )
+    raise typer.Exit(1 if counts["fails"] else 3 if counts["timeout"] else 0)
+
+
+@app.command("table")
+@_bad_input
+def table_cmd(
+    sweep_file: Annotated[str, typer.Argument(help="Sweep file (TOML; see the README).")],
+    scheduler: Annotated[
+        str | None,
+        typer.Option("--scheduler", help="Run on the Dask scheduler at this address."),
+    ] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Local worker processes.")] = 1,
+    time_limit: Annotated[
+        float | None,
+        typer.Option("--time-limit", "-t", help="Seconds per instance (overrides the file)."),
+    ] = None,
+    from_store: Annotated[
+        bool, typer.Option("--from-store", help="Solve nothing: rebuild the tables from the store.")
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace tables that gossipcert did not write.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run a sweep over graphs × models × problems and write results/<name>.csv and .md.
+
+    Every answer is kept in the sweep's certificate store as soon as it is known, so an
+    interrupted sweep resumes where it stopped and a finished one is rebuilt without
+    solving. Exit 0 when every instance has a row, 1 when --from-store finds some missing.
+    """
+    from gossipcert import tables
+
+    sweep = tables.read_sweep(sweep_file)
+    if time_limit is not None:
+        if time_limit <= 0:
+            raise GossipcertError("--time-limit must be positive")
+        sweep.time_limit = time_limit
+    tables.check_outputs(sweep, force)
+    stats = {"instances": len(sweep.specs), "tasks": 0, "solved": 0}
+    if not from_store:
+        runner = tables.dask_runner(scheduler) if scheduler else None
+        stats = tables.run_sweep(sweep, jobs, runner, progress=not quiet)
+    df = tables.table(sweep)
+    csv_path, md_path = tables.write_tables(sweep, df, force)
+    missing = int((df["status"] == "not-run").sum())
+    certified = int((df["status"] == "optimal").sum())
+    if as_json:
+        _print_json(
+            {
+                **stats,
+                "certified": certified,
+                "missing": missing,
+                "csv": str(csv_path),
+                "markdown": str(md_path),
+            }
+        )
+    else:
+        console.print(
+            f"{stats['instances']} instances, {stats['tasks']} run now "
+            f"({stats['solved']} solved), {certified} certified, {missing} missing; "
+            f"wrote {esc(str(csv_path))} and {esc(str(md_path))}",
+            highlight=False,
+        )
+    raise typer.Exit(1 if missing else 0)
 
 
 @app.command("export")
