@@ -164,6 +164,7 @@ def atomic_write(path: Path, text: str) -> None:
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:
+            os.fchmod(fd, 0o644)  # mkstemp makes the file private; a result is not
             with os.fdopen(fd, "w") as fh:
                 fh.write(text)
                 fh.flush()

@@ -538,7 +538,11 @@ def markdown(df: pd.DataFrame, source: str) -> str:
             answer = f"{r.status}, between {r.lower} and {up}"
         else:
             answer = str(r.status)
-        cert = f"[{Path(r.certificate).name}]({r.certificate})" if r.certificate else ""
+        cert = (
+            f"[{Path(r.certificate).name}]({r.certificate})"
+            if isinstance(r.certificate, str)
+            else ""
+        )
         cells = [
             r.graph,
             r.model,
