@@ -58,15 +58,20 @@ def family(g: nx.Graph) -> str:
 
 
 def _cube_point(i: int, k: int) -> tuple[float, float]:
-    """Node ``i`` of the ``k``-cube drawn as nested squares: bits 0 and 1 pick the corner,
-    every higher bit set shrinks the square (the classic picture of the 3-cube)."""
+    """Node ``i`` of the ``k``-cube: bits 0 and 1 pick the corner of a square, bit 2 shrinks
+    it (the classic picture of the 3-cube as two nested squares), and every further bit
+    moves the whole 3-cube sideways (4-cube: two 3-cubes side by side), alternating
+    horizontally and vertically."""
     x = 1.0 if i & 1 else -1.0
     y = (1.0 if i >> 1 & 1 else -1.0) if k > 1 else 0.0
-    scale = 2.5 ** (k - 2) if k > 2 else 1.0
-    for j in range(2, k):
+    scale = 1.0 if i >> 2 & 1 or k < 3 else 2.5
+    x, y = x * scale, y * scale
+    for j in range(3, k):
         if i >> j & 1:
-            scale /= 2.5
-    return x * scale, y * scale
+            m = j - 3
+            shift = 7.5 * 2 ** (m // 2)
+            x, y = (x + shift, y) if m % 2 == 0 else (x, y + shift)
+    return x, y
 
 
 def _coords(g: nx.Graph) -> dict[int, Any] | None:
@@ -137,7 +142,7 @@ def layout(g: nx.Graph) -> Positions:
             sy = sum(math.sin(a - r * step) for r, (a, _) in enumerate(members))
             base = math.atan2(sy, sx)
             cx, cy = _cube_point(i, k)
-            radius = 0.5 * 2.0 ** max(0, k - 3)
+            radius = 0.45 + 0.05 * k
             for r, (_, v) in enumerate(members):
                 angle = base + r * step
                 pos[v] = (cx + radius * math.cos(angle), cy + radius * math.sin(angle))
