@@ -447,6 +447,10 @@ def table_cmd(
     force: Annotated[
         bool, typer.Option("--force", help="Replace tables that gossipcert did not write.")
     ] = False,
+    plot_file: Annotated[
+        str | None,
+        typer.Option("--plot", help="Also draw optimum against bounds per family (.png, .svg)."),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -464,12 +468,19 @@ def table_cmd(
             raise GossipcertError("--time-limit must be positive")
         sweep.time_limit = time_limit
     tables.check_outputs(sweep, force)
+    _check_output(plot_file, force)
+    if plot_file and not plot_file.lower().endswith((".png", ".svg")):
+        raise GossipcertError(f"--plot writes .png or .svg: {plot_file}")
     stats = {"instances": len(sweep.specs), "tasks": 0, "solved": 0}
     if not from_store:
         runner = tables.dask_runner(scheduler) if scheduler else None
         stats = tables.run_sweep(sweep, jobs, runner, progress=not quiet)
     df = tables.table(sweep)
     csv_path, md_path = tables.write_tables(sweep, df, force)
+    if plot_file:
+        from gossipcert import plot
+
+        plot.save(plot.draw_table(df, f"{sweep.name}: certified optima against bounds"), plot_file)
     missing = int((df["status"] == "not-run").sum())
     certified = int((df["status"] == "optimal").sum())
     if as_json:

@@ -30,6 +30,7 @@ import matplotlib.pyplot as plt
 import networkx as nx
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch
+from matplotlib.ticker import MaxNLocator
 
 from gossipcert import graphs
 from gossipcert.errors import GossipcertError, ScheduleFormatError
@@ -415,3 +416,81 @@ def save(fig: Figure, path: str | Path) -> None:
         raise GossipcertError(f"cannot write {p}: {exc.strerror or exc}") from None
     finally:
         plt.close(fig)
+
+
+def draw_table(df: Any, title: str | None = None) -> Figure:
+    """Optimum against bounds per family: one panel per graph family × model × problem with
+    at least two sizes, rounds against the number of nodes.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A table of :func:`gossipcert.tables.table` (columns ``graph``, ``model``,
+        ``problem``, ``n``, ``lower_bound``, ``heuristic``, ``status``, ``optimum``,
+        ``lower``, ``upper``).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Raises
+    ------
+    GossipcertError
+        No family appears with two sizes or more.
+    """
+    data = df.copy()
+    data["family"] = [
+        "" if "*" in str(g) or graphs.looks_like_file(str(g)) else str(g).split(":", 1)[0]
+        for g in data["graph"]
+    ]
+    data = data[data["family"] != ""]
+    groups = [
+        (key, part.sort_values("n"))
+        for key, part in data.groupby(["family", "model", "problem"], sort=True)
+        if part["n"].nunique() >= 2
+    ]
+    if not groups:
+        raise GossipcertError("no graph family appears with two sizes or more; nothing to plot")
+    cols = min(4, len(groups))
+    rows = math.ceil(len(groups) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.9 * rows + 0.6), squeeze=False)
+    for ax in axes.flat[len(groups) :]:
+        ax.set_axis_off()
+    for ax, ((fam, model, problem), part) in zip(axes.flat, groups, strict=False):
+        n = part["n"].astype(float)
+        ax.plot(
+            n, part["lower_bound"].astype(float), "--", color="#7f7f7f", label="closed-form lower"
+        )
+        heur = part["heuristic"].astype(float)
+        ax.plot(n, heur, "x", color="#ff7f0e", markersize=7, zorder=4, label="matching heuristic")
+        done = part[part["status"] == "optimal"]
+        ax.plot(
+            done["n"].astype(float),
+            done["optimum"].astype(float),
+            "o",
+            color="#1f77b4",
+            label="certified optimum",
+        )
+        open_ = part[part["status"].isin(["feasible", "unknown"])]
+        for r in open_.itertuples(index=False):
+            hi = r.upper if r.upper is not None and r.upper == r.upper else r.lower
+            ax.vlines(float(r.n), float(r.lower), float(hi), color=_ARROW, linewidth=3)
+        if len(open_):
+            ax.plot([], [], color=_ARROW, linewidth=3, label="open: [lower, upper]")
+        ax.set_title(f"{fam} · {model} · {problem}", fontsize=9)
+        ax.set_xlabel("nodes n", fontsize=8)
+        ax.set_ylabel("rounds", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.grid(alpha=0.3)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    seen = dict(zip(labels, handles, strict=False))
+    for ax in axes.flat[1 : len(groups)]:
+        for h, lab in zip(*reversed(ax.get_legend_handles_labels()), strict=False):
+            seen.setdefault(h, lab)
+    fig.legend(list(seen.values()), list(seen.keys()), loc="lower center", ncol=4, fontsize=8)
+    fig.suptitle(title or "certified optima against bounds", fontsize=11)
+    fig.tight_layout(rect=(0, 0.5 / (2.9 * rows + 0.6), 1, 1))
+    return fig

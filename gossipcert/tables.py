@@ -91,8 +91,14 @@ class Task:
 
     @property
     def spec_id(self) -> str:
-        """``graph | model | problem``, the key of the row inside a store entry."""
-        return f"{self.graph} | {self.model} | {self.problem}"
+        """The key of this instance's row inside a store entry (:func:`spec_key`)."""
+        return spec_key(self.graph, self.model, self.problem)
+
+
+def spec_key(graph: str, model: str, problem: str) -> str:
+    """``graph | model | problem``: the key of a row inside a store entry (rows depend on the
+    specs as written, since bounds and constructions recognise families by their spec)."""
+    return f"{graph} | {model} | {problem}"
 
 
 @dataclass
@@ -323,7 +329,7 @@ def plan(sweep: Sweep, store: Store) -> list[Task]:
     for (g, m, p), key in zip(sweep.specs, sweep.keys, strict=True):
         entry = store.get(key) or {}
         need_solve = not _reusable(entry.get("outcome"), sweep.time_limit) and key not in solving
-        spec_id = Task(g, m, p, False, None, "").spec_id
+        spec_id = spec_key(g, m, p)
         if need_solve:
             solving.add(key)
         if need_solve or spec_id not in entry.get("rows", {}):
@@ -353,10 +359,14 @@ def _local_runner(tasks: list[Task], jobs: int) -> Iterator[tuple[Task, dict[str
             yield t, evaluate(t)
         return
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+    try:
         futures: dict[Future[dict[str, Any]], Task] = {pool.submit(evaluate, t): t for t in tasks}
         for fut in as_completed(futures):
             yield futures[fut], fut.result()
+    finally:
+        # on an interruption or an error, drop the queued instances instead of running them
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def dask_runner(address: str) -> Runner:
@@ -484,7 +494,7 @@ def table(sweep: Sweep) -> pd.DataFrame:
     rows: list[dict[str, Any]] = []
     for (g, m, p), key in zip(sweep.specs, sweep.keys, strict=True):
         entry = store.get(key) or {}
-        spec_id = Task(g, m, p, False, None, "").spec_id
+        spec_id = spec_key(g, m, p)
         row: dict[str, Any] = {c: None for c in COLUMNS}
         row.update(entry.get("rows", {}).get(spec_id, {"graph": g, "model": m, "problem": p}))
         outcome = entry.get("outcome")

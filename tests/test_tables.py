@@ -227,3 +227,19 @@ def test_tables_not_written_by_gossipcert_are_not_replaced(tmp_path: Path) -> No
     assert res.exit_code == 2 and "--force" in res.stderr
     assert (tmp_path / "small.md").read_text() == "my notes\n"
     assert not (tmp_path / "store").exists() or not any((tmp_path / "store").iterdir())
+
+
+def test_plot_of_optima_against_bounds(tmp_path: Path) -> None:
+    path = sweep_file(tmp_path, SMALL)
+    picture = tmp_path / "small.svg"
+    res = runner.invoke(app, ["table", str(path), "-q", "--plot", str(picture)])
+    assert res.exit_code == 0, res.stderr
+    text = picture.read_text()
+    # one panel per family x model x problem with two sizes: ring and path, 2 models, 2 problems
+    assert (
+        text.count("ring · half-duplex · gossip") == 1 and "path · telephone · broadcast:0" in text
+    )
+    assert "certified optimum" in text
+    assert text.count("<!-- nodes n -->") == 8  # the prism (a product) is no family: no panel
+    res = runner.invoke(app, ["table", str(path), "-q", "--plot", str(tmp_path / "x.pdf")])
+    assert res.exit_code == 2 and ".png or .svg" in res.stderr
