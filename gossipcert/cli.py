@@ -503,6 +503,86 @@ def table_cmd(
     raise typer.Exit(1 if missing else 0)
 
 
+@app.command("draw")
+@_bad_input
+def draw_cmd(
+    schedule: Annotated[
+        str, typer.Argument(help="Schedule file (.json or .csv), or a certificate (JSON).")
+    ],
+    output: Annotated[str, typer.Option("--output", "-o", help="Picture to write (.png, .svg).")],
+    graph: Annotated[
+        str | None,
+        typer.Option("--graph", "-g", help="Graph spec or file (not for a certificate)."),
+    ] = None,
+    model: Annotated[str | None, typer.Option("--model", "-m", help=MODEL_HELP)] = None,
+    problem: Annotated[str | None, typer.Option("--problem", "-p", help=PROBLEM_HELP)] = None,
+    knowledge: Annotated[
+        bool,
+        typer.Option("--knowledge", help="Draw the growth of knowledge instead of the rounds."),
+    ] = False,
+    rounds: Annotated[
+        str | None, typer.Option("--rounds", help="Only these rounds, e.g. 1-6.")
+    ] = None,
+    columns: Annotated[int | None, typer.Option("--columns", min=1, help="Panels per row.")] = None,
+    force: ForceOpt = False,
+) -> None:
+    """Draw a schedule round by round (or its knowledge growth) as PNG or SVG.
+
+    The schedule is replayed by the verifier first; one that breaks a rule or leaves a
+    demand unmet is not drawn (exit 2). A certificate carries its graph, model, problem and
+    schedule, so it needs no --graph, --model or --problem.
+    """
+    from gossipcert import plot
+    from gossipcert.exact.certificate import instance_from_certificate
+    from gossipcert.schedule import from_json
+
+    _check_output(output, force)
+    if not output.lower().endswith(plot.FORMATS):
+        raise GossipcertError(f"draw writes .png or .svg: {output}")
+    data = _json_file(schedule)
+    if isinstance(data, dict) and data.get("format") == "gossipcert-certificate/1":
+        if graph or model or problem:
+            raise GossipcertError(
+                "a certificate carries its own graph, model and problem; drop --graph, "
+                "--model and --problem"
+            )
+        instance = instance_from_certificate(data)
+        sched = from_json(data.get("schedule"), instance)
+    else:
+        if graph is None:
+            raise GossipcertError("--graph is needed to draw a schedule file")
+        instance = parse_instance(graph, model or "telephone", problem or "gossip")
+        sched = read_schedule(schedule, instance)
+    if knowledge:
+        fig = plot.draw_knowledge(instance, sched)
+    else:
+        first, last = 1, None
+        if rounds:
+            a, _, b = rounds.partition("-")
+            try:
+                first, last = int(a), int(b or a)
+            except ValueError:
+                raise GossipcertError(
+                    f"--rounds takes FIRST-LAST, e.g. 1-6, not {rounds!r}"
+                ) from None
+        fig = plot.draw_rounds(instance, sched, first, last, columns)
+    plot.save(fig, output)
+    console.print(f"wrote {esc(output)}", highlight=False)
+
+
+def _json_file(path: str) -> Any:
+    """The decoded JSON of ``path``, or None when it is not a JSON file (a CSV schedule)."""
+    if not path.lower().endswith(".json"):
+        return None
+    try:
+        with open(path) as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise GossipcertError(f"{path} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise GossipcertError(f"{path} is not valid JSON: {exc}") from None
+
+
 @app.command("export")
 @_bad_input
 def export_cmd(
@@ -659,86 +739,6 @@ def heuristic_cmd(
     _check_output(output, force)
     sched = matching_heuristic(instance)
     _print_schedule_result("matching", instance, sched, as_json, output)
-
-
-@app.command("draw")
-@_bad_input
-def draw_cmd(
-    schedule: Annotated[
-        str, typer.Argument(help="Schedule file (.json or .csv), or a certificate (JSON).")
-    ],
-    output: Annotated[str, typer.Option("--output", "-o", help="Picture to write (.png, .svg).")],
-    graph: Annotated[
-        str | None,
-        typer.Option("--graph", "-g", help="Graph spec or file (not for a certificate)."),
-    ] = None,
-    model: Annotated[str | None, typer.Option("--model", "-m", help=MODEL_HELP)] = None,
-    problem: Annotated[str | None, typer.Option("--problem", "-p", help=PROBLEM_HELP)] = None,
-    knowledge: Annotated[
-        bool,
-        typer.Option("--knowledge", help="Draw the growth of knowledge instead of the rounds."),
-    ] = False,
-    rounds: Annotated[
-        str | None, typer.Option("--rounds", help="Only these rounds, e.g. 1-6.")
-    ] = None,
-    columns: Annotated[int | None, typer.Option("--columns", min=1, help="Panels per row.")] = None,
-    force: ForceOpt = False,
-) -> None:
-    """Draw a schedule round by round (or its knowledge growth) as PNG or SVG.
-
-    The schedule is replayed by the verifier first; one that breaks a rule or leaves a
-    demand unmet is not drawn (exit 2). A certificate carries its graph, model, problem and
-    schedule, so it needs no --graph, --model or --problem.
-    """
-    from gossipcert import plot
-    from gossipcert.exact.certificate import instance_from_certificate
-    from gossipcert.schedule import from_json
-
-    _check_output(output, force)
-    if not output.lower().endswith(plot.FORMATS):
-        raise GossipcertError(f"draw writes .png or .svg: {output}")
-    data = _json_file(schedule)
-    if isinstance(data, dict) and data.get("format") == "gossipcert-certificate/1":
-        if graph or model or problem:
-            raise GossipcertError(
-                "a certificate carries its own graph, model and problem; drop --graph, "
-                "--model and --problem"
-            )
-        instance = instance_from_certificate(data)
-        sched = from_json(data.get("schedule"), instance)
-    else:
-        if graph is None:
-            raise GossipcertError("--graph is needed to draw a schedule file")
-        instance = parse_instance(graph, model or "telephone", problem or "gossip")
-        sched = read_schedule(schedule, instance)
-    if knowledge:
-        fig = plot.draw_knowledge(instance, sched)
-    else:
-        first, last = 1, None
-        if rounds:
-            a, _, b = rounds.partition("-")
-            try:
-                first, last = int(a), int(b or a)
-            except ValueError:
-                raise GossipcertError(
-                    f"--rounds takes FIRST-LAST, e.g. 1-6, not {rounds!r}"
-                ) from None
-        fig = plot.draw_rounds(instance, sched, first, last, columns)
-    plot.save(fig, output)
-    console.print(f"wrote {esc(output)}", highlight=False)
-
-
-def _json_file(path: str) -> Any:
-    """The decoded JSON of ``path``, or None when it is not a JSON file (a CSV schedule)."""
-    if not path.lower().endswith(".json"):
-        return None
-    try:
-        with open(path) as fh:
-            return json.load(fh)
-    except FileNotFoundError:
-        raise GossipcertError(f"{path} does not exist") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise GossipcertError(f"{path} is not valid JSON: {exc}") from None
 
 
 def main() -> None:
