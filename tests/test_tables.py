@@ -243,3 +243,16 @@ def test_plot_of_optima_against_bounds(tmp_path: Path) -> None:
     assert text.count("<!-- nodes n -->") == 8  # the prism (a product) is no family: no panel
     res = runner.invoke(app, ["table", str(path), "-q", "--plot", str(tmp_path / "x.pdf")])
     assert res.exit_code == 2 and ".png or .svg" in res.stderr
+
+
+def test_a_damaged_entry_is_run_again_not_trusted(tmp_path: Path) -> None:
+    text = 'name = "d"\n[[group]]\ngraphs = ["ring:{n}"]\nsizes = [5, 6]\n'
+    text += 'models = ["half-duplex"]\nproblems = ["gossip"]\n'
+    sweep = tables.read_sweep(sweep_file(tmp_path, text))
+    assert tables.run_sweep(sweep, progress=False)["solved"] == 2
+    store = Store(sweep.store)
+    entry = next(p for p in sorted(store.root.glob("*_n5_*.json")) if ".cert" not in p.name)
+    entry.write_text(entry.read_text()[:40])  # a torn file, as a crash without atomic writes leaves
+    again = tables.run_sweep(sweep, progress=False)
+    assert (again["tasks"], again["solved"]) == (1, 1)
+    assert list(tables.table(sweep)["optimum"]) == [6, 6]
