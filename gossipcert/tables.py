@@ -369,8 +369,9 @@ def _local_runner(tasks: list[Task], jobs: int) -> Iterator[tuple[Task, dict[str
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-def dask_runner(address: str) -> Runner:
-    """A runner that sends the tasks to the Dask scheduler at ``address``.
+class DaskRunner:
+    """Runs the tasks on the Dask scheduler at ``address``; ``workers`` is the number of
+    worker threads of the cluster once connected (for the progress bar).
 
     Raises
     ------
@@ -379,18 +380,34 @@ def dask_runner(address: str) -> Runner:
         be reached.
     """
 
-    def run(tasks: list[Task], jobs: int) -> Iterator[tuple[Task, dict[str, Any]]]:
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self.workers: int | None = None
+        self.client: Any = None
+
+    def connect(self) -> None:
+        """Connect to the scheduler (done by the first call if not before)."""
         try:
             from dask.distributed import Client
-            from dask.distributed import as_completed as dask_completed
         except ImportError:
             raise GossipcertError(
                 '--scheduler needs Dask: pip install "gossipcert[dask]"'
             ) from None
         try:
-            client = Client(address, timeout=10)
-        except (OSError, TimeoutError) as exc:
-            raise GossipcertError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+            self.client = Client(self.address, timeout=10)
+        except (OSError, TimeoutError, ValueError) as exc:  # unreachable, or a bad address
+            raise GossipcertError(
+                f"cannot reach the Dask scheduler at {self.address}: {exc}"
+            ) from None
+        self.workers = sum(self.client.nthreads().values()) or None
+
+    def __call__(self, tasks: list[Task], jobs: int) -> Iterator[tuple[Task, dict[str, Any]]]:
+        """Submit every task and yield the results as they arrive; then disconnect."""
+        if self.client is None:
+            self.connect()
+        from dask.distributed import as_completed as dask_completed
+
+        client = self.client
         try:
             futures = client.map(evaluate, tasks, pure=False)
             index = {f.key: t for f, t in zip(futures, tasks, strict=True)}
@@ -398,14 +415,21 @@ def dask_runner(address: str) -> Runner:
                 yield index[fut.key], fut.result()
         finally:
             client.close()
+            self.client = None
 
-    return run
+
+def dask_runner(address: str) -> DaskRunner:
+    """A runner that sends the tasks to the Dask scheduler at ``address``, connected
+    (see :class:`DaskRunner`)."""
+    runner = DaskRunner(address)
+    runner.connect()
+    return runner
 
 
 class SweepProgress:
     """A progress bar on standard error: instances done, running, left, and time."""
 
-    def __init__(self, total: int, workers: int, enabled: bool = True) -> None:
+    def __init__(self, total: int, workers: int | Callable[[], int], enabled: bool = True) -> None:
         from rich.console import Console
         from rich.progress import (
             BarColumn,
@@ -416,7 +440,7 @@ class SweepProgress:
         )
 
         self.total = total
-        self.workers = max(1, workers)
+        self.workers = workers
         self.done = 0
         self.progress = Progress(
             TextColumn("{task.description}"),
@@ -431,7 +455,8 @@ class SweepProgress:
         self.task = self.progress.add_task("sweep", total=total, **self._fields())
 
     def _fields(self) -> dict[str, int]:
-        running = min(self.workers, self.total - self.done)
+        workers = self.workers() if callable(self.workers) else self.workers
+        running = min(max(1, workers), self.total - self.done)
         return {"running": running, "left": self.total - self.done - running}
 
     def __enter__(self) -> SweepProgress:
@@ -475,7 +500,8 @@ def run_sweep(
     tasks = plan(sweep, store)
     where = {s: i for i, s in enumerate(sweep.specs)}
     run = runner or _local_runner
-    with SweepProgress(len(tasks), jobs, progress and bool(tasks)) as bar:
+    workers = lambda: getattr(run, "workers", None) or jobs  # noqa: E731
+    with SweepProgress(len(tasks), workers, progress and bool(tasks)) as bar:
         for task, result in run(tasks, jobs):
             i = where[(task.graph, task.model, task.problem)]
             record(store, sweep.instances[i], sweep.keys[i], result)

@@ -256,3 +256,10 @@ def test_a_damaged_entry_is_run_again_not_trusted(tmp_path: Path) -> None:
     again = tables.run_sweep(sweep, progress=False)
     assert (again["tasks"], again["solved"]) == (1, 1)
     assert list(tables.table(sweep)["optimum"]) == [6, 6]
+
+
+def test_bad_scheduler_address_is_one_line(tmp_path: Path) -> None:
+    pytest.importorskip("dask.distributed")
+    res = runner.invoke(app, ["table", str(sweep_file(tmp_path, SMALL)), "--scheduler", "nonsense"])
+    assert res.exit_code == 2 and "cannot reach the Dask scheduler" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
