@@ -344,7 +344,13 @@ def _evidence_text(ev: dict[str, Any]) -> str:
 @app.command("check")
 @_bad_input
 def check_cmd(
-    certificate: Annotated[str, typer.Argument(help="Certificate written by solve -o.")],
+    certificate: Annotated[
+        str | None, typer.Argument(help="Certificate written by solve -o.")
+    ] = None,
+    all_dir: Annotated[
+        str | None,
+        typer.Option("--all", help="Check every certificate (*.cert.json) in this folder."),
+    ] = None,
     time_limit: Annotated[
         float | None,
         typer.Option(
@@ -363,6 +369,11 @@ def check_cmd(
     """
     from gossipcert.exact.certificate import check_certificate, read_certificate
 
+    if (certificate is None) == (all_dir is None):
+        raise GossipcertError("give one certificate, or --all FOLDER")
+    if all_dir is not None:
+        _check_all(all_dir, time_limit, as_json)
+    assert certificate is not None
     cert = read_certificate(certificate)
     rep = check_certificate(cert, time_limit)
     mark = {True: "[green]✓[/]", False: "[red]✗[/]", None: "[yellow]?[/]"}
@@ -392,6 +403,200 @@ def check_cmd(
         }[rep.status]
         console.print(f"{verdict}: optimum {esc(str(cert.get('optimum')))}", highlight=False)
     raise typer.Exit({"holds": 0, "fails": 1, "timeout": 3}[rep.status])
+
+
+def _check_all(folder: str, time_limit: float | None, as_json: bool) -> None:
+    """``check --all``: every certificate in ``folder``; exit 0 all hold, 1 one fails,
+    3 none fails but one could not be decided in time."""
+    from pathlib import Path
+
+    from gossipcert.exact.certificate import check_certificate, read_certificate
+
+    root = Path(folder)
+    if not root.is_dir():
+        raise GossipcertError(f"{folder} is not a folder")
+    files = sorted(root.glob("*.cert.json"))
+    if not files:
+        raise GossipcertError(f"no certificates (*.cert.json) in {folder}")
+    results = []
+    for f in files:
+        try:
+            rep = check_certificate(read_certificate(f), time_limit)
+            verdicts = {ok for ok, _ in rep.steps}
+            status = "fails" if False in verdicts else "timeout" if None in verdicts else "holds"
+            first = next((t for ok, t in rep.steps if ok is not True), "")
+        except GossipcertError as exc:
+            status, first = "fails", str(exc)
+        results.append({"certificate": str(f), "status": status, "first_problem": first})
+        if not as_json:
+            mark = {"holds": "[green]✓[/]", "fails": "[red]✗[/]", "timeout": "[yellow]?[/]"}
+            extra = f": {esc(first)}" if status != "holds" else ""
+            console.print(f"{mark[status]} {esc(f.name)}{extra}", highlight=False)
+    counts = {k: sum(r["status"] == k for r in results) for k in ("holds", "fails", "timeout")}
+    if as_json:
+        _print_json({"counts": counts, "certificates": results})
+    else:
+        console.print(
+            f"{len(results)} certificates: {counts['holds']} hold, {counts['fails']} fail, "
+            f"{counts['timeout']} undecided in time",
+            highlight=False,
+        )
+    raise typer.Exit(1 if counts["fails"] else 3 if counts["timeout"] else 0)
+
+
+@app.command("table")
+@_bad_input
+def table_cmd(
+    sweep_file: Annotated[str, typer.Argument(help="Sweep file (TOML; see the README).")],
+    scheduler: Annotated[
+        str | None,
+        typer.Option("--scheduler", help="Run on the Dask scheduler at this address."),
+    ] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Local worker processes.")] = 1,
+    time_limit: Annotated[
+        float | None,
+        typer.Option("--time-limit", "-t", help="Seconds per instance (overrides the file)."),
+    ] = None,
+    from_store: Annotated[
+        bool, typer.Option("--from-store", help="Solve nothing: rebuild the tables from the store.")
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace tables that gossipcert did not write.")
+    ] = False,
+    plot_file: Annotated[
+        str | None,
+        typer.Option("--plot", help="Also draw optimum against bounds per family (.png, .svg)."),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run a sweep over graphs × models × problems and write results/<name>.csv and .md.
+
+    Every answer is kept in the sweep's certificate store as soon as it is known, so an
+    interrupted sweep resumes where it stopped and a finished one is rebuilt without
+    solving. Exit 0 when every instance has a row, 1 when --from-store finds some missing.
+    """
+    from gossipcert import tables
+
+    sweep = tables.read_sweep(sweep_file)
+    if time_limit is not None:
+        if time_limit <= 0:
+            raise GossipcertError("--time-limit must be positive")
+        sweep.time_limit = time_limit
+    tables.check_outputs(sweep, force)
+    _check_output(plot_file, force)
+    if plot_file and not plot_file.lower().endswith((".png", ".svg")):
+        raise GossipcertError(f"--plot writes .png or .svg: {plot_file}")
+    stats = {"instances": len(sweep.specs), "tasks": 0, "solved": 0}
+    if not from_store:
+        runner = tables.dask_runner(scheduler) if scheduler else None
+        stats = tables.run_sweep(sweep, jobs, runner, progress=not quiet)
+    df = tables.table(sweep)
+    csv_path, md_path = tables.write_tables(sweep, df, force)
+    if plot_file:
+        from gossipcert import plot
+
+        plot.save(plot.draw_table(df, f"{sweep.name}: certified optima against bounds"), plot_file)
+    missing = int((df["status"] == "not-run").sum())
+    certified = int((df["status"] == "optimal").sum())
+    if as_json:
+        _print_json(
+            {
+                **stats,
+                "certified": certified,
+                "missing": missing,
+                "csv": str(csv_path),
+                "markdown": str(md_path),
+            }
+        )
+    else:
+        console.print(
+            f"{stats['instances']} instances, {stats['tasks']} run now "
+            f"({stats['solved']} solved), {certified} certified, {missing} missing; "
+            f"wrote {esc(str(csv_path))} and {esc(str(md_path))}",
+            highlight=False,
+        )
+    raise typer.Exit(1 if missing else 0)
+
+
+@app.command("draw")
+@_bad_input
+def draw_cmd(
+    schedule: Annotated[
+        str, typer.Argument(help="Schedule file (.json or .csv), or a certificate (JSON).")
+    ],
+    output: Annotated[str, typer.Option("--output", "-o", help="Picture to write (.png, .svg).")],
+    graph: Annotated[
+        str | None,
+        typer.Option("--graph", "-g", help="Graph spec or file (not for a certificate)."),
+    ] = None,
+    model: Annotated[str | None, typer.Option("--model", "-m", help=MODEL_HELP)] = None,
+    problem: Annotated[str | None, typer.Option("--problem", "-p", help=PROBLEM_HELP)] = None,
+    knowledge: Annotated[
+        bool,
+        typer.Option("--knowledge", help="Draw the growth of knowledge instead of the rounds."),
+    ] = False,
+    rounds: Annotated[
+        str | None, typer.Option("--rounds", help="Only these rounds, e.g. 1-6.")
+    ] = None,
+    columns: Annotated[int | None, typer.Option("--columns", min=1, help="Panels per row.")] = None,
+    force: ForceOpt = False,
+) -> None:
+    """Draw a schedule round by round (or its knowledge growth) as PNG or SVG.
+
+    The schedule is replayed by the verifier first; one that breaks a rule or leaves a
+    demand unmet is not drawn (exit 2). A certificate carries its graph, model, problem and
+    schedule, so it needs no --graph, --model or --problem.
+    """
+    from gossipcert import plot
+    from gossipcert.exact.certificate import instance_from_certificate
+    from gossipcert.schedule import from_json
+
+    _check_output(output, force)
+    if not output.lower().endswith(plot.FORMATS):
+        raise GossipcertError(f"draw writes .png or .svg: {output}")
+    data = _json_file(schedule)
+    if isinstance(data, dict) and data.get("format") == "gossipcert-certificate/1":
+        if graph or model or problem:
+            raise GossipcertError(
+                "a certificate carries its own graph, model and problem; drop --graph, "
+                "--model and --problem"
+            )
+        instance = instance_from_certificate(data)
+        sched = from_json(data.get("schedule"), instance)
+    else:
+        if graph is None:
+            raise GossipcertError("--graph is needed to draw a schedule file")
+        instance = parse_instance(graph, model or "telephone", problem or "gossip")
+        sched = read_schedule(schedule, instance)
+    if knowledge:
+        fig = plot.draw_knowledge(instance, sched)
+    else:
+        first, last = 1, None
+        if rounds:
+            a, _, b = rounds.partition("-")
+            try:
+                first, last = int(a), int(b or a)
+            except ValueError:
+                raise GossipcertError(
+                    f"--rounds takes FIRST-LAST, e.g. 1-6, not {rounds!r}"
+                ) from None
+        fig = plot.draw_rounds(instance, sched, first, last, columns)
+    plot.save(fig, output)
+    console.print(f"wrote {esc(output)}", highlight=False)
+
+
+def _json_file(path: str) -> Any:
+    """The decoded JSON of ``path``, or None when it is not a JSON file (a CSV schedule)."""
+    if not path.lower().endswith(".json"):
+        return None
+    try:
+        with open(path) as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise GossipcertError(f"{path} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise GossipcertError(f"{path} is not valid JSON: {exc}") from None
 
 
 @app.command("export")

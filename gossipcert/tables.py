@@ -1,0 +1,637 @@
+"""Sweeps over graph families × sizes × models × problems, and their result tables.
+
+A sweep is a TOML file::
+
+    name = "telephone-half-duplex"   # tables <output>/<name>.csv and <name>.md
+    time_limit = 20                  # seconds per instance for the exact search
+    backend = "sat"                  # optional: sat or cpsat
+    output = "."                     # optional, relative to the TOML file
+    store = "store"                  # optional, relative to the TOML file
+
+    [[group]]
+    graphs = ["ring:{n}", "path:{n}"]   # {n} is replaced by every size
+    sizes = [4, 5, 6]
+    models = ["telephone", "half-duplex"]
+    problems = ["gossip", "broadcast:0"]
+
+    [[group]]
+    graphs = ["petersen", "hypercube:3"]  # no {n}: one graph each
+    models = ["telephone"]
+    problems = ["gossip"]
+
+For each instance the row holds: the best closed-form lower bound, its name and source
+(:mod:`gossipcert.bounds`); the rounds of every construction of
+:mod:`gossipcert.constructions.catalog` that applies and passes the verifier; the rounds of
+the matching heuristic; and the answer of :func:`gossipcert.exact.search.solve` — the
+certified optimum with its evidence kind, or ``feasible``/``unknown`` with both bounds when
+the time limit runs out — with the path of its certificate.
+
+Results go to a :class:`gossipcert.store.Store` as each instance finishes, keyed by the
+instance's canonical form; a rerun takes from the store every certified answer (and every
+uncertified one found with at least the same time limit), so a killed sweep resumes where it
+stopped and a finished sweep is rebuilt without solving anything. Only the calling process
+writes to the store; the workers (a local process pool, or a Dask cluster) compute and return.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import os
+import time
+import tomllib
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from gossipcert.errors import GossipcertError, SpecError
+from gossipcert.instance import Instance, parse_instance
+from gossipcert.store import Store, atomic_write, entry_stem, instance_key
+
+#: the columns of the CSV table, in order
+COLUMNS = [
+    "graph",
+    "model",
+    "problem",
+    "n",
+    "m",
+    "lower_bound",
+    "lower_bound_name",
+    "lower_bound_source",
+    "constructions",
+    "heuristic",
+    "status",
+    "optimum",
+    "lower",
+    "upper",
+    "evidence",
+    "schedule_source",
+    "certificate",
+    "seconds",
+]
+MARKDOWN_MARK = "<!-- gossipcert table: generated from {source}; do not edit -->"
+_SWEEP_KEYS = {"name", "time_limit", "backend", "output", "store", "group"}
+_GROUP_KEYS = {"graphs", "sizes", "models", "problems"}
+
+
+@dataclass(frozen=True)
+class Task:
+    """One instance to evaluate (picklable: it travels to worker processes)."""
+
+    graph: str
+    model: str
+    problem: str
+    solve: bool
+    time_limit: float | None
+    backend: str
+
+    @property
+    def spec_id(self) -> str:
+        """The key of this instance's row inside a store entry (:func:`spec_key`)."""
+        return spec_key(self.graph, self.model, self.problem)
+
+
+def spec_key(graph: str, model: str, problem: str) -> str:
+    """``graph | model | problem``: the key of a row inside a store entry (rows depend on the
+    specs as written, since bounds and constructions recognise families by their spec)."""
+    return f"{graph} | {model} | {problem}"
+
+
+@dataclass
+class Sweep:
+    """A parsed sweep file."""
+
+    name: str
+    source: Path
+    specs: list[tuple[str, str, str]]
+    time_limit: float | None
+    backend: str
+    output: Path
+    store: Path
+    instances: list[Instance] = field(default_factory=list, repr=False)
+    keys: list[str] = field(default_factory=list, repr=False)
+
+
+def _str_list(group: dict[str, Any], key: str, where: str) -> list[str]:
+    value = group.get(key)
+    if not isinstance(value, list) or not value or not all(isinstance(x, str) for x in value):
+        raise SpecError(f"{where}: '{key}' must be a non-empty list of strings")
+    return value
+
+
+def read_sweep(path: str | Path) -> Sweep:
+    """Parse and check a sweep file; every instance is built, so a bad spec fails here.
+
+    Parameters
+    ----------
+    path : str or Path
+        The TOML file (format in the module docstring).
+
+    Returns
+    -------
+    Sweep
+
+    Raises
+    ------
+    SpecError
+        The file cannot be read or does not follow the format, or names a bad graph,
+        model or problem.
+    """
+    src = Path(path)
+    try:
+        data = tomllib.loads(src.read_text())
+    except FileNotFoundError:
+        raise SpecError(f"sweep file {str(src)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f"cannot read sweep file {str(src)!r}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"sweep file {str(src)!r} is not valid TOML: {exc}") from None
+    unknown = set(data) - _SWEEP_KEYS
+    if unknown:
+        raise SpecError(f"{src}: unknown key(s) {', '.join(sorted(unknown))}")
+    name = data.get("name")
+    if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
+        raise SpecError(f"{src}: 'name' must be a plain file name")
+    limit = data.get("time_limit")
+    if limit is not None and (
+        isinstance(limit, bool) or not isinstance(limit, int | float) or not limit > 0
+    ):
+        raise SpecError(f"{src}: 'time_limit' must be a positive number of seconds")
+    backend = data.get("backend", "sat")
+    if backend not in ("sat", "cpsat"):
+        raise SpecError(f"{src}: 'backend' must be sat or cpsat")
+    groups = data.get("group")
+    if not isinstance(groups, list) or not groups:
+        raise SpecError(f"{src}: at least one [[group]] is needed")
+    specs: list[tuple[str, str, str]] = []
+    for i, group in enumerate(groups, 1):
+        where = f"{src}: group {i}"
+        if not isinstance(group, dict):
+            raise SpecError(f"{where} is not a table")
+        extra = set(group) - _GROUP_KEYS
+        if extra:
+            raise SpecError(f"{where}: unknown key(s) {', '.join(sorted(extra))}")
+        templates = _str_list(group, "graphs", where)
+        models = _str_list(group, "models", where)
+        problems = _str_list(group, "problems", where)
+        sizes = group.get("sizes", [])
+        if not isinstance(sizes, list) or not all(
+            isinstance(s, int | str) and not isinstance(s, bool) for s in sizes
+        ):
+            raise SpecError(f"{where}: 'sizes' must be a list of numbers or strings")
+        for t in templates:
+            if "{n}" in t and not sizes:
+                raise SpecError(f"{where}: graph {t!r} has {{n}} but the group has no 'sizes'")
+            graphs_ = [t.replace("{n}", str(s)) for s in sizes] if "{n}" in t else [t]
+            for g in graphs_:
+                for m in models:
+                    for p in problems:
+                        if (g, m, p) not in specs:
+                            specs.append((g, m, p))
+    base = src.parent
+    out = base / str(data.get("output", "."))
+    store = base / str(data.get("store", "store"))
+    sweep = Sweep(name, src, specs, float(limit) if limit else None, backend, out, store)
+    for g, m, p in specs:
+        try:
+            inst = parse_instance(g, m, p)
+        except GossipcertError as exc:
+            raise SpecError(f"{src}: instance {g} · {m} · {p}: {exc}") from None
+        sweep.instances.append(inst)
+        sweep.keys.append(instance_key(inst))
+    return sweep
+
+
+# ---------------------------------------------------------------------------------------------
+# the work of one instance (runs in a worker)
+
+
+def _constructions(instance: Instance) -> str:
+    from gossipcert.constructions.catalog import CONSTRUCTIONS, construct
+    from gossipcert.simulate import simulate
+
+    found: list[str] = []
+    for name in CONSTRUCTIONS:
+        try:
+            sched = construct(instance, name)
+        except GossipcertError:
+            continue
+        rep = simulate(instance, sched)
+        if rep.ok:  # a schedule the verifier rejects is not one for this model
+            found.append(f"{name}={rep.rounds}")
+    return ", ".join(found)
+
+
+def _heuristic(instance: Instance) -> int | None:
+    from gossipcert.heuristics.matching import matching_heuristic
+    from gossipcert.simulate import simulate
+
+    try:
+        sched = matching_heuristic(instance)
+    except GossipcertError:
+        return None
+    rep = simulate(instance, sched)
+    return rep.rounds if rep.ok else None
+
+
+def evaluate(task: Task) -> dict[str, Any]:
+    """Compute one instance's row (and, if ``task.solve``, its solve outcome and certificate).
+
+    Parameters
+    ----------
+    task : Task
+
+    Returns
+    -------
+    dict
+        ``{"spec_id", "row", "outcome", "certificate"}``; ``outcome`` and ``certificate`` are
+        None when nothing was solved (or no optimum was certified).
+    """
+    from gossipcert.bounds import best_lower_bound
+
+    instance = parse_instance(task.graph, task.model, task.problem)
+    lb = best_lower_bound(instance)
+    row = {
+        "graph": task.graph,
+        "model": task.model,
+        "problem": task.problem,
+        "n": instance.n,
+        "m": instance.graph.number_of_edges(),
+        "lower_bound": lb.value,
+        "lower_bound_name": lb.name,
+        "lower_bound_source": lb.source,
+        "constructions": _constructions(instance),
+        "heuristic": _heuristic(instance),
+    }
+    outcome: dict[str, Any] | None = None
+    cert: dict[str, Any] | None = None
+    if task.solve:
+        outcome, cert = _solve(instance, task)
+    return {"spec_id": task.spec_id, "row": row, "outcome": outcome, "certificate": cert}
+
+
+def _solve(instance: Instance, task: Task) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    from gossipcert.exact.certificate import build_certificate
+    from gossipcert.exact.search import solve
+
+    t0 = time.monotonic()
+    try:
+        res = solve(instance, backend=task.backend, time_limit=task.time_limit)
+    except GossipcertError as exc:
+        return {
+            "status": "error",
+            "message": str(exc),
+            "time_limit": task.time_limit,
+            "seconds": round(time.monotonic() - t0, 2),
+        }, None
+    outcome = {
+        "status": res.status,
+        "optimum": res.optimum,
+        "lower": res.lower_bound,
+        "upper": res.upper_bound,
+        "evidence": res.evidence.get("kind") if res.status == "optimal" else None,
+        "schedule_source": res.upper_source if res.schedule is not None else None,
+        "time_limit": task.time_limit,
+        "backend": task.backend,
+        "seconds": round(time.monotonic() - t0, 2),
+    }
+    return outcome, (build_certificate(res) if res.status == "optimal" else None)
+
+
+# ---------------------------------------------------------------------------------------------
+# planning, running and writing (the calling process)
+
+
+def _reusable(outcome: dict[str, Any] | None, time_limit: float | None) -> bool:
+    """A stored outcome answers the question: certified, or not certified with at least
+    as much time as this run would give."""
+    if not outcome:
+        return False
+    if outcome.get("status") == "optimal":
+        return True
+    if outcome.get("status") == "error":
+        return False
+    old = outcome.get("time_limit")
+    old_t = math.inf if old is None else float(old)
+    new_t = math.inf if time_limit is None else time_limit
+    return old_t >= new_t
+
+
+def plan(sweep: Sweep, store: Store) -> list[Task]:
+    """The tasks still to run: instances without a row, and one solve per canonical key
+    without a reusable outcome."""
+    tasks: list[Task] = []
+    solving: set[str] = set()
+    for (g, m, p), key in zip(sweep.specs, sweep.keys, strict=True):
+        entry = store.get(key) or {}
+        need_solve = not _reusable(entry.get("outcome"), sweep.time_limit) and key not in solving
+        spec_id = spec_key(g, m, p)
+        if need_solve:
+            solving.add(key)
+        if need_solve or spec_id not in entry.get("rows", {}):
+            tasks.append(Task(g, m, p, need_solve, sweep.time_limit, sweep.backend))
+    return tasks
+
+
+def record(store: Store, instance: Instance, key: str, result: dict[str, Any]) -> None:
+    """Merge one worker result into its store entry (certificate first, then the entry)."""
+    entry = store.get(key) or {}
+    rows = dict(entry.get("rows", {}))
+    rows[result["spec_id"]] = result["row"]
+    new = {k: v for k, v in entry.items() if k not in ("format", "key", "rows")}
+    new["rows"] = rows
+    if result["outcome"] is not None:
+        new["outcome"] = result["outcome"]
+        new.pop("certificate", None)
+    store.put(key, entry_stem(instance, key), new, result["certificate"])
+
+
+Runner = Callable[[list[Task], int], Iterator[tuple[Task, dict[str, Any]]]]
+
+
+def _local_runner(tasks: list[Task], jobs: int) -> Iterator[tuple[Task, dict[str, Any]]]:
+    if jobs <= 1:
+        for t in tasks:
+            yield t, evaluate(t)
+        return
+    ctx = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
+    try:
+        futures: dict[Future[dict[str, Any]], Task] = {pool.submit(evaluate, t): t for t in tasks}
+        for fut in as_completed(futures):
+            yield futures[fut], fut.result()
+    finally:
+        # on an interruption or an error, drop the queued instances instead of running them
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+class DaskRunner:
+    """Runs the tasks on the Dask scheduler at ``address``; ``workers`` is the number of
+    worker threads of the cluster once connected (for the progress bar).
+
+    Raises
+    ------
+    GossipcertError
+        Dask is not installed (``pip install "gossipcert[dask]"``) or the scheduler cannot
+        be reached.
+    """
+
+    def __init__(self, address: str) -> None:
+        self.address = address
+        self.workers: int | None = None
+        self.client: Any = None
+
+    def connect(self) -> None:
+        """Connect to the scheduler (done by the first call if not before)."""
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise GossipcertError(
+                '--scheduler needs Dask: pip install "gossipcert[dask]"'
+            ) from None
+        try:
+            self.client = Client(self.address, timeout=10)
+        except (OSError, TimeoutError, ValueError) as exc:  # unreachable, or a bad address
+            raise GossipcertError(
+                f"cannot reach the Dask scheduler at {self.address}: {exc}"
+            ) from None
+        self.workers = sum(self.client.nthreads().values()) or None
+
+    def __call__(self, tasks: list[Task], jobs: int) -> Iterator[tuple[Task, dict[str, Any]]]:
+        """Submit every task and yield the results as they arrive; then disconnect."""
+        if self.client is None:
+            self.connect()
+        from dask.distributed import as_completed as dask_completed
+
+        client = self.client
+        try:
+            futures = client.map(evaluate, tasks, pure=False)
+            index = {f.key: t for f, t in zip(futures, tasks, strict=True)}
+            for fut in dask_completed(futures):
+                yield index[fut.key], fut.result()
+        finally:
+            client.close()
+            self.client = None
+
+
+def dask_runner(address: str) -> DaskRunner:
+    """A runner that sends the tasks to the Dask scheduler at ``address``, connected
+    (see :class:`DaskRunner`)."""
+    runner = DaskRunner(address)
+    runner.connect()
+    return runner
+
+
+class SweepProgress:
+    """A progress bar on standard error: instances done, running, left, and time."""
+
+    def __init__(self, total: int, workers: int | Callable[[], int], enabled: bool = True) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        self.total = total
+        self.workers = workers
+        self.done = 0
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("running {task.fields[running]} · left {task.fields[left]}"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            disable=not enabled,
+            transient=False,
+        )
+        self.task = self.progress.add_task("sweep", total=total, **self._fields())
+
+    def _fields(self) -> dict[str, int]:
+        workers = self.workers() if callable(self.workers) else self.workers
+        running = min(max(1, workers), self.total - self.done)
+        return {"running": running, "left": self.total - self.done - running}
+
+    def __enter__(self) -> SweepProgress:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+    def advance(self, description: str) -> None:
+        """One more instance done."""
+        self.done += 1
+        self.progress.update(self.task, advance=1, description=description, **self._fields())
+
+
+def run_sweep(
+    sweep: Sweep,
+    jobs: int = 1,
+    runner: Runner | None = None,
+    progress: bool = True,
+) -> dict[str, int]:
+    """Run what the store does not already answer; record each result as it arrives.
+
+    Parameters
+    ----------
+    sweep : Sweep
+    jobs : int
+        Worker processes of the local pool (1: in this process).
+    runner : callable, optional
+        How to run tasks (default: the local pool; see :func:`dask_runner`).
+    progress : bool
+        Show a progress bar on standard error.
+
+    Returns
+    -------
+    dict
+        ``{"instances", "tasks", "solved"}``: how many instances, how many were run, and how
+        many of those ran the exact search.
+    """
+    store = Store(sweep.store)
+    tasks = plan(sweep, store)
+    where = {s: i for i, s in enumerate(sweep.specs)}
+    run = runner or _local_runner
+    workers = lambda: getattr(run, "workers", None) or jobs  # noqa: E731
+    with SweepProgress(len(tasks), workers, progress and bool(tasks)) as bar:
+        for task, result in run(tasks, jobs):
+            i = where[(task.graph, task.model, task.problem)]
+            record(store, sweep.instances[i], sweep.keys[i], result)
+            bar.advance(f"{task.graph} · {task.model} · {task.problem}")
+    return {
+        "instances": len(sweep.specs),
+        "tasks": len(tasks),
+        "solved": sum(t.solve for t in tasks),
+    }
+
+
+def table(sweep: Sweep) -> pd.DataFrame:
+    """The sweep's table, from the store alone (instances not yet run have status
+    ``not-run``)."""
+    store = Store(sweep.store)
+    rows: list[dict[str, Any]] = []
+    for (g, m, p), key in zip(sweep.specs, sweep.keys, strict=True):
+        entry = store.get(key) or {}
+        spec_id = spec_key(g, m, p)
+        row: dict[str, Any] = {c: None for c in COLUMNS}
+        row.update(entry.get("rows", {}).get(spec_id, {"graph": g, "model": m, "problem": p}))
+        outcome = entry.get("outcome")
+        if not outcome or spec_id not in entry.get("rows", {}):
+            row["status"] = "not-run"
+        else:
+            for c in ("status", "optimum", "lower", "upper", "evidence", "schedule_source"):
+                row[c] = outcome.get(c)
+            row["seconds"] = outcome.get("seconds")
+            cert = entry.get("certificate")
+            if cert:
+                row["certificate"] = os.path.relpath(store.root / cert, sweep.output)
+        rows.append(row)
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    for c in ("n", "m", "lower_bound", "heuristic", "optimum", "lower", "upper"):
+        df[c] = df[c].astype("Int64")
+    return df
+
+
+def _md_cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return ""
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(df: pd.DataFrame, source: str) -> str:
+    """The Markdown table: one line per instance, the answer first and the evidence after."""
+    head = [
+        "graph",
+        "model",
+        "problem",
+        "n",
+        "lower bound (name)",
+        "constructions",
+        "heuristic",
+        "answer",
+        "evidence",
+        "certificate",
+    ]
+    lines = [
+        MARKDOWN_MARK.format(source=source),
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    for r in df.itertuples(index=False):
+        if r.status == "optimal":
+            answer = f"**{r.optimum}** (optimal)"
+        elif r.status in ("feasible", "unknown"):
+            up = "?" if r.upper is pd.NA else r.upper
+            answer = f"{r.status}, between {r.lower} and {up}"
+        else:
+            answer = str(r.status)
+        cert = (
+            f"[{Path(r.certificate).name}]({r.certificate})"
+            if isinstance(r.certificate, str)
+            else ""
+        )
+        cells = [
+            r.graph,
+            r.model,
+            r.problem,
+            r.n,
+            f"{_md_cell(r.lower_bound)} ({_md_cell(r.lower_bound_name)})",
+            r.constructions,
+            r.heuristic,
+            answer,
+            r.evidence,
+            None,
+        ]
+        lines.append("| " + " | ".join(_md_cell(c) for c in cells[:-1]) + f" | {_md_cell(cert)} |")
+    return "\n".join(lines) + "\n"
+
+
+def _ours(path: Path) -> bool:
+    """True when ``path`` is a table this module wrote (so it may be replaced)."""
+    try:
+        first = path.read_text().splitlines()[0] if path.stat().st_size else ""
+    except (OSError, UnicodeDecodeError, IndexError):
+        return False
+    if path.suffix == ".csv":
+        return first == ",".join(COLUMNS)
+    return first.startswith("<!-- gossipcert table:")
+
+
+def table_paths(sweep: Sweep) -> tuple[Path, Path]:
+    """``<output>/<name>.csv`` and ``<output>/<name>.md``."""
+    return sweep.output / f"{sweep.name}.csv", sweep.output / f"{sweep.name}.md"
+
+
+def check_outputs(sweep: Sweep, force: bool = False) -> None:
+    """Fail early when a table cannot be written or would replace a file gossipcert did not
+    write.
+
+    Raises
+    ------
+    GossipcertError
+        An output exists and is not a table written by gossipcert (pass ``force``), or its
+        folder does not exist.
+    """
+    for p in table_paths(sweep):
+        if not p.parent.is_dir():
+            raise GossipcertError(f"cannot write {p}: folder {p.parent} does not exist")
+        if p.exists() and not force and not _ours(p):
+            raise GossipcertError(f"{p} exists and is not a gossipcert table; pass --force")
+
+
+def write_tables(sweep: Sweep, df: pd.DataFrame, force: bool = False) -> tuple[Path, Path]:
+    """Write the CSV and Markdown tables atomically (see :func:`check_outputs`)."""
+    check_outputs(sweep, force)
+    csv_path, md_path = table_paths(sweep)
+    atomic_write(csv_path, df.to_csv(index=False))
+    atomic_write(md_path, markdown(df, sweep.source.name))
+    return csv_path, md_path
