@@ -1,15 +1,22 @@
 """The ``gossipcert`` command.
 
 Every command takes ``--json`` for machine-readable output. Exit status: 0 success, 1 a
-negative verdict (an invalid or incomplete schedule, a failed check), 2 bad input (one line on
-standard error, never a traceback).
+negative verdict (an invalid or incomplete schedule, a failed check, an optimum not certified),
+2 bad input (one line on standard error, never a traceback; with ``--json`` also
+``{"error": ..., "exit": 2}`` on standard output), 130 interrupted by Ctrl-C.
+
+No text the user gave is read as console markup or emoji codes: both consoles print it as is.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import math
+import os
 import sys
+import tempfile
+import time
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
@@ -18,7 +25,7 @@ from rich.console import Console
 from rich.markup import escape as esc
 from rich.table import Table
 
-from gossipcert import graphs
+from gossipcert import __version__, graphs
 from gossipcert.errors import GossipcertError
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import read_schedule
@@ -36,9 +43,10 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
-console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
+console = Console(soft_wrap=True, emoji=False, highlight=False)
+err_console = Console(stderr=True, soft_wrap=True, emoji=False, highlight=False)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,12 +60,43 @@ PROBLEM_HELP = (
     '{"packets": [...], "holdings": {node: [...]}, "demands": {node: [...]}}.'
 )
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
-ModelOpt = Annotated[str, typer.Option("--model", "-m", help=MODEL_HELP)]
-ProblemOpt = Annotated[str, typer.Option("--problem", "-p", help=PROBLEM_HELP)]
+ModelOpt = Annotated[str, typer.Option("--model", "-m", help=MODEL_HELP, metavar="MODEL")]
+ProblemOpt = Annotated[str, typer.Option("--problem", "-p", help=PROBLEM_HELP, metavar="PROBLEM")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite --output if it exists.")]
 ScheduleOutOpt = Annotated[
-    str | None, typer.Option("--output", "-o", help="Write the schedule (JSON or .csv).")
+    str | None,
+    typer.Option("--output", "-o", help="Write the schedule (JSON or .csv).", metavar="FILE"),
 ]
+ShowOpt = Annotated[bool, typer.Option("--show", help="Print the schedule, one row per round.")]
+GraphArg = Annotated[str, typer.Argument(help="Graph spec or file.", metavar="GRAPH")]
+
+
+def _positive_seconds(value: float | None) -> float | None:
+    """Reject a time limit that is not a positive finite number of seconds."""
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise typer.BadParameter(f"must be a positive number of seconds, got {value:g}")
+    return value
+
+
+def _time_limit_option(help_text: str) -> Any:
+    return typer.Option(
+        "--time-limit", "-t", help=help_text, callback=_positive_seconds, metavar="SECONDS"
+    )
+
+
+def _rounds(count: int | None) -> str:
+    """``1 round``, ``3 rounds``."""
+    return f"{count} round" if count == 1 else f"{count} rounds"
+
+
+def _error_exit(message: str, as_json: bool, code: int = 2) -> None:
+    """One line on stderr (and a JSON object on stdout with ``--json``); exit ``code``."""
+    err_console.print(f"[bold red]error:[/] {esc(message)}")
+    if as_json:
+        _print_json({"error": message, "exit": code})
+    raise typer.Exit(code)
+
+
 CountingOpt = Annotated[
     bool, typer.Option("--counting", help="Add the implied counting constraints to the encoding.")
 ]
@@ -68,16 +107,36 @@ def _bad_input(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        as_json = bool(kwargs.get("as_json"))
         try:
             return func(*args, **kwargs)
         except GossipcertError as exc:
-            err_console.print(f"[bold red]error:[/] {esc(str(exc))}", highlight=False)
-            raise typer.Exit(2) from None
+            _error_exit(str(exc), as_json)
         except KeyboardInterrupt:
             err_console.print("interrupted")
+            if as_json:
+                _print_json({"error": "interrupted", "exit": 130})
             raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"gossipcert {__version__}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_show_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    del version
 
 
 def _check_output(output: str | None, force: bool = False) -> None:
@@ -94,11 +153,17 @@ def _check_output(output: str | None, force: bool = False) -> None:
 
 
 def _write_text(output: str, text: str) -> None:
-    from pathlib import Path
-
+    """Write ``text`` to ``output`` atomically: a temporary file in the same folder, renamed."""
+    folder = os.path.dirname(os.path.abspath(output))
+    tmp = None
     try:
-        Path(output).write_text(text)
+        fd, tmp = tempfile.mkstemp(prefix=".gossipcert-", suffix=".tmp", dir=folder)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, output)
     except OSError as exc:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
         raise GossipcertError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
@@ -109,10 +174,15 @@ def _print_json(data: Any) -> None:
 @app.command("graph")
 @_bad_input
 def graph_cmd(
-    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    graph: GraphArg,
     as_json: JsonOpt = False,
 ) -> None:
-    """Describe a graph: nodes, edges, degrees, diameter, radius, processors and routers."""
+    """Describe a graph: nodes, edges, degrees, diameter, radius, processors, routers and
+    edge capacities.
+
+    Above 5,000 nodes the diameter and radius come from a bounded number of breadth-first
+    searches (eccentricity bounds); when these do not settle them, bounds are printed.
+    """
     g = graphs.from_spec(graph)
     info = graphs.describe(g)
     if as_json:
@@ -120,24 +190,37 @@ def graph_cmd(
         return
     table = Table(title=esc(str(info.get("spec", graph))), show_header=False)
     for key, value in info.items():
-        if key != "spec":
-            table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
+        if key == "capacities":
+            text = ", ".join(f"{cap}: {count} edges" for cap, count in value.items())
+            table.add_row(key, esc(text or "-"))
+        elif key.endswith("_bounds"):
+            table.add_row(key, f"{value[0]} .. {value[1]}")
+        elif key != "spec":
+            table.add_row(key, esc(f"{value:.3f}" if isinstance(value, float) else str(value)))
     console.print(table)
 
 
 @app.command("verify")
 @_bad_input
 def verify_cmd(
-    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
-    schedule: Annotated[str, typer.Argument(help="Schedule file (.json or .csv).")],
+    graph: GraphArg,
+    schedule: Annotated[
+        str,
+        typer.Argument(
+            help="Schedule file (.json or .csv), or a certificate or partial-results file "
+            "written by solve -o (its schedule is checked).",
+            metavar="SCHEDULE",
+        ),
+    ],
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",
+    show: ShowOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Replay a schedule and report every rule it breaks and when all demands are met.
 
-    Exit 0 when the schedule is valid and complete, 1 when it is invalid or incomplete,
-    2 on bad input (including a schedule that names an edge the graph does not have).
+    Exit 0 when the schedule is valid and complete, 1 when it is invalid or incomplete, 2 on
+    bad input (including a schedule that names an edge the graph does not have).
     """
     instance = parse_instance(graph, model, problem)
     sched = read_schedule(schedule, instance)
@@ -146,6 +229,8 @@ def verify_cmd(
     if as_json:
         _print_json({**instance.describe(), **rep.to_json(instance)})
     else:
+        if show:
+            _show_schedule(sched, instance)
         _print_verdict(rep, instance)
     if non_edges:
         err_console.print(
@@ -178,7 +263,8 @@ def _print_verdict(rep: Any, instance: Any) -> None:
             f"({esc(sample)}{', ...' if len(rep.unmet) > 5 else ''})",
             highlight=False,
         )
-    verdict = "valid" if rep.valid else f"INVALID ({len(rep.errors)} violations)"
+    count = len(rep.errors)
+    verdict = "valid" if rep.valid else f"INVALID ({count} violation{'' if count == 1 else 's'})"
     done = (
         f"all demands met after round {rep.rounds}"
         if rep.rounds is not None
@@ -186,60 +272,108 @@ def _print_verdict(rep: Any, instance: Any) -> None:
     )
     extra = f", S = {rep.steps}" + (f", T = {rep.cost:g}" if rep.cost is not None else "")
     console.print(
-        f"{_head(instance)}: {verdict}; {rep.length} rounds; {done}{extra}",
+        f"{_head(instance)}: {verdict}; {_rounds(rep.length)}; {done}{extra}",
         highlight=False,
     )
 
 
+def _show_schedule(sched: Any, instance: Any) -> None:
+    """Print a schedule as a table: one row per round, its transmissions in the second column."""
+    ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
+    from gossipcert.instance import bits
+    from gossipcert.schedule import json_name
+
+    table = Table(title=f"schedule ({_rounds(len(sched))})", show_lines=False)
+    table.add_column("round", justify="right")
+    table.add_column("transmissions (sender -> receivers: packets)")
+    for t, rnd in enumerate(sched.rounds[: len(sched)], start=1):
+        parts = []
+        for tr in rnd:
+            packets = (
+                "all"
+                if tr.packets is None
+                else " ".join(
+                    json.dumps(json_name(instance.packet_names[i])) for i in bits(tr.packets)
+                )
+            )
+            to = ",".join(str(ref(r)) for r in tr.receivers)
+            parts.append(f"{ref(tr.sender)}->{to}: {packets}")
+        table.add_row(str(t), esc("; ".join(parts) or "-"))
+    console.print(table)
+
+
 BackendOpt = Annotated[
-    str, typer.Option("--backend", "-b", help="Solver back-end: sat (CaDiCaL) or cpsat (OR-Tools).")
+    str,
+    typer.Option(
+        "--backend",
+        "-b",
+        help="Solver back-end: sat (CaDiCaL) or cpsat (OR-Tools).",
+        metavar="NAME",
+    ),
 ]
 
+#: seconds between two heartbeat lines on stderr during a solver query
+HEARTBEAT_SECONDS = 3.0
 
-def _progress_printer(enabled: bool) -> Any:
-    def show(event: dict[str, Any]) -> None:
-        if not enabled:
-            return
+
+class _Progress:
+    """Progress lines on stderr, and the best bounds seen so far (for an interrupted run)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.lower: int | None = None
+        self.upper: int | None = None
+        self.last_line = time.monotonic()
+
+    def _print(self, text: str) -> None:
+        self.last_line = time.monotonic()
+        if self.enabled:
+            err_console.print(text)
+
+    def __call__(self, event: dict[str, Any]) -> None:
         kind = event["event"]
         t = f"[dim]{event['time']:8.2f}s[/]"
-        if kind == "query":
+        if kind == "lower-bound":
+            self.lower = event["value"]
+        elif kind == "upper-bound":
+            self.upper = event["value"]
+        if kind == "heartbeat":
+            if time.monotonic() - self.last_line >= HEARTBEAT_SECONDS:
+                self._print(
+                    f"{t}  deciding {_rounds(event['rounds'])}; bounds so far "
+                    f"[{event['lower']}, {event['upper']}]"
+                )
+        elif kind == "query":
             colour = {"sat": "green", "unsat": "red"}.get(event["status"], "yellow")
-            err_console.print(
-                f"{t}  {event['rounds']} rounds: [{colour}]{event['status']}[/] "
-                f"({event['seconds']:.2f}s)",
-                highlight=False,
+            self._print(
+                f"{t}  {_rounds(event['rounds'])}: [{colour}]{event['status']}[/] "
+                f"({event['seconds']:.2f}s)"
             )
         elif kind in ("lower-bound", "upper-bound"):
-            err_console.print(f"{t}  {kind} {event['value']} ({event['source']})", highlight=False)
+            self._print(f"{t}  {kind} {event['value']} ({esc(str(event['source']))})")
         elif kind == "proof":
-            err_console.print(
-                f"{t}  DRAT proof for {event['rounds']} rounds: {event['status']} "
-                f"({event['seconds']:.2f}s)",
-                highlight=False,
+            self._print(
+                f"{t}  DRAT proof for {_rounds(event['rounds'])}: {event['status']} "
+                f"({event['seconds']:.2f}s)"
             )
         elif kind == "proof-check":
-            err_console.print(
+            self._print(
                 f"{t}  proof check: {'verified' if event['ok'] else 'REJECTED'} "
-                f"({event['seconds']:.2f}s)",
-                highlight=False,
+                f"({event['seconds']:.2f}s)"
             )
         elif kind == "symmetry":
-            err_console.print(
-                f"{t}  symmetry breaking: {event['generators']} generators", highlight=False
-            )
-
-    return show
+            self._print(f"{t}  symmetry breaking: {event['generators']} generators")
 
 
 @app.command("solve")
 @_bad_input
 def solve_cmd(
-    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    graph: GraphArg,
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",
     backend: BackendOpt = "sat",
     time_limit: Annotated[
-        float | None, typer.Option("--time-limit", "-t", help="Seconds for search and proof.")
+        float | None, _time_limit_option("Seconds for search and proof (default: no limit).")
     ] = None,
     strict: Annotated[
         bool,
@@ -256,39 +390,91 @@ def solve_cmd(
         ),
     ] = True,
     output: Annotated[
-        str | None, typer.Option("--output", "-o", help="Write the certificate (JSON) here.")
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the certificate (JSON) here; if the optimum is not certified, the "
+            "partial result (best verified schedule and both bounds) instead.",
+            metavar="FILE",
+        ),
     ] = None,
     force: ForceOpt = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            help="Start from the schedule of a partial-results file or certificate written by "
+            "an earlier solve -o (verified again before use).",
+            metavar="FILE",
+        ),
+    ] = None,
+    show: ShowOpt = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Find the minimum number of rounds and prove that one round fewer is impossible.
 
     Prints the optimum with its lower-bound evidence (a closed-form bound, or a checked DRAT
-    proof), or, when the time limit runs out, the best bounds known. Exit 0 when the optimum
-    is certified, 1 when it is not (time-out), 2 on bad input.
+    proof), or, when the time limit runs out, the best bounds known. Progress goes to stderr
+    (a heartbeat every few seconds during a long solver query; --quiet silences it).
+
+    Exit status: 0 the optimum is certified; 1 it is not (the time limit ran out, or no
+    solver encoding covers the model and the closed-form bounds do not meet); 2 bad input;
+    130 interrupted by Ctrl-C (the best bounds found so far are printed first).
 
     Example: gossipcert solve petersen --model telephone --problem gossip -o petersen.json
     """
 
     from gossipcert.exact.certificate import build_certificate, certificate_text
+    from gossipcert.exact.partial import partial_text, read_resume_schedule
     from gossipcert.exact.search import solve
     from gossipcert.schedule import to_json
 
     _check_output(output, force)
     instance = parse_instance(graph, model, problem)
-    res = solve(
-        instance,
-        backend=backend,
-        time_limit=time_limit,
-        strict=strict,
-        counting=counting,
-        proof=proof,
-        progress=_progress_printer(not quiet),
-    )
+    seeds = []
+    if resume:
+        previous = read_resume_schedule(resume, instance)
+        if previous is not None:
+            seeds.append((f"resumed from {resume}", previous))
+    progress = _Progress(not quiet and not as_json)
+    try:
+        res = solve(
+            instance,
+            backend=backend,
+            time_limit=time_limit,
+            strict=strict,
+            counting=counting,
+            proof=proof,
+            progress=progress,
+            seeds=seeds,
+        )
+    except KeyboardInterrupt:
+        low = "?" if progress.lower is None else progress.lower
+        high = "?" if progress.upper is None else progress.upper
+        err_console.print(f"interrupted; bounds so far: between {low} and {high} rounds")
+        if as_json:
+            _print_json(
+                {
+                    "error": "interrupted",
+                    "exit": 130,
+                    "lower_bound": progress.lower,
+                    "upper_bound": progress.upper,
+                }
+            )
+        raise typer.Exit(130) from None
     evidence = {k: v for k, v in res.evidence.items() if k != "proof_xz_base64"}
-    if output and res.status == "optimal":
+    certified = res.status == "optimal" and not res.interrupted
+    written: str | None = None
+    if output and certified:
         _write_text(output, certificate_text(build_certificate(res)))
+        written = "certificate"
+    elif output:
+        _write_text(output, partial_text(res))
+        written = "partial"
     if as_json:
         _print_json(
             {
@@ -302,31 +488,59 @@ def solve_cmd(
                 "evidence": evidence,
                 "backend": res.backend,
                 "times": {k: round(v, 3) for k, v in res.times.items()},
-                "certificate": output if output and res.status == "optimal" else None,
+                "timed_out": res.timed_out,
+                "interrupted": res.interrupted,
+                "certificate": output if written == "certificate" else None,
+                "partial_result": output if written == "partial" else None,
             }
         )
     else:
-        head = _head(instance)
-        if res.status == "optimal":
-            console.print(f"{head}: [bold green]optimum {res.optimum} rounds[/]", highlight=False)
-        else:
+        _print_solve_result(res, evidence, show)
+        if written == "certificate":
             console.print(
-                f"{head}: [bold yellow]{res.status}[/], between {res.lower_bound} and "
-                f"{res.upper_bound if res.upper_bound is not None else '?'} rounds",
-                highlight=False,
+                f"  certificate: {esc(output or '')} (re-check with: gossipcert check "
+                f"{esc(output or '')})"
             )
-        console.print(
-            f"  upper bound: schedule of {res.upper_bound} rounds from "
-            f"{res.upper_source}, verified",
-            highlight=False,
-        )
-        console.print(f"  lower bound: {esc(_evidence_text(evidence))}", highlight=False)
-        if output and res.status == "optimal":
+        elif written == "partial":
             console.print(
-                f"  certificate: {esc(output)} (re-check with: gossipcert check {esc(output)})",
-                highlight=False,
+                f"  partial result (best verified schedule and both bounds, optimum not "
+                f"proved): {esc(output or '')}; continue with --resume {esc(output or '')}"
             )
+    if res.interrupted:
+        raise typer.Exit(130)
     raise typer.Exit(0 if res.status == "optimal" else 1)
+
+
+def _print_solve_result(res: Any, evidence: dict[str, Any], show: bool) -> None:
+    """The human-readable outcome of solve."""
+    head = _head(res.instance)
+    if show and res.schedule is not None:
+        _show_schedule(res.schedule, res.instance)
+    if res.status == "optimal":
+        console.print(f"{head}: [bold green]optimum {_rounds(res.optimum)}[/]")
+    else:
+        high = res.upper_bound if res.upper_bound is not None else "?"
+        console.print(
+            f"{head}: [bold yellow]{res.status}[/], between {res.lower_bound} and {high} rounds"
+        )
+    if res.schedule is not None:
+        console.print(
+            f"  upper bound: schedule of {_rounds(res.upper_bound)} from "
+            f"{esc(res.upper_source)}, verified"
+        )
+    else:
+        console.print(
+            "  upper bound: none — no construction or heuristic applies to this instance, "
+            "so no schedule is known"
+        )
+    console.print(f"  lower bound: {esc(_evidence_text(evidence))}")
+    if res.timed_out:
+        console.print(
+            f"  time limit reached after {res.times.get('total', 0.0):.1f}s: "
+            + ("the optimum is not proved" if res.status != "optimal" else "proof not finished")
+        )
+    if res.interrupted:
+        console.print("  interrupted (Ctrl-C): these are the bounds known at that moment")
 
 
 def _evidence_text(ev: dict[str, Any]) -> str:
@@ -349,7 +563,7 @@ def _evidence_text(ev: dict[str, Any]) -> str:
 def check_cmd(
     certificate: Annotated[str, typer.Argument(help="Certificate written by solve -o.")],
     time_limit: Annotated[
-        float | None, typer.Option("--time-limit", "-t", help="Seconds for re-solving a claim.")
+        float | None, _time_limit_option("Seconds for re-solving a solver claim.")
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -448,7 +662,7 @@ def bounds_cmd(
 
 
 def _print_schedule_result(
-    name: str, instance: Any, sched: Any, as_json: bool, output: str | None
+    name: str, instance: Any, sched: Any, as_json: bool, output: str | None, show: bool = False
 ) -> None:
     """Verify a constructed schedule, print it, and write it to ``output`` only if it passes;
     exit 1 if the verifier rejects it."""
@@ -476,6 +690,8 @@ def _print_schedule_result(
             }
         )
     else:
+        if show:
+            _show_schedule(sched, instance)
         _print_verdict(rep, instance)
     raise typer.Exit(0 if rep.ok else 1)
 
@@ -494,7 +710,18 @@ def construct_cmd(
             "rows-columns, matching-sequence.",
         ),
     ],
-    model: ModelOpt = "telephone",
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help=MODEL_HELP + " Default: the construction's own model where it has one "
+            "(ring-fd: single-port:p=1, ring-hd: half-duplex:p=1, ring-multicast, simple, "
+            "concurrent-updown: multicast, fattree-*: all-port, bermond: sequential:p=2, "
+            "rows-columns, matching-sequence: telephone), else telephone.",
+            metavar="MODEL",
+        ),
+    ] = None,
     problem: ProblemOpt = "gossip",
     sequence: Annotated[
         str | None,
@@ -502,6 +729,7 @@ def construct_cmd(
     ] = None,
     output: ScheduleOutOpt = None,
     force: ForceOpt = False,
+    show: ShowOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Build one of the papers' constructive schedules and verify it.
@@ -509,12 +737,15 @@ def construct_cmd(
     Exit 0 when the schedule is valid and complete, 1 when the verifier rejects it, 2 when
     the construction does not apply to the graph, model or problem.
     """
-    from gossipcert.constructions.catalog import construct
+    from gossipcert.constructions.catalog import CONSTRUCTIONS, construct
 
+    if model is None:
+        known = CONSTRUCTIONS.get(algorithm)
+        model = known.model if known is not None and known.model else "telephone"
     instance = parse_instance(graph, model, problem)
     _check_output(output, force)
     sched = construct(instance, algorithm, sequence)
-    _print_schedule_result(algorithm, instance, sched, as_json, output)
+    _print_schedule_result(algorithm, instance, sched, as_json, output, show)
 
 
 @app.command("heuristic")
@@ -525,6 +756,7 @@ def heuristic_cmd(
     problem: ProblemOpt = "gossip",
     output: ScheduleOutOpt = None,
     force: ForceOpt = False,
+    show: ShowOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Run the matching heuristic (telephone, half-duplex) and verify its schedule."""
@@ -533,12 +765,38 @@ def heuristic_cmd(
     instance = parse_instance(graph, model, problem)
     _check_output(output, force)
     sched = matching_heuristic(instance)
-    _print_schedule_result("matching", instance, sched, as_json, output)
+    _print_schedule_result("matching", instance, sched, as_json, output, show)
 
 
-def main() -> None:
-    """Entry point of the ``gossipcert`` console script."""
-    app()
+#: the base class of command-line usage errors (typer ships its own copy of click)
+_CLICK_ERROR: type[Exception] = next(
+    c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"
+)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``gossipcert`` console script.
+
+    Usage errors (unknown option, bad option value) become one line on stderr and exit 2,
+    and with ``--json`` also ``{"error": ..., "exit": 2}`` on stdout.
+    """
+    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        code = app(args=args, prog_name="gossipcert", standalone_mode=False)
+    except _CLICK_ERROR as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            exc.show()  # type: ignore[attr-defined]
+            sys.exit(2)
+        message = exc.format_message()  # type: ignore[attr-defined]
+        command = f"gossipcert {args[0]}" if args and not args[0].startswith("-") else "gossipcert"
+        err_console.print(f"[bold red]error:[/] {esc(message)} (see: {command} --help)")
+        if "--json" in args:
+            _print_json({"error": message, "exit": 2})
+        sys.exit(getattr(exc, "exit_code", 2))
+    except typer.Abort:
+        err_console.print("aborted")
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":
