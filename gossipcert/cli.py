@@ -534,6 +534,12 @@ def _print_solve_result(res: Any, evidence: dict[str, Any], show: bool) -> None:
             "so no schedule is known"
         )
     console.print(f"  lower bound: {esc(_evidence_text(evidence))}")
+    no_solver = [e for e in res.log if e.get("event") == "no-solver"]
+    if no_solver and res.status != "optimal":
+        console.print(
+            f"  not certified: no solver encoding covers this model "
+            f"({esc(str(no_solver[0]['reason']))}), and the closed-form bounds do not meet"
+        )
     if res.timed_out:
         console.print(
             f"  time limit reached after {res.times.get('total', 0.0):.1f}s: "

@@ -371,6 +371,9 @@ def _csv_packet(text: str) -> Any:
 def read_schedule(path: str | Path, instance: Instance) -> Schedule:
     """Read a schedule file (``.json`` or ``.csv``) for an instance.
 
+    A JSON file that holds a ``schedule`` instead of ``rounds`` (a certificate, or the partial
+    result of ``solve -o``) is read for that schedule.
+
     Raises
     ------
     ScheduleFormatError
@@ -389,6 +392,11 @@ def read_schedule(path: str | Path, instance: Instance) -> Schedule:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ScheduleFormatError(f"schedule file {str(p)!r} is not valid JSON: {exc}") from None
+    if isinstance(data, dict) and "rounds" not in data and "schedule" in data:
+        # a certificate or a partial result of solve -o: check the schedule it holds
+        data = data["schedule"]
+        if data is None:
+            raise ScheduleFormatError(f"{str(p)!r} records no schedule")
     return from_json(data, instance)
 
 
