@@ -41,10 +41,10 @@ class DiameterRadius:
 def _csr(graph: nx.Graph) -> tuple[np.ndarray, np.ndarray]:
     """Row offsets and neighbour array of a graph on nodes ``0..n-1``."""
     n = graph.number_of_nodes()
-    degree = np.fromiter((len(graph.adj[v]) for v in range(n)), dtype=np.int64, count=n)
+    adj = graph._adj  # the graph's own dict of neighbour dicts (read only here)
+    degree = np.fromiter((len(adj[v]) for v in range(n)), dtype=np.int64, count=n)
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(degree, out=indptr[1:])
-    adj = graph.adj
     indices = np.fromiter(
         itertools.chain.from_iterable(adj[v] for v in range(n)),
         dtype=np.int64,
