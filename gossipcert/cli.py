@@ -555,12 +555,12 @@ def _evidence_text(ev: dict[str, Any]) -> str:
         return f"{ev['value']} from the closed-form bound '{ev['name']}' ({ev['source']})"
     if kind == "drat":
         return (
-            f"{ev['rounds']} rounds infeasible: DRAT proof of {ev['proof_lines']} lines "
+            f"{_rounds(ev['rounds'])} infeasible: DRAT proof of {ev['proof_lines']} lines "
             f"for a CNF of {ev['variables']} variables and {ev['clauses']} clauses, "
             f"{ev['verdict']} by {ev['checker']}"
         )
     if kind == "solver-claim":
-        return f"{ev['rounds']} rounds infeasible by the word of {ev['solver']} (no proof)"
+        return f"{_rounds(ev['rounds'])} infeasible by the word of {ev['solver']} (no proof)"
     return str(ev)
 
 
