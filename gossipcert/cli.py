@@ -440,7 +440,7 @@ def solve_cmd(
         previous = read_resume_schedule(resume, instance)
         if previous is not None:
             seeds.append((f"resumed from {resume}", previous))
-    progress = _Progress(not quiet and not as_json)
+    progress = _Progress(not quiet)
     try:
         res = solve(
             instance,
