@@ -439,6 +439,13 @@ def solve_cmd(
     if resume:
         previous = read_resume_schedule(resume, instance)
         if previous is not None:
+            check = simulate(instance, previous)
+            if not check.ok:
+                first = check.errors[0].message if check.errors else "demands not all met"
+                raise GossipcertError(
+                    f"the schedule in {resume} does not solve this instance ({first}); "
+                    "was it written for another graph, model or problem?"
+                )
             seeds.append((f"resumed from {resume}", previous))
     progress = _Progress(not quiet)
     try:

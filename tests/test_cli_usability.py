@@ -173,6 +173,13 @@ def test_resume_refuses_a_file_without_schedule(tmp_path: Path) -> None:
     assert code == 2 and "neither a partial-results file nor a certificate" in err
 
 
+def test_resume_refuses_a_schedule_for_another_instance(tmp_path: Path) -> None:
+    cert = tmp_path / "ring6-cert.json"
+    assert run("solve", "ring:6", "-o", str(cert), "-q")[0] == 0
+    code, _, err = run("solve", "ring:8", "--resume", str(cert))
+    assert code == 2 and "does not solve this instance" in err
+
+
 def test_unheld_packet_is_named_not_a_disconnected_graph(tmp_path: Path) -> None:
     """Defect 8: the error blamed a disconnected graph; nobody holds packet ``a``."""
     problem = tmp_path / "p.json"
