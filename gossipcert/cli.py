@@ -193,11 +193,16 @@ def graph_cmd(
         if key == "capacities":
             text = ", ".join(f"{cap}: {count} edges" for cap, count in value.items())
             table.add_row(key, esc(text or "-"))
-        elif key.endswith("_bounds"):
-            table.add_row(key, f"{value[0]} .. {value[1]}")
+        elif key.endswith("_bounds") or key == "distance_note":
+            continue
+        elif value is None and f"{key}_bounds" in info:
+            low, high = info[f"{key}_bounds"]
+            table.add_row(key, f"between {low} and {high} (not settled)")
         elif key != "spec":
             table.add_row(key, esc(f"{value:.3f}" if isinstance(value, float) else str(value)))
     console.print(table)
+    if "distance_note" in info:
+        console.print(esc(info["distance_note"]))
 
 
 @app.command("verify")

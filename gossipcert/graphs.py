@@ -1784,8 +1784,8 @@ def describe(graph: nx.Graph) -> dict[str, Any]:
     dict
         ``n``, ``m``, ``min_degree``, ``max_degree``, ``mean_degree`` (float), ``connected``
         (bool), ``diameter`` and ``radius`` (None if disconnected, or if not settled on a
-        graph of more than :data:`EXACT_DISTANCE_NODES` nodes: then ``diameter_bounds``,
-        ``radius_bounds`` and ``distance_note`` say what is known), ``processors`` and
+        graph of more than :data:`EXACT_DISTANCE_NODES` nodes: then ``diameter_bounds`` or
+        ``radius_bounds``, and ``distance_note``, say what is known), ``processors`` and
         ``routers`` (counts), ``capacities`` (edge count per capacity) and ``spec``.
 
     Examples
@@ -1816,17 +1816,20 @@ def describe(graph: nx.Graph) -> dict[str, Any]:
             from gossipcert.distances import diameter_radius
 
             found = diameter_radius(graph, max(4, DISTANCE_WORK // (n + m)))
-            if found.exact:
-                diameter, radius = found.diameter_high, found.radius_high
+            if found.diameter_low == found.diameter_high:
+                diameter = found.diameter_high
             else:
-                extra = {
-                    "diameter_bounds": [found.diameter_low, found.diameter_high],
-                    "radius_bounds": [found.radius_low, found.radius_high],
-                    "distance_note": (
-                        f"diameter and radius not settled by {found.searches} breadth-first "
-                        f"searches (graph above {EXACT_DISTANCE_NODES} nodes): bounds only"
-                    ),
-                }
+                extra["diameter_bounds"] = [found.diameter_low, found.diameter_high]
+            if found.radius_low == found.radius_high:
+                radius = found.radius_high
+            else:
+                extra["radius_bounds"] = [found.radius_low, found.radius_high]
+            if extra:
+                unsettled = " and ".join(k.split("_")[0] for k in extra)
+                extra["distance_note"] = (
+                    f"{unsettled} not settled by {found.searches} breadth-first searches "
+                    f"(graph above {EXACT_DISTANCE_NODES} nodes): bounds only"
+                )
     router_count = len(routers(graph))
     caps: dict[int, int] = {}
     for u, nbrs in atlas.items():
