@@ -84,6 +84,20 @@ def bfs_distances(indptr: np.ndarray, indices: np.ndarray, source: int) -> np.nd
     return dist
 
 
+def is_connected(graph: nx.Graph) -> bool:
+    """Whether a graph on ``0..n-1`` is connected (one array-based search).
+
+    Examples
+    --------
+    >>> is_connected(nx.path_graph(3)), is_connected(nx.empty_graph(2))
+    (True, False)
+    """
+    if graph.number_of_nodes() == 0:
+        return False
+    indptr, indices = _csr(graph)
+    return bool((bfs_distances(indptr, indices, 0) >= 0).all())
+
+
 def diameter_radius(graph: nx.Graph, max_searches: int | None = None) -> DiameterRadius:
     """Diameter and radius of a connected graph on ``0..n-1`` by extrema bounding.
 

@@ -1804,7 +1804,12 @@ def describe(graph: nx.Graph) -> dict[str, Any]:
     atlas = graph._adj  # the graph's own dict of neighbour dicts (read only here)
     degrees = [len(nbrs) for nbrs in atlas.values()]
     m = sum(degrees) // 2
-    connected = n > 0 and nx.is_connected(graph)
+    if n > EXACT_DISTANCE_NODES:
+        from gossipcert.distances import is_connected
+
+        connected = is_connected(graph)
+    else:
+        connected = n > 0 and nx.is_connected(graph)
     diameter: int | None = None
     radius: int | None = None
     extra: dict[str, Any] = {}
