@@ -23,6 +23,7 @@ and ``all`` stands for everything the sender knows.
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import json
 from collections.abc import Callable, Iterable, Iterator
@@ -388,16 +389,26 @@ def read_schedule(path: str | Path, instance: Instance) -> Schedule:
         raise ScheduleFormatError(f"cannot read schedule file {str(p)!r}: {exc}") from None
     if p.suffix.lower() == ".csv":
         return from_csv(text, instance)
+    # millions of small containers and no cycles: the cyclic garbage collector would only
+    # rescan them again and again while they are built
+    paused = gc.isenabled()
+    gc.disable()
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ScheduleFormatError(f"schedule file {str(p)!r} is not valid JSON: {exc}") from None
-    if isinstance(data, dict) and "rounds" not in data and "schedule" in data:
-        # a certificate or a partial result of solve -o: check the schedule it holds
-        data = data["schedule"]
-        if data is None:
-            raise ScheduleFormatError(f"{str(p)!r} records no schedule")
-    return from_json(data, instance)
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ScheduleFormatError(
+                f"schedule file {str(p)!r} is not valid JSON: {exc}"
+            ) from None
+        if isinstance(data, dict) and "rounds" not in data and "schedule" in data:
+            # a certificate or a partial result of solve -o: check the schedule it holds
+            data = data["schedule"]
+            if data is None:
+                raise ScheduleFormatError(f"{str(p)!r} records no schedule")
+        return from_json(data, instance)
+    finally:
+        if paused:
+            gc.enable()
 
 
 def write_schedule(schedule: Schedule, instance: Instance, path: str | Path) -> None:
