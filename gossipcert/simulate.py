@@ -204,6 +204,7 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
         sent_count: dict[int, int] = defaultdict(int)  # sender -> packets sent
         n_sent: dict[int, int] = defaultdict(int)  # sender -> transmissions
         moved = 0
+        touched: list[int] = []  # the nodes whose incoming set became non-empty this round
         for tr in rnd:
             u = tr.sender
             receivers = tr.receivers
@@ -240,6 +241,8 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
             sent_by[u].extend(receivers)
             for r in receivers:
                 if r in adj[u]:
+                    if not incoming[r]:
+                        touched.append(r)
                     incoming[r] |= mask
                     recv_from[r].append(u)
                     arc_load[(u, r)] += size
@@ -290,7 +293,7 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
                     )
 
         learned = 0
-        for v in range(instance.n):
+        for v in touched:  # every other node received nothing this round
             new = incoming[v] & ~know[v]
             if new:
                 learned += new.bit_count()
