@@ -16,16 +16,24 @@ import math
 import os
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console
 from rich.markup import escape as esc
 from rich.table import Table
 
 from gossipcert import __version__, graphs
+from gossipcert.cli_text import (
+    Progress,
+    console,
+    err_console,
+    head,
+    print_json,
+    print_solve_result,
+    print_verdict,
+    show_schedule,
+)
 from gossipcert.errors import GossipcertError
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import read_schedule
@@ -45,8 +53,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-console = Console(soft_wrap=True, emoji=False, highlight=False)
-err_console = Console(stderr=True, soft_wrap=True, emoji=False, highlight=False)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -84,16 +90,11 @@ def _time_limit_option(help_text: str) -> Any:
     )
 
 
-def _rounds(count: int | None) -> str:
-    """``1 round``, ``3 rounds``."""
-    return f"{count} round" if count == 1 else f"{count} rounds"
-
-
 def _error_exit(message: str, as_json: bool, code: int = 2) -> None:
     """One line on stderr (and a JSON object on stdout with ``--json``); exit ``code``."""
     err_console.print(f"[bold red]error:[/] {esc(message)}")
     if as_json:
-        _print_json({"error": message, "exit": code})
+        print_json({"error": message, "exit": code})
     raise typer.Exit(code)
 
 
@@ -115,7 +116,7 @@ def _bad_input(func: F) -> F:
         except KeyboardInterrupt:
             err_console.print("interrupted")
             if as_json:
-                _print_json({"error": "interrupted", "exit": 130})
+                print_json({"error": "interrupted", "exit": 130})
             raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]
@@ -167,10 +168,6 @@ def _write_text(output: str, text: str) -> None:
         raise GossipcertError(f"cannot write {output}: {exc.strerror or exc}") from None
 
 
-def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
-
-
 @app.command("graph")
 @_bad_input
 def graph_cmd(
@@ -186,7 +183,7 @@ def graph_cmd(
     g = graphs.from_spec(graph)
     info = graphs.describe(g)
     if as_json:
-        _print_json(info)
+        print_json(info)
         return
     table = Table(title=esc(str(info.get("spec", graph))), show_header=False)
     for key, value in info.items():
@@ -232,11 +229,11 @@ def verify_cmd(
     rep = simulate(instance, sched)
     non_edges = [e for e in rep.errors if e.rule == "not-a-neighbour"]
     if as_json:
-        _print_json({**instance.describe(), **rep.to_json(instance)})
+        print_json({**instance.describe(), **rep.to_json(instance)})
     else:
         if show:
-            _show_schedule(sched, instance)
-        _print_verdict(rep, instance)
+            show_schedule(sched, instance)
+        print_verdict(rep, instance)
     if non_edges:
         err_console.print(
             f"[bold red]error:[/] the schedule uses {len(non_edges)} arc(s) the graph does not "
@@ -248,65 +245,6 @@ def verify_cmd(
     raise typer.Exit(0 if rep.ok else 1)
 
 
-def _head(instance: Any) -> str:
-    """``graph · model · problem``, escaped for rich."""
-    return esc(
-        f"{instance.describe()['graph']} · {instance.model.spec()} · {instance.problem.spec()}"
-    )
-
-
-def _print_verdict(rep: Any, instance: Any) -> None:
-    ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
-    for err in rep.errors[:50]:
-        console.print(f"[red]✗[/] {esc(err.message)}", highlight=False)
-    if len(rep.errors) > 50:
-        console.print(f"... and {len(rep.errors) - 50} more violations")
-    if rep.unmet:
-        sample = ", ".join(f"{ref(v)} lacks {instance.packet_names[p]!r}" for v, p in rep.unmet[:5])
-        console.print(
-            f"[yellow]unmet demands after round {rep.length}:[/] {len(rep.unmet)} "
-            f"({esc(sample)}{', ...' if len(rep.unmet) > 5 else ''})",
-            highlight=False,
-        )
-    count = len(rep.errors)
-    verdict = "valid" if rep.valid else f"INVALID ({count} violation{'' if count == 1 else 's'})"
-    done = (
-        f"all demands met after round {rep.rounds}"
-        if rep.rounds is not None
-        else "demands not all met"
-    )
-    extra = f", S = {rep.steps}" + (f", T = {rep.cost:g}" if rep.cost is not None else "")
-    console.print(
-        f"{_head(instance)}: {verdict}; {_rounds(rep.length)}; {done}{extra}",
-        highlight=False,
-    )
-
-
-def _show_schedule(sched: Any, instance: Any) -> None:
-    """Print a schedule as a table: one row per round, its transmissions in the second column."""
-    ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
-    from gossipcert.instance import bits
-    from gossipcert.schedule import json_name
-
-    table = Table(title=f"schedule ({_rounds(len(sched))})", show_lines=False)
-    table.add_column("round", justify="right")
-    table.add_column("transmissions (sender -> receivers: packets)")
-    for t, rnd in enumerate(sched.rounds[: len(sched)], start=1):
-        parts = []
-        for tr in rnd:
-            packets = (
-                "all"
-                if tr.packets is None
-                else " ".join(
-                    json.dumps(json_name(instance.packet_names[i])) for i in bits(tr.packets)
-                )
-            )
-            to = ",".join(str(ref(r)) for r in tr.receivers)
-            parts.append(f"{ref(tr.sender)}->{to}: {packets}")
-        table.add_row(str(t), esc("; ".join(parts) or "-"))
-    console.print(table)
-
-
 BackendOpt = Annotated[
     str,
     typer.Option(
@@ -316,58 +254,6 @@ BackendOpt = Annotated[
         metavar="NAME",
     ),
 ]
-
-#: seconds between two heartbeat lines on stderr during a solver query
-HEARTBEAT_SECONDS = 3.0
-
-
-class _Progress:
-    """Progress lines on stderr, and the best bounds seen so far (for an interrupted run)."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.lower: int | None = None
-        self.upper: int | None = None
-        self.last_line = time.monotonic()
-
-    def _print(self, text: str) -> None:
-        self.last_line = time.monotonic()
-        if self.enabled:
-            err_console.print(text)
-
-    def __call__(self, event: dict[str, Any]) -> None:
-        kind = event["event"]
-        t = f"[dim]{event['time']:8.2f}s[/]"
-        if kind == "lower-bound":
-            self.lower = event["value"]
-        elif kind == "upper-bound":
-            self.upper = event["value"]
-        if kind == "heartbeat":
-            if time.monotonic() - self.last_line >= HEARTBEAT_SECONDS:
-                self._print(
-                    f"{t}  deciding {_rounds(event['rounds'])}; bounds so far "
-                    f"[{event['lower']}, {event['upper']}]"
-                )
-        elif kind == "query":
-            colour = {"sat": "green", "unsat": "red"}.get(event["status"], "yellow")
-            self._print(
-                f"{t}  {_rounds(event['rounds'])}: [{colour}]{event['status']}[/] "
-                f"({event['seconds']:.2f}s)"
-            )
-        elif kind in ("lower-bound", "upper-bound"):
-            self._print(f"{t}  {kind} {event['value']} ({esc(str(event['source']))})")
-        elif kind == "proof":
-            self._print(
-                f"{t}  DRAT proof for {_rounds(event['rounds'])}: {event['status']} "
-                f"({event['seconds']:.2f}s)"
-            )
-        elif kind == "proof-check":
-            self._print(
-                f"{t}  proof check: {'verified' if event['ok'] else 'REJECTED'} "
-                f"({event['seconds']:.2f}s)"
-            )
-        elif kind == "symmetry":
-            self._print(f"{t}  symmetry breaking: {event['generators']} generators")
 
 
 @app.command("solve")
@@ -452,7 +338,7 @@ def solve_cmd(
                     "was it written for another graph, model or problem?"
                 )
             seeds.append((f"resumed from {resume}", previous))
-    progress = _Progress(not quiet)
+    progress = Progress(not quiet)
     try:
         res = solve(
             instance,
@@ -469,7 +355,7 @@ def solve_cmd(
         high = "?" if progress.upper is None else progress.upper
         err_console.print(f"interrupted; bounds so far: between {low} and {high} rounds")
         if as_json:
-            _print_json(
+            print_json(
                 {
                     "error": "interrupted",
                     "exit": 130,
@@ -488,7 +374,7 @@ def solve_cmd(
         _write_text(output, partial_text(res))
         written = "partial"
     if as_json:
-        _print_json(
+        print_json(
             {
                 **instance.describe(),
                 "status": res.status,
@@ -507,7 +393,7 @@ def solve_cmd(
             }
         )
     else:
-        _print_solve_result(res, evidence, show)
+        print_solve_result(res, evidence, show)
         if written == "certificate":
             console.print(
                 f"  certificate: {esc(output or '')} (re-check with: gossipcert check "
@@ -521,59 +407,6 @@ def solve_cmd(
     if res.interrupted:
         raise typer.Exit(130)
     raise typer.Exit(0 if res.status == "optimal" else 1)
-
-
-def _print_solve_result(res: Any, evidence: dict[str, Any], show: bool) -> None:
-    """The human-readable outcome of solve."""
-    head = _head(res.instance)
-    if show and res.schedule is not None:
-        _show_schedule(res.schedule, res.instance)
-    if res.status == "optimal":
-        console.print(f"{head}: [bold green]optimum {_rounds(res.optimum)}[/]")
-    else:
-        high = res.upper_bound if res.upper_bound is not None else "?"
-        console.print(
-            f"{head}: [bold yellow]{res.status}[/], between {res.lower_bound} and {high} rounds"
-        )
-    if res.schedule is not None:
-        console.print(
-            f"  upper bound: schedule of {_rounds(res.upper_bound)} from "
-            f"{esc(res.upper_source)}, verified"
-        )
-    else:
-        console.print(
-            "  upper bound: none — no construction or heuristic applies to this instance, "
-            "so no schedule is known"
-        )
-    console.print(f"  lower bound: {esc(_evidence_text(evidence))}")
-    no_solver = [e for e in res.log if e.get("event") == "no-solver"]
-    if no_solver and res.status != "optimal":
-        console.print(
-            f"  not certified: no solver encoding covers this model "
-            f"({esc(str(no_solver[0]['reason']))}), and the closed-form bounds do not meet"
-        )
-    if res.timed_out:
-        console.print(
-            f"  time limit reached after {res.times.get('total', 0.0):.1f}s: "
-            + ("the optimum is not proved" if res.status != "optimal" else "proof not finished")
-        )
-    if res.interrupted:
-        console.print("  interrupted (Ctrl-C): these are the bounds known at that moment")
-
-
-def _evidence_text(ev: dict[str, Any]) -> str:
-    kind = ev.get("kind")
-    if kind == "closed-form":
-        return f"{ev['value']} from the closed-form bound '{ev['name']}' ({ev['source']})"
-    if kind == "drat":
-        return (
-            f"{_rounds(ev['rounds'])} infeasible: DRAT proof of {ev['proof_lines']} lines "
-            f"for a CNF of {ev['variables']} variables and {ev['clauses']} clauses, "
-            f"{ev['verdict']} by {ev['checker']}"
-        )
-    if kind == "solver-claim":
-        return f"{_rounds(ev['rounds'])} infeasible by the word of {ev['solver']} (no proof)"
-    return str(ev)
 
 
 @app.command("check")
@@ -595,7 +428,7 @@ def check_cmd(
     cert = read_certificate(certificate)
     rep = check_certificate(cert, time_limit)
     if as_json:
-        _print_json(
+        print_json(
             {
                 "ok": rep.ok,
                 "optimum": cert.get("optimum"),
@@ -660,7 +493,7 @@ def bounds_cmd(
     lower = max(lows, key=lambda b: b.value) if lows else None
     upper = min(ups, key=lambda b: b.value) if ups else None
     if as_json:
-        _print_json(
+        print_json(
             {
                 **instance.describe(),
                 "lower_bound": lower.value if lower else None,
@@ -669,7 +502,7 @@ def bounds_cmd(
             }
         )
         return
-    table = Table(title=_head(instance))
+    table = Table(title=head(instance))
     for col in ("", "kind", "value", "name", "source"):
         table.add_column(col)
     for b in found:
@@ -695,7 +528,7 @@ def _print_schedule_result(
         )
         _write_text(output, text)
     if as_json:
-        _print_json(
+        print_json(
             {
                 **instance.describe(),
                 "algorithm": name,
@@ -709,8 +542,8 @@ def _print_schedule_result(
         )
     else:
         if show:
-            _show_schedule(sched, instance)
-        _print_verdict(rep, instance)
+            show_schedule(sched, instance)
+        print_verdict(rep, instance)
     raise typer.Exit(0 if rep.ok else 1)
 
 
@@ -809,7 +642,7 @@ def main(argv: list[str] | None = None) -> None:
         command = f"gossipcert {args[0]}" if args and not args[0].startswith("-") else "gossipcert"
         err_console.print(f"[bold red]error:[/] {esc(message)} (see: {command} --help)")
         if "--json" in args:
-            _print_json({"error": message, "exit": 2})
+            print_json({"error": message, "exit": 2})
         sys.exit(getattr(exc, "exit_code", 2))
     except typer.Abort:
         err_console.print("aborted")
