@@ -1,24 +1,39 @@
 """The ``gossipcert`` command.
 
 Every command takes ``--json`` for machine-readable output. Exit status: 0 success, 1 a
-negative verdict (an invalid or incomplete schedule, a failed check), 2 bad input (one line on
-standard error, never a traceback).
+negative verdict (an invalid or incomplete schedule, a failed check, an optimum not certified),
+2 bad input (one line on standard error, never a traceback; with ``--json`` also
+``{"error": ..., "exit": 2}`` on standard output), 130 interrupted by Ctrl-C.
+
+No text the user gave is read as console markup or emoji codes: both consoles print it as is.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import math
+import os
 import sys
+import tempfile
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console
 from rich.markup import escape as esc
 from rich.table import Table
 
-from gossipcert import graphs
+from gossipcert import __version__, graphs
+from gossipcert.cli_text import (
+    Progress,
+    console,
+    err_console,
+    head,
+    print_json,
+    print_solve_result,
+    print_verdict,
+    show_schedule,
+)
 from gossipcert.errors import GossipcertError, SpecError
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import read_schedule
@@ -36,9 +51,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
-console = Console(soft_wrap=True)
-err_console = Console(stderr=True, soft_wrap=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,12 +66,38 @@ PROBLEM_HELP = (
     '{"packets": [...], "holdings": {node: [...]}, "demands": {node: [...]}}.'
 )
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
-ModelOpt = Annotated[str, typer.Option("--model", "-m", help=MODEL_HELP)]
-ProblemOpt = Annotated[str, typer.Option("--problem", "-p", help=PROBLEM_HELP)]
+ModelOpt = Annotated[str, typer.Option("--model", "-m", help=MODEL_HELP, metavar="MODEL")]
+ProblemOpt = Annotated[str, typer.Option("--problem", "-p", help=PROBLEM_HELP, metavar="PROBLEM")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Overwrite --output if it exists.")]
 ScheduleOutOpt = Annotated[
-    str | None, typer.Option("--output", "-o", help="Write the schedule (JSON or .csv).")
+    str | None,
+    typer.Option("--output", "-o", help="Write the schedule (JSON or .csv).", metavar="FILE"),
 ]
+ShowOpt = Annotated[bool, typer.Option("--show", help="Print the schedule, one row per round.")]
+GraphArg = Annotated[str, typer.Argument(help="Graph spec or file.", metavar="GRAPH")]
+
+
+def _positive_seconds(value: float | None) -> float | None:
+    """Reject a time limit that is not a positive finite number of seconds."""
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise typer.BadParameter(f"must be a positive number of seconds, got {value:g}")
+    return value
+
+
+def _time_limit_option(help_text: str) -> Any:
+    return typer.Option(
+        "--time-limit", "-t", help=help_text, callback=_positive_seconds, metavar="SECONDS"
+    )
+
+
+def _error_exit(message: str, as_json: bool, code: int = 2) -> None:
+    """One line on stderr (and a JSON object on stdout with ``--json``); exit ``code``."""
+    err_console.print(f"[bold red]error:[/] {esc(message)}")
+    if as_json:
+        print_json({"error": message, "exit": code})
+    raise typer.Exit(code)
+
+
 CountingOpt = Annotated[
     bool, typer.Option("--counting", help="Add the implied counting constraints to the encoding.")
 ]
@@ -68,16 +108,36 @@ def _bad_input(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        as_json = bool(kwargs.get("as_json"))
         try:
             return func(*args, **kwargs)
         except GossipcertError as exc:
-            err_console.print(f"[bold red]error:[/] {esc(str(exc))}", highlight=False)
-            raise typer.Exit(2) from None
+            _error_exit(str(exc), as_json)
         except KeyboardInterrupt:
             err_console.print("interrupted")
+            if as_json:
+                print_json({"error": "interrupted", "exit": 130})
             raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"gossipcert {__version__}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_show_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    del version
 
 
 def _check_output(output: str | None, force: bool = False) -> None:
@@ -94,59 +154,86 @@ def _check_output(output: str | None, force: bool = False) -> None:
 
 
 def _write_text(output: str, text: str) -> None:
-    from pathlib import Path
-
+    """Write ``text`` to ``output`` atomically: a temporary file in the same folder, renamed."""
+    folder = os.path.dirname(os.path.abspath(output))
+    tmp = None
     try:
-        Path(output).write_text(text)
+        fd, tmp = tempfile.mkstemp(prefix=".gossipcert-", suffix=".tmp", dir=folder)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, output)
     except OSError as exc:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
         raise GossipcertError(f"cannot write {output}: {exc.strerror or exc}") from None
-
-
-def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
 
 
 @app.command("graph")
 @_bad_input
 def graph_cmd(
-    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    graph: GraphArg,
     as_json: JsonOpt = False,
 ) -> None:
-    """Describe a graph: nodes, edges, degrees, diameter, radius, processors and routers."""
+    """Describe a graph: nodes, edges, degrees, diameter, radius, processors, routers and
+    edge capacities.
+
+    Above 5,000 nodes the diameter and radius come from a bounded number of breadth-first
+    searches (eccentricity bounds); when these do not settle them, bounds are printed.
+    """
     g = graphs.from_spec(graph)
     info = graphs.describe(g)
     if as_json:
-        _print_json(info)
+        print_json(info)
         return
     table = Table(title=esc(str(info.get("spec", graph))), show_header=False)
     for key, value in info.items():
-        if key != "spec":
-            table.add_row(key, f"{value:.3f}" if isinstance(value, float) else str(value))
+        if key == "capacities":
+            text = ", ".join(f"{cap}: {count} edges" for cap, count in value.items())
+            table.add_row(key, esc(text or "-"))
+        elif key.endswith("_bounds") or key == "distance_note":
+            continue
+        elif value is None and f"{key}_bounds" in info:
+            low, high = info[f"{key}_bounds"]
+            table.add_row(key, f"between {low} and {high} (not settled)")
+        elif key != "spec":
+            table.add_row(key, esc(f"{value:.3f}" if isinstance(value, float) else str(value)))
     console.print(table)
+    if "distance_note" in info:
+        console.print(esc(info["distance_note"]))
 
 
 @app.command("verify")
 @_bad_input
 def verify_cmd(
-    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
-    schedule: Annotated[str, typer.Argument(help="Schedule file (.json or .csv).")],
+    graph: GraphArg,
+    schedule: Annotated[
+        str,
+        typer.Argument(
+            help="Schedule file (.json or .csv), or a certificate or partial-results file "
+            "written by solve -o (its schedule is checked).",
+            metavar="SCHEDULE",
+        ),
+    ],
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",
+    show: ShowOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Replay a schedule and report every rule it breaks and when all demands are met.
 
-    Exit 0 when the schedule is valid and complete, 1 when it is invalid or incomplete,
-    2 on bad input (including a schedule that names an edge the graph does not have).
+    Exit 0 when the schedule is valid and complete, 1 when it is invalid or incomplete, 2 on
+    bad input (including a schedule that names an edge the graph does not have).
     """
     instance = parse_instance(graph, model, problem)
     sched = read_schedule(schedule, instance)
     rep = simulate(instance, sched)
     non_edges = [e for e in rep.errors if e.rule == "not-a-neighbour"]
     if as_json:
-        _print_json({**instance.describe(), **rep.to_json(instance)})
+        print_json({**instance.describe(), **rep.to_json(instance)})
     else:
-        _print_verdict(rep, instance)
+        if show:
+            show_schedule(sched, instance)
+        print_verdict(rep, instance)
     if non_edges:
         err_console.print(
             f"[bold red]error:[/] the schedule uses {len(non_edges)} arc(s) the graph does not "
@@ -158,84 +245,26 @@ def verify_cmd(
     raise typer.Exit(0 if rep.ok else 1)
 
 
-def _head(instance: Any) -> str:
-    """``graph · model · problem``, escaped for rich."""
-    return esc(
-        f"{instance.describe()['graph']} · {instance.model.spec()} · {instance.problem.spec()}"
-    )
-
-
-def _print_verdict(rep: Any, instance: Any) -> None:
-    ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
-    for err in rep.errors[:50]:
-        console.print(f"[red]✗[/] {esc(err.message)}", highlight=False)
-    if len(rep.errors) > 50:
-        console.print(f"... and {len(rep.errors) - 50} more violations")
-    if rep.unmet:
-        sample = ", ".join(f"{ref(v)} lacks {instance.packet_names[p]!r}" for v, p in rep.unmet[:5])
-        console.print(
-            f"[yellow]unmet demands after round {rep.length}:[/] {len(rep.unmet)} "
-            f"({esc(sample)}{', ...' if len(rep.unmet) > 5 else ''})",
-            highlight=False,
-        )
-    verdict = "valid" if rep.valid else f"INVALID ({len(rep.errors)} violations)"
-    done = (
-        f"all demands met after round {rep.rounds}"
-        if rep.rounds is not None
-        else "demands not all met"
-    )
-    extra = f", S = {rep.steps}" + (f", T = {rep.cost:g}" if rep.cost is not None else "")
-    console.print(
-        f"{_head(instance)}: {verdict}; {rep.length} rounds; {done}{extra}",
-        highlight=False,
-    )
-
-
 BackendOpt = Annotated[
-    str, typer.Option("--backend", "-b", help="Solver back-end: sat (CaDiCaL) or cpsat (OR-Tools).")
+    str,
+    typer.Option(
+        "--backend",
+        "-b",
+        help="Solver back-end: sat (CaDiCaL) or cpsat (OR-Tools).",
+        metavar="NAME",
+    ),
 ]
-
-
-def _progress_printer(enabled: bool) -> Any:
-    def show(event: dict[str, Any]) -> None:
-        if not enabled:
-            return
-        kind = event["event"]
-        t = f"[dim]{event['time']:8.2f}s[/]"
-        if kind == "query":
-            colour = {"sat": "green", "unsat": "red"}.get(event["status"], "yellow")
-            err_console.print(
-                f"{t}  {event['rounds']} rounds: [{colour}]{event['status']}[/] "
-                f"({event['seconds']:.2f}s)",
-                highlight=False,
-            )
-        elif kind in ("lower-bound", "upper-bound"):
-            err_console.print(f"{t}  {kind} {event['value']} ({event['source']})", highlight=False)
-        elif kind == "proof":
-            err_console.print(
-                f"{t}  DRAT proof for {event['rounds']} rounds: {event['status']} "
-                f"({event['seconds']:.2f}s)",
-                highlight=False,
-            )
-        elif kind == "proof-check":
-            err_console.print(f"{t}  proof check: {esc(event['summary'])}", highlight=False)
-        elif kind == "symmetry":
-            err_console.print(
-                f"{t}  symmetry breaking: {event['generators']} generators", highlight=False
-            )
-
-    return show
 
 
 @app.command("solve")
 @_bad_input
 def solve_cmd(
-    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    graph: GraphArg,
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",
     backend: BackendOpt = "sat",
     time_limit: Annotated[
-        float | None, typer.Option("--time-limit", "-t", help="Seconds for search and proof.")
+        float | None, _time_limit_option("Seconds for search and proof (default: no limit).")
     ] = None,
     strict: Annotated[
         bool,
@@ -252,41 +281,100 @@ def solve_cmd(
         ),
     ] = True,
     output: Annotated[
-        str | None, typer.Option("--output", "-o", help="Write the certificate (JSON) here.")
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the certificate (JSON) here; if the optimum is not certified, the "
+            "partial result (best verified schedule and both bounds) instead.",
+            metavar="FILE",
+        ),
     ] = None,
     force: ForceOpt = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            help="Start from the schedule of a partial-results file or certificate written by "
+            "an earlier solve -o (verified again before use).",
+            metavar="FILE",
+        ),
+    ] = None,
+    show: ShowOpt = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Find the minimum number of rounds and prove that one round fewer is impossible.
 
     Prints the optimum with its lower-bound evidence (a closed-form bound, or a checked DRAT
-    proof), or, when the time limit runs out, the best bounds known. Exit 0 when the optimum
-    is certified, 1 when it is not (time-out), 2 on bad input.
+    proof), or, when the time limit runs out, the best bounds known. Progress goes to stderr
+    (a heartbeat every few seconds during a long solver query; --quiet silences it).
+
+    Exit status: 0 the optimum is certified; 1 it is not (the time limit ran out, or no
+    solver encoding covers the model and the closed-form bounds do not meet); 2 bad input;
+    130 interrupted by Ctrl-C (the best bounds found so far are printed first).
 
     Example: gossipcert solve petersen --model telephone --problem gossip -o petersen.json
     """
 
     from gossipcert.exact.certificate import build_certificate, certificate_text
+    from gossipcert.exact.partial import partial_text, read_resume_schedule
     from gossipcert.exact.search import solve
     from gossipcert.schedule import to_json
 
     _check_output(output, force)
     instance = parse_instance(graph, model, problem)
-    res = solve(
-        instance,
-        backend=backend,
-        time_limit=time_limit,
-        strict=strict,
-        counting=counting,
-        proof=proof,
-        progress=_progress_printer(not quiet),
-    )
+    seeds = []
+    if resume:
+        previous = read_resume_schedule(resume, instance)
+        if previous is not None:
+            check = simulate(instance, previous)
+            if not check.ok:
+                first = check.errors[0].message if check.errors else "demands not all met"
+                raise GossipcertError(
+                    f"the schedule in {resume} does not solve this instance ({first}); "
+                    "was it written for another graph, model or problem?"
+                )
+            seeds.append((f"resumed from {resume}", previous))
+    progress = Progress(not quiet)
+    try:
+        res = solve(
+            instance,
+            backend=backend,
+            time_limit=time_limit,
+            strict=strict,
+            counting=counting,
+            proof=proof,
+            progress=progress,
+            seeds=seeds,
+        )
+    except KeyboardInterrupt:
+        low = "?" if progress.lower is None else progress.lower
+        high = "?" if progress.upper is None else progress.upper
+        err_console.print(f"interrupted; bounds so far: between {low} and {high} rounds")
+        if as_json:
+            print_json(
+                {
+                    "error": "interrupted",
+                    "exit": 130,
+                    "lower_bound": progress.lower,
+                    "upper_bound": progress.upper,
+                }
+            )
+        raise typer.Exit(130) from None
     evidence = {k: v for k, v in res.evidence.items() if k != "proof_xz_base64"}
-    if output and res.status == "optimal":
+    certified = res.status == "optimal" and not res.interrupted
+    written: str | None = None
+    if output and certified:
         _write_text(output, certificate_text(build_certificate(res)))
+        written = "certificate"
+    elif output:
+        _write_text(output, partial_text(res))
+        written = "partial"
     if as_json:
-        _print_json(
+        print_json(
             {
                 **instance.describe(),
                 "status": res.status,
@@ -298,47 +386,27 @@ def solve_cmd(
                 "evidence": evidence,
                 "backend": res.backend,
                 "times": {k: round(v, 3) for k, v in res.times.items()},
-                "certificate": output if output and res.status == "optimal" else None,
+                "timed_out": res.timed_out,
+                "interrupted": res.interrupted,
+                "certificate": output if written == "certificate" else None,
+                "partial_result": output if written == "partial" else None,
             }
         )
     else:
-        head = _head(instance)
-        if res.status == "optimal":
-            console.print(f"{head}: [bold green]optimum {res.optimum} rounds[/]", highlight=False)
-        else:
+        print_solve_result(res, evidence, show)
+        if written == "certificate":
             console.print(
-                f"{head}: [bold yellow]{res.status}[/], between {res.lower_bound} and "
-                f"{res.upper_bound if res.upper_bound is not None else '?'} rounds",
-                highlight=False,
+                f"  certificate: {esc(output or '')} (re-check with: gossipcert check "
+                f"{esc(output or '')})"
             )
-        console.print(
-            f"  upper bound: schedule of {res.upper_bound} rounds from "
-            f"{res.upper_source}, verified",
-            highlight=False,
-        )
-        console.print(f"  lower bound: {esc(_evidence_text(evidence))}", highlight=False)
-        if output and res.status == "optimal":
+        elif written == "partial":
             console.print(
-                f"  certificate: {esc(output)} (re-check with: gossipcert check {esc(output)})",
-                highlight=False,
+                f"  partial result (best verified schedule and both bounds, optimum not "
+                f"proved): {esc(output or '')}; continue with --resume {esc(output or '')}"
             )
+    if res.interrupted:
+        raise typer.Exit(130)
     raise typer.Exit(0 if res.status == "optimal" else 1)
-
-
-def _evidence_text(ev: dict[str, Any]) -> str:
-    kind = ev.get("kind")
-    if kind == "closed-form":
-        return f"{ev['value']} from the closed-form bound '{ev['name']}' ({ev['source']})"
-    if kind == "drat":
-        judges = ", ".join(f"{c['checker']} ({c['status']})" for c in ev.get("checkers", []))
-        return (
-            f"{ev['rounds']} rounds infeasible: DRAT proof of {ev['proof_lines']} lines "
-            f"for a CNF of {ev['variables']} variables and {ev['clauses']} clauses, "
-            f"checked by {judges}"
-        )
-    if kind == "solver-claim":
-        return f"{ev['rounds']} rounds infeasible by the word of {ev['solver']} (no proof)"
-    return str(ev)
 
 
 @app.command("check")
@@ -352,10 +420,7 @@ def check_cmd(
         typer.Option("--all", help="Check every certificate (*.cert.json) in this folder."),
     ] = None,
     time_limit: Annotated[
-        float | None,
-        typer.Option(
-            "--time-limit", "-t", help="Seconds for re-checking a proof or re-solving a claim."
-        ),
+        float | None, _time_limit_option("Seconds for re-checking a proof or re-solving a claim.")
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -378,7 +443,7 @@ def check_cmd(
     rep = check_certificate(cert, time_limit)
     mark = {True: "[green]✓[/]", False: "[red]✗[/]", None: "[yellow]?[/]"}
     if as_json:
-        _print_json(
+        print_json(
             {
                 "ok": rep.ok,
                 "status": rep.status,
@@ -422,8 +487,7 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool) -> None:
     for f in files:
         try:
             rep = check_certificate(read_certificate(f), time_limit)
-            verdicts = {ok for ok, _ in rep.steps}
-            status = "fails" if False in verdicts else "timeout" if None in verdicts else "holds"
+            status = rep.status
             first = next((t for ok, t in rep.steps if ok is not True), "")
         except GossipcertError as exc:
             status, first = "fails", str(exc)
@@ -434,7 +498,7 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool) -> None:
             console.print(f"{mark[status]} {esc(f.name)}{extra}", highlight=False)
     counts = {k: sum(r["status"] == k for r in results) for k in ("holds", "fails", "timeout")}
     if as_json:
-        _print_json({"counts": counts, "certificates": results})
+        print_json({"counts": counts, "certificates": results})
     else:
         console.print(
             f"{len(results)} certificates: {counts['holds']} hold, {counts['fails']} fail, "
@@ -500,7 +564,7 @@ def table_cmd(
     missing = int((df["status"] == "not-run").sum())
     certified = int((df["status"] == "optimal").sum())
     if as_json:
-        _print_json(
+        print_json(
             {
                 **stats,
                 "certified": certified,
@@ -649,7 +713,7 @@ def bounds_cmd(
     lower = max(lows, key=lambda b: b.value) if lows else None
     upper = min(ups, key=lambda b: b.value) if ups else None
     if as_json:
-        _print_json(
+        print_json(
             {
                 **instance.describe(),
                 "lower_bound": lower.value if lower else None,
@@ -658,7 +722,7 @@ def bounds_cmd(
             }
         )
         return
-    table = Table(title=_head(instance))
+    table = Table(title=head(instance))
     for col in ("", "kind", "value", "name", "source"):
         table.add_column(col)
     for b in found:
@@ -674,6 +738,7 @@ def _print_schedule_result(
     sched: Any,
     as_json: bool,
     output: str | None,
+    show: bool = False,
     extra: dict[str, Any] | None = None,
 ) -> None:
     """Verify a constructed schedule, print it, and write it to ``output`` only if it passes;
@@ -689,7 +754,7 @@ def _print_schedule_result(
         )
         _write_text(output, text)
     if as_json:
-        _print_json(
+        print_json(
             {
                 **instance.describe(),
                 "algorithm": name,
@@ -703,7 +768,9 @@ def _print_schedule_result(
             }
         )
     else:
-        _print_verdict(rep, instance)
+        if show:
+            show_schedule(sched, instance)
+        print_verdict(rep, instance)
     raise typer.Exit(0 if rep.ok else 1)
 
 
@@ -721,7 +788,18 @@ def construct_cmd(
             "rows-columns, matching-sequence.",
         ),
     ],
-    model: ModelOpt = "telephone",
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help=MODEL_HELP + " Default: the construction's own model where it has one "
+            "(ring-fd: single-port:p=1, ring-hd: half-duplex:p=1, ring-multicast, simple, "
+            "concurrent-updown: multicast, fattree-*: all-port, bermond: sequential:p=2, "
+            "rows-columns, matching-sequence: telephone), else telephone.",
+            metavar="MODEL",
+        ),
+    ] = None,
     problem: ProblemOpt = "gossip",
     sequence: Annotated[
         str | None,
@@ -729,6 +807,7 @@ def construct_cmd(
     ] = None,
     output: ScheduleOutOpt = None,
     force: ForceOpt = False,
+    show: ShowOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Build one of the papers' constructive schedules and verify it.
@@ -736,12 +815,15 @@ def construct_cmd(
     Exit 0 when the schedule is valid and complete, 1 when the verifier rejects it, 2 when
     the construction does not apply to the graph, model or problem.
     """
-    from gossipcert.constructions.catalog import construct
+    from gossipcert.constructions.catalog import CONSTRUCTIONS, construct
 
+    if model is None:
+        known = CONSTRUCTIONS.get(algorithm)
+        model = known.model if known is not None and known.model else "telephone"
     instance = parse_instance(graph, model, problem)
     _check_output(output, force)
     sched = construct(instance, algorithm, sequence)
-    _print_schedule_result(algorithm, instance, sched, as_json, output)
+    _print_schedule_result(algorithm, instance, sched, as_json, output, show)
 
 
 @app.command("heuristic")
@@ -759,11 +841,10 @@ def heuristic_cmd(
             "matchings of CCC, butterfly, star and pancake graphs, else an edge colouring).",
         ),
     ] = "matching",
-    time_limit: Annotated[
-        float, typer.Option("--time-limit", "-t", help="Seconds for the coloring search.")
-    ] = 10.0,
+    time_limit: Annotated[float, _time_limit_option("Seconds for the coloring search.")] = 10.0,
     output: ScheduleOutOpt = None,
     force: ForceOpt = False,
+    show: ShowOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Run a heuristic of Beier and Sibeyn and verify its schedule.
@@ -777,8 +858,6 @@ def heuristic_cmd(
 
     if method not in ("matching", "coloring"):
         raise SpecError(f"unknown heuristic {method!r}; choose matching or coloring")
-    if time_limit <= 0:
-        raise SpecError("--time-limit must be positive")
     instance = parse_instance(graph, model, problem)
     _check_output(output, force)
     if method == "coloring":
@@ -790,15 +869,41 @@ def heuristic_cmd(
         if not as_json:
             console.print(f"matching sequence: {res.sequence}", highlight=False)
         _print_schedule_result(
-            "coloring", instance, res.schedule, as_json, output, {"sequence": res.sequence}
+            "coloring", instance, res.schedule, as_json, output, show, {"sequence": res.sequence}
         )
     sched = matching_heuristic(instance)
-    _print_schedule_result("matching", instance, sched, as_json, output)
+    _print_schedule_result("matching", instance, sched, as_json, output, show)
 
 
-def main() -> None:
-    """Entry point of the ``gossipcert`` console script."""
-    app()
+#: the base class of command-line usage errors (typer ships its own copy of click)
+_CLICK_ERROR: type[Exception] = next(
+    c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"
+)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the ``gossipcert`` console script.
+
+    Usage errors (unknown option, bad option value) become one line on stderr and exit 2,
+    and with ``--json`` also ``{"error": ..., "exit": 2}`` on stdout.
+    """
+    args = sys.argv[1:] if argv is None else list(argv)
+    try:
+        code = app(args=args, prog_name="gossipcert", standalone_mode=False)
+    except _CLICK_ERROR as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            exc.show()  # type: ignore[attr-defined]
+            sys.exit(2)
+        message = exc.format_message()  # type: ignore[attr-defined]
+        command = f"gossipcert {args[0]}" if args and not args[0].startswith("-") else "gossipcert"
+        err_console.print(f"[bold red]error:[/] {esc(message)} (see: {command} --help)")
+        if "--json" in args:
+            print_json({"error": message, "exit": 2})
+        sys.exit(getattr(exc, "exit_code", 2))
+    except typer.Abort:
+        err_console.print("aborted")
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

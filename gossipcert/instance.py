@@ -165,6 +165,7 @@ def parse_model(spec: str) -> Model:
     capacity: int | None = None
     tau: float | None = None
     h = 1
+    seen: set[str] = set()
     for part in filter(None, (x.strip() for x in rest.split(","))):
         key, eq, value = part.partition("=")
         key = key.strip().lower()
@@ -172,6 +173,9 @@ def parse_model(spec: str) -> Model:
             raise SpecError(
                 f"bad model option {part!r} in {spec!r}; options are p=N, calls=N, c=N, tau=X, h=N"
             )
+        if key in seen:
+            raise SpecError(f"model option {key!r} is given twice in {spec!r}")
+        seen.add(key)
         if key == "p":
             if kind is ModelKind.ALL_PORT:
                 raise SpecError(f"all-port has no packet cap (use c=N for arc capacity): {spec!r}")
@@ -498,6 +502,17 @@ def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
 def _check_satisfiable(instance: Instance) -> None:
     """Raise InstanceError if a demand has no holder in the demanding node's component."""
     g = instance.graph
+    held = 0
+    for h in instance.holdings:
+        held |= h
+    for v in range(instance.n):
+        orphan = instance.demands[v] & ~held
+        if orphan:
+            p = (orphan & -orphan).bit_length() - 1
+            raise InstanceError(
+                f"no node holds packet {instance.packet_names[p]!r}, but node "
+                f"{graphs.node_ref(g, v)} needs it"
+            )
     for comp in nx.connected_components(g):
         known = 0
         for v in comp:

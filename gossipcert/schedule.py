@@ -23,6 +23,7 @@ and ``all`` stands for everything the sender knows.
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import json
 from collections.abc import Callable, Iterable, Iterator
@@ -193,23 +194,97 @@ def from_json(data: Any, instance: Instance) -> Schedule:
         rounds = data
     if not isinstance(rounds, list):
         raise ScheduleFormatError("a schedule needs 'rounds': a list of rounds")
-    out: list[Round] = []
+    return Schedule(tuple(_read_rounds(rounds, instance)))
+
+
+def _read_rounds(rounds: list[Any], instance: Instance) -> Iterator[Round]:
+    """The rounds of a JSON schedule, with nodes and packets resolved.
+
+    Written for speed on schedules of millions of transmissions: node references and
+    single-packet lists are looked up in dictionaries keyed by type and value (so that the
+    label ``"1"`` and the index ``1`` stay distinct), and the text naming a transmission is
+    built only for an error message.
+    """
     resolve = _resolver(instance)
+    nodes: dict[type, dict[Any, int]] = {int: {}, str: {}}
+    single: dict[type, dict[Any, int]] = {int: {}, str: {}}
+
+    def node(ref: Any, t: int, k: int) -> int:
+        table = nodes.get(type(ref))
+        if table is not None:
+            hit = table.get(ref)
+            if hit is not None:
+                return hit
+        value = resolve(ref, f"round {t}, transmission {k}")
+        if table is not None:
+            table[ref] = value
+        return value
+
+    def packets_of(value: Any, t: int, k: int) -> int | None:
+        if type(value) is list and len(value) == 1:
+            table = single.get(type(value[0]))
+            if table is not None:
+                hit = table.get(value[0])
+                if hit is None:
+                    hit = table[value[0]] = _packets_in(
+                        instance, value, f"round {t}, transmission {k}"
+                    )
+                return hit
+        return _packets_in(instance, value, f"round {t}, transmission {k}")
+
+    int_nodes, str_nodes = nodes[int], nodes[str]
+    int_packets, str_packets = single[int], single[str]
     for t, rnd in enumerate(rounds, start=1):
         if not isinstance(rnd, list):
             raise ScheduleFormatError(f"round {t}: a round must be a list of transmissions")
         trans: list[Transmission] = []
         for k, item in enumerate(rnd, start=1):
-            where = f"round {t}, transmission {k}"
-            if not isinstance(item, dict) or "from" not in item or "to" not in item:
-                raise ScheduleFormatError(f"{where}: needs 'from', 'to' and 'packets'")
-            sender = resolve(item["from"], where)
-            targets = item["to"] if isinstance(item["to"], list) else [item["to"]]
-            receivers = tuple(dict.fromkeys(resolve(r, where) for r in targets))
-            packets = _packets_in(instance, item.get("packets", "all"), where)
+            if type(item) is not dict or "from" not in item or "to" not in item:
+                raise ScheduleFormatError(
+                    f"round {t}, transmission {k}: needs 'from', 'to' and 'packets'"
+                )
+            # fast paths: a known int or str node, one receiver, one packet
+            ref = item["from"]
+            kind = type(ref)
+            sender = (
+                int_nodes.get(ref) if kind is int else str_nodes.get(ref) if kind is str else None
+            )
+            if sender is None:
+                sender = node(ref, t, k)
+            targets = item["to"]
+            receiver = None
+            if type(targets) is list and len(targets) == 1:
+                ref = targets[0]
+                kind = type(ref)
+                receiver = (
+                    int_nodes.get(ref)
+                    if kind is int
+                    else str_nodes.get(ref)
+                    if kind is str
+                    else None
+                )
+            if receiver is not None:
+                receivers: tuple[int, ...] = (receiver,)
+            else:
+                if not isinstance(targets, list):
+                    targets = [targets]
+                receivers = tuple(dict.fromkeys(node(r, t, k) for r in targets))
+            value = item.get("packets", "all")
+            packets = None
+            if type(value) is list and len(value) == 1:
+                ref = value[0]
+                kind = type(ref)
+                packets = (
+                    int_packets.get(ref)
+                    if kind is int
+                    else str_packets.get(ref)
+                    if kind is str
+                    else None
+                )
+            if packets is None and value != "all":
+                packets = packets_of(value, t, k)
             trans.append(Transmission(sender, receivers, packets))
-        out.append(tuple(trans))
-    return Schedule(tuple(out))
+        yield tuple(trans)
 
 
 # ----------------------------------------------------------------------------- CSV
@@ -297,6 +372,9 @@ def _csv_packet(text: str) -> Any:
 def read_schedule(path: str | Path, instance: Instance) -> Schedule:
     """Read a schedule file (``.json`` or ``.csv``) for an instance.
 
+    A JSON file that holds a ``schedule`` instead of ``rounds`` (a certificate, or the partial
+    result of ``solve -o``) is read for that schedule.
+
     Raises
     ------
     ScheduleFormatError
@@ -311,11 +389,26 @@ def read_schedule(path: str | Path, instance: Instance) -> Schedule:
         raise ScheduleFormatError(f"cannot read schedule file {str(p)!r}: {exc}") from None
     if p.suffix.lower() == ".csv":
         return from_csv(text, instance)
+    # millions of small containers and no cycles: the cyclic garbage collector would only
+    # rescan them again and again while they are built
+    paused = gc.isenabled()
+    gc.disable()
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ScheduleFormatError(f"schedule file {str(p)!r} is not valid JSON: {exc}") from None
-    return from_json(data, instance)
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ScheduleFormatError(
+                f"schedule file {str(p)!r} is not valid JSON: {exc}"
+            ) from None
+        if isinstance(data, dict) and "rounds" not in data and "schedule" in data:
+            # a certificate or a partial result of solve -o: check the schedule it holds
+            data = data["schedule"]
+            if data is None:
+                raise ScheduleFormatError(f"{str(p)!r} records no schedule")
+        return from_json(data, instance)
+    finally:
+        if paused:
+            gc.enable()
 
 
 def write_schedule(schedule: Schedule, instance: Instance, path: str | Path) -> None:

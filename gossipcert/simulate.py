@@ -186,6 +186,17 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
     errors: list[Violation] = []
     stats: list[RoundStats] = []
     under = f"under {model.spec()}"
+    # per-model switches, decided once (the loops below run once per transmission)
+    point_to_point = kind in POINT_TO_POINT
+    cap_per_transmission = (
+        model.packet_cap
+        if model.packet_cap is not None and kind is not ModelKind.TELEPHONE
+        else None
+    )
+    # arc loads are needed for the telephone packet cap and all-port capacities only
+    track_arcs = kind is ModelKind.ALL_PORT or (
+        kind is ModelKind.TELEPHONE and model.packet_cap is not None
+    )
 
     def report(t: int, nodes: tuple[int, ...], rule: str, text: str) -> None:
         if max_errors is None or len(errors) < max_errors:
@@ -204,12 +215,14 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
         sent_count: dict[int, int] = defaultdict(int)  # sender -> packets sent
         n_sent: dict[int, int] = defaultdict(int)  # sender -> transmissions
         moved = 0
+        touched: list[int] = []  # the nodes whose incoming set became non-empty this round
         for tr in rnd:
             u = tr.sender
             receivers = tr.receivers
+            neighbours = adj[u]
             if not receivers:
                 report(t, (u,), "no-receiver", f"node {ref(u)} sends to nobody")
-            if kind in POINT_TO_POINT and len(receivers) > 1:
+            if point_to_point and len(receivers) > 1:
                 report(
                     t,
                     (u, *receivers),
@@ -218,7 +231,7 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
                     f"once, but {kind.value} is point-to-point",
                 )
             for r in receivers:
-                if r not in adj[u]:
+                if r not in neighbours:
                     what = "itself" if r == u else f"{ref(r)}, which is not its neighbour"
                     report(t, (u, r), "not-a-neighbour", f"node {ref(u)} sends to {what}")
             mask = know[u] if tr.packets is None else tr.packets
@@ -239,16 +252,15 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
             n_sent[u] += 1
             sent_by[u].extend(receivers)
             for r in receivers:
-                if r in adj[u]:
+                if r in neighbours:
+                    if not incoming[r]:
+                        touched.append(r)
                     incoming[r] |= mask
                     recv_from[r].append(u)
-                    arc_load[(u, r)] += size
+                    if track_arcs:
+                        arc_load[(u, r)] += size
                     moved += size
-            if (
-                model.packet_cap is not None
-                and kind is not ModelKind.TELEPHONE
-                and (size > model.packet_cap)
-            ):
+            if cap_per_transmission is not None and size > cap_per_transmission:
                 all_note = ' ("all" here is that many)' if tr.packets is None else ""
                 report(
                     t,
@@ -290,7 +302,7 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
                     )
 
         learned = 0
-        for v in range(instance.n):
+        for v in touched:  # every other node received nothing this round
             new = incoming[v] & ~know[v]
             if new:
                 learned += new.bit_count()

@@ -243,7 +243,7 @@ def test_construct_json(args: list[str], rounds: int) -> None:
 
 
 def test_construct_not_applicable_exits_2() -> None:
-    code, _, err = run("construct", "ring:5", "-a", "bermond")
+    code, _, err = run("construct", "ring:5", "-a", "bermond", "-m", "telephone")
     assert code == 2 and "sequential" in err
     code, _, err = run("construct", "ring:5", "-a", "quicksort")
     assert code == 2 and "unknown construction 'quicksort'" in err and "bermond" in err

@@ -12,7 +12,9 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
+import gossipcert.graphs as graphs_module
 from gossipcert import graphs
+from gossipcert.distances import diameter_radius
 from gossipcert.errors import GossipcertError, GraphError, SpecError
 from gossipcert.graphs import (
     capacity,
@@ -402,13 +404,51 @@ def test_random_connected_seeds_differ_and_cover() -> None:
     assert len(trees) == 16
 
 
+@pytest.mark.parametrize(
+    ("n", "m", "tries"),
+    [(40, 39, 5), (200, 300, 10_000), (5000, 10_000, 10_000)],
+)
+def test_sparse_random_graphs_are_connected(n: int, m: int, tries: int) -> None:
+    """Sparse G(n, m) is rarely connected: a random spanning tree plus edges is used instead."""
+    g = random_connected(n, m, seed=1, max_tries=tries)
+    assert (g.number_of_nodes(), g.number_of_edges()) == (n, m)
+    assert nx.is_connected(g)
+    assert edge_set(g) == edge_set(random_connected(n, m, seed=1, max_tries=tries))
+    assert edge_set(g) != edge_set(random_connected(n, m, seed=2, max_tries=tries))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_eccentricity_bounds_against_networkx(seed: int) -> None:
+    """Extrema bounding: exact without a budget, true bounds with one."""
+    g = random_connected(300, 360 + 40 * seed, seed=seed)
+    diameter, radius = nx.diameter(g), nx.radius(g)
+    exact = diameter_radius(g)
+    assert exact.exact and (exact.diameter_low, exact.radius_low) == (diameter, radius)
+    rough = diameter_radius(g, max_searches=2)
+    assert rough.diameter_low <= diameter <= rough.diameter_high
+    assert rough.radius_low <= radius <= rough.radius_high
+
+
+def test_large_graph_distances_by_eccentricity_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above EXACT_DISTANCE_NODES nodes describe() uses eccentricity bounds: a mesh settles."""
+    monkeypatch.setattr(graphs_module, "EXACT_DISTANCE_NODES", 100)
+    info = describe(from_spec("mesh:30x40"))
+    assert (info["diameter"], info["radius"]) == (29 + 39, 15 + 20)
+    monkeypatch.setattr(graphs_module, "DISTANCE_WORK", 1)
+    g = random_connected(400, 500, seed=3)
+    info = describe(g)
+    if info["diameter"] is None:
+        low, high = info["diameter_bounds"]
+        assert low <= nx.diameter(g) <= high and "bounds only" in info["distance_note"]
+    else:
+        assert info["diameter"] == nx.diameter(g)
+
+
 def test_random_connected_errors() -> None:
     with pytest.raises(SpecError, match="m must satisfy"):
         random_connected(5, 3, seed=0)
     with pytest.raises(SpecError, match="m must satisfy"):
         random_connected(5, 11, seed=0)
-    with pytest.raises(SpecError, match="no connected graph"):
-        random_connected(40, 39, seed=0, max_tries=5)
 
 
 # --------------------------------------------------------------------------------------------
@@ -840,6 +880,7 @@ def test_describe() -> None:
         "radius": 3,
         "processors": 12,
         "routers": 0,
+        "capacities": {"1": 17},
         "spec": "mesh:3x4",
     }
     assert isinstance(info["mean_degree"], float)

@@ -27,12 +27,33 @@ class Construction:
     summary: str
     source: str
     build: Callable[[Instance, str | None], Schedule]
+    #: the model spec the construction is stated for, when it is stated for one only
+    model: str | None = None
+
+
+#: models in which a node may send to one neighbour while it receives from another
+_DIRECTED_PORTS = (ModelKind.SINGLE_PORT, ModelKind.MULTICAST, ModelKind.ALL_PORT)
+
+
+def _require_model(inst: Instance, name: str, kinds: tuple[ModelKind, ...], why: str) -> None:
+    """Raise NotApplicableError unless the model is one of ``kinds``, without a call limit."""
+    if inst.model.kind not in kinds:
+        raise NotApplicableError(
+            f"{name} needs a {' / '.join(k.value for k in kinds)} model ({why}); "
+            f"got {inst.model.spec()}"
+        )
+    if inst.model.calls_per_round is not None:
+        raise NotApplicableError(
+            f"{name} lets every node transmit in a round; {inst.model.spec()} limits the "
+            f"calls per round to {inst.model.calls_per_round}"
+        )
 
 
 def _ring_fd(inst: Instance, _: str | None) -> Schedule:
     from gossipcert.constructions.hamiltonian import hamiltonian_cycle
     from gossipcert.constructions.rings import ring_full_duplex
 
+    _require_model(inst, "ring-fd", _DIRECTED_PORTS, "every node sends clockwise while it receives")
     return ring_full_duplex(inst, hamiltonian_cycle(inst.graph))
 
 
@@ -40,6 +61,12 @@ def _ring_hd(inst: Instance, _: str | None) -> Schedule:
     from gossipcert.constructions.hamiltonian import hamiltonian_cycle
     from gossipcert.constructions.rings import ring_half_duplex
 
+    _require_model(
+        inst,
+        "ring-hd",
+        (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX, *_DIRECTED_PORTS),
+        "one packet a transmission on the links of a cycle",
+    )
     return ring_half_duplex(inst, hamiltonian_cycle(inst.graph))
 
 
@@ -47,6 +74,9 @@ def _ring_mc(inst: Instance, _: str | None) -> Schedule:
     from gossipcert.constructions.hamiltonian import hamiltonian_cycle
     from gossipcert.constructions.rings import ring_multicast_clockwise
 
+    _require_model(
+        inst, "ring-multicast", _DIRECTED_PORTS, "every node sends clockwise while it receives"
+    )
     return ring_multicast_clockwise(inst, hamiltonian_cycle(inst.graph))
 
 
@@ -125,18 +155,21 @@ CONSTRUCTIONS: dict[str, Construction] = {
             "gossip around a Hamiltonian cycle, full duplex, n-1 steps",
             "Dimakopoulos 1999, sec. 3.1",
             _ring_fd,
+            "single-port:p=1",
         ),
         Construction(
             "ring-hd",
             "gossip around a Hamiltonian cycle, half duplex, 2(n-1)/2n",
             "Dimakopoulos 1999, sec. 3.2, Fig. 3",
             _ring_hd,
+            "half-duplex:p=1",
         ),
         Construction(
             "ring-multicast",
             "clockwise ring gossip under multicast, n-1 rounds",
             "Gonzalez 2003, Fig. 1",
             _ring_mc,
+            "multicast",
         ),
         Construction(
             "hamiltonian",
@@ -155,48 +188,56 @@ CONSTRUCTIONS: dict[str, Construction] = {
             "gossip on a minimum-depth spanning tree, 2n+r-3 rounds",
             "Gonzalez 2003, algorithm Simple",
             _simple,
+            "multicast",
         ),
         Construction(
             "concurrent-updown",
             "ConcurrentUpDown on a minimum-depth tree, n+r",
             "Gonzalez 2003, Theorem 1",
             _updown,
+            "multicast",
         ),
         Construction(
             "fattree-flood",
             "broadcast or gossip by flooding a fat tree",
             "Dimakopoulos-Dimopoulos, sec. 2.1 and 4",
             _flood,
+            "all-port",
         ),
         Construction(
             "farthest-first",
             "scatter (gather by reversal) in a fat tree, n+1",
             "Dimakopoulos-Dimopoulos, sec. 3, Theorem 1",
             _farthest,
+            "all-port",
         ),
         Construction(
             "fattree-total-exchange",
             "pipelined total exchange in a fat tree",
             "Dimakopoulos-Dimopoulos, sec. 5, (2)-(3)",
             _fat_te,
+            "all-port",
         ),
         Construction(
             "bermond",
             "four-phase sequential gossip with p-packet calls",
             "Bermond-Gargano-Perennes 1998, Theorem 3.1",
             _bermond,
+            "sequential:p=2",
         ),
         Construction(
             "rows-columns",
             "gossip in the rows, then in the columns",
             "Beier-Sibeyn, Lemmas 1, 2 and 5",
             _rows_columns,
+            "telephone",
         ),
         Construction(
             "matching-sequence",
             "rounds from a fixed set of perfect matchings",
             "Beier-Sibeyn, sec. 8, Table 6",
             _sequence,
+            "telephone",
         ),
     )
 }

@@ -14,8 +14,11 @@ limit that runs out gives ``UNKNOWN``, never a guess.
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 from enum import StrEnum
+from typing import Any
 
 from ortools.sat.python import cp_model
 from pysat.solvers import Solver
@@ -35,21 +38,49 @@ class Status(StrEnum):
 BACKENDS = ("sat", "cpsat")
 
 
-def solve_sliced(solver: Solver, assumptions: list[int], deadline: float | None) -> bool | None:
+Tick = Callable[[], None]
+
+#: target wall-clock seconds of one conflict-budget slice (between two ticks)
+SLICE_SECONDS = 1.0
+
+
+def _interrupted(exc: Exception) -> bool:
+    """Whether ``exc`` is PySAT's report of a SIGINT caught inside the solver."""
+    return "keyboard interrupt" in str(exc).lower()
+
+
+def solve_sliced(
+    solver: Solver,
+    assumptions: list[int],
+    deadline: float | None,
+    tick: Tick | None = None,
+) -> bool | None:
     """Run a PySAT solver in conflict-budget slices, checking the wall clock between them.
 
     CaDiCaL cannot be interrupted from Python, so a deadline (a ``time.monotonic()`` value) is
-    kept by growing slices of at most 200,000 conflicts. Returns None when it passes.
+    kept by slices of conflicts sized to last about :data:`SLICE_SECONDS` each; ``tick`` is
+    called between slices (progress reports). Returns None when the deadline passes. A SIGINT
+    caught by the solver is raised as :class:`KeyboardInterrupt`.
     """
-    if deadline is None:
-        return solver.solve(assumptions=assumptions)
     budget = 20_000
-    while time.monotonic() < deadline:
+    while deadline is None or time.monotonic() < deadline:
         solver.conf_budget(budget)
-        result = solver.solve_limited(assumptions=assumptions)
+        t0 = time.monotonic()
+        try:
+            result = solver.solve_limited(assumptions=assumptions)
+        except Exception as exc:
+            if _interrupted(exc):
+                raise KeyboardInterrupt from None
+            raise
         if result is not None:
             return result
-        budget = min(budget * 2, 200_000)
+        spent = time.monotonic() - t0
+        if spent < SLICE_SECONDS / 2:
+            budget = min(budget * 2, 2_000_000)
+        elif spent > SLICE_SECONDS * 2:
+            budget = max(budget // 2, 1_000)
+        if tick is not None:
+            tick()
     return None
 
 
@@ -85,11 +116,15 @@ class SatBackend:
         assumptions: list[int],
         deadline: float | None = None,
         hint: dict[int, bool] | None = None,
+        tick: Tick | None = None,
     ) -> Status:
-        """Solve under ``assumptions``; ``deadline`` is a ``time.monotonic()`` value."""
+        """Solve under ``assumptions``; ``deadline`` is a ``time.monotonic()`` value.
+
+        ``tick`` is called about every second while the solver runs.
+        """
         del hint  # CaDiCaL takes no hints
         self._sync()
-        result = solve_sliced(self.solver, assumptions, deadline)
+        result = solve_sliced(self.solver, assumptions, deadline, tick)
         if result is None:
             return Status.UNKNOWN
         if result:
@@ -121,8 +156,14 @@ class CpSatBackend:
         assumptions: list[int],
         deadline: float | None = None,
         hint: dict[int, bool] | None = None,
+        tick: Tick | None = None,
     ) -> Status:
-        """Solve with ``assumptions`` fixed, within the deadline, starting from ``hint``."""
+        """Solve with ``assumptions`` fixed, within the deadline, starting from ``hint``.
+
+        The solver runs in a worker thread while this thread calls ``tick`` about every second
+        and stays responsive to Ctrl-C: a :class:`KeyboardInterrupt` stops the search and is
+        raised again once the worker has returned.
+        """
         model = cp_model.CpModel()
         # x[v]: the CP-SAT Boolean of formula variable v (auxiliaries of CNF encodings unused)
         x: dict[int, cp_model.IntVar] = {}
@@ -152,7 +193,9 @@ class CpSatBackend:
             if remaining <= 0:
                 return Status.UNKNOWN
             solver.parameters.max_time_in_seconds = remaining
-        status = solver.solve(model)
+        # Python handles SIGINT itself (below) instead of CP-SAT, which would swallow it
+        solver.parameters.catch_sigint_signal = False
+        status = _solve_in_thread(solver, model, tick)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             self._values = {v: bool(solver.boolean_value(var)) for v, var in x.items()}
             return Status.SAT
@@ -168,6 +211,39 @@ class CpSatBackend:
 
     def close(self) -> None:
         """Nothing to free."""
+
+
+def _solve_in_thread(
+    solver: cp_model.CpSolver, model: cp_model.CpModel, tick: Tick | None
+) -> cp_model.CpSolverStatus:
+    """``solver.solve(model)`` in a worker thread; ticks and Ctrl-C in the calling thread."""
+    box: dict[str, Any] = {}
+    # an Event, not Thread.join: a join interrupted by KeyboardInterrupt may later report a
+    # running thread as finished
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            box["status"] = solver.solve(model)
+        except BaseException as exc:  # handed back to the calling thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=work, name="cpsat", daemon=True)
+    worker.start()
+    try:
+        while not done.wait(SLICE_SECONDS):
+            if tick is not None:
+                tick()
+    except KeyboardInterrupt:
+        solver.stop_search()
+        while not done.wait(0.1):
+            pass
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["status"]
 
 
 def make_backend(name: str, formula: Formula) -> SatBackend | CpSatBackend:

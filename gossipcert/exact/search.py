@@ -75,6 +75,10 @@ class SolveResult:
     options: EncodingOptions
     times: dict[str, float] = field(default_factory=dict)
     log: list[dict[str, Any]] = field(default_factory=list)
+    #: the time limit ran out before the search (or the proof) finished
+    timed_out: bool = False
+    #: the search was stopped by Ctrl-C (the bounds are those known at that moment)
+    interrupted: bool = False
 
 
 def _verified(instance: Instance, schedule: Schedule, what: str) -> tuple[Schedule, Report]:
@@ -130,6 +134,7 @@ def solve(
     counting: bool = False,
     options: EncodingOptions | None = None,
     progress: Progress | None = None,
+    seeds: list[tuple[str, Schedule]] | None = None,
 ) -> SolveResult:
     """Certify the minimum number of rounds of ``instance``.
 
@@ -155,7 +160,12 @@ def solve(
     options : EncodingOptions, optional
         Overrides ``strict`` when given.
     progress : callable, optional
-        Called with a dict per event (``{"event": "query", "rounds": r, "status": ...}``).
+        Called with a dict per event (``{"event": "query", "rounds": r, "status": ...}``),
+        and about every second during a solver query with a ``heartbeat`` event (``rounds``
+        being decided, ``lower`` and ``upper`` bounds so far), which is not logged.
+    seeds : list of (str, Schedule), optional
+        Further candidate schedules for the upper bound (e.g. from an earlier run), named;
+        verified like the others.
 
     Returns
     -------
@@ -204,7 +214,7 @@ def solve(
     # 2. upper bound from verified heuristic schedules
     best: tuple[Schedule, Report] | None = None
     upper_source = "none"
-    for name, cand in upper_bound_schedules(instance):
+    for name, cand in [*(seeds or []), *upper_bound_schedules(instance)]:
         rep = simulate(instance, cand)
         if rep.ok and (best is None or rep.rounds < best[1].rounds):  # type: ignore[operator]
             best = (Schedule(cand.rounds[: rep.rounds]), rep)
@@ -213,10 +223,12 @@ def solve(
         emit({"event": "upper-bound", "value": best[1].rounds, "source": upper_source})
     times = {"bounds": time.monotonic() - start}
 
-    def result(status: str, evidence: dict[str, Any]) -> SolveResult:
-        times["total"] = time.monotonic() - start
+    def result(status: str, evidence: dict[str, Any], interrupted: bool = False) -> SolveResult:
+        now = time.monotonic()
+        times["total"] = now - start
         sched, rep = best if best is not None else (None, None)
         upper = rep.rounds if rep is not None else None
+        timed_out = deadline is not None and now >= deadline and not interrupted
         return SolveResult(
             instance,
             status,
@@ -231,6 +243,8 @@ def solve(
             options,
             times,
             log,
+            timed_out,
+            interrupted,
         )
 
     if best is not None and best[1].rounds < lower:  # type: ignore[operator]
@@ -262,7 +276,20 @@ def solve(
         assert best is not None
         q0 = time.monotonic()
         hint = hint_from(enc, best[0], horizon) if backend == "cpsat" else None
-        status = solver.solve([enc.selector(r)], until, hint)
+
+        def tick() -> None:
+            if progress is not None:
+                progress(
+                    {
+                        "event": "heartbeat",
+                        "time": round(time.monotonic() - start, 3),
+                        "rounds": r,
+                        "lower": lower,
+                        "upper": upper(),
+                    }
+                )
+
+        status = solver.solve([enc.selector(r)], until, hint, tick)
         dt = time.monotonic() - q0
         emit({"event": "query", "rounds": r, "status": status.value, "seconds": round(dt, 3)})
         if status is Status.SAT:
@@ -305,6 +332,11 @@ def solve(
             if status is Status.UNKNOWN:
                 times.update(find=t_find, prove=t_prove)
                 return result("feasible", lower_evidence if unsat_at is None else claim())
+    except KeyboardInterrupt:
+        times.update(find=t_find, prove=t_prove)
+        status_now = "optimal" if lower == upper() else "feasible"
+        evidence_now = lower_evidence if unsat_at is None or unsat_at + 1 != lower else claim()
+        return result(status_now, evidence_now, interrupted=True)
     finally:
         solver.close()
     times.update(find=t_find, prove=t_prove)
@@ -315,7 +347,11 @@ def solve(
     # 4. DRAT proof on a standalone CNF, checked independently
     p0 = time.monotonic()
     cnf = standalone_cnf(instance, unsat_at, options)
-    pr = prove_unsat(cnf, deadline)
+    try:
+        pr = prove_unsat(cnf, deadline)
+    except KeyboardInterrupt:
+        times["proof"] = time.monotonic() - p0
+        return result("optimal", claim(), interrupted=True)
     emit(
         {"event": "proof", "rounds": unsat_at, "status": pr.status, "seconds": round(pr.seconds, 3)}
     )

@@ -1,0 +1,195 @@
+"""What the ``gossipcert`` command prints: consoles, verdicts, schedules, progress lines.
+
+Both consoles print user text as is: no console markup and no emoji codes are interpreted
+(a node called ``smile`` stays ``smile``); text built here escapes every user-supplied part.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape as esc
+from rich.table import Table
+
+from gossipcert import graphs
+
+console = Console(soft_wrap=True, emoji=False, highlight=False)
+err_console = Console(stderr=True, soft_wrap=True, emoji=False, highlight=False)
+
+
+def rounds_text(count: int | None) -> str:
+    """``1 round``, ``3 rounds``."""
+    return f"{count} round" if count == 1 else f"{count} rounds"
+
+
+def print_json(data: Any) -> None:
+    """Print ``data`` as indented JSON on standard output."""
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+def head(instance: Any) -> str:
+    """``graph · model · problem``, escaped for rich."""
+    return esc(
+        f"{instance.describe()['graph']} · {instance.model.spec()} · {instance.problem.spec()}"
+    )
+
+
+def print_verdict(rep: Any, instance: Any) -> None:
+    """Print a verifier report: the violations (first 50), unmet demands and the verdict."""
+    ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
+    for err in rep.errors[:50]:
+        console.print(f"[red]✗[/] {esc(err.message)}", highlight=False)
+    if len(rep.errors) > 50:
+        console.print(f"... and {len(rep.errors) - 50} more violations")
+    if rep.unmet:
+        sample = ", ".join(f"{ref(v)} lacks {instance.packet_names[p]!r}" for v, p in rep.unmet[:5])
+        console.print(
+            f"[yellow]unmet demands after round {rep.length}:[/] {len(rep.unmet)} "
+            f"({esc(sample)}{', ...' if len(rep.unmet) > 5 else ''})",
+            highlight=False,
+        )
+    count = len(rep.errors)
+    verdict = "valid" if rep.valid else f"INVALID ({count} violation{'' if count == 1 else 's'})"
+    done = (
+        f"all demands met after round {rep.rounds}"
+        if rep.rounds is not None
+        else "demands not all met"
+    )
+    extra = f", S = {rep.steps}" + (f", T = {rep.cost:g}" if rep.cost is not None else "")
+    console.print(
+        f"{head(instance)}: {verdict}; {rounds_text(rep.length)}; {done}{extra}",
+        highlight=False,
+    )
+
+
+def show_schedule(sched: Any, instance: Any) -> None:
+    """Print a schedule as a table: one row per round, its transmissions in the second column."""
+    ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
+    from gossipcert.instance import bits
+    from gossipcert.schedule import json_name
+
+    table = Table(title=f"schedule ({rounds_text(len(sched))})", show_lines=False)
+    table.add_column("round", justify="right")
+    table.add_column("transmissions (sender -> receivers: packets)")
+    for t, rnd in enumerate(sched.rounds[: len(sched)], start=1):
+        parts = []
+        for tr in rnd:
+            packets = (
+                "all"
+                if tr.packets is None
+                else " ".join(
+                    json.dumps(json_name(instance.packet_names[i])) for i in bits(tr.packets)
+                )
+            )
+            to = ",".join(str(ref(r)) for r in tr.receivers)
+            parts.append(f"{ref(tr.sender)}->{to}: {packets}")
+        table.add_row(str(t), esc("; ".join(parts) or "-"))
+    console.print(table)
+
+
+#: seconds between two heartbeat lines on stderr during a solver query
+HEARTBEAT_SECONDS = 3.0
+
+
+class Progress:
+    """Progress lines on stderr, and the best bounds seen so far (for an interrupted run)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.lower: int | None = None
+        self.upper: int | None = None
+        self.last_line = time.monotonic()
+
+    def _print(self, text: str) -> None:
+        self.last_line = time.monotonic()
+        if self.enabled:
+            err_console.print(text)
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind = event["event"]
+        t = f"[dim]{event['time']:8.2f}s[/]"
+        if kind == "lower-bound":
+            self.lower = event["value"]
+        elif kind == "upper-bound":
+            self.upper = event["value"]
+        if kind == "heartbeat":
+            if time.monotonic() - self.last_line >= HEARTBEAT_SECONDS:
+                self._print(
+                    f"{t}  deciding {rounds_text(event['rounds'])}; bounds so far "
+                    f"[{event['lower']}, {event['upper']}]"
+                )
+        elif kind == "query":
+            colour = {"sat": "green", "unsat": "red"}.get(event["status"], "yellow")
+            self._print(
+                f"{t}  {rounds_text(event['rounds'])}: [{colour}]{event['status']}[/] "
+                f"({event['seconds']:.2f}s)"
+            )
+        elif kind in ("lower-bound", "upper-bound"):
+            self._print(f"{t}  {kind} {event['value']} ({esc(str(event['source']))})")
+        elif kind == "proof":
+            self._print(
+                f"{t}  DRAT proof for {rounds_text(event['rounds'])}: {event['status']} "
+                f"({event['seconds']:.2f}s)"
+            )
+        elif kind == "proof-check":
+            self._print(f"{t}  proof check: {esc(event['summary'])}")
+        elif kind == "symmetry":
+            self._print(f"{t}  symmetry breaking: {event['generators']} generators")
+
+
+def print_solve_result(res: Any, evidence: dict[str, Any], show: bool) -> None:
+    """The human-readable outcome of solve."""
+    title = head(res.instance)
+    if show and res.schedule is not None:
+        show_schedule(res.schedule, res.instance)
+    if res.status == "optimal":
+        console.print(f"{title}: [bold green]optimum {rounds_text(res.optimum)}[/]")
+    else:
+        high = res.upper_bound if res.upper_bound is not None else "?"
+        console.print(
+            f"{title}: [bold yellow]{res.status}[/], between {res.lower_bound} and {high} rounds"
+        )
+    if res.schedule is not None:
+        console.print(
+            f"  upper bound: schedule of {rounds_text(res.upper_bound)} from "
+            f"{esc(res.upper_source)}, verified"
+        )
+    else:
+        console.print(
+            "  upper bound: none — no construction or heuristic applies to this instance, "
+            "so no schedule is known"
+        )
+    console.print(f"  lower bound: {esc(evidence_text(evidence))}")
+    no_solver = [e for e in res.log if e.get("event") == "no-solver"]
+    if no_solver and res.status != "optimal":
+        console.print(
+            f"  not certified: no solver encoding covers this model "
+            f"({esc(str(no_solver[0]['reason']))}), and the closed-form bounds do not meet"
+        )
+    if res.timed_out:
+        console.print(
+            f"  time limit reached after {res.times.get('total', 0.0):.1f}s: "
+            + ("the optimum is not proved" if res.status != "optimal" else "proof not finished")
+        )
+    if res.interrupted:
+        console.print("  interrupted (Ctrl-C): these are the bounds known at that moment")
+
+
+def evidence_text(ev: dict[str, Any]) -> str:
+    """One line that says how a lower bound is known."""
+    kind = ev.get("kind")
+    if kind == "closed-form":
+        return f"{ev['value']} from the closed-form bound '{ev['name']}' ({ev['source']})"
+    if kind == "drat":
+        return (
+            f"{rounds_text(ev['rounds'])} infeasible: DRAT proof of {ev['proof_lines']} lines "
+            f"for a CNF of {ev['variables']} variables and {ev['clauses']} clauses, checked by "
+            + ", ".join(f"{c['checker']} ({c['status']})" for c in ev.get("checkers", []))
+        )
+    if kind == "solver-claim":
+        return f"{rounds_text(ev['rounds'])} infeasible by the word of {ev['solver']} (no proof)"
+    return str(ev)

@@ -1,0 +1,155 @@
+"""Diameter and radius of large graphs, by eccentricity bounds instead of all-pairs BFS.
+
+Every breadth-first search from a node ``v`` gives its eccentricity ``e(v)`` and, for every
+node ``w``, the bounds ``max(d(v, w), e(v) - d(v, w)) <= e(w) <= e(v) + d(v, w)`` (triangle
+inequality). The diameter is the largest eccentricity and the radius the smallest; the search
+alternates between the node with the largest upper bound and the node with the smallest lower
+bound until the bounds prove both values (the extrema-bounding method of Takes and Kosters,
+"Determining the diameter of small world networks", CIKM 2011). On meshes, tori and most
+sparse graphs a few dozen searches suffice; when a budget of searches runs out first, the
+bounds are returned as they are and the caller says so.
+
+Each search is level-synchronous over a compressed adjacency array (numpy), so one search on
+10^5 nodes and 3·10^5 edges takes milliseconds.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+
+
+@dataclass(frozen=True)
+class DiameterRadius:
+    """Bounds on the diameter and the radius; exact when ``low == high``."""
+
+    diameter_low: int
+    diameter_high: int
+    radius_low: int
+    radius_high: int
+    searches: int
+
+    @property
+    def exact(self) -> bool:
+        """Both values proved."""
+        return self.diameter_low == self.diameter_high and self.radius_low == self.radius_high
+
+
+def _csr(graph: nx.Graph) -> tuple[np.ndarray, np.ndarray]:
+    """Row offsets and neighbour array of a graph on nodes ``0..n-1``."""
+    n = graph.number_of_nodes()
+    adj = graph._adj  # the graph's own dict of neighbour dicts (read only here)
+    degree = np.fromiter((len(adj[v]) for v in range(n)), dtype=np.int64, count=n)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(degree, out=indptr[1:])
+    indices = np.fromiter(
+        itertools.chain.from_iterable(adj[v] for v in range(n)),
+        dtype=np.int64,
+        count=int(indptr[-1]),
+    )
+    return indptr, indices
+
+
+def bfs_distances(indptr: np.ndarray, indices: np.ndarray, source: int) -> np.ndarray:
+    """Distances from ``source`` (``-1`` for nodes it does not reach).
+
+    Examples
+    --------
+    >>> indptr, indices = _csr(nx.path_graph(4))
+    >>> bfs_distances(indptr, indices, 0).tolist()
+    [0, 1, 2, 3]
+    """
+    n = len(indptr) - 1
+    dist = np.full(n, -1, dtype=np.int64)
+    dist[source] = 0
+    frontier = np.array([source], dtype=np.int64)
+    level = 0
+    while frontier.size:
+        level += 1
+        starts = indptr[frontier]
+        counts = indptr[frontier + 1] - starts
+        total = int(counts.sum())
+        if total == 0:
+            break
+        # positions starts[i] .. starts[i] + counts[i] - 1 of every frontier node, flattened
+        offsets = np.repeat(starts - np.cumsum(counts) + counts, counts)
+        neighbours = indices[offsets + np.arange(total)]
+        fresh = neighbours[dist[neighbours] < 0]
+        fresh = np.unique(fresh)
+        dist[fresh] = level
+        frontier = fresh
+    return dist
+
+
+def is_connected(graph: nx.Graph) -> bool:
+    """Whether a graph on ``0..n-1`` is connected (one array-based search).
+
+    Examples
+    --------
+    >>> is_connected(nx.path_graph(3)), is_connected(nx.empty_graph(2))
+    (True, False)
+    """
+    if graph.number_of_nodes() == 0:
+        return False
+    indptr, indices = _csr(graph)
+    return bool((bfs_distances(indptr, indices, 0) >= 0).all())
+
+
+def diameter_radius(graph: nx.Graph, max_searches: int | None = None) -> DiameterRadius:
+    """Diameter and radius of a connected graph on ``0..n-1`` by extrema bounding.
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        Connected, nodes ``0..n-1``.
+    max_searches : int, optional
+        Stop after this many breadth-first searches (unlimited: exact values).
+
+    Returns
+    -------
+    DiameterRadius
+
+    Examples
+    --------
+    >>> r = diameter_radius(nx.convert_node_labels_to_integers(nx.grid_2d_graph(5, 7)))
+    >>> (r.diameter_low, r.diameter_high, r.radius_low, r.radius_high)
+    (10, 10, 5, 5)
+    """
+    n = graph.number_of_nodes()
+    indptr, indices = _csr(graph)
+    low = np.zeros(n, dtype=np.int64)
+    high = np.full(n, n, dtype=np.int64)
+    active = np.ones(n, dtype=bool)  # nodes whose eccentricity may still matter
+    diam_low, rad_high = 0, n
+    searches = 0
+    degree = np.diff(indptr)
+    pick_high = True
+    while True:
+        candidates = np.flatnonzero(active)
+        if candidates.size == 0 or (max_searches is not None and searches >= max_searches):
+            break
+        if pick_high:
+            key = high[candidates] * (n + 1) + degree[candidates]
+            v = int(candidates[np.argmax(key)])
+        else:
+            key = low[candidates] * (n + 1) - degree[candidates]
+            v = int(candidates[np.argmin(key)])
+        pick_high = not pick_high
+        dist = bfs_distances(indptr, indices, v)
+        searches += 1
+        ecc = int(dist.max())
+        low = np.maximum(low, np.maximum(dist, ecc - dist))
+        high = np.minimum(high, ecc + dist)
+        low[v] = high[v] = ecc
+        diam_low = max(diam_low, int(low.max()))
+        rad_high = min(rad_high, int(high.min()))
+        settled = low == high
+        # a node matters for the diameter if it could beat diam_low, for the radius if it
+        # could beat rad_high; a settled node has already given its value
+        active = ~settled & ((high > diam_low) | (low < rad_high))
+    diam_high = max(diam_low, int(high[active].max())) if active.any() else diam_low
+    rad_low = min(rad_high, int(low[active].min())) if active.any() else rad_high
+    return DiameterRadius(diam_low, diam_high, rad_low, rad_high, searches)

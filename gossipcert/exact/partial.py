@@ -1,0 +1,88 @@
+"""What a search that did not finish knows: its best verified schedule and both bounds.
+
+``solve -o FILE`` writes this file (``gossipcert-partial/1``) when the time limit runs out or
+the run is interrupted, so that the work is not lost; ``solve --resume FILE`` reads the
+schedule back, verifies it again, and starts from it as its upper bound. Nothing else in the
+file is trusted on reading: the lower bound and its evidence are recorded for the reader
+only, and the new search derives its own.
+
+A certificate (``gossipcert-certificate/1``) holds a schedule in the same place, so it can be
+resumed from too.
+
+Examples
+--------
+>>> from gossipcert.instance import parse_instance
+>>> from gossipcert.exact.search import solve
+>>> res = solve(parse_instance("ring:6", "telephone", "gossip"))
+>>> data = partial_record(res)
+>>> data["format"], data["status"], data["upper_bound"]
+('gossipcert-partial/1', 'optimal', 3)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from gossipcert.errors import ScheduleFormatError
+from gossipcert.exact.search import SolveResult
+from gossipcert.instance import Instance
+from gossipcert.schedule import Schedule, from_json, to_json
+
+FORMAT = "gossipcert-partial/1"
+
+
+def partial_record(result: SolveResult) -> dict[str, Any]:
+    """The ``gossipcert-partial/1`` record of a search result (any status)."""
+    inst = result.instance
+    return {
+        "format": FORMAT,
+        "instance": inst.describe(),
+        "status": result.status,
+        "lower_bound": result.lower_bound,
+        "upper_bound": result.upper_bound,
+        "schedule": to_json(result.schedule, inst) if result.schedule is not None else None,
+        "schedule_source": result.upper_source,
+        "evidence": {k: v for k, v in result.evidence.items() if k != "proof_xz_base64"},
+        "timed_out": result.timed_out,
+        "interrupted": result.interrupted,
+        "note": (
+            "the search did not finish: the schedule is verified, the optimum is not proved; "
+            "continue with: gossipcert solve ... --resume THIS_FILE"
+        ),
+    }
+
+
+def partial_text(result: SolveResult) -> str:
+    """:func:`partial_record` as JSON text."""
+    return json.dumps(partial_record(result), indent=1) + "\n"
+
+
+def read_resume_schedule(path: str | Path, instance: Instance) -> Schedule | None:
+    """The schedule stored in a partial-results file or a certificate (not yet verified).
+
+    Returns None when the file records no schedule.
+
+    Raises
+    ------
+    ScheduleFormatError
+        Missing or unreadable file, or not a partial-results file or certificate.
+    """
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text())
+    except FileNotFoundError:
+        raise ScheduleFormatError(f"resume file {str(p)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScheduleFormatError(f"cannot read resume file {str(p)!r}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ScheduleFormatError(f"resume file {str(p)!r} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict) or "schedule" not in data:
+        raise ScheduleFormatError(
+            f"resume file {str(p)!r} is neither a partial-results file nor a certificate "
+            "(it has no 'schedule')"
+        )
+    if data["schedule"] is None:
+        return None
+    return from_json(data["schedule"], instance)

@@ -1,0 +1,310 @@
+"""The command line as a new user meets it: interrupts, partial results, plain text, refusals,
+conventions (version, JSON errors, help, singular "round"), and viewing schedules."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gossipcert.cli import app, main
+
+runner = CliRunner()
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    res = runner.invoke(app, list(args))
+    return res.exit_code, res.stdout, res.stderr
+
+
+# ----------------------------------------------------------------------------- Ctrl-C
+
+
+def _interrupt_after_heartbeat(args: list[str]) -> tuple[int, str, str]:
+    """Run the CLI, wait for its first heartbeat line, send SIGINT, collect the outcome."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gossipcert.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert proc.stderr is not None and proc.stdout is not None
+    seen = threading.Event()
+    err_lines: list[str] = []
+
+    def read_err() -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            err_lines.append(line)
+            if "deciding" in line:
+                seen.set()
+
+    reader = threading.Thread(target=read_err, daemon=True)
+    reader.start()
+    assert seen.wait(120), "no heartbeat line within 120 s: " + "".join(err_lines)
+    proc.send_signal(signal.SIGINT)
+    out = proc.stdout.read()
+    code = proc.wait(timeout=60)
+    reader.join(timeout=10)
+    return code, out, "".join(err_lines)
+
+
+@pytest.mark.parametrize("backend", ["sat", "cpsat"])
+def test_ctrl_c_stops_with_best_bounds_and_exit_130(backend: str) -> None:
+    """Defect 1: SIGINT during a solver query: exit 130, no traceback, the bounds printed.
+
+    Before: exit 1 with a pysolvers traceback (sat), or the interrupt swallowed (cpsat).
+    The heartbeat line waited for is the progress report of the friction list.
+    """
+    code, out, err = _interrupt_after_heartbeat(
+        ["solve", "torus:4x4", "--model", "half-duplex", "--time-limit", "300", "-b", backend]
+    )
+    assert code == 130, (out, err)
+    assert "Traceback" not in err and "error" not in err.lower()
+    assert "between 4 and" in out and "interrupted" in out
+
+
+# ----------------------------------------------------------------------------- defects
+
+
+@pytest.mark.parametrize(
+    ("graph", "model"),
+    [
+        ("ring:8", "telephone:p=3"),
+        ("complete:2", "all-port"),
+        ("ring:8", "all-port:c=2"),
+        ("ring:8", "telephone:calls=2"),
+    ],
+)
+def test_no_schedule_known_is_said_plainly(graph: str, model: str) -> None:
+    """Defect 2: no "schedule of None rounds from none"."""
+    code, out, _ = run("solve", graph, "--model", model, "-q")
+    assert "None" not in out and "from none" not in out
+    if "optimum" not in out:
+        assert code == 1 and "no schedule is known" in out
+
+
+def test_user_text_is_never_emoji_or_markup(tmp_path: Path) -> None:
+    """Defect 3: ``broadcast:100:`` stayed ``broadcast💯``; labels a, b, smile became emoji."""
+    code, out, _ = run("solve", "ring:120", "--problem", "broadcast:100", "-q")
+    assert code == 0 and "broadcast:100:" in out and "💯" not in out
+    edges = tmp_path / "tri.edgelist"
+    edges.write_text("a b\nb smile\nsmile a\n")
+    for label in ("a", "b", "smile"):
+        code, out, _ = run("solve", str(edges), "--problem", f"broadcast:{label}", "-q")
+        assert code == 0 and f"broadcast:{label}:" in out, out
+        assert not any(ord(ch) > 0x2500 and ch not in "·—" for ch in out), out
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "model"),
+    [
+        ("ring-fd", "telephone"),
+        ("ring-fd", "half-duplex"),
+        ("ring-multicast", "telephone"),
+        ("ring-multicast", "half-duplex"),
+        ("ring-hd", "telephone:calls=2"),
+        ("ring-hd", "sequential:p=2"),
+    ],
+)
+def test_construction_outside_its_hypothesis_is_refused(algorithm: str, model: str) -> None:
+    """Defect 4: before, an invalid schedule with dozens of violations and exit 1."""
+    code, out, err = run("construct", "ring:8", "--algorithm", algorithm, "--model", model)
+    assert code == 2 and "violation" not in out
+    assert algorithm in err and ("needs" in err or "limits" in err)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "-inf"])
+def test_time_limit_must_be_positive(value: str, tmp_path: Path) -> None:
+    """Defect 5: ``--time-limit 0`` and negative values were accepted silently."""
+    code, _, err = run("solve", "ring:5", f"--time-limit={value}")
+    assert code == 2 and "positive number of seconds" in err
+    code, _, err = run("check", str(tmp_path / "none.json"), f"--time-limit={value}")
+    assert code == 2 and "positive number of seconds" in err
+
+
+def test_timed_out_solve_writes_a_partial_result_and_resumes(tmp_path: Path) -> None:
+    """Defect 6: a timed-out ``solve -o`` wrote nothing and said nothing."""
+    part = tmp_path / "part.json"
+    code, out, _ = run(
+        "solve", "torus:4x4", "--model", "half-duplex", "-t", "3", "-o", str(part), "-q"
+    )
+    assert code == 1
+    assert "time limit reached" in out and "partial result" in out and str(part) in out
+    data = json.loads(part.read_text())
+    assert data["format"] == "gossipcert-partial/1"
+    assert data["status"] in ("feasible", "unknown") and data["lower_bound"] >= 4
+    assert data["timed_out"] is True and data["schedule"] is not None
+    # the stored schedule is a verified one: verify accepts the partial-results file
+    code, out, _ = run("verify", "torus:4x4", str(part), "--model", "half-duplex")
+    assert code == 0, out
+    # a later run starts from it
+    code, out, _ = run(
+        "solve",
+        "torus:4x4",
+        "--model",
+        "half-duplex",
+        "-t",
+        "3",
+        "--resume",
+        str(part),
+        "-q",
+        "--json",
+    )
+    res = json.loads(out)
+    assert res["upper_bound"] <= data["upper_bound"]
+    # re-written only with --force
+    code, _, err = run("solve", "torus:4x4", "-m", "half-duplex", "-t", "1", "-o", str(part))
+    assert code == 2 and "exists" in err
+
+
+def test_resume_refuses_a_file_without_schedule(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"rounds": []}')
+    code, _, err = run("solve", "ring:6", "--resume", str(bad))
+    assert code == 2 and "neither a partial-results file nor a certificate" in err
+
+
+def test_resume_refuses_a_schedule_for_another_instance(tmp_path: Path) -> None:
+    cert = tmp_path / "ring6-cert.json"
+    assert run("solve", "ring:6", "-o", str(cert), "-q")[0] == 0
+    code, _, err = run("solve", "ring:8", "--resume", str(cert))
+    assert code == 2 and "does not solve this instance" in err
+
+
+def test_unheld_packet_is_named_not_a_disconnected_graph(tmp_path: Path) -> None:
+    """Defect 8: the error blamed a disconnected graph; nobody holds packet ``a``."""
+    problem = tmp_path / "p.json"
+    problem.write_text('{"packets":["a"],"holdings":{},"demands":{"3":["a"]}}')
+    code, _, err = run("solve", "ring:8", "--problem", str(problem))
+    assert code == 2
+    assert "no node holds packet 'a'" in err and "disconnected" not in err
+
+
+@pytest.mark.parametrize(
+    "model", ["telephone:p=2,p=3", "all-port:c=1,c=2", "telephone:calls=2,calls=1"]
+)
+def test_repeated_model_option_is_refused(model: str) -> None:
+    """Defect 10: ``telephone:p=2,p=3`` ran as ``p=3``."""
+    code, _, err = run("bounds", "ring:5", "--model", model)
+    assert code == 2 and "given twice" in err
+
+
+def test_sparse_random_graph_from_the_command_line() -> None:
+    """Defect 11: ``random:200,300,seed=1`` failed with "no connected graph found"."""
+    code, out, _ = run("graph", "random:200,300,seed=1", "--json")
+    info = json.loads(out)
+    assert code == 0 and info["connected"] and (info["n"], info["m"]) == (200, 300)
+
+
+# ----------------------------------------------------------------------------- friction
+
+
+def test_version() -> None:
+    code, out, _ = run("--version")
+    assert code == 0 and out.startswith("gossipcert ")
+
+
+def test_json_mode_errors_are_json_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run("solve", "ring:5", "--model", "nonsense", "--json")
+    assert code == 2 and "unknown model" in err
+    assert json.loads(out) == {"error": json.loads(out)["error"], "exit": 2}
+    # usage errors (handled by main, before any command runs) too
+    with pytest.raises(SystemExit) as stop:
+        main(["solve", "ring:5", "--time-limit", "0", "--json"])
+    assert stop.value.code == 2
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["exit"] == 2
+    assert captured.err.count("\n") == 1 and "error:" in captured.err
+
+
+def test_usage_error_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["solve", "ring:5", "--bogus"])
+    assert stop.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and "--bogus" in captured.err
+
+
+def test_one_round_is_singular() -> None:
+    code, out, _ = run("solve", "path:2", "--problem", "broadcast:0", "-q")
+    assert code == 0 and "optimum 1 round" in out and "1 rounds" not in out
+
+
+def test_help_shows_defaults_no_bool_tags_and_every_exit_code() -> None:
+    code, out, _ = run("solve", "--help")
+    assert code == 0
+    assert "<bool>" not in out and "[default: telephone]" in out
+    for phrase in ("0 the optimum is certified", "2 bad input", "130 interrupted"):
+        assert phrase in " ".join(out.split())
+    assert "no solver encoding" in " ".join(out.split())
+
+
+def test_exit_1_without_time_out_is_explained() -> None:
+    """``solve path:5 --model multicast`` exits 1 without a time-out: it says why."""
+    code, out, _ = run("solve", "path:5", "--model", "multicast", "-q")
+    assert code == 1 and "time limit reached" not in out
+    assert "not certified: no solver encoding covers this model" in out
+
+
+def test_graph_shows_capacities() -> None:
+    code, out, _ = run("graph", "fattree:8:exp", "--json")
+    caps = json.loads(out)["capacities"]
+    assert code == 0 and len(caps) > 1 and sum(caps.values()) == json.loads(out)["m"]
+    code, out, _ = run("graph", "fattree:8:exp")
+    assert "capacities" in out and "edges" in out
+
+
+def test_construct_defaults_to_the_construction_model() -> None:
+    code, out, _ = run("construct", "ring:8", "--algorithm", "ring-fd")
+    assert code == 0 and "single-port" in out
+    code, out, _ = run("construct", "fattree:8", "--algorithm", "fattree-flood")
+    assert code == 0 and "all-port" in out
+
+
+def test_show_prints_the_schedule_per_round(tmp_path: Path) -> None:
+    code, out, _ = run("construct", "ring:4", "--algorithm", "ring-fd", "--show")
+    assert code == 0 and "round" in out and "0->1" in out
+    code, out, _ = run("heuristic", "ring:4", "--show")
+    assert code == 0 and "->" in out
+    code, out, _ = run("solve", "ring:4", "--show", "-q")
+    assert code == 0 and "->" in out
+
+
+def test_verify_accepts_a_certificate(tmp_path: Path) -> None:
+    cert = tmp_path / "cert.json"
+    code, _, _ = run("solve", "ring:6", "-o", str(cert), "-q")
+    assert code == 0
+    code, out, _ = run("verify", "ring:6", str(cert), "--show")
+    assert code == 0 and "valid; 3 rounds" in out
+
+
+def test_quiet_solve_prints_nothing_on_stderr() -> None:
+    code, _, err = run("solve", "ring:6", "-q")
+    assert code == 0 and err == ""
+
+
+def test_writes_are_atomic_and_leave_no_temporary_files(tmp_path: Path) -> None:
+    cert = tmp_path / "c.json"
+    run("solve", "ring:5", "-o", str(cert), "-q")
+    run("solve", "ring:5", "-o", str(cert), "-q", "--force")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json"]
+
+
+def test_console_entry_point_runs_as_module() -> None:
+    """``python -m gossipcert.cli`` (used by the Ctrl-C test) behaves like the script."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "gossipcert.cli", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0 and proc.stdout.startswith("gossipcert ")
