@@ -259,7 +259,7 @@ def test_check_command_exit_3_when_out_of_time(tmp_path) -> None:
     assert res.evidence["kind"] == "drat"
     path = tmp_path / "ring7.json"
     path.write_text(json.dumps(build_certificate(res)))
-    out = CliRunner().invoke(app, ["check", str(path), "--time-limit", "0"])
+    out = CliRunner().invoke(app, ["check", str(path), "--time-limit", "0.001"])
     assert out.exit_code == 3, out.stdout
     assert "could not re-check in time" in out.stdout and "FAILS" not in out.stdout
     assert CliRunner().invoke(app, ["check", str(path)]).exit_code == 0

@@ -406,6 +406,8 @@ def check_drat_text(cnf_text: str, proof_text: str, deadline: float | None = Non
             dimacs = [x if abs(x) <= nvars else (extra[x] if x > 0 else -extra[-x]) for x in dimacs]
         return _internal_clause(dimacs)
 
+    if deadline is not None and time.monotonic() > deadline:
+        return verdict("timeout", "deadline passed while reading the formula and the proof")
     chk = _Checker(nvars + len(extra), deadline)
     for c in clauses:
         chk.add(_internal_clause(c))
