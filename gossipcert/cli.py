@@ -422,6 +422,15 @@ def check_cmd(
     time_limit: Annotated[
         float | None, _time_limit_option("Seconds for re-checking a proof or re-solving a claim.")
     ] = None,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full",
+            help="Let the project's own proof checker run to the end (by default it stops at "
+            "max(60 s, 3 x dratify's time) on very long proofs, and the proof then rests on "
+            "dratify and drat-trim).",
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Re-check a certificate from scratch: rebuild the instance, replay the schedule,
@@ -437,10 +446,10 @@ def check_cmd(
     if (certificate is None) == (all_dir is None):
         raise GossipcertError("give one certificate, or --all FOLDER")
     if all_dir is not None:
-        _check_all(all_dir, time_limit, as_json)
+        _check_all(all_dir, time_limit, as_json, full)
     assert certificate is not None
     cert = read_certificate(certificate)
-    rep = check_certificate(cert, time_limit)
+    rep = check_certificate(cert, time_limit, full)
     mark = {True: "[green]✓[/]", False: "[red]✗[/]", None: "[yellow]?[/]"}
     if as_json:
         print_json(
@@ -470,7 +479,7 @@ def check_cmd(
     raise typer.Exit({"holds": 0, "fails": 1, "timeout": 3}[rep.status])
 
 
-def _check_all(folder: str, time_limit: float | None, as_json: bool) -> None:
+def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool) -> None:
     """``check --all``: every certificate in ``folder``; exit 0 all hold, 1 one fails,
     3 none fails but one could not be decided in time."""
     from pathlib import Path
@@ -486,7 +495,7 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool) -> None:
     results = []
     for f in files:
         try:
-            rep = check_certificate(read_certificate(f), time_limit)
+            rep = check_certificate(read_certificate(f), time_limit, full)
             status = rep.status
             first = next((t for ok, t in rep.steps if ok is not True), "")
         except GossipcertError as exc:

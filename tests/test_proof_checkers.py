@@ -301,3 +301,24 @@ def test_no_proof_of_a_satisfiable_formula_is_accepted(case: tuple[str, str]) ->
     cnf, proof = case
     assert check_drat_text(cnf, proof).status == "rejected", (cnf, proof)
     assert run_dratify(cnf, proof).status == "rejected", (cnf, proof)
+
+
+def test_the_projects_checker_stops_at_its_budget_without_a_verdict(monkeypatch) -> None:
+    from gossipcert.exact import checkers
+
+    inst = parse_instance("butterfly:3", "telephone", "gossip")
+    cnf = standalone_cnf(inst, 5, EncodingOptions())
+    proof = prove_unsat(cnf).proof
+    assert proof is not None
+    monkeypatch.setattr(checkers, "OWN_BUDGET_SECONDS", 0.0)
+    monkeypatch.setattr(checkers, "OWN_BUDGET_FACTOR", 0.0)
+    v = check_proof(cnf.dimacs(), proof)
+    own = [o for o in v.outcomes if o.checker == "gossipcert-drat"]
+    assert own[0].status == "over-budget" and v.status == "verified"
+    assert "stopped at its budget" in v.summary()
+    # a rejection stays a rejection whatever the budget
+    forged = ADVERSARIAL["reason-clause-deletion"]
+    assert check_proof(*forged).status == "rejected"
+    # --full: the project's checker runs to the end
+    full = check_proof(cnf.dimacs(), proof, full=True)
+    assert {o.status for o in full.outcomes} == {"verified"}

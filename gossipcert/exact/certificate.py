@@ -182,14 +182,18 @@ class CheckReport:
         return "timeout" if None in verdicts else "holds"
 
 
-def check_certificate(cert: dict[str, Any], time_limit: float | None = None) -> CheckReport:
+def check_certificate(
+    cert: dict[str, Any], time_limit: float | None = None, full: bool = False
+) -> CheckReport:
     """Re-derive every claim of a certificate; see the module docstring.
 
-    A malformed certificate is a failed check, never an exception.
+    ``full`` lets the project's own proof checker run to the end instead of within its
+    budget (see :mod:`gossipcert.exact.checkers`). A malformed certificate is a failed check,
+    never an exception.
     """
     out = CheckReport()
     try:
-        _check(cert, time_limit, out)
+        _check(cert, time_limit, out, full)
     except GossipcertError as exc:
         out.add(False, f"certificate cannot be checked: {exc}")
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
@@ -202,7 +206,9 @@ def _same_graph_record(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return all(a.get(k) == b.get(k) for k in keys)
 
 
-def _check(cert: dict[str, Any], time_limit: float | None, out: CheckReport) -> None:
+def _check(
+    cert: dict[str, Any], time_limit: float | None, out: CheckReport, full: bool = False
+) -> None:
     if not isinstance(cert, dict):
         raise CertificateError("a certificate is a JSON object")
     inst = instance_from_certificate(cert)
@@ -296,7 +302,7 @@ def _check(cert: dict[str, Any], time_limit: float | None, out: CheckReport) -> 
         + " (sound by the arguments in the module docstrings, not covered by the proof)",
     )
     if kind == "drat":
-        _check_drat_evidence(inst, rounds, options, ev, time_limit, out)
+        _check_drat_evidence(inst, rounds, options, ev, time_limit, out, full)
     else:
         _check_claim(inst, rounds, options, time_limit, out)
 
@@ -308,6 +314,7 @@ def _check_drat_evidence(
     ev: dict[str, Any],
     time_limit: float | None,
     out: CheckReport,
+    full: bool = False,
 ) -> None:
     cnf = standalone_cnf(inst, rounds, options)
     digest = cnf.sha256()
@@ -322,10 +329,10 @@ def _check_drat_evidence(
         out.add(False, f"stored proof cannot be read: {exc}")
         return
     deadline = None if time_limit is None else time.monotonic() + time_limit
-    verdict = check_proof(cnf.dimacs(), proof, deadline)
+    verdict = check_proof(cnf.dimacs(), proof, deadline, full=full)
     for o in verdict.outcomes:
         out.add(
-            {"verified": True, "timeout": None}.get(o.status, False),
+            {"verified": True, "over-budget": True, "timeout": None}.get(o.status, False),
             f"DRAT proof ({proof.count(chr(10))} lines) re-checked by {o.checker} "
             f"(deletions: {o.deletions}): {o.status} in {o.seconds:.1f}s ({o.message})",
         )

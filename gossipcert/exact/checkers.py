@@ -14,9 +14,14 @@ that is sound on its own:
 - ``drat-trim`` (backward checking, deletions of unit clauses ignored), whenever a binary is
   found: the ``GOSSIPCERT_DRAT_TRIM`` environment variable, or ``drat-trim`` on the ``PATH``.
 
-:func:`check_proof` runs them all. The proof is **verified** only when every checker that ran
-verified it; a rejection by any of them is a rejection (and a disagreement is said loudly); a
-checker that runs out of time leaves the answer ``timeout`` — no verdict, never a failure.
+:func:`check_proof` runs them all. ``dratify`` (native code) and ``drat-trim`` (C) are
+*required*: each must verify the proof. The project's own checker is plain Python and checks
+every lemma forwards, so on proofs of millions of lines it is far slower than the others; it
+runs within a budget (``max(60 s, 3 x dratify's time)`` unless told to run to the end), and
+when it stops at that budget it gives no verdict and the proof rests on the required
+checkers, which the output says. A rejection by any checker is a rejection (and a
+disagreement is said loudly); a required checker that runs out of the caller's time leaves
+the answer ``timeout`` — no verdict, never a failure.
 
 References
 ----------
@@ -49,6 +54,12 @@ except ImportError:  # pragma: no cover - optional accelerator
 DRAT_TRIM_ENV = "GOSSIPCERT_DRAT_TRIM"
 
 VERIFIED, REJECTED, TIMEOUT, ERROR = "verified", "rejected", "timeout", "error"
+#: the project's checker stopped at its budget: no verdict, and not needed for one
+OVER_BUDGET = "over-budget"
+
+#: the project's checker gets at least this many seconds, or this many times dratify's time
+OWN_BUDGET_SECONDS = 60.0
+OWN_BUDGET_FACTOR = 3.0
 
 
 @dataclass(frozen=True)
@@ -145,9 +156,25 @@ def run_dratify(cnf_text: str, proof: str, deadline: float | None = None) -> Che
     return CheckOutcome(name, status, policy, time.monotonic() - start, message)
 
 
-def run_gossipcert(cnf_text: str, proof: str, deadline: float | None = None) -> CheckOutcome:
-    """The project's own checker, :func:`gossipcert.exact.drat.check_drat_text`."""
-    v = check_drat_text(cnf_text, proof, deadline)
+def run_gossipcert(
+    cnf_text: str, proof: str, deadline: float | None = None, budget: float | None = None
+) -> CheckOutcome:
+    """The project's own checker, :func:`gossipcert.exact.drat.check_drat_text`.
+
+    ``budget`` (seconds) stops it earlier than ``deadline``; stopping there is the status
+    ``over-budget`` rather than ``timeout``.
+    """
+    own = None if budget is None else time.monotonic() + budget
+    stop = own if deadline is None else deadline if own is None else min(deadline, own)
+    v = check_drat_text(cnf_text, proof, stop)
+    if v.status == TIMEOUT and own is not None and stop == own:
+        return CheckOutcome(
+            CHECKER_NAME.split(" (")[0],
+            OVER_BUDGET,
+            "applied, except those of unit and reason clauses",
+            v.seconds,
+            f"stopped at its budget of {budget:.0f}s ({v.message}); no verdict",
+        )
     policy = (
         f"applied, except those of unit and reason clauses "
         f"({v.ignored_deletions} of {v.deletions} ignored)"
@@ -212,8 +239,9 @@ class ProofVerdict:
     Attributes
     ----------
     status : str
-        ``verified`` (every checker verified), ``rejected`` (some checker rejected or failed)
-        or ``timeout`` (none rejected, some gave no verdict in time).
+        ``verified`` (every checker verified, the project's own one possibly stopped at its
+        budget), ``rejected`` (some checker rejected or failed) or ``timeout`` (none
+        rejected, some gave no verdict in the caller's time).
     outcomes : tuple of CheckOutcome
     """
 
@@ -222,7 +250,7 @@ class ProofVerdict:
 
     @property
     def ok(self) -> bool:
-        """True when every checker verified the proof."""
+        """True when the proof is verified (see ``status``)."""
         return self.status == VERIFIED
 
     def summary(self) -> str:
@@ -234,13 +262,19 @@ class ProofVerdict:
             TIMEOUT: "no verdict in time",
         }[self.status]
         agree = {o.status for o in self.outcomes}
+        if self.status == VERIFIED and OVER_BUDGET in agree:
+            head = "verified by every required checker (gossipcert-drat stopped at its budget)"
         if VERIFIED in agree and agree & {REJECTED, ERROR}:
             head = "REJECTED: THE CHECKERS DISAGREE"
         return f"{head} — " + "; ".join(parts)
 
 
 def check_proof(
-    cnf_text: str, proof: str, deadline: float | None = None, drat_trim: bool = True
+    cnf_text: str,
+    proof: str,
+    deadline: float | None = None,
+    drat_trim: bool = True,
+    full: bool = False,
 ) -> ProofVerdict:
     """Judge a DRAT proof of the formula with every checker available.
 
@@ -254,6 +288,8 @@ def check_proof(
         A ``time.monotonic()`` value for all checkers together.
     drat_trim : bool
         Also run drat-trim when a binary is found (see :func:`drat_trim_binary`).
+    full : bool
+        Let the project's own checker run to the end (no budget).
 
     Returns
     -------
@@ -266,14 +302,16 @@ def check_proof(
     >>> check_proof("p cnf 1 2\\n1 0\\n-1 0\\n", "0\\n").status
     'verified'
     """
-    outcomes = [run_gossipcert(cnf_text, proof, deadline), run_dratify(cnf_text, proof, deadline)]
+    first = run_dratify(cnf_text, proof, deadline)
+    budget = None if full else max(OWN_BUDGET_SECONDS, OWN_BUDGET_FACTOR * first.seconds)
+    outcomes = [first, run_gossipcert(cnf_text, proof, deadline, budget)]
     binary = drat_trim_binary() if drat_trim else None
     if binary is not None:
         outcomes.append(run_drat_trim(cnf_text, proof, binary, deadline))
     statuses = {o.status for o in outcomes}
     if statuses & {REJECTED, ERROR}:
         status = REJECTED
-    elif statuses == {VERIFIED}:
+    elif statuses <= {VERIFIED, OVER_BUDGET}:
         status = VERIFIED
     else:
         status = TIMEOUT
