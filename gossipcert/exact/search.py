@@ -28,7 +28,7 @@ from typing import Any
 
 from gossipcert.bounds import Bound, best_lower_bound
 from gossipcert.encodings.knowledge import EncodingOptions, KnowledgeEncoding, encoding_for
-from gossipcert.errors import SolverError, UnsupportedModelError
+from gossipcert.errors import HeuristicError, SolverError, UnsupportedModelError
 from gossipcert.exact.backends import BACKENDS, Status, make_backend
 from gossipcert.exact.proof import check_drat, pack_proof, prove_unsat, standalone_cnf
 from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
@@ -92,7 +92,7 @@ def upper_bound_schedules(instance: Instance) -> list[tuple[str, Schedule]]:
     out: list[tuple[str, Schedule]] = []
     try:
         out.append(("matching-heuristic", matching_heuristic(instance)))
-    except UnsupportedModelError:
+    except (UnsupportedModelError, HeuristicError):
         pass
     return out + upper_bound_candidates(instance)
 
