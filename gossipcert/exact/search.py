@@ -244,8 +244,11 @@ def solve(
     except UnsupportedModelError as exc:
         emit({"event": "no-solver", "reason": str(exc)})
         return result("feasible" if best is not None else "unknown", lower_evidence)
-    if best is None:
-        return result("unknown", lower_evidence)
+    if best is None:  # no heuristic or construction applied: find a first schedule
+        best = schedule_by_horizon(instance, enc.options, backend, max(lower, 1), deadline, emit)
+        if best is None:
+            return result("unknown", lower_evidence)
+        upper_source = f"{backend}-solver"
     horizon = best[1].rounds - 1  # type: ignore[operator]
     enc.extend_to(horizon)
     if options.symmetry:
@@ -359,6 +362,67 @@ def solve(
             "of the plain encoding"
         )
     return result("optimal", evidence)
+
+
+def schedule_by_horizon(
+    instance: Instance,
+    options: EncodingOptions,
+    backend: str,
+    start: int,
+    deadline: float | None,
+    emit: Progress | None = None,
+) -> tuple[Schedule, Report] | None:
+    """A first verified schedule from the solver alone, doubling the horizon until one exists.
+
+    Used when no heuristic or construction gives an upper bound. Horizons ``start``,
+    ``2 start``, ``4 start`` ... are encoded afresh (without symmetry breaking) and asked
+    for a schedule, up to :func:`gossipcert.heuristics.matching.round_bound`, a length at
+    which one always exists (every round of some schedule teaches a node a packet it lacks).
+
+    Parameters
+    ----------
+    instance : Instance
+    options : EncodingOptions
+    backend : {"sat", "cpsat"}
+    start : int
+        The first horizon (the lower bound, at least 1).
+    deadline : float or None
+        A ``time.monotonic()`` value; None waits for ever.
+    emit : callable, optional
+        Receives one ``{"event": "horizon", ...}`` dict per query.
+
+    Returns
+    -------
+    (Schedule, Report) or None
+        The verified schedule and its report; None on a time-out.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> found = schedule_by_horizon(parse_instance("path:4", "telephone", "gossip"),
+    ...                             EncodingOptions(), "sat", 1, None)
+    >>> found[1].rounds <= 4
+    True
+    """
+    from gossipcert.heuristics.matching import round_bound
+
+    most = max(start, round_bound(instance))
+    horizon = start
+    while True:
+        enc = encoding_for(instance, options)
+        sel = enc.selector(horizon)
+        solver = make_backend(backend, enc.formula)
+        try:
+            status = solver.solve([sel], deadline, None)
+            if emit is not None:
+                emit({"event": "horizon", "rounds": horizon, "status": status.value})
+            if status is Status.SAT:
+                return _verified(instance, enc.decode(horizon, solver.value), f"{backend} solver's")
+        finally:
+            solver.close()
+        if status is Status.UNKNOWN or horizon >= most:
+            return None
+        horizon = min(2 * horizon, most)
 
 
 def _unmet(instance: Instance) -> bool:
