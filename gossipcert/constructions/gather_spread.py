@@ -62,6 +62,8 @@ __all__ = ["GatherSpreadPlan", "gather_spread"]
 
 #: above this many node-packet pairs only one centre and one ranking are tried
 _MANY_PAIRS = 20_000
+#: components up to this many nodes get an exact centre, larger ones a sampled one
+_EXACT_CENTRE = 128
 
 
 @dataclass(frozen=True)
@@ -95,13 +97,39 @@ def _bfs_forest(graph: nx.Graph, roots: list[int]) -> GatherSpreadPlan:
     return GatherSpreadPlan(tuple(parent), tuple(tuple(k) for k in kids), tuple(root_of))
 
 
+def _eccentricity(graph: nx.Graph, v: int) -> int:
+    """Largest BFS distance from ``v`` within its component."""
+    seen = {v}
+    frontier = [v]
+    depth = -1
+    while frontier:
+        depth += 1
+        nxt = []
+        for u in frontier:
+            for w in graph.adj[u]:
+                if w not in seen:
+                    seen.add(w)
+                    nxt.append(w)
+        frontier = nxt
+    return depth
+
+
+def _centre(graph: nx.Graph, comp: list[int]) -> int:
+    """A node of least eccentricity in ``comp``: exact up to ``_EXACT_CENTRE`` nodes, else the
+    best of an evenly spread sample (any root gives a valid schedule)."""
+    if graph.graph.get("vertex_transitive"):
+        return comp[0]
+    step = max(1, len(comp) // _EXACT_CENTRE)
+    return min(comp[::step], key=lambda v: (_eccentricity(graph, v), v))
+
+
 def _centres(instance: Instance) -> list[list[int]]:
     """Candidate root sets: one root per component, chosen three ways."""
     g = instance.graph
     comps = [sorted(c) for c in nx.connected_components(g)]
     options: list[list[int]] = []
     # a centre (least eccentricity) of every component
-    options.append([min(nx.center(g.subgraph(c))) if len(c) > 1 else c[0] for c in comps])
+    options.append([_centre(g, c) for c in comps])
     # the node holding the most packets, and the node demanding the most, in each component
     for table in (instance.holdings, instance.demands):
         roots = [max(c, key=lambda v, t=table: (t[v].bit_count(), -v)) for c in comps]

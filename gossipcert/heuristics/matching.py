@@ -107,12 +107,13 @@ def matching_heuristic(instance: Instance, max_rounds: int | None = None) -> Sch
     n = instance.n
     n_packets = instance.n_packets
     dist = dict(nx.all_pairs_shortest_path_length(g))
+    rows = [[dist[v].get(w, _FAR) for w in range(n)] for v in range(n)]
     know = list(instance.holdings)
     # near[p][w]: distance from w to the nearest node knowing p
     near = [[_FAR] * n for _ in range(n_packets)]
     for v in range(n):
         for p in bits(know[v]):
-            _learn(near[p], dist[v], n)
+            near[p] = list(map(min, near[p], rows[v]))
     limit = max_rounds if max_rounds is not None else round_bound(instance)
     tier = n_packets + 2
     rounds: list[Round] = []
@@ -166,18 +167,10 @@ def matching_heuristic(instance: Instance, max_rounds: int | None = None) -> Sch
                 new_know[b] |= know[a]
         for v in range(n):
             for p in bits(new_know[v] & ~know[v]):
-                _learn(near[p], dist[v], n)
+                near[p] = list(map(min, near[p], rows[v]))
         know = new_know
         rounds.append(tuple(rnd))
     return Schedule(tuple(rounds))
-
-
-def _learn(row: list[int], dist_v: dict[int, int], n: int) -> None:
-    """Node ``v`` (with distances ``dist_v``) now knows the packet whose row this is."""
-    for w in range(n):
-        d = dist_v.get(w, _FAR)
-        if d < row[w]:
-            row[w] = d
 
 
 def _gain_function(
