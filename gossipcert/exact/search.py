@@ -2,7 +2,8 @@
 
 1. The lower bound ``L`` is the best closed-form bound of :mod:`gossipcert.bounds`.
 2. The upper bound ``U`` is the shortest verified schedule among the heuristics and
-   constructions that apply.
+   constructions that apply (the universal ``gather-spread`` construction always does; should
+   none give a schedule, :func:`schedule_by_horizon` asks the solver, doubling the horizon).
 3. If ``L = U`` the optimum is certified without a solver (evidence: the bound).
 4. Otherwise one encoding with horizon ``U - 1`` is handed to a back-end and queried with the
    assumption "all demands met after round ``r``". First descending probes at ``r = U - 1``
