@@ -159,3 +159,20 @@ def test_atlas_up_to_7_nodes(start: int) -> None:
 def test_200_random_graphs_with_8_to_12_nodes(start: int) -> None:
     for g in RANDOM[start : start + CHUNK // 2]:
         check_graph(g)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_pendant_leaves_bound_below_the_solver_on_trees(seed: int) -> None:
+    """The bound never exceeds the optimum the solver finds without any closed-form bound."""
+    from gossipcert.bounds import pendant_leaves_bound
+
+    g = nx.Graph(nx.random_labeled_tree(4, seed=seed))
+    g.add_edges_from([(0, 4), (0, 5), (1, 6)])
+    for model in ("telephone", "half-duplex"):
+        for problem in ("gossip", "broadcast:0", "broadcast:6", "gather:2"):
+            inst = make_instance(g, parse_model(model), parse_problem(problem))
+            bound = pendant_leaves_bound(inst)
+            assert bound is not None
+            res = solve(inst, use_bounds=False, proof=False)
+            assert res.status == "optimal"
+            assert bound.value <= res.optimum, (model, problem, bound, res.optimum)
