@@ -250,6 +250,7 @@ def solve(
         if best is None:
             return result("unknown", lower_evidence)
         upper_source = f"{backend}-solver"
+        emit({"event": "upper-bound", "value": best[1].rounds, "source": upper_source})
     horizon = best[1].rounds - 1  # type: ignore[operator]
     enc.extend_to(horizon)
     if options.symmetry:
