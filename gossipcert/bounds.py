@@ -45,7 +45,9 @@ Conventions used in the hypotheses
 
 Bounds (name: hypothesis -- value)
 ----------------------------------
-General: ``distance``, ``doubling``, ``telephone-gossip``, ``receive``.
+General: ``distance``, ``doubling``, ``telephone-gossip``, ``receive``, ``pendant-leaves``
+(telephone and half-duplex: the calls of one node with its degree-1 neighbours; ``2(n-1)``
+and ``2n-3`` for gossip on the star ``K_{1,n-1}``).
 
 Dimakopoulos [2]: ``dimakopoulos-1`` (single-port or half-duplex, ``p = 1``, gossip:
 ``n - 1``); ``dimakopoulos-2-3`` (half-duplex, ``p = 1``, gossip: ``2(n - 1)`` for even
@@ -684,6 +686,92 @@ def receive_bound(instance: Instance) -> Bound | None:
         f"a node receives at most p={m.packet_cap} packets per round "
         "(Dimakopoulos 1999, bound (1))",
     )
+
+
+def pendant_leaves_bound(instance: Instance) -> Bound | None:
+    """The transmissions between one node and its degree-1 neighbours cannot overlap.
+
+    Let ``v`` have the pendant neighbours (leaves) ``l_1 .. l_k``. A leaf talks to ``v``
+    only. It must *send* at least once if it alone holds a packet that another node demands,
+    and *receive* at least once if it demands a packet it does not hold. Under half-duplex
+    ``v`` takes part in at most one transmission per round, as sender or receiver, so
+    ``R >= sum over the leaves of (must send) + (must receive)``. Under telephone ``v`` is in
+    at most one call per round, so ``R`` is at least the number of leaves that must send or
+    receive; for gossip with ``k >= 2`` leaves, ``R >= 2k - 1``: let round ``T`` hold the last
+    of the leaves' first calls, with leaf ``l``; the ``k`` first calls take ``k`` distinct
+    rounds, so ``T >= k``; before round ``T`` the packet of ``l`` is known to ``l`` alone, so
+    each of the ``k - 1`` other leaves needs a further call after round ``T``.
+
+    On the star ``K_{1,n-1}`` under half-duplex gossip the centre receives ``n - 1`` times
+    and sends ``n - 1`` times, never both in one round: ``2(n - 1)``, met by gathering
+    ``n - 2`` leaves, sending everything to the last leaf, receiving it back and sending to
+    the ``n - 2`` others. Under telephone ``2n - 3``, met by calling every leaf in turn and
+    then every leaf but the last again. Both bounds hold with packet caps and limits on the
+    calls per round (the arguments count transmissions only).
+
+    Parameters
+    ----------
+    instance : Instance
+
+    Returns
+    -------
+    Bound or None
+        None outside telephone and half-duplex, or when no leaf must send or receive.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> pendant_leaves_bound(parse_instance("star:8", "half-duplex", "gossip")).value
+    14
+    >>> pendant_leaves_bound(parse_instance("star:8", "telephone", "gossip")).value
+    13
+    >>> pendant_leaves_bound(parse_instance("star:8", "half-duplex", "broadcast:0")).value
+    7
+
+    References
+    ----------
+    The counting of Dimakopoulos 1999, section 2, eqs. (2)-(3) (every reception takes a
+    step of a half-duplex port), applied to the edges of one node; the telephone case follows
+    the "first call" argument of Beier-Sibeyn sec. 2 for the odd case.
+    """
+    kind = instance.model.kind
+    if kind not in (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX):
+        return None
+    g = instance.graph
+    holders = _holders(instance)
+    wanted_by: dict[int, set[int]] = {}
+    for u, mask in enumerate(instance.demands):
+        for p in bits(mask & ~instance.holdings[u]):
+            wanted_by.setdefault(p, set()).add(u)
+    best = 0
+    for v in g.nodes:
+        count = leaves = 0
+        for leaf in g.adj[v]:
+            if g.degree(leaf) != 1:
+                continue
+            sends = any(
+                holders[p] == [leaf] and wanted_by.get(p, set()) - {leaf}
+                for p in bits(instance.holdings[leaf])
+            )
+            receives = bool(instance.demands[leaf] & ~instance.holdings[leaf])
+            if kind is ModelKind.HALF_DUPLEX:
+                count += sends + receives
+            else:
+                count += sends or receives
+            leaves += 1
+        if kind is ModelKind.TELEPHONE and _is_gossip(instance) and leaves >= 2:
+            count = max(count, 2 * leaves - 1)
+        best = max(best, count)
+    if best == 0:
+        return None
+    what = (
+        "a node sends or receives once per round, and each leaf that must send or receive "
+        "uses its only edge"
+        if kind is ModelKind.HALF_DUPLEX
+        else "a node makes one call per round, and each leaf talks to its neighbour only "
+        "(gossip: 2k-1 for k leaves, the last leaf's packet needs k-1 more calls)"
+    )
+    return Bound("pendant-leaves", _LOWER, best, f"{kind.value}: {what}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -2926,6 +3014,7 @@ LOWER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     doubling_bound,
     telephone_gossip_odd_bound,
     receive_bound,
+    pendant_leaves_bound,
     dimakopoulos_receive_bound,
     dimakopoulos_half_duplex_bound,
     beier_sibeyn_path_bound,

@@ -42,3 +42,8 @@ class UnsupportedModelError(GossipcertError, ValueError):
 class NotApplicableError(GossipcertError, ValueError):
     """A construction, heuristic or bound whose hypothesis the instance does not meet
     (wrong graph family, model or problem)."""
+
+
+class HeuristicError(GossipcertError, RuntimeError):
+    """A heuristic that gave up before meeting every demand (the message says after how many
+    rounds, and which bound it had derived from the instance)."""

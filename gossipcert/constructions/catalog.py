@@ -4,7 +4,9 @@ Names (design section 5): ``ring-fd``, ``ring-hd``, ``ring-multicast``, ``hamilt
 ``product``, ``simple``, ``concurrent-updown``, ``fattree-flood``, ``farthest-first``,
 ``fattree-total-exchange``, ``bermond``, ``rows-columns``, ``matching-sequence`` (with a
 sequence of matching indices such as ``02102``; without one, the sequence of Beier and
-Sibeyn's Table 6 for the graph, if listed).
+Sibeyn's Table 6 for the graph, if listed), and ``gather-spread``, the universal fallback
+that applies to every model and problem, so that the exact search always has a first upper
+bound.
 
 Every function here returns unverified schedules; callers pass them through the verifier.
 """
@@ -134,6 +136,12 @@ def _rows_columns(inst: Instance, _: str | None) -> Schedule:
     return rows_columns(inst)
 
 
+def _gather_spread(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.gather_spread import gather_spread
+
+    return gather_spread(inst)
+
+
 def _sequence(inst: Instance, sequence: str | None) -> Schedule:
     from gossipcert.constructions.beier_sibeyn import TABLE_6, matching_sequence
 
@@ -239,6 +247,12 @@ CONSTRUCTIONS: dict[str, Construction] = {
             _sequence,
             "telephone",
         ),
+        Construction(
+            "gather-spread",
+            "gather to a centre along a BFS tree, then spread; any model and problem",
+            "Gonzalez 2003, sec. 3.1 (Simple), generalised",
+            _gather_spread,
+        ),
     )
 }
 
@@ -270,10 +284,18 @@ _FOR_SEARCH = {
 }
 
 
+#: tried for every instance, whatever its model and problem
+_UNIVERSAL = ("gather-spread",)
+
+
 def upper_bound_candidates(instance: Instance) -> list[tuple[str, Schedule]]:
-    """Schedules of the constructions that apply to ``instance`` (unverified)."""
+    """Schedules of the constructions that apply to ``instance`` (unverified).
+
+    The universal ``gather-spread`` construction is always among them, so every instance
+    whose demands can be met has at least one candidate.
+    """
     out: list[tuple[str, Schedule]] = []
-    for name in _FOR_SEARCH.get(instance.model.kind, ()):
+    for name in (*_FOR_SEARCH.get(instance.model.kind, ()), *_UNIVERSAL):
         try:
             out.append((name, construct(instance, name)))
         except NotApplicableError:

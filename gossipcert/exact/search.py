@@ -2,7 +2,8 @@
 
 1. The lower bound ``L`` is the best closed-form bound of :mod:`gossipcert.bounds`.
 2. The upper bound ``U`` is the shortest verified schedule among the heuristics and
-   constructions that apply.
+   constructions that apply (the universal ``gather-spread`` construction always does; should
+   none give a schedule, :func:`schedule_by_horizon` asks the solver, doubling the horizon).
 3. If ``L = U`` the optimum is certified without a solver (evidence: the bound).
 4. Otherwise one encoding with horizon ``U - 1`` is handed to a back-end and queried with the
    assumption "all demands met after round ``r``". First descending probes at ``r = U - 1``
@@ -29,7 +30,7 @@ from typing import Any
 
 from gossipcert.bounds import Bound, best_lower_bound
 from gossipcert.encodings.knowledge import EncodingOptions, KnowledgeEncoding, encoding_for
-from gossipcert.errors import SolverError, UnsupportedModelError
+from gossipcert.errors import HeuristicError, SolverError, UnsupportedModelError
 from gossipcert.exact.backends import BACKENDS, Status, make_backend
 from gossipcert.exact.checkers import check_proof
 from gossipcert.exact.proof import pack_proof, prove_unsat, standalone_cnf
@@ -98,7 +99,7 @@ def upper_bound_schedules(instance: Instance) -> list[tuple[str, Schedule]]:
     out: list[tuple[str, Schedule]] = []
     try:
         out.append(("matching-heuristic", matching_heuristic(instance)))
-    except UnsupportedModelError:
+    except (UnsupportedModelError, HeuristicError):
         pass
     return out + upper_bound_candidates(instance)
 
@@ -260,8 +261,12 @@ def solve(
     except UnsupportedModelError as exc:
         emit({"event": "no-solver", "reason": str(exc)})
         return result("feasible" if best is not None else "unknown", lower_evidence)
-    if best is None:
-        return result("unknown", lower_evidence)
+    if best is None:  # no heuristic or construction applied: find a first schedule
+        best = schedule_by_horizon(instance, enc.options, backend, max(lower, 1), deadline, emit)
+        if best is None:
+            return result("unknown", lower_evidence)
+        upper_source = f"{backend}-solver"
+        emit({"event": "upper-bound", "value": best[1].rounds, "source": upper_source})
     horizon = best[1].rounds - 1  # type: ignore[operator]
     enc.extend_to(horizon)
     if options.symmetry:
@@ -398,6 +403,67 @@ def solve(
             "of the plain encoding"
         )
     return result("optimal", evidence)
+
+
+def schedule_by_horizon(
+    instance: Instance,
+    options: EncodingOptions,
+    backend: str,
+    start: int,
+    deadline: float | None,
+    emit: Progress | None = None,
+) -> tuple[Schedule, Report] | None:
+    """A first verified schedule from the solver alone, doubling the horizon until one exists.
+
+    Used when no heuristic or construction gives an upper bound. Horizons ``start``,
+    ``2 start``, ``4 start`` ... are encoded afresh (without symmetry breaking) and asked
+    for a schedule, up to :func:`gossipcert.heuristics.matching.round_bound`, a length at
+    which one always exists (every round of some schedule teaches a node a packet it lacks).
+
+    Parameters
+    ----------
+    instance : Instance
+    options : EncodingOptions
+    backend : {"sat", "cpsat"}
+    start : int
+        The first horizon (the lower bound, at least 1).
+    deadline : float or None
+        A ``time.monotonic()`` value; None waits for ever.
+    emit : callable, optional
+        Receives one ``{"event": "horizon", ...}`` dict per query.
+
+    Returns
+    -------
+    (Schedule, Report) or None
+        The verified schedule and its report; None on a time-out.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> found = schedule_by_horizon(parse_instance("path:4", "telephone", "gossip"),
+    ...                             EncodingOptions(), "sat", 1, None)
+    >>> found[1].rounds <= 4
+    True
+    """
+    from gossipcert.heuristics.matching import round_bound
+
+    most = max(start, round_bound(instance))
+    horizon = start
+    while True:
+        enc = encoding_for(instance, options)
+        sel = enc.selector(horizon)
+        solver = make_backend(backend, enc.formula)
+        try:
+            status = solver.solve([sel], deadline, None)
+            if emit is not None:
+                emit({"event": "horizon", "rounds": horizon, "status": status.value})
+            if status is Status.SAT:
+                return _verified(instance, enc.decode(horizon, solver.value), f"{backend} solver's")
+        finally:
+            solver.close()
+        if status is Status.UNKNOWN or horizon >= most:
+            return None
+        horizon = min(2 * horizon, most)
 
 
 def _unmet(instance: Instance) -> bool:
