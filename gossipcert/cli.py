@@ -395,7 +395,7 @@ def export_cmd(
 ) -> None:
     """Write the formula "R rounds suffice" (DIMACS CNF or OPB) for any external solver."""
 
-    from gossipcert.encodings.knowledge import EncodingOptions
+    from gossipcert.encodings import EncodingOptions
     from gossipcert.exact.export import FORMATS, export
 
     if fmt not in FORMATS:

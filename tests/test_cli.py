@@ -262,10 +262,18 @@ def test_solve_other_models_by_bounds_and_constructions() -> None:
     data = json.loads(out)
     assert code == 0 and data["status"] == "optimal" and data["optimum"] == 7
     assert data["evidence"]["kind"] == "closed-form"
+    # all-port has no encoding: bounds only, and here no schedule either
+    code, out, _ = run("solve", "petersen", "-m", "all-port", "-q", "--json")
+    data = json.loads(out)
+    assert code == 1 and data["status"] == "unknown" and data["optimum"] is None
+    assert data["lower_bound"] == 2 and data["upper_bound"] is None
+
+
+def test_solve_multicast_petersen_in_n_minus_one_steps() -> None:
+    # Gonzalez: the Petersen graph gossips in n - 1 = 9 steps, one message per step
     code, out, _ = run("solve", "petersen", "-m", "multicast", "-q", "--json")
     data = json.loads(out)
-    assert code == 1 and data["status"] == "feasible" and data["optimum"] is None
-    assert data["lower_bound"] < data["upper_bound"]
+    assert code == 0 and data["status"] == "optimal" and data["optimum"] == 9
 
 
 def test_text_that_looks_like_markup_is_printed_verbatim(tmp_path: Path) -> None:

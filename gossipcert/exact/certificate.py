@@ -27,7 +27,7 @@ import networkx as nx
 
 from gossipcert import __version__, graphs
 from gossipcert.bounds import bound_by_name
-from gossipcert.encodings.knowledge import EncodingOptions
+from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import CertificateError, GossipcertError
 from gossipcert.exact.backends import SatBackend, Status
 from gossipcert.exact.proof import check_drat, standalone_cnf, standalone_formula, unpack_proof
@@ -244,6 +244,9 @@ def _check(cert: dict[str, Any], time_limit: float | None, out: CheckReport) -> 
     if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds != optimum - 1:
         out.add(False, f"evidence is about {rounds!r} rounds, but the optimum is {optimum}")
         return
+    known = set(EncodingOptions().to_json())
+    if not isinstance(ev.get("encoding"), dict) or not set(ev["encoding"]) <= known:
+        raise CertificateError(f"encoding options must be a subset of {sorted(known)}")
     options = EncodingOptions(**ev["encoding"])
     if not all(isinstance(v, bool) for v in options.to_json().values()):
         raise CertificateError("encoding options must be true or false")
@@ -253,14 +256,7 @@ def _check(cert: dict[str, Any], time_limit: float | None, out: CheckReport) -> 
         f"symmetry_breaking flag {'agrees' if consistent else 'DISAGREES'} "
         "with the encoding options",
     )
-    relies = [
-        w
-        for w, on in (
-            ("lex-leader symmetry breaking", options.symmetry),
-            ("maximal-matching dominance", options.dominance),
-        )
-        if on
-    ]
+    relies = options.not_implied()
     out.add(
         True,
         "the claim rests on the plain encoding"
