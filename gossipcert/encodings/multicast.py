@@ -11,15 +11,15 @@ Rules of one round:
 Variables (besides those of :mod:`.transfer`):
 
 - ``("A", u, v, t)``: ``v`` is among the receivers of ``u``'s transmission in round ``t``;
-- ``("P", u, p, t)``: ``u``'s transmission of round ``t`` carries packet ``p`` (capped models
-  only; only where ``u`` may know ``p`` after ``t-1``);
+- ``("P", u, p, t)``: ``u``'s transmission of round ``t`` carries packet ``p`` (only where
+  ``u`` may know ``p`` after ``t-1``);
 - ``("S", u, t)``: ``u`` transmits in round ``t`` (what ``calls=N`` counts).
 
 Constraint families (besides those of :mod:`.transfer`):
 
 - *one in*: at most one incoming arc per node per round;
 - *one packet set*: ``X[p,u,v,t] -> P[u,p,t]``, ``P[u,p,t] -> K[u,p,t-1]`` and
-  ``sum_p P[u,p,t] <= K``, in place of the per-arc cap;
+  ``sum_p P[u,p,t] <= K`` (with a cap), in place of the per-arc cap;
 - *sender*: ``A[u,v,t] -> S[u,t]``; *call limit* over ``S`` (:mod:`.sequential`). The
   canonical order of :mod:`.sequential` is not used here (a transmission's node set is not
   fixed by one variable).
@@ -70,13 +70,16 @@ class MulticastEncoding(TransferEncoding):
     def units(self, t: int) -> list[tuple[frozenset[int], int]]:
         return [(frozenset((u,)), self.sender(u, t)) for u in range(self.instance.n)]
 
+    def sent_literals(self, u: int, t: int) -> list[int]:
+        """The packets of ``u``'s one transmission of round ``t``."""
+        return [
+            c for p in range(self.instance.n_packets) if (c := self.carries(u, p, t)) is not False
+        ]  # type: ignore[misc]
+
     def on_send(self, p: int, u: int, v: int, t: int, x: int) -> None:
-        if self.cap is not None:
-            self.formula.clause([-x, self.carries(u, p, t)])
+        self.formula.clause([-x, self.carries(u, p, t)])
 
     def add_packet_cap(self, t: int) -> None:
-        if self.cap is None:
-            return
         f = self.formula
         for u in range(self.instance.n):
             ps: list[int] = []
@@ -87,7 +90,8 @@ class MulticastEncoding(TransferEncoding):
                 assert not isinstance(c, bool)
                 ps.append(c)
                 f.clause([-c, self.knows(u, p, t - 1)])
-            f.at_most(ps, self.cap)
+            if self.cap is not None:
+                f.at_most(ps, self.cap)
 
     def decode_round(self, t: int, value: Callable[[int], bool]) -> Round:
         out: list[Transmission] = []
@@ -96,14 +100,10 @@ class MulticastEncoding(TransferEncoding):
             if not receivers:
                 continue
             mask = 0
-            if self.cap is not None:
-                for p in range(self.instance.n_packets):
-                    c = self.carries(u, p, t)
-                    if c is not False and value(c):  # type: ignore[arg-type]
-                        mask |= 1 << p
-            else:
-                for v in receivers:
-                    mask |= self.sent_mask(u, v, t, value)
+            for p in range(self.instance.n_packets):
+                c = self.carries(u, p, t)
+                if c is not False and value(c):  # type: ignore[arg-type]
+                    mask |= 1 << p
             if mask:
                 out.append(Transmission(u, receivers, mask))
         return tuple(out)
@@ -118,11 +118,10 @@ class MulticastEncoding(TransferEncoding):
                 mask = know[tr.sender] if tr.packets is None else tr.packets & know[tr.sender]
                 if self.calls is not None:
                     out[self.sender(tr.sender, t)] = True
-                if self.cap is not None:
-                    for p in bits(mask):
-                        c = self.carries(tr.sender, p, t)
-                        if c is not False:
-                            out[c] = True  # type: ignore[index]
+                for p in bits(mask):
+                    c = self.carries(tr.sender, p, t)
+                    if c is not False:
+                        out[c] = True  # type: ignore[index]
                 for r in tr.receivers:
                     new[r] |= mask
             know = new

@@ -159,6 +159,19 @@ class TransferEncoding:
             xs = [x for p in range(self.instance.n_packets) if (x := self.sends(p, u, v, t))]
             self.formula.at_most(xs, self.cap)  # type: ignore[arg-type]
 
+    def sent_literals(self, u: int, t: int) -> list[int]:
+        """Literals whose count is the number of packets ``u`` sends in round ``t``.
+
+        Point-to-point: the transfers on ``u``'s outgoing arcs (it uses at most one).
+        """
+        out: list[int] = []
+        for v in self.nbrs[u]:
+            for p in range(self.instance.n_packets):
+                x = self.sends(p, u, v, t)
+                if x is not False:
+                    out.append(x)  # type: ignore[arg-type]
+        return out
+
     def on_send(self, p: int, u: int, v: int, t: int, x: int) -> None:
         """Extra constraints on a transfer variable (multicast: one packet set per sender)."""
 
