@@ -226,7 +226,7 @@ def pareto_front(
     >>> from gossipcert.instance import parse_instance
     >>> res = pareto_front(parse_instance("path:3", "telephone", "gossip"), 4)
     >>> [(p.rounds, p.steps, p.proved) for p in res.points]
-    [(2, 3, True), (3, 3, True), (4, 2, True)]
+    [(3, 4, True), (4, 4, True)]
     """
     if instance.model.kind.value == "all-port":
         raise UnsupportedModelError("linear cost is defined for the one-port and multicast models")
