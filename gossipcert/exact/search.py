@@ -126,6 +126,7 @@ class _Search:
         self.log: list[dict[str, Any]] = []
         self.times: dict[str, float] = {}
         self.lower = 0
+        self.lower_name = ""
         self.lower_evidence: dict[str, Any] = {}
         self.best: tuple[Schedule, Report] | None = None
         self.upper_source = "none"
