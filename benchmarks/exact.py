@@ -25,7 +25,7 @@ import argparse
 import time
 from dataclasses import replace
 
-from gossipcert.encodings.knowledge import EncodingOptions, encoding_for
+from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.exact.backends import Status, make_backend
 from gossipcert.exact.search import solve
 from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators

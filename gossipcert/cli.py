@@ -304,6 +304,21 @@ def solve_cmd(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")
     ] = False,
+    objective: Annotated[
+        str,
+        typer.Option(
+            "--objective",
+            help="rounds (default); steps: least S for each R up to --max-rounds (the Pareto "
+            "front of linear cost); cost: least T = R + tau*h*S.",
+        ),
+    ] = "rounds",
+    max_rounds: Annotated[
+        int | None, typer.Option("--max-rounds", help="Largest R of the front (steps, cost).")
+    ] = None,
+    tau: Annotated[
+        float | None, typer.Option("--tau", help="Linear cost: time per packet and hop.")
+    ] = None,
+    h: Annotated[int | None, typer.Option("--h", help="Linear cost: hops per link.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Find the minimum number of rounds and prove that one round fewer is impossible.
@@ -326,6 +341,8 @@ def solve_cmd(
 
     _check_output(output, force)
     instance = parse_instance(graph, model, problem)
+    if objective != "rounds":
+        _solve_cost(instance, objective, max_rounds, tau, h, backend, time_limit, strict, as_json)
     seeds = []
     if resume:
         previous = read_resume_schedule(resume, instance)
@@ -407,6 +424,59 @@ def solve_cmd(
     if res.interrupted:
         raise typer.Exit(130)
     raise typer.Exit(0 if res.status == "optimal" else 1)
+
+
+def _solve_cost(
+    instance: Any,
+    objective: str,
+    max_rounds: int | None,
+    tau: float | None,
+    h: int | None,
+    backend: str,
+    time_limit: float | None,
+    strict: bool,
+    as_json: bool,
+) -> None:
+    """``solve --objective steps|cost``: the Pareto front of ``(R, S)`` and the least cost."""
+    from gossipcert.exact.cost import pareto_front
+
+    if objective not in ("steps", "cost"):
+        raise GossipcertError(f"unknown objective {objective!r}; choose rounds, steps or cost")
+    if max_rounds is None:
+        raise GossipcertError(f"--objective {objective} needs --max-rounds")
+    tau = instance.model.tau if tau is None else tau
+    h = instance.model.h if h is None else h
+    if objective == "cost" and tau is None:
+        raise GossipcertError("--objective cost needs --tau (or tau=X in the model spec)")
+    if (tau is not None and tau < 0) or h < 1:
+        raise GossipcertError("--tau must be non-negative and --h at least 1")
+    res = pareto_front(instance, max_rounds, time_limit, strict, backend)
+    data = res.to_json(tau, h)
+    if as_json:
+        print_json({**instance.describe(), "objective": objective, **data})
+    else:
+        console.print(
+            f"{head(instance)}: round optimum {res.round_result.optimum} "
+            f"({res.round_result.status}); least steps S for each R "
+            f"({'all proved' if res.proved else 'not all proved'}):",
+            highlight=False,
+        )
+        table = Table("R", "S", "proved", "Pareto")
+        for p in data["points"]:
+            table.add_row(
+                str(p["rounds"]),
+                "-" if p["steps"] is None else str(p["steps"]),
+                "yes" if p["proved"] else "no",
+                "*" if p["pareto"] else "",
+            )
+        console.print(table)
+        if tau is not None:
+            console.print(
+                f"least T = R + {tau:g}*{h}*S over R <= {max_rounds}: {data['min_cost']} "
+                f"(R = {data['min_cost_rounds']})",
+                highlight=False,
+            )
+    raise typer.Exit(0 if res.proved else 1)
 
 
 @app.command("check")
@@ -689,14 +759,14 @@ def export_cmd(
 ) -> None:
     """Write the formula "R rounds suffice" (DIMACS CNF or OPB) for any external solver."""
 
-    from gossipcert.encodings.knowledge import EncodingOptions
+    from gossipcert.encodings import EncodingOptions
     from gossipcert.exact.export import FORMATS, export
 
     if fmt not in FORMATS:
         raise GossipcertError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     _check_output(output, force)
     instance = parse_instance(graph, model, problem)
-    options = EncodingOptions(counting=counting, dominance=not strict, symmetry=not strict)
+    options = EncodingOptions.for_search(strict=strict, counting=counting)
     text = export(instance, rounds, fmt, options)
     if output:
         _write_text(output, text)

@@ -262,10 +262,18 @@ def test_solve_other_models_by_bounds_and_constructions() -> None:
     data = json.loads(out)
     assert code == 0 and data["status"] == "optimal" and data["optimum"] == 7
     assert data["evidence"]["kind"] == "closed-form"
+    # all-port has no encoding: bounds only, and here no schedule either
+    code, out, _ = run("solve", "petersen", "-m", "all-port", "-q", "--json")
+    data = json.loads(out)
+    assert code == 1 and data["status"] == "unknown" and data["optimum"] is None
+    assert data["lower_bound"] == 2 and data["upper_bound"] is None
+
+
+def test_solve_multicast_petersen_in_n_minus_one_steps() -> None:
+    # Gonzalez: the Petersen graph gossips in n - 1 = 9 steps, one message per step
     code, out, _ = run("solve", "petersen", "-m", "multicast", "-q", "--json")
     data = json.loads(out)
-    assert code == 1 and data["status"] == "feasible" and data["optimum"] is None
-    assert data["lower_bound"] < data["upper_bound"]
+    assert code == 0 and data["status"] == "optimal" and data["optimum"] == 9
 
 
 def test_text_that_looks_like_markup_is_printed_verbatim(tmp_path: Path) -> None:
@@ -296,3 +304,51 @@ def test_construct_writes_only_verified_schedules(tmp_path: Path) -> None:
     assert code == 1 and not out.exists()  # one matching does not gossip
     code, _, _ = run("construct", "pancake:4", "-a", "matching-sequence", "-o", str(out))
     assert code == 0 and out.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("solve", "ring:4", "-m", "multicast:calls=0"), "calls must be at least 1"),
+        (("solve", "ring:4", "-m", "telephone:p=0"), "p must be at least 1"),
+        (("solve", "ring:4", "--objective", "cost", "--max-rounds", "4"), "needs --tau"),
+        (("solve", "ring:4", "--objective", "steps"), "needs --max-rounds"),
+        (("solve", "ring:4", "--objective", "speed", "--max-rounds", "4"), "unknown objective"),
+    ],
+)
+def test_bad_packet_model_input(args: tuple[str, ...], words: str) -> None:
+    code, _, err = run(*args)
+    assert code == 2 and words in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("graph", "model", "optimum"),
+    [("path:4", "single-port", 5), ("complete:4", "sequential:p=1", 6), ("path:4", "multicast", 4)],
+)
+def test_packet_model_certificate_round_trip(
+    tmp_path: Path, graph: str, model: str, optimum: int
+) -> None:
+    cert = tmp_path / "c.json"
+    code, out, err = run("solve", graph, "-m", model, "-q", "--json", "-o", str(cert))
+    assert code == 0, err
+    assert json.loads(out)["optimum"] == optimum
+    code, out, _ = run("check", str(cert), "--json")
+    assert code == 0 and json.loads(out)["ok"]
+
+
+def test_export_packet_model() -> None:
+    code, out, _ = run("export", "path:3", "-m", "telephone:p=1", "--rounds", "3")
+    assert code == 0 and "p cnf" in out
+    code, out, _ = run("export", "path:3", "-m", "multicast", "--rounds", "2", "-f", "opb")
+    assert code == 0 and "#variable=" in out
+
+
+def test_solve_steps_front() -> None:
+    code, out, err = run(
+        "solve", "path:3", "--objective", "cost", "--tau", "1", "--max-rounds", "4", "--json"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["round_optimum"] == 3 and data["proved"]
+    assert [(p["rounds"], p["steps"]) for p in data["points"]] == [(3, 4), (4, 4)]
+    assert data["min_cost"] == 7 and data["min_cost_rounds"] == 3

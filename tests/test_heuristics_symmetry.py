@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gossipcert import graphs
-from gossipcert.encodings.knowledge import EncodingOptions, encoding_for
+from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.exact.backends import SatBackend, Status
 from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.heuristics.matching import matching_heuristic

@@ -1,10 +1,84 @@
-"""Time-expanded encodings, one module per communication model.
+"""Time-expanded encodings, one module per communication model, and the registry.
 
 :mod:`.formula` is the constraint store that compiles to CNF (PySAT) and to CP-SAT;
-:mod:`.knowledge` the knowledge model shared by the models in which a node receives from at
-most one neighbour per round; :mod:`.telephone` and :mod:`.half_duplex` their port rules.
+:mod:`.options` the optional rules every encoding shares. Two models of knowledge:
+
+- :mod:`.knowledge`: an active link carries everything its sender knows (telephone and
+  half-duplex with unbounded packets; the faster encoding where it applies), with the port
+  rules of :mod:`.telephone` and :mod:`.half_duplex`;
+- :mod:`.transfer`: which packets cross each arc (every packet-limited model), with the port
+  rules of :mod:`.packet_telephone`, :mod:`.packet_half_duplex`, :mod:`.single_port` and
+  :mod:`.multicast`, and the ``calls=N`` modifier of :mod:`.sequential`.
+
+:func:`encoding_for` maps a model to its encoding; the model modules do not import it.
 """
 
-from gossipcert.encodings.knowledge import EncodingOptions, KnowledgeEncoding, encoding_for
+from __future__ import annotations
 
-__all__ = ["EncodingOptions", "KnowledgeEncoding", "encoding_for"]
+from gossipcert.encodings.formula import Formula
+from gossipcert.encodings.half_duplex import HalfDuplexEncoding
+from gossipcert.encodings.knowledge import KnowledgeEncoding
+from gossipcert.encodings.multicast import MulticastEncoding
+from gossipcert.encodings.options import EncodingOptions
+from gossipcert.encodings.packet_half_duplex import PacketHalfDuplexEncoding
+from gossipcert.encodings.packet_telephone import PacketTelephoneEncoding
+from gossipcert.encodings.single_port import SinglePortEncoding
+from gossipcert.encodings.telephone import TelephoneEncoding
+from gossipcert.encodings.transfer import TransferEncoding
+from gossipcert.errors import UnsupportedModelError
+from gossipcert.instance import Instance, ModelKind
+
+Encoding = KnowledgeEncoding | TransferEncoding
+
+#: model kind -> (knowledge encoding or None, transfer encoding)
+REGISTRY: dict[ModelKind, tuple[type[KnowledgeEncoding] | None, type[TransferEncoding]]] = {
+    ModelKind.TELEPHONE: (TelephoneEncoding, PacketTelephoneEncoding),
+    ModelKind.HALF_DUPLEX: (HalfDuplexEncoding, PacketHalfDuplexEncoding),
+    ModelKind.SINGLE_PORT: (None, SinglePortEncoding),
+    ModelKind.MULTICAST: (None, MulticastEncoding),
+}
+
+
+def encoding_for(
+    instance: Instance,
+    options: EncodingOptions | None = None,
+    formula: Formula | None = None,
+    transfer: bool = False,
+) -> Encoding:
+    """The encoding of ``instance``'s model.
+
+    Parameters
+    ----------
+    instance : Instance
+    options : EncodingOptions, optional
+    formula : Formula, optional
+    transfer : bool
+        Use the per-packet transfer encoding even where the knowledge encoding applies
+        (unbounded telephone and half-duplex without a call limit); for comparisons.
+
+    Raises
+    ------
+    UnsupportedModelError
+        For models without an encoding (all-port).
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> type(encoding_for(parse_instance("ring:4", "telephone", "gossip"))).__name__
+    'TelephoneEncoding'
+    >>> type(encoding_for(parse_instance("ring:4", "sequential", "gossip"))).__name__
+    'PacketTelephoneEncoding'
+    """
+    model = instance.model
+    if model.kind not in REGISTRY:
+        raise UnsupportedModelError(
+            f"the exact solver covers telephone, half-duplex, single-port and multicast; "
+            f"got {model.spec()}"
+        )
+    knowledge, per_packet = REGISTRY[model.kind]
+    if knowledge is not None and not transfer and model.unbounded and model.calls_per_round is None:
+        return knowledge(instance, options, formula)
+    return per_packet(instance, options, formula)
+
+
+__all__ = ["Encoding", "EncodingOptions", "KnowledgeEncoding", "TransferEncoding", "encoding_for"]

@@ -44,62 +44,12 @@ References
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
-
-import networkx as nx
 
 from gossipcert.encodings.formula import Formula, Lit
+from gossipcert.encodings.options import EncodingOptions, earliest_rounds
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, ModelKind, bits
 from gossipcert.schedule import Round, Schedule
-
-
-@dataclass(frozen=True)
-class EncodingOptions:
-    """Which optional constraint families the encoding adds.
-
-    Attributes
-    ----------
-    prune : bool
-        Distance pruning (no variable for a pair that cannot be known yet).
-    counting : bool
-        The implied cardinality bounds on knowledge and on the spread of each packet.
-    dominance : bool
-        Maximality of each round's matching (sound, not implied: see the model modules).
-    symmetry : bool
-        Lex-leader constraints on the first round from the instance's automorphisms
-        (added by :mod:`gossipcert.exact.symmetry`; sound, not implied).
-    """
-
-    prune: bool = True
-    counting: bool = True
-    dominance: bool = True
-    symmetry: bool = True
-
-    def to_json(self) -> dict[str, bool]:
-        """JSON-ready form."""
-        return {
-            "prune": self.prune,
-            "counting": self.counting,
-            "dominance": self.dominance,
-            "symmetry": self.symmetry,
-        }
-
-
-def earliest_rounds(instance: Instance) -> list[list[int | None]]:
-    """``earliest[p][v]``: distance from the nearest holder of ``p`` to ``v`` (None: never)."""
-    g = instance.graph
-    holders: list[list[int]] = [[] for _ in range(instance.n_packets)]
-    for v, mask in enumerate(instance.holdings):
-        for p in bits(mask):
-            holders[p].append(v)
-    out: list[list[int | None]] = []
-    for p in range(instance.n_packets):
-        dist = (
-            nx.multi_source_dijkstra_path_length(g, holders[p], weight=None) if holders[p] else {}
-        )
-        out.append([dist.get(v) for v in range(instance.n)])
-    return out
 
 
 class KnowledgeEncoding:
@@ -117,6 +67,8 @@ class KnowledgeEncoding:
 
     #: the models this encoding implements
     kinds: tuple[ModelKind, ...] = ()
+    #: the fields of :class:`EncodingOptions` this encoding reads (the others are off)
+    uses: tuple[str, ...] = ("prune", "counting", "dominance", "symmetry")
 
     def __init__(
         self,
@@ -133,7 +85,7 @@ class KnowledgeEncoding:
                 f"the exact encodings do not cover calls=N yet ({instance.model.spec()})"
             )
         self.instance = instance
-        self.options = options or EncodingOptions()
+        self.options = (options or EncodingOptions()).only(self.uses)
         self.formula = formula or Formula()
         self.horizon = 0
         self.graph = instance.graph
@@ -251,24 +203,22 @@ class KnowledgeEncoding:
         """The schedule of rounds ``1..r`` in a model (``value(var)`` is its truth value)."""
         return Schedule(tuple(self.decode_round(t, value) for t in range(1, r + 1)))
 
-
-def encoding_for(
-    instance: Instance, options: EncodingOptions | None = None, formula: Formula | None = None
-) -> KnowledgeEncoding:
-    """The encoding of ``instance``'s model.
-
-    Raises
-    ------
-    UnsupportedModelError
-        For models the exact core does not cover yet.
-    """
-    from gossipcert.encodings.half_duplex import HalfDuplexEncoding
-    from gossipcert.encodings.telephone import TelephoneEncoding
-
-    for cls in (TelephoneEncoding, HalfDuplexEncoding):
-        if instance.model.kind in cls.kinds:
-            return cls(instance, options, formula)
-    raise UnsupportedModelError(
-        f"the exact solver covers telephone and half-duplex with unbounded packets; "
-        f"got {instance.model.spec()}"
-    )
+    def hint(self, schedule: Schedule, horizon: int) -> dict[int, bool]:
+        """Values of the link and knowledge variables along ``schedule`` (a CP-SAT hint)."""
+        inst = self.instance
+        know = list(inst.holdings)
+        out: dict[int, bool] = {}
+        for t in range(1, horizon + 1):
+            rnd = schedule.rounds[t - 1] if t <= len(schedule.rounds) else ()
+            new = list(know)
+            for tr in rnd:
+                for r in tr.receivers:
+                    out[self.link(tr.sender, r, t)] = True
+                    new[r] |= know[tr.sender]
+            know = new
+            for v in range(inst.n):
+                for p in range(inst.n_packets):
+                    k = self.knows(v, p, t)
+                    if not isinstance(k, bool):
+                        out[k] = bool(know[v] >> p & 1)
+        return out

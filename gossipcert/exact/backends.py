@@ -141,6 +141,31 @@ class SatBackend:
         self.solver.delete()
 
 
+def compile_cpsat(
+    formula: Formula,
+) -> tuple[cp_model.CpModel, dict[int, cp_model.IntVar], Callable[[int], Any]]:
+    """The formula as a CP-SAT model: the model, its Booleans by formula variable, and a
+    function from a DIMACS literal to the CP-SAT literal."""
+    model = cp_model.CpModel()
+    # x[v]: the CP-SAT Boolean of formula variable v (auxiliaries of CNF encodings unused)
+    x: dict[int, cp_model.IntVar] = {}
+
+    def lit(i: int) -> Any:
+        v = abs(i)
+        if v not in x:
+            x[v] = model.new_bool_var(f"x{v}")
+        return x[v] if i > 0 else x[v].Not()
+
+    for item in formula.items:
+        if item[0] == "or":
+            model.add_bool_or([lit(i) for i in item[1]])
+        elif item[0] == "amo":
+            model.add_at_most_one([lit(i) for i in item[1]])
+        else:
+            model.add(sum(lit(i) for i in item[1]) <= item[2])
+    return model, x, lit
+
+
 class CpSatBackend:
     """CP-SAT on the same formula; rebuilt for every query (it is not incremental)."""
 
@@ -164,23 +189,7 @@ class CpSatBackend:
         and stays responsive to Ctrl-C: a :class:`KeyboardInterrupt` stops the search and is
         raised again once the worker has returned.
         """
-        model = cp_model.CpModel()
-        # x[v]: the CP-SAT Boolean of formula variable v (auxiliaries of CNF encodings unused)
-        x: dict[int, cp_model.IntVar] = {}
-
-        def lit(i: int) -> cp_model.IntVar:
-            v = abs(i)
-            if v not in x:
-                x[v] = model.new_bool_var(f"x{v}")
-            return x[v] if i > 0 else x[v].Not()
-
-        for item in self.formula.items:
-            if item[0] == "or":
-                model.add_bool_or([lit(i) for i in item[1]])
-            elif item[0] == "amo":
-                model.add_at_most_one([lit(i) for i in item[1]])
-            else:
-                model.add(sum(lit(i) for i in item[1]) <= item[2])
+        model, x, lit = compile_cpsat(self.formula)
         for a in assumptions:
             model.add_bool_and([lit(a)])
         for v, val in (hint or {}).items():

@@ -31,7 +31,7 @@ import networkx as nx
 
 from gossipcert import __version__, graphs
 from gossipcert.bounds import bound_by_name
-from gossipcert.encodings.knowledge import EncodingOptions
+from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import CertificateError, GossipcertError
 from gossipcert.exact.backends import SatBackend, Status
 from gossipcert.exact.checkers import check_proof
@@ -276,6 +276,9 @@ def _check(
             f"{optimum - 1} rounds refuted",
         )
         return
+    known = set(EncodingOptions().to_json())
+    if not isinstance(ev.get("encoding"), dict) or not set(ev["encoding"]) <= known:
+        raise CertificateError(f"encoding options must be a subset of {sorted(known)}")
     options = EncodingOptions(**ev["encoding"])
     if not all(isinstance(v, bool) for v in options.to_json().values()):
         raise CertificateError("encoding options must be true or false")
@@ -285,14 +288,7 @@ def _check(
         f"symmetry_breaking flag {'agrees' if consistent else 'DISAGREES'} "
         "with the encoding options",
     )
-    relies = [
-        w
-        for w, on in (
-            ("lex-leader symmetry breaking", options.symmetry),
-            ("maximal-matching dominance", options.dominance),
-        )
-        if on
-    ]
+    relies = options.not_implied()
     out.add(
         True,
         "the claim rests on the plain encoding"

@@ -13,8 +13,8 @@ References
 
 from __future__ import annotations
 
+from gossipcert.encodings import EncodingOptions
 from gossipcert.encodings.formula import Formula
-from gossipcert.encodings.knowledge import EncodingOptions
 from gossipcert.exact.proof import standalone_cnf, standalone_formula
 from gossipcert.instance import Instance
 

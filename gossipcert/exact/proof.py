@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from pysat.solvers import Solver
 
+from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.encodings.formula import Formula
-from gossipcert.encodings.knowledge import EncodingOptions, encoding_for
 from gossipcert.exact.backends import solve_sliced
 from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.instance import Instance
@@ -59,7 +59,7 @@ def standalone_formula(
     number of symmetry generators used (same variables and constraint order every time)."""
     enc = encoding_for(instance, options)
     enc.extend_to(rounds)
-    gens = add_lex_leader(enc, automorphism_generators(instance)) if options.symmetry else 0
+    gens = add_lex_leader(enc, automorphism_generators(instance)) if enc.options.symmetry else 0
     enc.require(rounds)
     return enc.formula, gens
 

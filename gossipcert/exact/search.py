@@ -11,8 +11,9 @@
    is already optimal: a model is decoded into a schedule, verified, and lowers ``U``. Then
    ascending queries from ``r = L``: "unsatisfiable" at ``r`` raises ``L`` to ``r + 1``, a
    model ends the search. ``R*`` is certified when ``L = U``; a time-out leaves the answer
-   ``feasible`` with bounds ``[L, U]``. Models the encodings do not cover get the bounds only
-   (``optimal`` when they meet, ``feasible`` or ``unknown`` otherwise).
+   ``feasible`` with bounds ``[L, U]``. Without any schedule the ascending queries alone
+   extend the horizon until one is found. Models the encodings do not cover get the bounds
+   only (``optimal`` when they meet, ``feasible`` or ``unknown`` otherwise).
 5. The claim "``R* - 1`` rounds are impossible" is then re-proved on a standalone CNF by
    CaDiCaL with a DRAT proof, judged by independent checkers
    (:func:`gossipcert.exact.checkers.check_proof`); if that does not finish in time the
@@ -29,10 +30,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gossipcert.bounds import Bound, best_lower_bound
-from gossipcert.encodings.knowledge import EncodingOptions, KnowledgeEncoding, encoding_for
+from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
 from gossipcert.errors import HeuristicError, SolverError, UnsupportedModelError
 from gossipcert.exact.backends import BACKENDS, Status, make_backend
-from gossipcert.exact.checkers import check_proof
+from gossipcert.exact.checkers import ProofVerdict, check_proof
 from gossipcert.exact.proof import pack_proof, prove_unsat, standalone_cnf
 from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.instance import Instance, bits
@@ -104,25 +105,317 @@ def upper_bound_schedules(instance: Instance) -> list[tuple[str, Schedule]]:
     return out + upper_bound_candidates(instance)
 
 
-def hint_from(encoding: KnowledgeEncoding, schedule: Schedule, horizon: int) -> dict[int, bool]:
-    """Values of the link and knowledge variables along ``schedule`` (a CP-SAT hint)."""
-    inst = encoding.instance
-    know = list(inst.holdings)
-    hint: dict[int, bool] = {}
-    for t in range(1, horizon + 1):
-        rnd = schedule.rounds[t - 1] if t <= len(schedule.rounds) else ()
-        new = list(know)
-        for tr in rnd:
-            for r in tr.receivers:
-                hint[encoding.link(tr.sender, r, t)] = True
-                new[r] |= know[tr.sender]
-        know = new
-        for v in range(inst.n):
-            for p in range(inst.n_packets):
-                k = encoding.knows(v, p, t)
-                if not isinstance(k, bool):
-                    hint[k] = bool(know[v] >> p & 1)
-    return hint
+class _Search:
+    """The state of one :func:`solve` call; each step is one method, run in order by ``run``.
+
+    ``lower`` and ``lower_evidence`` hold the best lower bound and how it is known, ``best``
+    the shortest verified schedule; ``unsat_at`` the largest horizon the solver refuted.
+    """
+
+    def __init__(
+        self,
+        instance: Instance,
+        backend: str,
+        time_limit: float | None,
+        options: EncodingOptions,
+        use_bounds: bool,
+        proof: bool,
+        progress: Progress | None,
+        seeds: list[tuple[str, Schedule]] | None = None,
+    ) -> None:
+        self.instance = instance
+        self.seeds = list(seeds or [])
+        self.backend = backend
+        self.options = options
+        self.use_bounds = use_bounds
+        self.proof = proof
+        self.progress = progress
+        self.start = time.monotonic()
+        self.deadline = None if time_limit is None else self.start + time_limit
+        self.log: list[dict[str, Any]] = []
+        self.times: dict[str, float] = {}
+        self.lower = 0
+        self.lower_name = ""
+        self.lower_evidence: dict[str, Any] = {}
+        self.best: tuple[Schedule, Report] | None = None
+        self.upper_source = "none"
+        self.unsat_at: int | None = None
+        self.t_find = self.t_prove = 0.0
+
+    # ---------------------------------------------------------------- helpers
+
+    def emit(self, event: dict[str, Any]) -> None:
+        event = {**event, "time": round(time.monotonic() - self.start, 3)}
+        self.log.append(event)
+        if self.progress is not None:
+            self.progress(event)
+
+    @property
+    def upper(self) -> int | None:
+        return None if self.best is None else self.best[1].rounds
+
+    def result(
+        self, status: str, evidence: dict[str, Any] | None = None, interrupted: bool = False
+    ) -> SolveResult:
+        now = time.monotonic()
+        self.times["total"] = now - self.start
+        timed_out = self.deadline is not None and now >= self.deadline and not interrupted
+        sched, rep = self.best if self.best is not None else (None, None)
+        return SolveResult(
+            self.instance,
+            status,
+            self.upper if status == "optimal" else None,
+            self.lower,
+            self.upper,
+            sched,
+            rep,
+            self.lower_evidence if evidence is None else evidence,
+            self.upper_source,
+            self.backend,
+            self.options,
+            self.times,
+            self.log,
+            timed_out,
+            interrupted,
+        )
+
+    # ---------------------------------------------------------------- 1. lower bound
+
+    def lower_bound(self) -> None:
+        """The best closed-form lower bound (or the trivial one)."""
+        if self.use_bounds:
+            lb = best_lower_bound(self.instance)
+        else:
+            lb = Bound(
+                "trivial",
+                "lower",
+                1 if _unmet(self.instance) else 0,
+                "a demand not met at the start needs a round",
+            )
+        self.lower = lb.value
+        self.lower_name = lb.name
+        self.lower_evidence = {
+            "kind": "closed-form",
+            "name": lb.name,
+            "value": lb.value,
+            "source": lb.source,
+        }
+        self.emit({"event": "lower-bound", "value": lb.value, "source": lb.name})
+
+    # ---------------------------------------------------------------- 2. upper bound
+
+    def upper_bound(self) -> None:
+        """The shortest verified schedule among the seeds, heuristics and constructions."""
+        for name, cand in [*self.seeds, *upper_bound_schedules(self.instance)]:
+            rep = simulate(self.instance, cand)
+            if rep.ok and (self.upper is None or rep.rounds < self.upper):  # type: ignore[operator]
+                self.best = (Schedule(cand.rounds[: rep.rounds]), rep)
+                self.upper_source = name
+        if self.upper is not None:
+            self.emit({"event": "upper-bound", "value": self.upper, "source": self.upper_source})
+            if self.upper < self.lower:
+                raise SolverError(
+                    f"the verified schedule of {self.upper} rounds beats the closed-form lower "
+                    f"bound {self.lower} ({self.lower_name}): that bound does not hold here"
+                )
+        self.times["bounds"] = time.monotonic() - self.start
+
+    # ---------------------------------------------------------------- 3. search
+
+    def encode(self) -> Encoding | None:
+        """The encoding with the horizon of the best schedule minus one, or None."""
+        try:
+            enc = encoding_for(self.instance, self.options)
+        except UnsupportedModelError as exc:
+            self.emit({"event": "no-solver", "reason": str(exc)})
+            return None
+        self.options = enc.options
+        enc.extend_to(max(self.lower, (self.upper or 1) - 1))
+        if enc.options.symmetry:
+            gens = add_lex_leader(enc, automorphism_generators(self.instance))
+            self.emit({"event": "symmetry", "generators": gens})
+        return enc
+
+    def query(self, enc: Encoding, solver: Any, r: int, until: float | None) -> Status:
+        """Ask whether ``r`` rounds suffice; a model lowers ``U``, a refutation raises ``L``."""
+        q0 = time.monotonic()
+        hint = None
+        if self.backend == "cpsat" and self.best is not None:
+            hint = enc.hint(self.best[0], enc.horizon)
+
+        def tick() -> None:  # a heartbeat during long queries (not logged)
+            if self.progress is not None:
+                self.progress(
+                    {
+                        "event": "heartbeat",
+                        "time": round(time.monotonic() - self.start, 3),
+                        "rounds": r,
+                        "lower": self.lower,
+                        "upper": self.upper,
+                    }
+                )
+
+        status = solver.solve([enc.selector(r)], until, hint, tick)
+        dt = time.monotonic() - q0
+        self.emit({"event": "query", "rounds": r, "status": status.value, "seconds": round(dt, 3)})
+        if status is Status.SAT:
+            self.t_find += dt
+            self.best = _verified(
+                self.instance, enc.decode(r, solver.value), f"{self.backend} solver's"
+            )
+            self.upper_source = f"{self.backend}-solver"
+            self.emit({"event": "upper-bound", "value": self.upper, "source": self.upper_source})
+        elif status is Status.UNSAT:
+            self.t_prove += dt
+            self.unsat_at = r
+            self.lower = r + 1
+            self.emit(
+                {"event": "lower-bound", "value": self.lower, "source": f"{self.backend}-solver"}
+            )
+        return status
+
+    def search(self, enc: Encoding) -> bool:
+        """Descending probes from ``U - 1``, then ascending queries from ``L``.
+
+        Returns False when the time limit ends the search before the bounds meet.
+        """
+        solver = make_backend(self.backend, enc.formula)
+        try:
+            # descending probes: is the best schedule already optimal? each gets a slice
+            while self.upper is not None and self.lower < self.upper:
+                now = time.monotonic()
+                slice_end = now + PROBE_SECONDS
+                if self.deadline is not None:
+                    slice_end = min(slice_end, now + (self.deadline - now) / 4)
+                if self.query(enc, solver, self.upper - 1, slice_end) is not Status.SAT:
+                    break
+            # ascending from the lower bound: each refutation raises it, a model ends it
+            while self.upper is None or self.lower < self.upper:
+                if self.query(enc, solver, self.lower, self.deadline) is Status.UNKNOWN:
+                    return False
+        finally:
+            solver.close()
+            self.times.update(find=self.t_find, prove=self.t_prove)
+        return True
+
+    # ---------------------------------------------------------------- 4. proof
+
+    def claim(self) -> dict[str, Any]:
+        """The back-end's infeasibility claim as evidence (weaker than a proof)."""
+        return {
+            "kind": "solver-claim",
+            "rounds": self.unsat_at,
+            "solver": "CaDiCaL 1.9.5 (PySAT)" if self.backend == "sat" else "CP-SAT (OR-Tools)",
+            "encoding": self.options.to_json(),
+            "note": "the solver's infeasibility claim, not independently checked",
+        }
+
+    def prove(self) -> dict[str, Any]:
+        """Evidence that ``U - 1`` rounds are impossible: a checked DRAT proof if it can."""
+        if self.unsat_at is None or self.unsat_at + 1 != self.upper:
+            return self.lower_evidence  # the schedule met the closed-form bound
+        if not self.proof:
+            return self.claim()
+        rounds = self.unsat_at
+        p0 = time.monotonic()
+        cnf = standalone_cnf(self.instance, rounds, self.options)
+        pr = prove_unsat(cnf, self.deadline)
+        self.emit(
+            {
+                "event": "proof",
+                "rounds": rounds,
+                "status": pr.status,
+                "seconds": round(pr.seconds, 3),
+            }
+        )
+        if pr.status != "unsat" or pr.proof is None:
+            if pr.status == "sat":
+                raise SolverError(
+                    f"back-ends disagree: the standalone CNF for {rounds} rounds is satisfiable"
+                )
+            self.times["proof"] = time.monotonic() - p0
+            return self.claim()
+        verdict = check_proof(cnf.dimacs(), pr.proof, self.deadline)
+        self.times["proof"] = time.monotonic() - p0
+        self.emit({"event": "proof-check", "status": verdict.status, "summary": verdict.summary()})
+        if verdict.status == "rejected":
+            raise SolverError(
+                f"the DRAT proof for {rounds} rounds was rejected: {verdict.summary()}"
+            )
+        if not verdict.ok:  # a required checker ran out of time: the solver's word is all
+            return self.claim()
+        return _drat_evidence(self.options, rounds, cnf, pr.proof, verdict)
+
+    # ---------------------------------------------------------------- the steps in order
+
+    def first_schedule(self) -> None:
+        """No seed, heuristic or construction applied: ask the solver, doubling the horizon."""
+        found = schedule_by_horizon(
+            self.instance, self.options, self.backend, max(self.lower, 1), self.deadline, self.emit
+        )
+        if found is not None:
+            self.best = found
+            self.upper_source = f"{self.backend}-solver"
+            self.emit({"event": "upper-bound", "value": self.upper, "source": self.upper_source})
+
+    def interrupted(self) -> SolveResult:
+        """The answer at Ctrl-C: the bounds known at that moment."""
+        self.times.update(find=self.t_find, prove=self.t_prove)
+        optimal = self.upper is not None and self.lower == self.upper
+        refuted = self.unsat_at is not None and self.unsat_at + 1 == self.lower
+        return self.result(
+            "optimal" if optimal else "feasible" if self.best is not None else "unknown",
+            self.claim() if refuted else self.lower_evidence,
+            interrupted=True,
+        )
+
+    def run(self) -> SolveResult:
+        self.lower_bound()
+        self.upper_bound()
+        if self.upper is not None and self.upper == self.lower:
+            return self.result("optimal")
+        try:
+            enc = self.encode()
+            if enc is None:
+                return self.result("feasible" if self.best is not None else "unknown")
+            if self.best is None:
+                self.first_schedule()
+            if not self.search(enc):
+                status = "feasible" if self.best is not None else "unknown"
+                return self.result(
+                    status, self.lower_evidence if self.unsat_at is None else self.claim()
+                )
+            return self.result("optimal", self.prove())
+        except KeyboardInterrupt:
+            return self.interrupted()
+
+
+def _drat_evidence(
+    options: EncodingOptions, rounds: int, cnf: Any, proof: str, verdict: ProofVerdict
+) -> dict[str, Any]:
+    evidence: dict[str, Any] = {
+        "kind": "drat",
+        "rounds": rounds,
+        "encoding": options.to_json(),
+        "symmetry_generators": cnf.generators,
+        "cnf_sha256": cnf.sha256(),
+        "variables": cnf.nvars,
+        "clauses": len(cnf.clauses),
+        "proof_solver": "CaDiCaL 1.9.5 (PySAT)",
+        "proof_lines": proof.count("\n"),
+        "proof_bytes": len(proof),
+        "checkers": [o.to_json() for o in verdict.outcomes],
+        "proof_xz_base64": pack_proof(proof),
+    }
+    relies = options.not_implied()
+    if relies:
+        evidence["note"] = (
+            "the CNF includes "
+            + " and ".join(relies)
+            + ", sound by the arguments in the encoding docstrings; use --strict for a proof "
+            "of the plain encoding"
+        )
+    return evidence
 
 
 def solve(
@@ -139,27 +432,31 @@ def solve(
 ) -> SolveResult:
     """Certify the minimum number of rounds of ``instance``.
 
+    The steps, in order (see the module docstring): lower bound, upper bound, search, proof,
+    certificate-ready result.
+
     Parameters
     ----------
     instance : Instance
-        Telephone or half-duplex, unbounded packets, any problem.
+        Telephone, half-duplex, single-port or multicast, with or without a packet cap or a
+        call limit, any problem (other models get their bounds only).
     backend : {"sat", "cpsat"}
     time_limit : float, optional
         Seconds for the whole search (and proof); on expiry the answer is ``feasible`` or
         ``unknown`` with the best bounds.
     strict : bool
         Leave out the constraints that a DRAT proof does not cover on its own (symmetry
-        breaking and matching dominance).
+        breaking, matching dominance, no useless sends, canonical order of calls).
     proof : bool
         Re-prove the final infeasibility with a checked DRAT proof.
     use_bounds : bool
-        Start from the closed-form lower bound (off: from the trivial bound 0, so that the
+        Start from the closed-form lower bound (off: from the trivial bound, so that the
         solver proves every step; used in tests).
     counting : bool
-        Add the implied counting constraints (off by default: on the benchmark suite they
-        slow both back-ends down).
+        Add the implied counting constraints of the knowledge encoding (off by default: on
+        the benchmark suite they slow both back-ends down).
     options : EncodingOptions, optional
-        Overrides ``strict`` when given.
+        Overrides ``strict`` and ``counting`` when given.
     progress : callable, optional
         Called with a dict per event (``{"event": "query", "rounds": r, "status": ...}``),
         and about every second during a solver query with a ``heartbeat`` event (``rounds``
@@ -177,232 +474,14 @@ def solve(
     >>> from gossipcert.instance import parse_instance
     >>> solve(parse_instance("ring:5", "telephone", "gossip")).optimum
     4
+    >>> solve(parse_instance("path:5", "multicast", "gossip")).optimum
+    6
     """
-    start = time.monotonic()
-    deadline = None if time_limit is None else start + time_limit
     if backend not in BACKENDS:
         raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")
     if options is None:
-        # counting constraints slow both back-ends down on the suite of benchmarks/exact.py
-        options = EncodingOptions(counting=counting, dominance=not strict, symmetry=not strict)
-    log: list[dict[str, Any]] = []
-
-    def emit(event: dict[str, Any]) -> None:
-        event = {**event, "time": round(time.monotonic() - start, 3)}
-        log.append(event)
-        if progress is not None:
-            progress(event)
-
-    # 1. lower bound
-    if use_bounds:
-        lb = best_lower_bound(instance)
-    else:
-        lb = Bound(
-            "trivial",
-            "lower",
-            0 if not _unmet(instance) else 1,
-            "a demand not met at the start needs a round",
-        )
-    lower = lb.value
-    lower_evidence: dict[str, Any] = {
-        "kind": "closed-form",
-        "name": lb.name,
-        "value": lb.value,
-        "source": lb.source,
-    }
-    emit({"event": "lower-bound", "value": lower, "source": lb.name})
-
-    # 2. upper bound from verified heuristic schedules
-    best: tuple[Schedule, Report] | None = None
-    upper_source = "none"
-    for name, cand in [*(seeds or []), *upper_bound_schedules(instance)]:
-        rep = simulate(instance, cand)
-        if rep.ok and (best is None or rep.rounds < best[1].rounds):  # type: ignore[operator]
-            best = (Schedule(cand.rounds[: rep.rounds]), rep)
-            upper_source = name
-    if best is not None:
-        emit({"event": "upper-bound", "value": best[1].rounds, "source": upper_source})
-    times = {"bounds": time.monotonic() - start}
-
-    def result(status: str, evidence: dict[str, Any], interrupted: bool = False) -> SolveResult:
-        now = time.monotonic()
-        times["total"] = now - start
-        sched, rep = best if best is not None else (None, None)
-        upper = rep.rounds if rep is not None else None
-        timed_out = deadline is not None and now >= deadline and not interrupted
-        return SolveResult(
-            instance,
-            status,
-            upper if status == "optimal" else None,
-            lower,
-            upper,
-            sched,
-            rep,
-            evidence,
-            upper_source,
-            backend,
-            options,
-            times,
-            log,
-            timed_out,
-            interrupted,
-        )
-
-    if best is not None and best[1].rounds < lower:  # type: ignore[operator]
-        raise SolverError(
-            f"the verified schedule of {best[1].rounds} rounds beats the closed-form lower bound "
-            f"{lower} ({lb.name}): that bound does not hold here"
-        )
-    if best is not None and best[1].rounds == lower:
-        return result("optimal", lower_evidence)
-    # 3. solver search (models without an encoding get the bounds only)
-    try:
-        enc = encoding_for(instance, options)
-    except UnsupportedModelError as exc:
-        emit({"event": "no-solver", "reason": str(exc)})
-        return result("feasible" if best is not None else "unknown", lower_evidence)
-    if best is None:  # no heuristic or construction applied: find a first schedule
-        best = schedule_by_horizon(instance, enc.options, backend, max(lower, 1), deadline, emit)
-        if best is None:
-            return result("unknown", lower_evidence)
-        upper_source = f"{backend}-solver"
-        emit({"event": "upper-bound", "value": best[1].rounds, "source": upper_source})
-    horizon = best[1].rounds - 1  # type: ignore[operator]
-    enc.extend_to(horizon)
-    if options.symmetry:
-        gens = add_lex_leader(enc, automorphism_generators(instance))
-        emit({"event": "symmetry", "generators": gens})
-    solver = make_backend(backend, enc.formula)
-    unsat_at: int | None = None  # the largest horizon the solver proved infeasible
-    t_find = t_prove = 0.0
-
-    def query(r: int, until: float | None) -> Status:
-        nonlocal best, upper_source, unsat_at, lower, t_find, t_prove
-        assert best is not None
-        q0 = time.monotonic()
-        hint = hint_from(enc, best[0], horizon) if backend == "cpsat" else None
-
-        def tick() -> None:
-            if progress is not None:
-                progress(
-                    {
-                        "event": "heartbeat",
-                        "time": round(time.monotonic() - start, 3),
-                        "rounds": r,
-                        "lower": lower,
-                        "upper": upper(),
-                    }
-                )
-
-        status = solver.solve([enc.selector(r)], until, hint, tick)
-        dt = time.monotonic() - q0
-        emit({"event": "query", "rounds": r, "status": status.value, "seconds": round(dt, 3)})
-        if status is Status.SAT:
-            t_find += dt
-            best = _verified(instance, enc.decode(r, solver.value), f"{backend} solver's")
-            upper_source = f"{backend}-solver"
-            emit({"event": "upper-bound", "value": best[1].rounds, "source": upper_source})
-        elif status is Status.UNSAT:
-            t_prove += dt
-            unsat_at = r
-            lower = r + 1
-            emit({"event": "lower-bound", "value": lower, "source": f"{backend}-solver"})
-        return status
-
-    def claim() -> dict[str, Any]:
-        return {
-            "kind": "solver-claim",
-            "rounds": unsat_at,
-            "solver": "CaDiCaL 1.9.5 (PySAT)" if backend == "sat" else "CP-SAT (OR-Tools)",
-            "encoding": options.to_json(),
-            "note": "the solver's infeasibility claim, not independently checked",
-        }
-
-    def upper() -> int:
-        assert best is not None and best[1].rounds is not None
-        return best[1].rounds
-
-    try:
-        # descending probes: is the best schedule already optimal? each probe gets a slice
-        while lower < upper():
-            now = time.monotonic()
-            slice_end = now + PROBE_SECONDS
-            if deadline is not None:
-                slice_end = min(slice_end, now + (deadline - now) / 4)
-            if query(upper() - 1, slice_end) is not Status.SAT:
-                break
-        # ascending from the lower bound: each refutation raises it, a model ends the search
-        while lower < upper():
-            status = query(lower, deadline)
-            if status is Status.UNKNOWN:
-                times.update(find=t_find, prove=t_prove)
-                return result("feasible", lower_evidence if unsat_at is None else claim())
-    except KeyboardInterrupt:
-        times.update(find=t_find, prove=t_prove)
-        status_now = "optimal" if lower == upper() else "feasible"
-        evidence_now = lower_evidence if unsat_at is None or unsat_at + 1 != lower else claim()
-        return result(status_now, evidence_now, interrupted=True)
-    finally:
-        solver.close()
-    times.update(find=t_find, prove=t_prove)
-    if unsat_at is None or unsat_at + 1 != upper():  # the schedule met the closed-form bound
-        return result("optimal", lower_evidence)
-    if not proof:
-        return result("optimal", claim())
-    # 4. DRAT proof on a standalone CNF, checked independently
-    p0 = time.monotonic()
-    cnf = standalone_cnf(instance, unsat_at, options)
-    try:
-        pr = prove_unsat(cnf, deadline)
-    except KeyboardInterrupt:
-        times["proof"] = time.monotonic() - p0
-        return result("optimal", claim(), interrupted=True)
-    emit(
-        {"event": "proof", "rounds": unsat_at, "status": pr.status, "seconds": round(pr.seconds, 3)}
-    )
-    if pr.status != "unsat" or pr.proof is None:
-        if pr.status == "sat":
-            raise SolverError(
-                f"back-ends disagree: the standalone CNF for {unsat_at} rounds is satisfiable"
-            )
-        times["proof"] = time.monotonic() - p0
-        return result("optimal", claim())
-    verdict = check_proof(cnf.dimacs(), pr.proof, deadline)
-    times["proof"] = time.monotonic() - p0
-    emit({"event": "proof-check", "status": verdict.status, "summary": verdict.summary()})
-    if verdict.status == "rejected":
-        raise SolverError(f"the DRAT proof for {unsat_at} rounds was rejected: {verdict.summary()}")
-    if not verdict.ok:  # a checker ran out of time: the solver's word is all there is
-        return result("optimal", claim())
-    evidence = {
-        "kind": "drat",
-        "rounds": unsat_at,
-        "encoding": options.to_json(),
-        "symmetry_generators": cnf.generators,
-        "cnf_sha256": cnf.sha256(),
-        "variables": cnf.nvars,
-        "clauses": len(cnf.clauses),
-        "proof_solver": "CaDiCaL 1.9.5 (PySAT)",
-        "proof_lines": pr.proof.count("\n"),
-        "proof_bytes": len(pr.proof),
-        "checkers": [o.to_json() for o in verdict.outcomes],
-        "proof_xz_base64": pack_proof(pr.proof),
-    }
-    if options.symmetry or options.dominance:
-        evidence["note"] = (
-            "the CNF includes "
-            + " and ".join(
-                w
-                for w, on in (
-                    ("lex-leader symmetry breaking", options.symmetry),
-                    ("matching dominance", options.dominance),
-                )
-                if on
-            )
-            + ", sound by the arguments in the encoding docstrings; use --strict for a proof "
-            "of the plain encoding"
-        )
-    return result("optimal", evidence)
+        options = EncodingOptions.for_search(strict=strict, counting=counting)
+    return _Search(instance, backend, time_limit, options, use_bounds, proof, progress, seeds).run()
 
 
 def schedule_by_horizon(

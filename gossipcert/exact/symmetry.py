@@ -27,7 +27,7 @@ from collections.abc import Hashable
 import pynauty
 
 from gossipcert import graphs
-from gossipcert.encodings.knowledge import KnowledgeEncoding
+from gossipcert.encodings import Encoding
 from gossipcert.instance import Instance, ProblemKind
 
 
@@ -62,7 +62,7 @@ def _image(key: Hashable, perm: list[int]) -> Hashable:
     raise TypeError(f"cannot permute key {key!r}")
 
 
-def add_lex_leader(encoding: KnowledgeEncoding, generators: list[list[int]]) -> int:
+def add_lex_leader(encoding: Encoding, generators: list[list[int]]) -> int:
     """Add lex-leader constraints on the first round for each generator.
 
     Returns

@@ -1,0 +1,98 @@
+"""What every encoding shares: the optional constraint families, and distances to packets.
+
+An encoding option is either *implied* (it only restates what the model already forces, so a
+DRAT proof of the formula with it proves the plain claim) or *sound but not implied* (it
+removes schedules, but never all schedules of a given length; its one-line argument is in the
+docstring of the module that adds it). ``--strict`` turns off every option of the second kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+import networkx as nx
+
+from gossipcert.instance import Instance, bits
+
+
+@dataclass(frozen=True)
+class EncodingOptions:
+    """Which optional constraint families the encoding adds.
+
+    Attributes
+    ----------
+    prune : bool
+        Distance pruning (no variable for a pair that cannot be known yet). Implied.
+    counting : bool
+        Knowledge encoding: the implied cardinality bounds on knowledge and on the spread of
+        each packet.
+    dominance : bool
+        Knowledge encoding: maximality of each round's matching (sound, not implied).
+    symmetry : bool
+        Lex-leader constraints on the first round from the instance's automorphisms
+        (added by :mod:`gossipcert.exact.symmetry`; sound, not implied).
+    learn_cap : bool
+        Transfer encoding: a node learns at most ``p`` packets per round. Implied.
+    useless : bool
+        Transfer encoding: a packet is never sent to a receiver that already knows it
+        (sound, not implied).
+    canonical : bool
+        Transfer encoding, sequential models: two consecutive transmissions on disjoint
+        pairs of nodes come in a fixed order (sound, not implied).
+    """
+
+    prune: bool = True
+    counting: bool = True
+    dominance: bool = True
+    symmetry: bool = True
+    learn_cap: bool = True
+    useless: bool = True
+    canonical: bool = True
+
+    @classmethod
+    def for_search(cls, strict: bool = False, counting: bool = False) -> EncodingOptions:
+        """The options of a search: everything sound on, unless ``strict``."""
+        return cls(
+            counting=counting,
+            dominance=not strict,
+            symmetry=not strict,
+            useless=not strict,
+            canonical=not strict,
+        )
+
+    def to_json(self) -> dict[str, bool]:
+        """JSON-ready form."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def only(self, names: tuple[str, ...]) -> EncodingOptions:
+        """These options with every rule not named in ``names`` off (an encoding's own view)."""
+        return replace(self, **{f.name: False for f in fields(self) if f.name not in names})
+
+    def not_implied(self) -> list[str]:
+        """Names of the sound but not implied rules that are on."""
+        return [
+            text
+            for text, on in (
+                ("lex-leader symmetry breaking", self.symmetry),
+                ("maximal-matching dominance", self.dominance),
+                ("no useless sends", self.useless),
+                ("canonical order of independent calls", self.canonical),
+            )
+            if on
+        ]
+
+
+def earliest_rounds(instance: Instance) -> list[list[int | None]]:
+    """``earliest[p][v]``: distance from the nearest holder of ``p`` to ``v`` (None: never)."""
+    g = instance.graph
+    holders: list[list[int]] = [[] for _ in range(instance.n_packets)]
+    for v, mask in enumerate(instance.holdings):
+        for p in bits(mask):
+            holders[p].append(v)
+    out: list[list[int | None]] = []
+    for p in range(instance.n_packets):
+        dist = (
+            nx.multi_source_dijkstra_path_length(g, holders[p], weight=None) if holders[p] else {}
+        )
+        out.append([dist.get(v) for v in range(instance.n)])
+    return out

@@ -1,0 +1,82 @@
+"""The packet-limited results of the papers, certified by the exact search.
+
+Dimakopoulos (single-port and half-duplex links, ``p = 1``), Gonzalez (multicast), Bermond,
+Gargano and Perennes (sequential calls on complete graphs) and Beier and Sibeyn (linear cost
+on the 3x3 mesh). Every optimum below comes with its evidence from :func:`solve`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gossipcert.encodings import EncodingOptions
+from gossipcert.exact.cost import min_steps
+from gossipcert.exact.search import solve
+from gossipcert.instance import parse_instance
+from gossipcert.simulate import simulate
+
+
+def certified(graph: str, model: str) -> int:
+    inst = parse_instance(graph, model, "gossip")
+    res = solve(inst)
+    assert res.status == "optimal", (graph, model, res.status)
+    assert res.evidence["kind"] in ("closed-form", "drat")
+    assert simulate(inst, res.schedule).rounds == res.optimum
+    return res.optimum  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize("n", range(3, 13))
+def test_dimakopoulos_single_port_rings(n: int) -> None:
+    assert certified(f"ring:{n}", "single-port:p=1") == n - 1
+
+
+@pytest.mark.parametrize("n", range(3, 10))
+def test_dimakopoulos_half_duplex_rings(n: int) -> None:
+    assert certified(f"ring:{n}", "half-duplex:p=1") == (2 * (n - 1) if n % 2 == 0 else 2 * n)
+
+
+@pytest.mark.parametrize(
+    ("graph", "single", "half"),
+    [("hypercube:3", 7, 14), ("torus:3x3", 8, 18), ("mesh:2x4", 7, 14), ("ring:3*path:2", 5, 10)],
+)
+def test_dimakopoulos_hamiltonian_and_products(graph: str, single: int, half: int) -> None:
+    assert certified(graph, "single-port:p=1") == single
+    assert certified(graph, "half-duplex:p=1") == half
+
+
+@pytest.mark.parametrize(("n", "optimum"), [(3, 3), (4, 4), (5, 6), (6, 7), (7, 9), (8, 10)])
+def test_gonzalez_multicast_paths(n: int, optimum: int) -> None:
+    # below Gonzalez's n + r: n + r - 1 for odd n, n + r - 2 for even n
+    r = n // 2
+    assert optimum == n + r - (1 if n % 2 else 2)
+    assert certified(f"path:{n}", "multicast") == optimum
+
+
+@pytest.mark.parametrize("n", range(4, 8))
+def test_bermond_unbounded_sequential(n: int) -> None:
+    assert certified(f"complete:{n}", "sequential") == 2 * n - 4
+
+
+@pytest.mark.parametrize("n", range(3, 7))
+def test_bermond_one_packet_sequential(n: int) -> None:
+    assert certified(f"complete:{n}", "sequential:p=1") == n * (n - 1) // 2
+
+
+@pytest.mark.parametrize(("n", "p", "optimum"), [(4, 2, 4), (5, 2, 7), (5, 3, 6), (6, 2, 9)])
+def test_bermond_capped_sequential(n: int, p: int, optimum: int) -> None:
+    assert certified(f"complete:{n}", f"sequential:p={p}") == optimum
+
+
+@pytest.mark.slow
+def test_bermond_c_6_3_between_the_theorems() -> None:
+    # Theorem 2.1 gives 8, Theorem 3.1 gives 10; the optimum is 9 (DRAT proof of 8)
+    assert certified("complete:6", "sequential:p=3") == 9
+
+
+@pytest.mark.slow
+def test_beier_sibeyn_mesh_3x3_five_rounds_eleven_steps() -> None:
+    inst = parse_instance("mesh:3x3", "telephone", "gossip")
+    assert certified("mesh:3x3", "telephone") == 5
+    point = min_steps(inst, 5, EncodingOptions.for_search())
+    assert point.proved and point.steps == 11
+    assert simulate(inst, point.schedule).steps == 11
