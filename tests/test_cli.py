@@ -262,11 +262,12 @@ def test_solve_other_models_by_bounds_and_constructions() -> None:
     data = json.loads(out)
     assert code == 0 and data["status"] == "optimal" and data["optimum"] == 7
     assert data["evidence"]["kind"] == "closed-form"
-    # all-port has no encoding: bounds only, and here no schedule either
+    # all-port has no encoding: bounds only, the upper one from the universal construction
     code, out, _ = run("solve", "petersen", "-m", "all-port", "-q", "--json")
     data = json.loads(out)
-    assert code == 1 and data["status"] == "unknown" and data["optimum"] is None
-    assert data["lower_bound"] == 2 and data["upper_bound"] is None
+    assert code == 1 and data["status"] == "feasible" and data["optimum"] is None
+    assert data["lower_bound"] == 2 and data["upper_bound"] > 2
+    assert data["schedule_source"] == "gather-spread"
 
 
 def test_solve_multicast_petersen_in_n_minus_one_steps() -> None:
