@@ -497,7 +497,7 @@ def check_cmd(
         typer.Option(
             "--full",
             help="Let the project's own proof checker run to the end (by default it stops at "
-            "max(60 s, 3 x dratify's time) on very long proofs, and the proof then rests on "
+            "max(60 s, dratify's time) on very long proofs, and the proof then rests on "
             "dratify and drat-trim).",
         ),
     ] = False,

@@ -17,7 +17,7 @@ that is sound on its own:
 :func:`check_proof` runs them all. ``dratify`` (native code) and ``drat-trim`` (C) are
 *required*: each must verify the proof. The project's own checker is plain Python and checks
 every lemma forwards, so on proofs of millions of lines it is far slower than the others; it
-runs within a budget (``max(60 s, 3 x dratify's time)`` unless told to run to the end), and
+runs within a budget (``max(60 s, dratify's time)`` unless told to run to the end), and
 when it stops at that budget it gives no verdict and the proof rests on the required
 checkers, which the output says. A rejection by any checker is a rejection (and a
 disagreement is said loudly); a required checker that runs out of the caller's time leaves
@@ -59,7 +59,7 @@ OVER_BUDGET = "over-budget"
 
 #: the project's checker gets at least this many seconds, or this many times dratify's time
 OWN_BUDGET_SECONDS = 60.0
-OWN_BUDGET_FACTOR = 3.0
+OWN_BUDGET_FACTOR = 1.0
 
 
 @dataclass(frozen=True)
