@@ -46,13 +46,14 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable
 
 from gossipcert.encodings.formula import Formula, Lit
+from gossipcert.encodings.horizon import HorizonEncoding
 from gossipcert.encodings.options import EncodingOptions, earliest_rounds
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, ModelKind, bits
 from gossipcert.schedule import Round, Schedule
 
 
-class KnowledgeEncoding:
+class KnowledgeEncoding(HorizonEncoding):
     """The time-expanded model, extended one round at a time.
 
     Subclasses supply the links of a round and their port constraints.
@@ -182,26 +183,6 @@ class KnowledgeEncoding:
             elif x is not False:
                 lits.append(x)
         return lits, fixed
-
-    def selector(self, r: int) -> int:
-        """The assumption literal ``D_r``: every demand is met after round ``r``."""
-        if r in self.selectors:
-            return self.selectors[r]
-        self.extend_to(r)
-        d = self.formula.var(("D", r))
-        for v in range(self.instance.n):
-            for p in bits(self.instance.demands[v]):
-                self.formula.clause([-d, self.knows(v, p, r)])
-        self.selectors[r] = d
-        return d
-
-    def require(self, r: int) -> None:
-        """Add the demands at round ``r`` as hard constraints (for a standalone formula)."""
-        self.formula.clause([self.selector(r)])
-
-    def decode(self, r: int, value: Callable[[int], bool]) -> Schedule:
-        """The schedule of rounds ``1..r`` in a model (``value(var)`` is its truth value)."""
-        return Schedule(tuple(self.decode_round(t, value) for t in range(1, r + 1)))
 
     def hint(self, schedule: Schedule, horizon: int) -> dict[int, bool]:
         """Values of the link and knowledge variables along ``schedule`` (a CP-SAT hint)."""

@@ -61,6 +61,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 
 from gossipcert.encodings.formula import Formula, Lit
+from gossipcert.encodings.horizon import HorizonEncoding
 from gossipcert.encodings.options import EncodingOptions, earliest_rounds
 from gossipcert.encodings.sequential import add_call_limit, add_canonical_order
 from gossipcert.errors import UnsupportedModelError
@@ -68,7 +69,7 @@ from gossipcert.instance import Instance, ModelKind, bits
 from gossipcert.schedule import Round, Schedule, Transmission
 
 
-class TransferEncoding:
+class TransferEncoding(HorizonEncoding):
     """The per-packet model, extended one round at a time.
 
     Subclasses supply the arc literals of a round, their port constraints and the decoding.
@@ -231,22 +232,6 @@ class TransferEncoding:
                     lits.append(-before)
             self.formula.at_most(lits, self.cap + inst.n_packets - fixed)
 
-    def selector(self, r: int) -> int:
-        """The assumption literal ``D_r``: every demand is met after round ``r``."""
-        if r in self.selectors:
-            return self.selectors[r]
-        self.extend_to(r)
-        d = self.formula.var(("D", r))
-        for v in range(self.instance.n):
-            for p in bits(self.instance.demands[v]):
-                self.formula.clause([-d, self.knows(v, p, r)])
-        self.selectors[r] = d
-        return d
-
-    def require(self, r: int) -> None:
-        """Add the demands at round ``r`` as hard constraints (for a standalone formula)."""
-        self.formula.clause([self.selector(r)])
-
     # -------------------------------------------------------------- decoding and hints
 
     def sent_mask(self, u: int, v: int, t: int, value: Callable[[int], bool]) -> int:
@@ -267,10 +252,6 @@ class TransferEncoding:
                 if mask:
                     out.append(Transmission(u, (v,), mask))
         return tuple(out)
-
-    def decode(self, r: int, value: Callable[[int], bool]) -> Schedule:
-        """The schedule of rounds ``1..r`` in a model (``value(var)`` is its truth value)."""
-        return Schedule(tuple(self.decode_round(t, value) for t in range(1, r + 1)))
 
     def hint(self, schedule: Schedule, horizon: int) -> dict[int, bool]:
         """Values of the arc, transfer and knowledge variables along ``schedule``."""
