@@ -15,7 +15,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
@@ -154,18 +153,12 @@ def _check_output(output: str | None, force: bool = False) -> None:
 
 
 def _write_text(output: str, text: str) -> None:
-    """Write ``text`` to ``output`` atomically: a temporary file in the same folder, renamed."""
-    folder = os.path.dirname(os.path.abspath(output))
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".gossipcert-", suffix=".tmp", dir=folder)
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, output)
-    except OSError as exc:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
-        raise GossipcertError(f"cannot write {output}: {exc.strerror or exc}") from None
+    """Write ``text`` to ``output`` atomically (:func:`gossipcert.store.atomic_write`)."""
+    from pathlib import Path
+
+    from gossipcert.store import atomic_write
+
+    atomic_write(Path(os.path.abspath(output)), text)
 
 
 @app.command("graph")

@@ -300,6 +300,8 @@ def test_writes_are_atomic_and_leave_no_temporary_files(tmp_path: Path) -> None:
     run("solve", "ring:5", "-o", str(cert), "-q")
     run("solve", "ring:5", "-o", str(cert), "-q", "--force")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json"]
+    # a certificate is for others to re-check: not private like a temporary file
+    assert cert.stat().st_mode & 0o044 == 0o044
 
 
 def test_console_entry_point_runs_as_module() -> None:
