@@ -7,7 +7,9 @@ An encoding that derives from :class:`HorizonEncoding` provides ``extend_to(hori
 - ``selector(r)``: the assumption literal ``D_r``, "every demand is met after round ``r``"
   (clauses ``D_r -> K[v,p,r]`` for every demand ``(v, p)``), made once per ``r``;
 - ``require(r)``: the same as a hard unit clause, for a standalone formula;
-- ``decode(r, value)``: the schedule of rounds ``1..r`` of a model.
+- ``decode(r, value)``: the schedule of rounds ``1..r`` of a model;
+- ``hint_knowledge(out, know, t)``: the knowledge variables of round ``t`` along a schedule
+  (part of every encoding's CP-SAT hint).
 """
 
 from __future__ import annotations
@@ -57,3 +59,12 @@ class HorizonEncoding:
     def decode(self, r: int, value: Callable[[int], bool]) -> Schedule:
         """The schedule of rounds ``1..r`` in a model (``value(var)`` is its truth value)."""
         return Schedule(tuple(self.decode_round(t, value) for t in range(1, r + 1)))
+
+    def hint_knowledge(self, out: dict[int, bool], know: list[int], t: int) -> None:
+        """Set ``out[K[v,p,t]]`` from the bitmasks ``know`` (each node's packets after
+        round ``t``) for every knowledge variable of round ``t``."""
+        for v in range(self.instance.n):
+            for p in range(self.instance.n_packets):
+                k = self.knows(v, p, t)
+                if not isinstance(k, bool):
+                    out[k] = bool(know[v] >> p & 1)

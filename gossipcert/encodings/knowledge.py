@@ -197,9 +197,5 @@ class KnowledgeEncoding(HorizonEncoding):
                     out[self.link(tr.sender, r, t)] = True
                     new[r] |= know[tr.sender]
             know = new
-            for v in range(inst.n):
-                for p in range(inst.n_packets):
-                    k = self.knows(v, p, t)
-                    if not isinstance(k, bool):
-                        out[k] = bool(know[v] >> p & 1)
+            self.hint_knowledge(out, know, t)
         return out

@@ -271,9 +271,5 @@ class TransferEncoding(HorizonEncoding):
                             out[x] = True  # type: ignore[index]
                     new[r] |= mask
             know = new
-            for v in range(inst.n):
-                for p in range(inst.n_packets):
-                    k = self.knows(v, p, t)
-                    if not isinstance(k, bool):
-                        out[k] = bool(know[v] >> p & 1)
+            self.hint_knowledge(out, know, t)
         return out
