@@ -94,13 +94,21 @@ def _new_graph(n: int, spec: str, *, vertex_transitive: bool = False) -> nx.Grap
     return graph
 
 
-def _add_edges(graph: nx.Graph, edges: Iterable[tuple[int, int]], cap: int = 1) -> None:
+def _add_edges(
+    graph: nx.Graph, edges: Iterable[tuple[int, int]], cap: int = 1, *, fresh: bool = False
+) -> None:
     """Add edges with capacity ``cap``, skipping self-loops (parallel edges merge).
 
     Same result as ``graph.add_edges_from`` on existing nodes, written into the adjacency
-    dictionaries directly: several times faster on graphs of 10^5 nodes.
+    dictionaries directly: several times faster on graphs of 10^5 nodes. With ``fresh=True``
+    the caller promises distinct edges between existing nodes, none a self-loop or already in
+    the graph, and the checks are skipped.
     """
     adj = graph._adj  # the graph's own adjacency dict of dicts
+    if fresh:
+        for u, v in edges:
+            adj[u][v] = adj[v][u] = {"capacity": cap}
+        edges = ()
     for u, v in edges:
         if u == v:
             continue

@@ -178,7 +178,9 @@ def hypercube(k: int) -> nx.Graph:
     k = _power_family_k(k, "hypercube", 1, per_cycle=False)
     n = 1 << k
     graph = _new_graph(n, f"hypercube:{k}", vertex_transitive=True)
-    _add_edges(graph, ((v, v ^ (1 << i)) for v in range(n) for i in range(k) if not v >> i & 1))
+    _add_edges(
+        graph, ((v, v ^ (1 << i)) for v in range(n) for i in range(k) if not v >> i & 1), fresh=True
+    )
     return graph
 
 

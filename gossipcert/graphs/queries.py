@@ -10,6 +10,7 @@ from collections import deque
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
 from gossipcert.errors import GraphError, SpecError
 from gossipcert.graphs.base import _INT_LABEL, _check_convention
@@ -119,25 +120,23 @@ def describe(graph: nx.Graph) -> dict[str, Any]:
     """
     n = graph.number_of_nodes()
     atlas = graph._adj  # the graph's own dict of neighbour dicts (read only here)
-    degrees = [len(nbrs) for nbrs in atlas.values()]
-    m = sum(degrees) // 2
-    if n > EXACT_DISTANCE_NODES:
-        from gossipcert.distances import is_connected
-
-        connected = is_connected(graph)
-    else:
-        connected = n > 0 and nx.is_connected(graph)
     diameter: int | None = None
     radius: int | None = None
     extra: dict[str, Any] = {}
-    if connected:
-        _check_convention(graph, "describe")
-        if graph.graph.get("vertex_transitive") or n <= EXACT_DISTANCE_NODES:
-            diameter, radius = _diameter_radius(graph)
-        else:
-            from gossipcert.distances import diameter_radius
+    if n > EXACT_DISTANCE_NODES:
+        # one compressed adjacency array serves the degrees and every search
+        from gossipcert.distances import bfs_distances, csr_arrays, diameter_radius
 
-            found = diameter_radius(graph, max(4, DISTANCE_WORK // (n + m)))
+        _check_convention(graph, "describe")
+        indptr, indices = csr_arrays(graph)
+        degrees = np.diff(indptr).tolist()
+        dist = bfs_distances(indptr, indices, 0)
+        connected = bool((dist >= 0).all())
+        if connected and graph.graph.get("vertex_transitive"):
+            diameter = radius = int(dist.max())
+        elif connected:
+            budget = max(4, DISTANCE_WORK // (n + len(indices) // 2))
+            found = diameter_radius(graph, budget, csr=(indptr, indices))
             if found.diameter_low == found.diameter_high:
                 diameter = found.diameter_high
             else:
@@ -152,6 +151,13 @@ def describe(graph: nx.Graph) -> dict[str, Any]:
                     f"{unsettled} not settled by {found.searches} breadth-first searches "
                     f"(graph above {EXACT_DISTANCE_NODES} nodes): bounds only"
                 )
+    else:
+        degrees = [len(nbrs) for nbrs in atlas.values()]
+        connected = n > 0 and nx.is_connected(graph)
+        if connected:
+            _check_convention(graph, "describe")
+            diameter, radius = _diameter_radius(graph)
+    m = sum(degrees) // 2
     router_count = len(routers(graph))
     caps: dict[int, int] = {}
     for u, nbrs in atlas.items():

@@ -6,7 +6,6 @@ See :mod:`gossipcert.graphs` for the conventions every graph follows.
 from __future__ import annotations
 
 import bisect
-import heapq
 import math
 import random
 from collections.abc import Sequence
@@ -115,9 +114,9 @@ def random_connected(
         for _ in range(max_tries):
             edges = sorted(_unrank_pair(rank, offsets) for rank in rng.sample(range(total), m))
             if _is_connected_edges(n, edges):
-                _add_edges(graph, edges)
+                _add_edges(graph, edges, fresh=True)
                 return graph
-    _add_edges(graph, _tree_plus_edges(n, m, random.Random(f"tree:{seed}")))
+    _add_edges(graph, _tree_plus_edges(n, m, random.Random(f"tree:{seed}")), fresh=True)
     return graph
 
 
@@ -128,20 +127,25 @@ def _tree_plus_edges(n: int, m: int, rng: random.Random) -> list[tuple[int, int]
     """
     keys: set[int] = set()  # edge (u, v), u < v, as u * n + v
     if n >= 2:
+        # Prüfer decoding in linear time: ``leaf`` is the smallest current leaf; ``scan``
+        # only moves forward, since a node that becomes a leaf below it is used at once.
         prufer = rng.choices(range(n), k=n - 2)
         degree = [1] * n
         for v in prufer:
             degree[v] += 1
-        leaves = [v for v in range(n) if degree[v] == 1]
-        heapq.heapify(leaves)
+        scan = degree.index(1)
+        leaf = scan
         for v in prufer:
-            leaf = heapq.heappop(leaves)
-            keys.add(min(leaf, v) * n + max(leaf, v))
+            keys.add(leaf * n + v if leaf < v else v * n + leaf)
             degree[v] -= 1
-            if degree[v] == 1:
-                heapq.heappush(leaves, v)
-        u, v = heapq.heappop(leaves), heapq.heappop(leaves)
-        keys.add(min(u, v) * n + max(u, v))
+            if degree[v] == 1 and v < scan:
+                leaf = v
+            else:
+                scan += 1
+                while degree[scan] != 1:
+                    scan += 1
+                leaf = scan
+        keys.add(leaf * n + n - 1)
     while len(keys) < m:
         need = m - len(keys)
         for u, v in zip(rng.choices(range(n), k=need), rng.choices(range(n), k=need), strict=True):
