@@ -742,3 +742,59 @@ def write_tables(sweep: Sweep, df: pd.DataFrame, force: bool = False) -> tuple[P
     atomic_write(csv_path, df.to_csv(index=False))
     atomic_write(md_path, markdown(df, sweep.source.name, sweep))
     return csv_path, md_path
+
+
+def summary(sweeps: list[Sweep]) -> pd.DataFrame:
+    """One line per sweep, from the store alone: how many instances, how many certified,
+    and how many of the paper's claims each verdict got.
+
+    Parameters
+    ----------
+    sweeps : list of Sweep
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``page``, ``title``, ``instances``, ``certified`` and one per verdict
+        (``agrees``, ``better``, ``differs``, ``open``).
+    """
+    lines = []
+    for sweep in sweeps:
+        df = table(sweep)
+        verdicts = df["verdict"].value_counts()
+        lines.append(
+            {
+                "page": f"{sweep.name}.md",
+                "title": sweep.title or sweep.name,
+                "instances": len(df),
+                "certified": int((df["status"] == "optimal").sum()),
+                **{v: int(verdicts.get(v, 0)) for v in ("agrees", "better", "differs", "open")},
+            }
+        )
+    return pd.DataFrame(lines)
+
+
+def summary_markdown(df: pd.DataFrame, link_prefix: str = "") -> str:
+    """The summary as a Markdown table, each page linked (``link_prefix`` + page).
+
+    Examples
+    --------
+    >>> row = {"page": "p.md", "title": "P", "instances": 3, "certified": 2, "agrees": 1,
+    ...        "better": 1, "differs": 0, "open": 1}
+    >>> print(summary_markdown(pd.DataFrame([row]), "results/").splitlines()[2])
+    | [P](results/p.md) | 3 | 2 | 1 | 1 | 0 | 1 |
+    """
+    head = ["paper", "instances", "certified", "agrees", "better", "differs", "open"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in df.itertuples(index=False):
+        cells = [
+            f"[{_md_cell(r.title)}]({link_prefix}{r.page})",
+            r.instances,
+            r.certified,
+            r.agrees,
+            r.better,
+            r.differs,
+            r.open,
+        ]
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -170,3 +170,14 @@ def test_bad_claim_in_a_sweep_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(SpecError, match="unknown claim key"):
         path.write_text(CLAIMS.replace('source = "right"', 'source = "right"\nvalu = 3'))
         tables.read_sweep(path)
+
+
+def test_summary_counts_the_verdicts(tmp_path: Path) -> None:
+    path = tmp_path / "claims.toml"
+    path.write_text(CLAIMS)
+    assert runner.invoke(app, ["table", str(path), "--quiet"]).exit_code == 0
+    result = runner.invoke(app, ["summary", str(path), "--link-prefix", "results/"])
+    assert result.exit_code == 0, result.output
+    assert "| [A page](results/claims.md) | 5 | 5 | 2 | 0 | 2 | 0 |" in result.output
+    missing = runner.invoke(app, ["summary", str(tmp_path / "none.toml")])
+    assert missing.exit_code == 2 and "does not exist" in missing.output
