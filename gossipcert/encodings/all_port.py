@@ -47,7 +47,8 @@ from gossipcert.schedule import Round, Schedule, Transmission
 
 
 def packet_nodes(instance: Instance) -> list[tuple[int, ...]] | None:
-    """The nodes that name each packet of a built-in problem (None for a custom problem).
+    """The nodes that name each packet of a built-in problem (None for a custom problem, or
+    when the data is split into chunks: several packets then share their nodes).
 
     Gossip, broadcast and gather packets are named by their origin, scatter packets by their
     destination, total-exchange packets by both; an automorphism that fixes the problem's
@@ -60,7 +61,7 @@ def packet_nodes(instance: Instance) -> list[tuple[int, ...]] | None:
     [(0, 1), (0, 2)]
     """
     kind = instance.problem.kind
-    if kind is ProblemKind.CUSTOM:
+    if kind is ProblemKind.CUSTOM or instance.problem.chunks != 1:
         return None
     out: list[tuple[int, ...]] = []
     for p in range(instance.n_packets):
