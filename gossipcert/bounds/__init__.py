@@ -273,7 +273,6 @@ __all__ = [
 
 LOWER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     distance_bound,
-    cut_bound,
     doubling_bound,
     telephone_gossip_odd_bound,
     receive_bound,
@@ -299,6 +298,7 @@ LOWER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     bermond_theorem21_bound,
     bermond_p1_bound,
     bermond_2n4_bound,
+    cut_bound,  # last: a paper's bound of the same value is named first
 )
 LOWER_COST_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     beier_sibeyn_linear_cost_bound,
