@@ -265,8 +265,9 @@ def parse_problem(spec: str) -> Problem:
 
     Examples
     --------
-    >>> parse_problem("broadcast:0")
-    Problem(kind=<ProblemKind.BROADCAST: 'broadcast'>, root='0', custom=None, source_file=None)
+    >>> parse_problem("broadcast:0,chunks=2")  # doctest: +NORMALIZE_WHITESPACE
+    Problem(kind=<ProblemKind.BROADCAST: 'broadcast'>, root='0', custom=None,
+            source_file=None, chunks=2)
     """
     text = spec.strip()
     if text.lower().endswith(".json"):

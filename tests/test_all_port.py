@@ -241,3 +241,24 @@ def test_ebft_total_exchange_eight_leaves_beats_the_conjecture() -> None:
     assert res.status == "optimal" and res.optimum == 11
     assert simulate(inst, res.schedule).rounds == 11
     assert res.evidence["kind"] in ("drat", "solver-claim")
+
+
+# ------------------------------------------------------------------- shortest-route heuristic
+
+
+def test_shortest_routes_schedule_is_valid_and_short() -> None:
+    from gossipcert.errors import HeuristicError
+    from gossipcert.heuristics.shortest_routes import applies, shortest_route_schedule
+
+    inst = parse_instance("ring:6", "all-port", "alltoall")
+    assert applies(inst)
+    rep = simulate(inst, shortest_route_schedule(inst, 5))
+    assert rep.ok and rep.rounds == 5  # the cut bound: 5 rounds are optimal
+    assert not applies(parse_instance("ring:8", "all-port", "gossip"))
+    assert not applies(parse_instance("fattree:4", "all-port", "alltoall"))  # a tree
+    assert not applies(parse_instance("ring:8", "single-port", "alltoall"))
+    with pytest.raises(HeuristicError):
+        shortest_route_schedule(parse_instance("ring:8", "all-port", "gossip"), 4)
+    # the search uses it: ring:6 total exchange certified by the cut bound and this schedule
+    res = solve(inst)
+    assert res.status == "optimal" and res.optimum == 5 and res.upper_source == "shortest-routes"
