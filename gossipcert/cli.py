@@ -61,9 +61,14 @@ MODEL_HELP = (
     "tau=X, h=N."
 )
 PROBLEM_HELP = (
-    "Problem: gossip, broadcast:S, scatter:S, gather:R, total-exchange, or a JSON file "
+    "Problem: gossip (allgather), broadcast:S, scatter:S, gather:R, total-exchange "
+    "(alltoall), or a JSON file "
     '{"packets": [...], "holdings": {node: [...]}, "demands": {node: [...]}}.'
 )
+ChunksOpt = Annotated[
+    int | None,
+    typer.Option("--chunks", help="Split each node's data into K packets (K >= 1).", metavar="K"),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 ModelOpt = Annotated[str, typer.Option("--model", "-m", help=MODEL_HELP, metavar="MODEL")]
 ProblemOpt = Annotated[str, typer.Option("--problem", "-p", help=PROBLEM_HELP, metavar="PROBLEM")]
@@ -73,6 +78,15 @@ ScheduleOutOpt = Annotated[
     typer.Option("--output", "-o", help="Write the schedule (JSON or .csv).", metavar="FILE"),
 ]
 ShowOpt = Annotated[bool, typer.Option("--show", help="Print the schedule, one row per round.")]
+
+
+def _chunked(problem: str, chunks: int | None) -> str:
+    """The problem spec with ``--chunks K`` applied (bad K: SpecError, exit 2)."""
+    from gossipcert.instance import parse_problem, with_chunks
+
+    return problem if chunks is None else with_chunks(parse_problem(problem), chunks).spec()
+
+
 GraphArg = Annotated[str, typer.Argument(help="Graph spec or file.", metavar="GRAPH")]
 
 
@@ -209,6 +223,7 @@ def verify_cmd(
     ],
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",
+    chunks: ChunksOpt = None,
     show: ShowOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -217,7 +232,7 @@ def verify_cmd(
     Exit 0 when the schedule is valid and complete, 1 when it is invalid or incomplete, 2 on
     bad input (including a schedule that names an edge the graph does not have).
     """
-    instance = parse_instance(graph, model, problem)
+    instance = parse_instance(graph, model, _chunked(problem, chunks))
     sched = read_schedule(schedule, instance)
     rep = simulate(instance, sched)
     non_edges = [e for e in rep.errors if e.rule == "not-a-neighbour"]
@@ -255,6 +270,7 @@ def solve_cmd(
     graph: GraphArg,
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",
+    chunks: ChunksOpt = None,
     backend: BackendOpt = "sat",
     time_limit: Annotated[
         float | None, _time_limit_option("Seconds for search and proof (default: no limit).")
@@ -333,7 +349,7 @@ def solve_cmd(
     from gossipcert.schedule import to_json
 
     _check_output(output, force)
-    instance = parse_instance(graph, model, problem)
+    instance = parse_instance(graph, model, _chunked(problem, chunks))
     if objective != "rounds":
         _solve_cost(instance, objective, max_rounds, tau, h, backend, time_limit, strict, as_json)
     seeds = []
@@ -768,6 +784,7 @@ def export_cmd(
     rounds: Annotated[int, typer.Option("--rounds", "-r", help="Horizon R.", min=0)],
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",
+    chunks: ChunksOpt = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="dimacs or opb.")] = "dimacs",
     strict: Annotated[bool, typer.Option("--strict", help="Plain encoding only.")] = False,
     counting: CountingOpt = False,
@@ -784,7 +801,7 @@ def export_cmd(
     if fmt not in FORMATS:
         raise GossipcertError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     _check_output(output, force)
-    instance = parse_instance(graph, model, problem)
+    instance = parse_instance(graph, model, _chunked(problem, chunks))
     options = EncodingOptions.for_search(strict=strict, counting=counting)
     text = export(instance, rounds, fmt, options)
     if output:
@@ -799,12 +816,13 @@ def bounds_cmd(
     graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",
+    chunks: ChunksOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """List every closed-form bound that applies, its value and its source; mark the best."""
     from gossipcert.bounds import all_bounds
 
-    instance = parse_instance(graph, model, problem)
+    instance = parse_instance(graph, model, _chunked(problem, chunks))
     found = all_bounds(instance)
     lows = [b for b in found if b.kind == "lower"]
     ups = [b for b in found if b.kind == "upper"]

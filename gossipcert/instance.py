@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -224,6 +224,10 @@ class Problem:
         label or index, resolved against the graph by :func:`make_instance`.
     custom : tuple or None
         For ``custom``: ``(packets, holdings, demands)`` as read from the JSON file.
+    chunks : int
+        Each node's data is split into this many packets (the ``--chunks K`` of collective
+        libraries): every packet of the problem becomes ``K`` packets ``(name, k)`` with the
+        same holders and demanders. 1 by default; built-in problems only.
     """
 
     kind: ProblemKind
@@ -237,14 +241,16 @@ class Problem:
         | None
     ) = None
     source_file: str | None = field(default=None, compare=False)
+    chunks: int = 1
 
     def spec(self) -> str:
         """The canonical spec string (a custom problem gives its file name)."""
         if self.kind is ProblemKind.CUSTOM:
             return self.source_file or "custom"
+        chunks = [f"chunks={self.chunks}"] if self.chunks != 1 else []
         if self.kind in _ROOTED:
-            return f"{self.kind.value}:{self.root}"
-        return self.kind.value
+            return f"{self.kind.value}:" + ",".join([str(self.root), *chunks])
+        return self.kind.value + (":" + chunks[0] if chunks else "")
 
 
 def _node_text(text: str) -> int | str:
@@ -259,28 +265,83 @@ def parse_problem(spec: str) -> Problem:
 
     Examples
     --------
-    >>> parse_problem("broadcast:0")
-    Problem(kind=<ProblemKind.BROADCAST: 'broadcast'>, root='0', custom=None, source_file=None)
+    >>> parse_problem("broadcast:0,chunks=2")  # doctest: +NORMALIZE_WHITESPACE
+    Problem(kind=<ProblemKind.BROADCAST: 'broadcast'>, root='0', custom=None,
+            source_file=None, chunks=2)
     """
     text = spec.strip()
     if text.lower().endswith(".json"):
         return _read_custom_problem(Path(text))
     name, colon, rest = text.partition(":")
     name = name.strip().lower()
-    accepted = "gossip, broadcast:S, scatter:S, gather:R, total-exchange, or a .json file"
+    name = _PROBLEM_ALIASES.get(name, name)
+    accepted = (
+        "gossip (allgather), broadcast:S, scatter:S, gather:R, total-exchange (alltoall), "
+        "each with an optional chunks=K, or a .json file"
+    )
     try:
         kind = ProblemKind(name)
     except ValueError:
         raise SpecError(f"unknown problem {name!r} in {spec!r}; accepted: {accepted}") from None
     if kind is ProblemKind.CUSTOM:
         raise SpecError(f"a custom problem is given as a .json file; accepted: {accepted}")
+    args = [a.strip() for a in rest.split(",")] if colon else []
+    chunks = 1
+    plain: list[str] = []
+    for a in args:
+        key, eq, value = a.partition("=")
+        if eq and key.strip().lower() == "chunks":
+            chunks = parse_chunks(value)
+        else:
+            plain.append(a)
     if kind in _ROOTED:
-        if not rest.strip():
+        if len(plain) != 1 or not plain[0]:
             raise SpecError(f"{name} needs a node, e.g. {name}:0 (got {spec!r})")
-        return Problem(kind, _node_text(rest))
-    if colon:
-        raise SpecError(f"{name} takes no argument (got {spec!r})")
-    return Problem(kind)
+        return Problem(kind, _node_text(plain[0]), chunks=chunks)
+    if plain:
+        raise SpecError(f"{name} takes no argument but chunks=K (got {spec!r})")
+    return Problem(kind, chunks=chunks)
+
+
+#: the names collective-communication libraries use
+_PROBLEM_ALIASES = {"allgather": "gossip", "alltoall": "total-exchange"}
+
+
+def parse_chunks(text: str | int) -> int:
+    """The number of packets each node's data is split into: a whole number >= 1.
+
+    Examples
+    --------
+    >>> parse_chunks("3")
+    3
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise SpecError(f"chunks must be a whole number, got {text!r}") from None
+    if value < 1:
+        raise SpecError(
+            f"chunks must be at least 1 (each node's data in K >= 1 packets), got {value}"
+        )
+    return value
+
+
+def with_chunks(problem: Problem, chunks: int | None) -> Problem:
+    """``problem`` with its data split into ``chunks`` packets (None: unchanged).
+
+    Raises
+    ------
+    SpecError
+        ``chunks < 1``, a custom problem, or a spec that already says another chunks=K.
+    """
+    if chunks is None:
+        return problem
+    k = parse_chunks(chunks)
+    if problem.kind is ProblemKind.CUSTOM:
+        raise SpecError("--chunks applies to the built-in problems, not to a .json problem")
+    if problem.chunks not in (1, k):
+        raise SpecError(f"--chunks {k} contradicts chunks={problem.chunks} in the problem")
+    return replace(problem, chunks=k)
 
 
 def _read_custom_problem(path: Path) -> Problem:
@@ -427,6 +488,14 @@ def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
         Some demand can never be met: no holder of the packet lies in the demanding node's
         connected component (for instance, gossip on a disconnected graph).
     """
+    ports = graph.graph.get("ports")
+    if ports is not None and (model.kind.value != ports or (model.packet_cap or 1) != 1):
+        spec = graph.graph.get("spec", "this graph")
+        raise SpecError(
+            f"{spec} is nodes behind one switch: one packet out of and one into each node a "
+            f"round, the {ports} model with p=1 on a complete graph; use --model {ports} "
+            f"(or fully-connected:N for other models), got {model.spec()}"
+        )
     procs = graphs.processors(graph)
     ref = lambda v: graphs.node_ref(graph, v)  # noqa: E731
     kind = problem.kind
@@ -492,11 +561,34 @@ def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
                             f"problem file {problem.spec()!r}: {what} of {node!r} names "
                             f"packet {p!r}, which is not in 'packets'"
                         )
+                    if graphs.is_router(graph, v):
+                        raise SpecError(
+                            f"problem file {problem.spec()!r}: node {node!r} is a router; "
+                            f"routers store and forward but hold and demand nothing "
+                            f"(it has {what} {p!r})"
+                        )
                     target[v] |= 1 << index[p]
 
+    if problem.chunks > 1:
+        names, hold, need = _split(names, hold, need, problem.chunks)
     instance = Instance(graph, model, problem, tuple(names), tuple(hold), tuple(need))
     _check_satisfiable(instance)
     return instance
+
+
+def _split(
+    names: list[Hashable], hold: list[int], need: list[int], k: int
+) -> tuple[list[Hashable], list[int], list[int]]:
+    """Every packet ``p`` becomes ``k`` packets ``(p, 0) .. (p, k-1)`` (bit ``p k + j``)."""
+
+    def spread(mask: int) -> int:
+        out = 0
+        for p in bits(mask):
+            out |= ((1 << k) - 1) << (p * k)
+        return out
+
+    new_names: list[Hashable] = [(name, j) for name in names for j in range(k)]
+    return new_names, [spread(m) for m in hold], [spread(m) for m in need]
 
 
 def _check_satisfiable(instance: Instance) -> None:

@@ -749,7 +749,13 @@ def test_family_bounds_need_the_family_graph() -> None:
 def test_routers_only_for_fat_tree_bounds() -> None:
     i = inst("fattree:8", "all-port")
     names = {b.name for b in all_bounds(i)}
-    assert names == {"distance", "dd-gossip", "dd-gossip-upper", "dd-gossip-no-queue-upper"}
+    assert names == {
+        "distance",
+        "cut",
+        "dd-gossip",
+        "dd-gossip-upper",
+        "dd-gossip-no-queue-upper",
+    }
 
 
 # --------------------------------------------------------------------------------------------

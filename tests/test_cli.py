@@ -262,11 +262,18 @@ def test_solve_other_models_by_bounds_and_constructions() -> None:
     data = json.loads(out)
     assert code == 0 and data["status"] == "optimal" and data["optimum"] == 7
     assert data["evidence"]["kind"] == "closed-form"
-    # all-port has no encoding: bounds only, the upper one from the universal construction
+    # all-port: a node of the Petersen graph receives at most 3 packets a round (the cut
+    # around it), and 3 rounds suffice
     code, out, _ = run("solve", "petersen", "-m", "all-port", "-q", "--json")
     data = json.loads(out)
+    assert code == 0 and data["status"] == "optimal" and data["optimum"] == 3
+    assert data["lower_bound"] == 3
+    # all-port with a call limit has no encoding: bounds only, the upper one from the
+    # universal construction
+    code, out, _ = run("solve", "petersen", "-m", "all-port:calls=2", "-q", "--json")
+    data = json.loads(out)
     assert code == 1 and data["status"] == "feasible" and data["optimum"] is None
-    assert data["lower_bound"] == 2 and data["upper_bound"] > 2
+    assert data["lower_bound"] == 3 and data["upper_bound"] > 3
     assert data["schedule_source"] == "gather-spread"
 
 

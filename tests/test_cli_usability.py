@@ -252,7 +252,7 @@ def test_help_shows_defaults_no_bool_tags_and_every_exit_code() -> None:
 def test_exit_1_without_time_out_is_explained() -> None:
     """A model without an encoding exits 1 without a time-out: it says why."""
     code, out, _ = run(
-        "solve", "path:5", "--model", "all-port", "--problem", "total-exchange", "-q"
+        "solve", "ring:8", "--model", "all-port:calls=2", "--problem", "total-exchange", "-q"
     )
     assert code == 1 and "time limit reached" not in out
     assert "not certified: no solver encoding covers this model" in out

@@ -41,13 +41,16 @@ Conventions used in the hypotheses
   equals the one the spec builds (same edges, capacities, routers), so that a graph read
   from a file or edited after construction never inherits a family's bound. Paths, cycles and
   complete graphs are recognised by their structure.
-* Bounds on graphs with routers are only those of the fat-tree paper.
+* Bounds on graphs with routers are only those of the fat-tree paper and the cut bound.
 
 Bounds (name: hypothesis -- value)
 ----------------------------------
 General: ``distance``, ``doubling``, ``telephone-gossip``, ``receive``, ``pendant-leaves``
 (telephone and half-duplex: the calls of one node with its degree-1 neighbours; ``2(n-1)``
 and ``2n-3`` for gossip on the star ``K_{1,n-1}``).
+
+Cuts (:mod:`.cuts`): ``cut`` (all-port or a packet cap: the packets that must cross a cut
+over the most that can cross it in a round, plus the distance before and after it).
 
 Dimakopoulos [2]: ``dimakopoulos-1`` (single-port or half-duplex, ``p = 1``, gossip:
 ``n - 1``); ``dimakopoulos-2-3`` (half-duplex, ``p = 1``, gossip: ``2(n - 1)`` for even
@@ -147,6 +150,7 @@ from gossipcert.bounds.bermond import (
     bermond_theorem21_bound,
     bermond_theorem31_upper_bound,
 )
+from gossipcert.bounds.cuts import cut_bound
 from gossipcert.bounds.dimakopoulos import (
     dimakopoulos_half_duplex_bound,
     dimakopoulos_hamiltonian_upper_bound,
@@ -233,6 +237,7 @@ __all__ = [
     "best_lower_bound",
     "best_upper_bound",
     "bound_by_name",
+    "cut_bound",
     "dd_broadcast_bound",
     "dd_broadcast_upper_bound",
     "dd_gossip_bound",
@@ -293,6 +298,7 @@ LOWER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     bermond_theorem21_bound,
     bermond_p1_bound,
     bermond_2n4_bound,
+    cut_bound,  # last: a paper's bound of the same value is named first
 )
 LOWER_COST_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     beier_sibeyn_linear_cost_bound,

@@ -292,10 +292,12 @@ def upper_bound_candidates(instance: Instance) -> list[tuple[str, Schedule]]:
     """Schedules of the constructions that apply to ``instance`` (unverified).
 
     The universal ``gather-spread`` construction is always among them, so every instance
-    whose demands can be met has at least one candidate.
+    whose demands can be met has at least one candidate. With the data split into chunks
+    only the universal one is tried (the papers' constructions move one packet per node).
     """
     out: list[tuple[str, Schedule]] = []
-    for name in (*_FOR_SEARCH.get(instance.model.kind, ()), *_UNIVERSAL):
+    papers = _FOR_SEARCH.get(instance.model.kind, ()) if instance.problem.chunks == 1 else ()
+    for name in (*papers, *_UNIVERSAL):
         try:
             out.append((name, construct(instance, name)))
         except NotApplicableError:

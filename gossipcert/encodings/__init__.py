@@ -8,13 +8,15 @@
   rules of :mod:`.telephone` and :mod:`.half_duplex`;
 - :mod:`.transfer`: which packets cross each arc (every packet-limited model), with the port
   rules of :mod:`.packet_telephone`, :mod:`.packet_half_duplex`, :mod:`.single_port` and
-  :mod:`.multicast`, and the ``calls=N`` modifier of :mod:`.sequential`.
+  :mod:`.multicast`, and the ``calls=N`` modifier of :mod:`.sequential`; the all-port model
+  with arc capacities and routers in :mod:`.all_port`.
 
 :func:`encoding_for` maps a model to its encoding; the model modules do not import it.
 """
 
 from __future__ import annotations
 
+from gossipcert.encodings.all_port import AllPortEncoding
 from gossipcert.encodings.formula import Formula
 from gossipcert.encodings.half_duplex import HalfDuplexEncoding
 from gossipcert.encodings.knowledge import KnowledgeEncoding
@@ -36,6 +38,7 @@ REGISTRY: dict[ModelKind, tuple[type[KnowledgeEncoding] | None, type[TransferEnc
     ModelKind.HALF_DUPLEX: (HalfDuplexEncoding, PacketHalfDuplexEncoding),
     ModelKind.SINGLE_PORT: (None, SinglePortEncoding),
     ModelKind.MULTICAST: (None, MulticastEncoding),
+    ModelKind.ALL_PORT: (None, AllPortEncoding),
 }
 
 
@@ -59,7 +62,7 @@ def encoding_for(
     Raises
     ------
     UnsupportedModelError
-        For models without an encoding (all-port).
+        For models without an encoding (all-port with a call limit).
 
     Examples
     --------
@@ -72,7 +75,8 @@ def encoding_for(
     model = instance.model
     if model.kind not in REGISTRY:
         raise UnsupportedModelError(
-            f"the exact solver covers telephone, half-duplex, single-port and multicast; "
+            f"the exact solver covers telephone, half-duplex, single-port, multicast and "
+            f"all-port; "
             f"got {model.spec()}"
         )
     knowledge, per_packet = REGISTRY[model.kind]

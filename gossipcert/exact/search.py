@@ -95,6 +95,7 @@ def _verified(instance: Instance, schedule: Schedule, what: str) -> tuple[Schedu
 def upper_bound_schedules(instance: Instance) -> list[tuple[str, Schedule]]:
     """Candidate schedules from the heuristics and constructions that apply (unverified)."""
     from gossipcert.constructions.catalog import upper_bound_candidates
+    from gossipcert.heuristics import shortest_routes
     from gossipcert.heuristics.matching import matching_heuristic
 
     out: list[tuple[str, Schedule]] = []
@@ -102,6 +103,14 @@ def upper_bound_schedules(instance: Instance) -> list[tuple[str, Schedule]]:
         out.append(("matching-heuristic", matching_heuristic(instance)))
     except (UnsupportedModelError, HeuristicError):
         pass
+    if shortest_routes.applies(instance):
+        try:
+            start = best_lower_bound(instance).value
+            out.append(
+                ("shortest-routes", shortest_routes.shortest_route_schedule(instance, start))
+            )
+        except HeuristicError:
+            pass
     return out + upper_bound_candidates(instance)
 
 

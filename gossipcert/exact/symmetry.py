@@ -2,9 +2,11 @@
 
 An automorphism of the instance is a permutation of the nodes that preserves the edges, the
 routers and the problem's distinguished node (the source of a broadcast or scatter, the root
-of a gather). It maps every schedule to a schedule of the same length, so among the images of
-a schedule there is one whose first-round variables, read in a fixed order, are
-lexicographically smallest. That image satisfies ``x <= x∘σ`` for every group element ``σ``;
+of a gather), and, in the all-port model with per-edge capacities, the capacities (each edge
+is then subdivided by a vertex coloured by its capacity before nauty sees the graph). It
+maps every schedule to a schedule of the same length, so among the images of a schedule
+there is one whose first-round variables, read in a fixed order, are lexicographically
+smallest. That image satisfies ``x <= x∘σ`` for every group element ``σ``;
 requiring it for the generators found by nauty (lex-leader constraints, restricted to the
 first round) is therefore sound. It is not implied by the encoding, so a DRAT proof of a
 formula with these constraints covers the claim only together with this argument;
@@ -28,7 +30,7 @@ import pynauty
 
 from gossipcert import graphs
 from gossipcert.encodings import Encoding
-from gossipcert.instance import Instance, ProblemKind
+from gossipcert.instance import Instance, ModelKind, ProblemKind
 
 
 def automorphism_generators(instance: Instance) -> list[list[int]]:
@@ -42,16 +44,30 @@ def automorphism_generators(instance: Instance) -> list[list[int]]:
     root = None
     if instance.problem.root is not None:
         root = graphs.resolve_node(g, instance.problem.root)
-    cells: dict[tuple[bool, bool], set[int]] = {}
-    for v in range(instance.n):
-        cells.setdefault((graphs.is_router(g, v), v == root), set()).add(v)
+    n = instance.n
+    cells: dict[tuple[int, bool, bool, int], set[int]] = {}
+    for v in range(n):
+        cells.setdefault((0, graphs.is_router(g, v), v == root, 0), set()).add(v)
+    adjacency = {v: sorted(g.adj[v]) for v in range(n)}  # insertion order must not matter
+    caps = {(min(u, v), max(u, v)): graphs.capacity(g, u, v) for u, v in g.edges}
+    if (
+        instance.model.kind is ModelKind.ALL_PORT
+        and instance.model.capacity is None
+        and len(set(caps.values())) > 1
+    ):
+        # an arc's capacity is part of the instance: subdivide every edge by a coloured vertex
+        adjacency = {v: [] for v in range(n)}
+        for i, ((u, v), c) in enumerate(sorted(caps.items())):
+            mid = n + i
+            adjacency[u].append(mid)
+            adjacency[mid] = [v]
+            cells.setdefault((1, False, False, c), set()).add(mid)
     coloring = [cells[k] for k in sorted(cells)]
-    adjacency = {v: sorted(g.adj[v]) for v in range(instance.n)}  # insertion order must not matter
     pg = pynauty.Graph(
-        instance.n, directed=False, adjacency_dict=adjacency, vertex_coloring=coloring
+        len(adjacency), directed=False, adjacency_dict=adjacency, vertex_coloring=coloring
     )
     gens, *_ = pynauty.autgrp(pg)
-    return [list(p) for p in gens]
+    return [list(p[:n]) for p in gens]
 
 
 def _image(key: Hashable, perm: list[int]) -> Hashable:

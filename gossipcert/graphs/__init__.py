@@ -41,6 +41,9 @@ spec                        n                       m
 ``pancake:K``               K!                      (K-1) K!/2
 ``fattree:N`` / ``N:exp``   2N - 1 (N processors)   2N - 2
 ``random:N,M,seed=S``       N                       M
+``fully-connected:N``       N                       N(N-1)/2 (all-port ``K_N``)
+``hub:N``                   N                       N(N-1)/2 (single-port ``K_N`` only)
+``dgx1``                    8                       16 (capacities 1 and 2)
 ==========================  ======================  =========================================
 
 Products are written with ``*`` (``ring:3*path:2``, left-associative) and any string that
@@ -64,6 +67,11 @@ from gossipcert.graphs.base import (
     FAMILIES,
     GRAPH_FILE_SUFFIXES,
     MAX_NODES,
+)
+from gossipcert.graphs.collectives import (
+    dgx1,
+    fully_connected,
+    hub,
 )
 from gossipcert.graphs.families import (
     cartesian_product,
@@ -117,8 +125,11 @@ __all__ = [
     "cube_connected_cycles",
     "de_bruijn",
     "describe",
+    "dgx1",
     "fat_tree",
     "from_spec",
+    "fully_connected",
+    "hub",
     "hypercube",
     "is_router",
     "knodel",

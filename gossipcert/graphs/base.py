@@ -33,6 +33,9 @@ FAMILIES: tuple[str, ...] = (
     "pancake",
     "fattree",
     "random",
+    "fully-connected",
+    "hub",
+    "dgx1",
 )
 
 #: File name endings that :func:`read_graph_file` and :func:`write_graph_file` understand.

@@ -13,6 +13,7 @@ import networkx as nx
 
 from gossipcert.errors import SpecError
 from gossipcert.graphs.base import _SUFFIX_LIST, _UNSIGNED, FAMILIES, GRAPH_FILE_SUFFIXES
+from gossipcert.graphs.collectives import dgx1, fully_connected, hub
 from gossipcert.graphs.families import (
     _grid,
     cartesian_product,
@@ -58,6 +59,9 @@ _USAGE: dict[str, str] = {
     "pancake": "pancake:K (K >= 2)",
     "fattree": "fattree:N, fattree:N:exp or fattree:N:C1,C2,... (N a power of 2 >= 2)",
     "random": "random:N,M,seed=S (N - 1 <= M <= N(N-1)/2)",
+    "fully-connected": "fully-connected:N (N >= 2)",
+    "hub": "hub:N (N >= 2; the single-port model on K_N)",
+    "dgx1": "dgx1 (no parameters)",
 }
 
 
@@ -127,15 +131,17 @@ _ONE_PARAMETER: dict[str, Callable[[int], nx.Graph]] = {
     "debruijn": de_bruijn,
     "star-graph": star_graph,
     "pancake": pancake,
+    "fully-connected": fully_connected,
+    "hub": hub,
 }
 
 
 def _parse_family(name: str, args: str | None, spec: str) -> _Builder:
     """Parse the parameters ``args`` (None if there is no colon) of family ``name``."""
-    if name == "petersen":
+    if name in ("petersen", "dgx1"):
         if args is not None:
-            raise SpecError(f"petersen takes no parameters, got {spec!r}")
-        return petersen
+            raise SpecError(f"{name} takes no parameters, got {spec!r}")
+        return petersen if name == "petersen" else dgx1
     if args is None or not args.strip():
         raise SpecError(f"missing parameters in {spec!r}; expected {_USAGE[name]}")
     if name in _ONE_PARAMETER:
