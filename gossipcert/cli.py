@@ -329,7 +329,7 @@ def solve_cmd(
 
     from gossipcert.exact.certificate import build_certificate, certificate_text
     from gossipcert.exact.partial import partial_text, read_resume_schedule
-    from gossipcert.exact.search import solve
+    from gossipcert.exact.watchdog import solve_within
     from gossipcert.schedule import to_json
 
     _check_output(output, force)
@@ -350,7 +350,7 @@ def solve_cmd(
             seeds.append((f"resumed from {resume}", previous))
     progress = Progress(not quiet)
     try:
-        res = solve(
+        res = solve_within(  # the search in a child process killed at the time limit
             instance,
             backend=backend,
             time_limit=time_limit,
@@ -504,7 +504,8 @@ def check_cmd(
     Exit 0 when every step holds, 1 on any mismatch or rejected proof, 2 when the file cannot
     be read, 3 when the time limit ran out before a verdict (neither holds nor fails).
     """
-    from gossipcert.exact.certificate import check_certificate, read_certificate
+    from gossipcert.exact.certificate import read_certificate
+    from gossipcert.exact.watchdog import check_within
 
     if (certificate is None) == (all_dir is None):
         raise GossipcertError("give one certificate, or --all FOLDER")
@@ -512,7 +513,7 @@ def check_cmd(
         _check_all(all_dir, time_limit, as_json, full)
     assert certificate is not None
     cert = read_certificate(certificate)
-    rep = check_certificate(cert, time_limit, full)
+    rep = check_within(cert, time_limit, full)
     mark = {True: "[green]✓[/]", False: "[red]✗[/]", None: "[yellow]?[/]"}
     if as_json:
         print_json(
@@ -547,7 +548,8 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool)
     3 none fails but one could not be decided in time."""
     from pathlib import Path
 
-    from gossipcert.exact.certificate import check_certificate, read_certificate
+    from gossipcert.exact.certificate import read_certificate
+    from gossipcert.exact.watchdog import check_within
 
     root = Path(folder)
     if not root.is_dir():
@@ -558,7 +560,7 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool)
     results = []
     for f in files:
         try:
-            rep = check_certificate(read_certificate(f), time_limit, full)
+            rep = check_within(read_certificate(f), time_limit, full)
             status = rep.status
             first = next((t for ok, t in rep.steps if ok is not True), "")
         except GossipcertError as exc:
@@ -960,6 +962,10 @@ def main(argv: list[str] | None = None) -> None:
     and with ``--json`` also ``{"error": ..., "exit": 2}`` on stdout.
     """
     args = sys.argv[1:] if argv is None else list(argv)
+    if argv is None:  # a real command: time limits count from the process's start
+        from gossipcert.clock import mark_command_start
+
+        mark_command_start()
     try:
         code = app(args=args, prog_name="gossipcert", standalone_mode=False)
     except _CLICK_ERROR as exc:

@@ -276,11 +276,11 @@ def evaluate(task: Task) -> dict[str, Any]:
 
 def _solve(instance: Instance, task: Task) -> tuple[dict[str, Any], dict[str, Any] | None]:
     from gossipcert.exact.certificate import build_certificate
-    from gossipcert.exact.search import solve
+    from gossipcert.exact.watchdog import solve_within
 
     t0 = time.monotonic()
     try:
-        res = solve(instance, backend=task.backend, time_limit=task.time_limit)
+        res = solve_within(instance, backend=task.backend, time_limit=task.time_limit)
     except GossipcertError as exc:
         return {
             "status": "error",
