@@ -312,6 +312,31 @@ def solve_cmd(
         float | None, typer.Option("--tau", help="Linear cost: time per packet and hop.")
     ] = None,
     h: Annotated[int | None, typer.Option("--h", help="Linear cost: hops per link.")] = None,
+    split: Annotated[
+        bool,
+        typer.Option(
+            "--split",
+            help="Prove R*-1 impossible by cubes on the first round's calls, one per orbit "
+            "under the automorphisms (with --strict: cubes covering every call, and a proof "
+            "that they do), each with its DRAT proof.",
+        ),
+    ] = False,
+    depth: Annotated[
+        int, typer.Option("--split-depth", help="--split: calls fixed per cube (1 or 2).")
+    ] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="--split: local worker processes.")] = 1,
+    scheduler: Annotated[
+        str | None,
+        typer.Option("--scheduler", help="--split: run the cubes on this Dask scheduler."),
+    ] = None,
+    cube_store: Annotated[
+        str | None,
+        typer.Option(
+            "--cube-store",
+            help="--split: folder of refuted cubes, read first and written as cubes finish.",
+            metavar="DIR",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Find the minimum number of rounds and prove that one round fewer is impossible.
@@ -348,6 +373,13 @@ def solve_cmd(
                     "was it written for another graph, model or problem?"
                 )
             seeds.append((f"resumed from {resume}", previous))
+    settings = None
+    if split:
+        from gossipcert.exact.split import SplitSettings
+
+        if depth not in (1, 2) or jobs < 1:
+            raise GossipcertError("--split-depth must be 1 or 2, and --jobs at least 1")
+        settings = SplitSettings(strict, depth, jobs, scheduler, cube_store)
     progress = Progress(not quiet)
     try:
         res = solve_within(  # the search in a child process killed at the time limit
@@ -359,6 +391,7 @@ def solve_cmd(
             proof=proof,
             progress=progress,
             seeds=seeds,
+            split=settings,
         )
     except KeyboardInterrupt:
         low = "?" if progress.lower is None else progress.lower
@@ -374,7 +407,7 @@ def solve_cmd(
                 }
             )
         raise typer.Exit(130) from None
-    evidence = {k: v for k, v in res.evidence.items() if k != "proof_xz_base64"}
+    evidence = _without_proofs(res.evidence)
     certified = res.status == "optimal" and not res.interrupted
     written: str | None = None
     if output and certified:
@@ -417,6 +450,16 @@ def solve_cmd(
     if res.interrupted:
         raise typer.Exit(130)
     raise typer.Exit(0 if res.status == "optimal" else 1)
+
+
+def _without_proofs(evidence: dict[str, Any]) -> dict[str, Any]:
+    """The evidence without its stored proofs (and those of its cubes), for printing."""
+    out = {k: v for k, v in evidence.items() if k != "proof_xz_base64"}
+    if isinstance(out.get("cubes"), list):
+        out["cubes"] = [_without_proofs(c) for c in out["cubes"]]
+    if isinstance(out.get("coverage"), dict):
+        out["coverage"] = _without_proofs(out["coverage"])
+    return out
 
 
 def _solve_cost(

@@ -34,6 +34,7 @@ from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import SolverError
 from gossipcert.exact.backends import BACKENDS
 from gossipcert.exact.search import Progress, SolveResult, _Search, _verified
+from gossipcert.exact.split import SplitSearch, SplitSettings
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
 
@@ -187,7 +188,7 @@ def call_in_child(
 # ------------------------------------------------------------------------------ solve
 
 
-class _ReportingSearch(_Search):
+class _Reporting(_Search):
     """The round search, sending every event and every change of its state to the parent."""
 
     send: Send
@@ -207,12 +208,16 @@ class _ReportingSearch(_Search):
             self.send(("message", ("state", state)))
 
 
-def _solve_child(send: Send, kwargs: dict[str, Any]) -> SolveResult:
+def _solve_child(send: Send, kwargs: dict[str, Any], split: SplitSettings | None) -> SolveResult:
     def progress(event: dict[str, Any]) -> None:
         send(("message", ("event", event)))
 
-    search = _ReportingSearch(**kwargs, progress=progress)
-    search.send = send
+    if split is None:
+        search: _Search = _Reporting(**kwargs, progress=progress)
+    else:
+        cls = type("_ReportingSplit", (_Reporting, SplitSearch), {})
+        search = cls(**kwargs, progress=progress, split=split)
+    search.send = send  # type: ignore[attr-defined]
     return search.run()
 
 
@@ -227,13 +232,16 @@ def solve_within(
     options: EncodingOptions | None = None,
     progress: Progress | None = None,
     seeds: list[tuple[str, Schedule]] | None = None,
+    split: SplitSettings | None = None,
 ) -> SolveResult:
     """:func:`gossipcert.exact.search.solve` with a time limit that holds.
 
-    Same parameters and result as :func:`~gossipcert.exact.search.solve`. Without a time
-    limit it is that function. With one, the search runs in a child process given
-    :func:`child_budget` seconds and killed at ``time_limit``; killed, the answer is built
-    from its last reported state (``timed_out`` set, the schedule verified again).
+    Same parameters and result as :func:`~gossipcert.exact.search.solve`; with ``split``,
+    the refutations are done by cubes (:class:`gossipcert.exact.split.SplitSearch`).
+    Without a time limit it is that search in this process. With one, the search runs in
+    a child process given :func:`child_budget` seconds and killed at ``time_limit``;
+    killed, the answer is built from its last reported state (``timed_out`` set, the
+    schedule verified again).
 
     Examples
     --------
@@ -247,6 +255,9 @@ def solve_within(
         raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")
     if options is None:
         options = EncodingOptions.for_search(strict=strict, counting=counting)
+    if time_limit is None and split is not None:
+        args = (instance, backend, None, options, use_bounds, proof, progress, seeds)
+        return SplitSearch(*args, split=split).run()
     if time_limit is None:
         return solve(
             instance, backend, None, proof=proof, use_bounds=use_bounds, options=options,
@@ -275,7 +286,7 @@ def solve_within(
         else:
             state.update(value)
 
-    kind, value = call_in_child(_solve_child, (kwargs,), start + time_limit, on_message)
+    kind, value = call_in_child(_solve_child, (kwargs, split), start + time_limit, on_message)
     if kind == "result":
         return value
     return _from_state(instance, backend, options, state, log, start, kind)
