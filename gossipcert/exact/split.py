@@ -14,8 +14,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from gossipcert.encodings import EncodingOptions
+from gossipcert.exact.backends import Status, make_backend
 from gossipcert.exact.cubes import STRICT_NODES, base_options, refute_by_cubes
-from gossipcert.exact.search import SolveResult, _Search, _verified
+from gossipcert.exact.search import PROBE_SECONDS, SolveResult, _Search, _verified
 
 
 @dataclass(frozen=True)
@@ -45,12 +47,40 @@ class SplitSearch(_Search):
         if self.progress is not None:
             self.progress({**event, "time": round(time.monotonic() - self.start, 3)})
 
+    def probe(self) -> None:
+        """Descending probes first (as the one-piece search does): can the incremental
+        solver, with the search's own options, shorten the best schedule in a short slice?
+        Only schedules count; the last step is left to the cubes."""
+        if self.upper is None or self.lower >= self.upper:
+            return
+        split_options, lower = self.options, self.lower
+        self.options = EncodingOptions.for_search(strict=self.split.strict)
+        try:
+            enc = self.encode()
+            if enc is None:
+                return
+            solver = make_backend(self.backend, enc.formula)
+            try:
+                while self.upper is not None and self.lower < self.upper - 1:
+                    now = time.monotonic()
+                    end = now + PROBE_SECONDS
+                    if self.deadline is not None:
+                        end = min(end, now + (self.deadline - now) / 4)
+                    if self.query(enc, solver, self.upper - 1, end) is not Status.SAT:
+                        break
+            finally:
+                solver.close()
+        finally:
+            # a probe's refutation is the solver's word only: the cubes prove it again
+            self.options, self.lower, self.unsat_at = split_options, lower, None
+
     def run(self) -> SolveResult:
         try:
             self.lower_bound()
             self.upper_bound()
             if self.best is None:
                 self.first_schedule()
+            self.probe()
             while self.upper is not None and self.lower < self.upper:
                 r = self.upper - 1
                 out = refute_by_cubes(
