@@ -29,13 +29,13 @@ from pathlib import Path
 
 # (graph spec, paper's name, LB, UB, HR, time limit in seconds)
 SUITE = [
-    ("debruijn:6", "DeBruijn6", 8, 20, 10, 480.0),
-    ("star-graph:5", "Star5", 7, 9, 9, 480.0),
-    ("ccc:5", "CCC5", 11, 15, 13, 90.0),
-    ("butterfly:5", "Butterfly5", 8, 15, 11, 90.0),
-    ("shuffle-exchange:7", "SE7", 13, 25, 15, 90.0),
-    ("debruijn:7", "DeBruijn7", 10, 23, 12, 90.0),
-    ("ccc:6", "CCC6", 13, 15, 14, 90.0),
+    ("debruijn:6", "DeBruijn6", 8, 20, 10, 420.0),
+    ("star-graph:5", "Star5", 7, 9, 9, 420.0),
+    ("ccc:5", "CCC5", 11, 15, 13, 60.0),
+    ("butterfly:5", "Butterfly5", 8, 15, 11, 60.0),
+    ("shuffle-exchange:7", "SE7", 13, 25, 15, 60.0),
+    ("debruijn:7", "DeBruijn7", 10, 23, 12, 60.0),
+    ("ccc:6", "CCC6", 13, 15, 14, 60.0),
 ]
 
 

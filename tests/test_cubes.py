@@ -35,7 +35,7 @@ CASES = [
 
 def _split_certificate(inst, **settings) -> dict:
     args = (inst, "sat", None, base_options(settings.get("strict", False)), True, True, None, None)
-    res = SplitSearch(*args, split=SplitSettings(**settings)).run()
+    res = SplitSearch(*args, split=SplitSettings(**settings, one_piece=0.0)).run()
     assert res.status == "optimal"
     return build_certificate(res)
 

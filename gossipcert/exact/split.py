@@ -1,11 +1,16 @@
 """The round search with split proofs: every "``R`` rounds are impossible" by cubes.
 
-For instances where one solver call cannot decide the last step, :class:`SplitSearch` skips
-the incremental queries. After the closed-form lower bound ``L`` and the best verified
-schedule (``U`` rounds), it asks :func:`gossipcert.exact.cubes.refute_by_cubes` whether
-``U - 1`` rounds are possible: a cube with a model gives a shorter schedule (verified, and
-``U`` drops), a refutation of every cube (and of the cover) certifies ``U``. A time-out
-leaves ``feasible`` with ``[L, U]``; refuted cubes stay in the cube store for the next run.
+For instances where one solver call cannot decide the last step. After the closed-form
+lower bound ``L`` and the best verified schedule (``U`` rounds), :class:`SplitSearch` runs
+the one-piece search (descending probes, then ascending queries) for a share of the time
+(:data:`ONE_PIECE_SECONDS`, :data:`ONE_PIECE_SHARE`); the easy horizons are settled there.
+From the first open horizon ``r = L`` it then asks
+:func:`gossipcert.exact.cubes.refute_by_cubes`: a refutation of every cube (and of the cover)
+raises ``L`` to ``r + 1``; a cube with a model gives a schedule of ``r`` rounds (verified),
+so ``U = r``. When the bounds meet, the evidence is the split refutation of ``U - 1`` rounds,
+or, when the one-piece search refuted it, a one-piece DRAT proof as in
+:mod:`gossipcert.exact.search`. A time-out leaves ``feasible`` with ``[L, U]``; refuted cubes
+stay in the cube store for the next run.
 """
 
 from __future__ import annotations
@@ -15,16 +20,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from gossipcert.encodings import EncodingOptions
-from gossipcert.exact.backends import Status, make_backend
-from gossipcert.exact.cubes import STRICT_NODES, base_options, refute_by_cubes
-from gossipcert.exact.search import PROBE_SECONDS, SolveResult, _Search, _verified
+from gossipcert.exact.cubes import STRICT_NODES, refute_by_cubes
+from gossipcert.exact.search import SolveResult, _Search, _verified
+
+#: the one-piece search gets at most this many seconds ...
+ONE_PIECE_SECONDS = 120.0
+#: ... and at most this share of the time left
+ONE_PIECE_SHARE = 0.4
 
 
 @dataclass(frozen=True)
 class SplitSettings:
     """How to split: ``strict`` cover (tautology proof) or orbits of ``depth`` 1 or 2,
     ``jobs`` local workers or a Dask ``scheduler``, a ``store`` folder of refuted cubes,
-    ``nodes`` fixed per strict cube."""
+    ``nodes`` fixed per strict cube, ``one_piece`` seconds for the one-piece search."""
 
     strict: bool = False
     depth: int = 1
@@ -32,6 +41,8 @@ class SplitSettings:
     scheduler: str | None = None
     store: str | None = None
     nodes: int = STRICT_NODES
+    #: seconds for the one-piece search first (at most :data:`ONE_PIECE_SHARE` of the limit)
+    one_piece: float = ONE_PIECE_SECONDS
 
 
 class SplitSearch(_Search):
@@ -40,49 +51,42 @@ class SplitSearch(_Search):
     def __init__(self, *args: Any, split: SplitSettings, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.split = split
-        self.options = base_options(split.strict)
+        self.options = EncodingOptions.for_search(strict=split.strict)
 
     def _cube_event(self, event: dict[str, Any]) -> None:
         """A cube's progress: shown, not logged."""
         if self.progress is not None:
             self.progress({**event, "time": round(time.monotonic() - self.start, 3)})
 
-    def probe(self) -> None:
-        """Descending probes first (as the one-piece search does): can the incremental
-        solver, with the search's own options, shorten the best schedule in a short slice?
-        Only schedules count; the last step is left to the cubes."""
-        if self.upper is None or self.lower >= self.upper:
-            return
-        split_options, lower = self.options, self.lower
-        self.options = EncodingOptions.for_search(strict=self.split.strict)
+    def one_piece(self, enc: Any) -> bool:
+        """The one-piece search (descending probes, ascending queries) within its share of
+        the time; True when it settled the optimum."""
+        now = time.monotonic()
+        share = self.split.one_piece
+        if self.deadline is not None:
+            share = min(share, (self.deadline - now) * ONE_PIECE_SHARE)
+        deadline, self.deadline = self.deadline, now + share
         try:
-            enc = self.encode()
-            if enc is None:
-                return
-            solver = make_backend(self.backend, enc.formula)
-            try:
-                while self.upper is not None and self.lower < self.upper - 1:
-                    now = time.monotonic()
-                    end = now + PROBE_SECONDS
-                    if self.deadline is not None:
-                        end = min(end, now + (self.deadline - now) / 4)
-                    if self.query(enc, solver, self.upper - 1, end) is not Status.SAT:
-                        break
-            finally:
-                solver.close()
+            return self.search(enc)
         finally:
-            # a probe's refutation is the solver's word only: the cubes prove it again
-            self.options, self.lower, self.unsat_at = split_options, lower, None
+            self.deadline = deadline
 
     def run(self) -> SolveResult:
         try:
             self.lower_bound()
             self.upper_bound()
+            if self.upper is not None and self.upper == self.lower:
+                return self.result("optimal")
+            enc = self.encode()
+            if enc is None:
+                return self.result("feasible" if self.best is not None else "unknown")
             if self.best is None:
                 self.first_schedule()
-            self.probe()
-            while self.upper is not None and self.lower < self.upper:
-                r = self.upper - 1
+            if self.one_piece(enc):
+                return self.result("optimal", self.prove())
+            evidence = None  # the split refutation of the largest horizon refuted so far
+            while self.upper is None or self.lower < self.upper:
+                r = self.lower
                 out = refute_by_cubes(
                     self.instance,
                     r,
@@ -109,16 +113,20 @@ class SplitSearch(_Search):
                     self.best = _verified(self.instance, out.schedule, "split solver's")
                     self.upper_source = "split-cube"
                     self.emit({"event": "upper-bound", "value": self.upper, "source": "split"})
-                    continue
-                if out.status == "unsat" and out.evidence is not None:
-                    self.unsat_at = r
-                    self.lower = r + 1
-                    self.lower_evidence = out.evidence
+                elif out.status == "unsat" and out.evidence is not None:
+                    self.unsat_at, self.lower, evidence = r, r + 1, out.evidence
                     self.emit({"event": "lower-bound", "value": self.lower, "source": "split"})
-                    return self.result("optimal", out.evidence)
-                break
-            if self.upper is not None and self.lower == self.upper:
-                return self.result("optimal")
-            return self.result("feasible" if self.best is not None else "unknown")
+                else:
+                    break
+            if self.upper is None or self.lower < self.upper:
+                status = "feasible" if self.best is not None else "unknown"
+                return self.result(status, evidence or self._open_evidence())
+            if evidence is not None and evidence["rounds"] + 1 == self.upper:
+                return self.result("optimal", evidence)
+            return self.result("optimal", self.prove())
         except KeyboardInterrupt:
             return self.interrupted()
+
+    def _open_evidence(self) -> dict[str, Any]:
+        refuted = self.unsat_at is not None and self.unsat_at + 1 == self.lower
+        return self.claim() if refuted else self.lower_evidence
