@@ -182,3 +182,37 @@ def test_local_dask_cluster_gives_the_same_certificate() -> None:
         dask = refute_by_cubes(inst, 7, depth=2, scheduler=cluster.scheduler_address)
     assert pool.status == dask.status == "unsat"
     assert _stable(pool.evidence) == _stable(dask.evidence)
+
+
+def test_split_search_settles_easy_horizons_in_one_piece() -> None:
+    inst = parse_instance("ccc:3", "telephone", "gossip")
+    args = (inst, "sat", None, base_options(False), True, True, None, None)
+    res = SplitSearch(*args, split=SplitSettings()).run()
+    assert (res.status, res.optimum, res.evidence["kind"]) == ("optimal", 7, "drat")
+
+
+def test_solve_split_on_the_command_line_writes_a_certificate_that_checks(tmp_path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from gossipcert.cli import app
+
+    runner = CliRunner()
+    cert = tmp_path / "c.json"
+    store = tmp_path / "cubes"
+    args = ["solve", "ring:5", "-m", "half-duplex", "--split", "--split-depth", "2"]
+    args += ["--cube-store", str(store), "-o", str(cert), "--json", "-q", "-t", "60"]
+    monkey = pytest.MonkeyPatch()
+    monkey.setattr("gossipcert.exact.split.ONE_PIECE_SHARE", 0.0)  # straight to the cubes
+    try:
+        out = runner.invoke(app, args)
+    finally:
+        monkey.undo()
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["optimum"] == 6 and data["evidence"]["kind"] == "drat-cubes"
+    assert "proof_xz_base64" not in json.dumps(data)  # proofs stay in the certificate
+    assert list(store.glob("*.json"))
+    checked = runner.invoke(app, ["check", str(cert), "--json", "-t", "120"])
+    assert checked.exit_code == 0 and json.loads(checked.stdout)["status"] == "holds"
