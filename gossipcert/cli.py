@@ -328,6 +328,31 @@ def solve_cmd(
         float | None, typer.Option("--tau", help="Linear cost: time per packet and hop.")
     ] = None,
     h: Annotated[int | None, typer.Option("--h", help="Linear cost: hops per link.")] = None,
+    split: Annotated[
+        bool,
+        typer.Option(
+            "--split",
+            help="Prove R*-1 impossible by cubes on the first round's calls, one per orbit "
+            "under the automorphisms (with --strict: cubes covering every call, and a proof "
+            "that they do), each with its DRAT proof.",
+        ),
+    ] = False,
+    depth: Annotated[
+        int, typer.Option("--split-depth", help="--split: calls fixed per cube (1 or 2).")
+    ] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="--split: local worker processes.")] = 1,
+    scheduler: Annotated[
+        str | None,
+        typer.Option("--scheduler", help="--split: run the cubes on this Dask scheduler."),
+    ] = None,
+    cube_store: Annotated[
+        str | None,
+        typer.Option(
+            "--cube-store",
+            help="--split: folder of refuted cubes, read first and written as cubes finish.",
+            metavar="DIR",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Find the minimum number of rounds and prove that one round fewer is impossible.
@@ -345,7 +370,7 @@ def solve_cmd(
 
     from gossipcert.exact.certificate import build_certificate, certificate_text
     from gossipcert.exact.partial import partial_text, read_resume_schedule
-    from gossipcert.exact.search import solve
+    from gossipcert.exact.watchdog import solve_within
     from gossipcert.schedule import to_json
 
     _check_output(output, force)
@@ -364,9 +389,16 @@ def solve_cmd(
                     "was it written for another graph, model or problem?"
                 )
             seeds.append((f"resumed from {resume}", previous))
+    settings = None
+    if split:
+        from gossipcert.exact.split import SplitSettings
+
+        if depth not in (1, 2) or jobs < 1:
+            raise GossipcertError("--split-depth must be 1 or 2, and --jobs at least 1")
+        settings = SplitSettings(strict, depth, jobs, scheduler, cube_store)
     progress = Progress(not quiet)
     try:
-        res = solve(
+        res = solve_within(  # the search in a child process killed at the time limit
             instance,
             backend=backend,
             time_limit=time_limit,
@@ -375,6 +407,7 @@ def solve_cmd(
             proof=proof,
             progress=progress,
             seeds=seeds,
+            split=settings,
         )
     except KeyboardInterrupt:
         low = "?" if progress.lower is None else progress.lower
@@ -390,7 +423,7 @@ def solve_cmd(
                 }
             )
         raise typer.Exit(130) from None
-    evidence = {k: v for k, v in res.evidence.items() if k != "proof_xz_base64"}
+    evidence = _without_proofs(res.evidence)
     certified = res.status == "optimal" and not res.interrupted
     written: str | None = None
     if output and certified:
@@ -433,6 +466,16 @@ def solve_cmd(
     if res.interrupted:
         raise typer.Exit(130)
     raise typer.Exit(0 if res.status == "optimal" else 1)
+
+
+def _without_proofs(evidence: dict[str, Any]) -> dict[str, Any]:
+    """The evidence without its stored proofs (and those of its cubes), for printing."""
+    out = {k: v for k, v in evidence.items() if k != "proof_xz_base64"}
+    if isinstance(out.get("cubes"), list):
+        out["cubes"] = [_without_proofs(c) for c in out["cubes"]]
+    if isinstance(out.get("coverage"), dict):
+        out["coverage"] = _without_proofs(out["coverage"])
+    return out
 
 
 def _solve_cost(
@@ -520,7 +563,8 @@ def check_cmd(
     Exit 0 when every step holds, 1 on any mismatch or rejected proof, 2 when the file cannot
     be read, 3 when the time limit ran out before a verdict (neither holds nor fails).
     """
-    from gossipcert.exact.certificate import check_certificate, read_certificate
+    from gossipcert.exact.certificate import read_certificate
+    from gossipcert.exact.watchdog import check_within
 
     if (certificate is None) == (all_dir is None):
         raise GossipcertError("give one certificate, or --all FOLDER")
@@ -528,7 +572,7 @@ def check_cmd(
         _check_all(all_dir, time_limit, as_json, full)
     assert certificate is not None
     cert = read_certificate(certificate)
-    rep = check_certificate(cert, time_limit, full)
+    rep = check_within(cert, time_limit, full)
     mark = {True: "[green]✓[/]", False: "[red]✗[/]", None: "[yellow]?[/]"}
     if as_json:
         print_json(
@@ -563,7 +607,8 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool)
     3 none fails but one could not be decided in time."""
     from pathlib import Path
 
-    from gossipcert.exact.certificate import check_certificate, read_certificate
+    from gossipcert.exact.certificate import read_certificate
+    from gossipcert.exact.watchdog import check_within
 
     root = Path(folder)
     if not root.is_dir():
@@ -574,7 +619,7 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool)
     results = []
     for f in files:
         try:
-            rep = check_certificate(read_certificate(f), time_limit, full)
+            rep = check_within(read_certificate(f), time_limit, full)
             status = rep.status
             first = next((t for ok, t in rep.steps if ok is not True), "")
         except GossipcertError as exc:
@@ -1004,6 +1049,10 @@ def main(argv: list[str] | None = None) -> None:
     and with ``--json`` also ``{"error": ..., "exit": 2}`` on stdout.
     """
     args = sys.argv[1:] if argv is None else list(argv)
+    if argv is None:  # a real command: time limits count from the process's start
+        from gossipcert.clock import mark_command_start
+
+        mark_command_start()
     try:
         code = app(args=args, prog_name="gossipcert", standalone_mode=False)
     except _CLICK_ERROR as exc:

@@ -139,6 +139,16 @@ class Progress:
             self._print(f"{t}  proof check: {esc(event['summary'])}")
         elif kind == "symmetry":
             self._print(f"{t}  symmetry breaking: {event['generators']} generators")
+        elif kind == "split":
+            self._print(
+                f"{t}  {rounds_text(event['rounds'])} split into {event['cubes']} cubes "
+                f"(cover: {event['coverage']}; {event['stored']} refuted before)"
+            )
+        elif kind == "cube":
+            self._print(
+                f"{t}  cube {event['refuted']}/{event['cubes']} refuted "
+                f"({event['seconds']:.1f}s): {esc(event['cube'])}"
+            )
 
 
 def print_solve_result(res: Any, evidence: dict[str, Any], show: bool) -> None:
@@ -192,4 +202,17 @@ def evidence_text(ev: dict[str, Any]) -> str:
         )
     if kind == "solver-claim":
         return f"{rounds_text(ev['rounds'])} infeasible by the word of {ev['solver']} (no proof)"
+    if kind == "drat-cubes":
+        cubes = ev.get("cubes", [])
+        cover = ev.get("coverage", {}).get("kind")
+        return (
+            f"{rounds_text(ev['rounds'])} infeasible: split into {len(cubes)} cubes, each with "
+            f"a checked DRAT proof ({sum(c.get('proof_lines', 0) for c in cubes)} lines in all), "
+            f"for a CNF of {ev['variables']} variables and {ev['clauses']} clauses; cover: "
+            + (
+                "the automorphism orbits (re-checked by gossipcert check)"
+                if cover == "orbits"
+                else "a checked DRAT proof that every model lies in a cube"
+            )
+        )
     return str(ev)

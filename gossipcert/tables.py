@@ -307,11 +307,11 @@ def evaluate(task: Task) -> dict[str, Any]:
 
 def _solve(instance: Instance, task: Task) -> tuple[dict[str, Any], dict[str, Any] | None]:
     from gossipcert.exact.certificate import build_certificate
-    from gossipcert.exact.search import solve
+    from gossipcert.exact.watchdog import solve_within
 
     t0 = time.monotonic()
     try:
-        res = solve(instance, backend=task.backend, time_limit=task.time_limit)
+        res = solve_within(instance, backend=task.backend, time_limit=task.time_limit)
     except GossipcertError as exc:
         return {
             "status": "error",
@@ -434,18 +434,36 @@ class DaskRunner:
 
     def __call__(self, tasks: list[Task], jobs: int) -> Iterator[tuple[Task, dict[str, Any]]]:
         """Submit every task and yield the results as they arrive; then disconnect."""
+        try:
+            for i, result in self.map(evaluate, tasks):
+                yield tasks[i], result
+        finally:
+            self.close()
+
+    def map(
+        self, func: Callable[[Any], Any], items: list[Any], deadline: float | None = None
+    ) -> Iterator[tuple[int, Any]]:
+        """Run ``func`` on every item on the cluster; yield ``(index, result)`` as they
+        arrive, until ``deadline`` (a ``time.monotonic()`` value; the rest is cancelled)."""
         if self.client is None:
             self.connect()
         from dask.distributed import as_completed as dask_completed
 
-        client = self.client
+        futures = self.client.map(func, items, pure=False)
+        index = {f.key: i for i, f in enumerate(futures)}
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
-            futures = client.map(evaluate, tasks, pure=False)
-            index = {f.key: t for f, t in zip(futures, tasks, strict=True)}
-            for fut in dask_completed(futures):
+            for fut in dask_completed(futures, timeout=left):
                 yield index[fut.key], fut.result()
+        except TimeoutError:
+            return
         finally:
-            client.close()
+            self.client.cancel(futures)
+
+    def close(self) -> None:
+        """Disconnect from the scheduler."""
+        if self.client is not None:
+            self.client.close()
             self.client = None
 
 

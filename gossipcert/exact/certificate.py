@@ -8,6 +8,9 @@ the lower-bound evidence:
 - ``drat``: the encoding options, the SHA-256 of the CNF for ``R* - 1`` rounds, and the DRAT
   proof (xz-compressed, base64) with the verdict of each checker that judged it (name,
   version, how it treats deletions);
+- ``drat-cubes``: the same claim split into cubes, each with its DRAT proof, and the cover
+  (a tautology proof, or the orbit argument), re-checked by
+  :mod:`gossipcert.exact.cube_check`;
 - ``solver-claim``: a solver's word only (weaker, and labelled so).
 
 :func:`check_certificate` re-derives everything: it rebuilds the instance from the stored edge
@@ -107,11 +110,18 @@ def build_certificate(result: SolveResult) -> dict[str, Any]:
         "schedule": to_json(result.schedule, inst),
         "schedule_source": result.upper_source,
         "evidence": result.evidence,
-        "symmetry_breaking": result.options.symmetry
-        and result.evidence.get("kind") in ("drat", "solver-claim"),
+        "symmetry_breaking": _uses_symmetry(result),
         "backend": result.backend,
         "times": {k: round(v, 3) for k, v in result.times.items()},
     }
+
+
+def _uses_symmetry(result: SolveResult) -> bool:
+    """Whether the lower-bound evidence relies on a symmetry argument."""
+    ev = result.evidence
+    if ev.get("kind") == "drat-cubes":
+        return ev.get("coverage", {}).get("kind") == "orbits"
+    return result.options.symmetry and ev.get("kind") in ("drat", "solver-claim")
 
 
 def certificate_text(cert: dict[str, Any]) -> str:
@@ -265,7 +275,7 @@ def _check(
             "no solver argument involved (symmetry_breaking false)",
         )
         return
-    if kind not in ("drat", "solver-claim"):
+    if kind not in ("drat", "drat-cubes", "solver-claim"):
         out.add(False, f"unknown evidence kind {kind!r}")
         return
     rounds = ev.get("rounds")
@@ -275,6 +285,11 @@ def _check(
             f"the evidence refutes {rounds!r} rounds, but an optimum of {optimum} needs "
             f"{optimum - 1} rounds refuted",
         )
+        return
+    if kind == "drat-cubes":  # the claim split into cubes, each with its proof
+        from gossipcert.exact.cube_check import check_cube_evidence
+
+        check_cube_evidence(inst, rounds, ev, cert, time_limit, out, full)
         return
     known = set(EncodingOptions().to_json())
     if not isinstance(ev.get("encoding"), dict) or not set(ev["encoding"]) <= known:

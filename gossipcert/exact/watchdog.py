@@ -1,0 +1,358 @@
+"""Time limits that hold: the work runs in a forked child that is killed at the deadline.
+
+The search keeps its own deadline (CaDiCaL in conflict-budget slices, CP-SAT with a time
+limit, the proof checkers in child processes), but a single slice, the constructions on a
+large graph, building a large encoding or regenerating a CNF cannot be stopped from inside.
+So a command with a time limit runs its work in a child process (``os.fork``, which also
+works inside the daemonic workers of a process pool or a Dask cluster) that reports every
+step to the parent through a pipe. The child gets the limit minus a small margin
+(:data:`MARGIN_FRACTION` of it, at most :data:`MARGIN_SECONDS`), so that it normally ends
+on its own with its full answer. On the command line the limit counts from the process's
+start (:mod:`gossipcert.clock`); at the limit the parent kills it and answers from the last
+state reported: the best lower bound and its evidence, and the best schedule, verified again
+by :func:`gossipcert.simulate.simulate` in the parent.
+
+- :func:`call_in_child`: the mechanism (any function, any messages);
+- :func:`solve_within`: :func:`gossipcert.exact.search.solve` under a hard limit;
+- :func:`check_within`: :func:`gossipcert.exact.certificate.check_certificate` under a hard
+  limit (killed, the check is no verdict — ``timeout`` — never a failure).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import signal
+import struct
+import time
+from collections.abc import Callable
+from typing import Any
+
+from gossipcert.clock import limit_origin
+from gossipcert.encodings import EncodingOptions
+from gossipcert.errors import SolverError
+from gossipcert.exact.backends import BACKENDS
+from gossipcert.exact.search import Progress, SolveResult, _Search, _verified
+from gossipcert.exact.split import SplitSearch, SplitSettings
+from gossipcert.instance import Instance
+from gossipcert.schedule import Schedule
+
+#: the child gets the limit minus this fraction of it ...
+MARGIN_FRACTION = 0.03
+#: ... but never more than this many seconds less
+MARGIN_SECONDS = 2.0
+#: after Ctrl-C, seconds the parent waits for the child's own answer before killing it
+INTERRUPT_GRACE = 5.0
+
+Send = Callable[[Any], None]
+
+_HEADER = struct.Struct("!Q")
+
+
+def child_budget(time_limit: float) -> float:
+    """Seconds the child is given for a hard limit of ``time_limit`` seconds."""
+    return max(0.0, time_limit - min(MARGIN_SECONDS, MARGIN_FRACTION * time_limit))
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _child(fd: int, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    """Body of the child: run ``fn(send, *args)`` and send its outcome; never returns."""
+    code = 0
+
+    def send(obj: Any) -> None:
+        data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        _write_all(fd, _HEADER.pack(len(data)) + data)
+
+    try:
+        try:
+            send(("result", fn(send, *args)))
+        except KeyboardInterrupt:
+            send(("interrupted", None))
+        except BaseException as exc:  # handed to the parent, raised there
+            try:
+                send(("error", exc))
+            except Exception:  # an exception that does not pickle
+                send(("error", SolverError(f"{type(exc).__name__}: {exc}")))
+    except BaseException:
+        code = 1
+    finally:
+        os._exit(code)
+
+
+class _Reader:
+    """Length-prefixed pickles from a pipe, read without blocking past a deadline."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.buffer = b""
+        self.eof = False
+
+    def messages(self, until: float | None) -> list[Any]:
+        """The messages that arrive before ``until`` (at least one wait; [] on time-out)."""
+        left = None if until is None else max(0.0, until - time.monotonic())
+        ready, _, _ = select.select([self.fd], [], [], left)
+        if not ready:
+            return []
+        chunk = os.read(self.fd, 1 << 20)
+        if not chunk:
+            self.eof = True
+            return []
+        self.buffer += chunk
+        out = []
+        while len(self.buffer) >= _HEADER.size:
+            (size,) = _HEADER.unpack_from(self.buffer)
+            if len(self.buffer) < _HEADER.size + size:
+                break
+            out.append(pickle.loads(self.buffer[_HEADER.size : _HEADER.size + size]))
+            self.buffer = self.buffer[_HEADER.size + size :]
+        return out
+
+
+def call_in_child(
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    deadline: float | None,
+    on_message: Callable[[Any], None] | None = None,
+) -> tuple[str, Any]:
+    """Run ``fn(send, *args)`` in a forked child, killed at ``deadline``.
+
+    Parameters
+    ----------
+    fn : callable
+        Called in the child with a ``send(obj)`` function first; ``obj`` (picklable) is
+        passed to ``on_message`` in the parent as it arrives.
+    args : tuple
+    deadline : float or None
+        A ``time.monotonic()`` value; the child is killed (``SIGKILL``) when it passes.
+    on_message : callable, optional
+
+    Returns
+    -------
+    (str, object)
+        ``("result", value)``, ``("timeout", None)`` (killed at the deadline),
+        ``("interrupted", None)`` (Ctrl-C) or ``("died", None)`` (no answer).
+        An exception raised by ``fn`` is raised again here.
+
+    Examples
+    --------
+    >>> call_in_child(lambda send, x: x + 1, (41,), None)
+    ('result', 42)
+    >>> import time as _t
+    >>> call_in_child(lambda send: _t.sleep(5), (), _t.monotonic() + 0.2)
+    ('timeout', None)
+    """
+    rfd, wfd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child (its coverage is not collected)
+        os.close(rfd)
+        _child(wfd, fn, args)
+    os.close(wfd)
+    reader = _Reader(rfd)
+    outcome: tuple[str, Any] = ("died", None)
+    stop = deadline
+    try:
+        while not reader.eof:
+            try:
+                if stop is not None and time.monotonic() >= stop:
+                    outcome = ("timeout", None) if stop == deadline else ("interrupted", None)
+                    break
+                for kind, value in reader.messages(stop):
+                    if kind == "message":
+                        if on_message is not None:
+                            on_message(value)
+                    else:
+                        outcome = (kind, value)
+            except KeyboardInterrupt:
+                # the child received the same SIGINT: give it a moment to answer
+                grace = time.monotonic() + INTERRUPT_GRACE
+                stop = grace if deadline is None else min(deadline, grace)
+                outcome = ("interrupted", None)
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:  # pragma: no cover - already gone
+            pass
+        os.waitpid(pid, 0)
+        os.close(rfd)
+    if outcome[0] == "error":
+        raise outcome[1]
+    return outcome
+
+
+# ------------------------------------------------------------------------------ solve
+
+
+class _Reporting(_Search):
+    """The round search, sending every event and every change of its state to the parent."""
+
+    send: Send
+
+    def emit(self, event: dict[str, Any]) -> None:
+        super().emit(event)
+        if event["event"] in ("lower-bound", "upper-bound", "query", "proof"):
+            refuted = self.unsat_at is not None and self.unsat_at + 1 == self.lower
+            state = {
+                "lower": self.lower,
+                "evidence": self.claim() if refuted else self.lower_evidence,
+                "upper_source": self.upper_source,
+                "options": self.options,
+            }
+            if event["event"] == "upper-bound" and self.best is not None:
+                state["schedule"] = self.best[0]
+            self.send(("message", ("state", state)))
+
+
+def _solve_child(send: Send, kwargs: dict[str, Any], split: SplitSettings | None) -> SolveResult:
+    def progress(event: dict[str, Any]) -> None:
+        send(("message", ("event", event)))
+
+    if split is None:
+        search: _Search = _Reporting(**kwargs, progress=progress)
+    else:
+        cls = type("_ReportingSplit", (_Reporting, SplitSearch), {})
+        search = cls(**kwargs, progress=progress, split=split)
+    search.send = send  # type: ignore[attr-defined]
+    return search.run()
+
+
+def solve_within(
+    instance: Instance,
+    backend: str = "sat",
+    time_limit: float | None = None,
+    strict: bool = False,
+    proof: bool = True,
+    use_bounds: bool = True,
+    counting: bool = False,
+    options: EncodingOptions | None = None,
+    progress: Progress | None = None,
+    seeds: list[tuple[str, Schedule]] | None = None,
+    split: SplitSettings | None = None,
+) -> SolveResult:
+    """:func:`gossipcert.exact.search.solve` with a time limit that holds.
+
+    Same parameters and result as :func:`~gossipcert.exact.search.solve`; with ``split``,
+    the refutations are done by cubes (:class:`gossipcert.exact.split.SplitSearch`).
+    Without a time limit it is that search in this process. With one, the search runs in
+    a child process given :func:`child_budget` seconds and killed at ``time_limit``;
+    killed, the answer is built from its last reported state (``timed_out`` set, the
+    schedule verified again).
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> solve_within(parse_instance("ring:6", "telephone", "gossip"), time_limit=30).optimum
+    3
+    """
+    from gossipcert.exact.search import solve
+
+    if backend not in BACKENDS:
+        raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if options is None:
+        options = EncodingOptions.for_search(strict=strict, counting=counting)
+    if time_limit is None and split is not None:
+        args = (instance, backend, None, options, use_bounds, proof, progress, seeds)
+        return SplitSearch(*args, split=split).run()
+    if time_limit is None:
+        return solve(
+            instance, backend, None, proof=proof, use_bounds=use_bounds, options=options,
+            progress=progress, seeds=seeds,
+        )  # fmt: skip
+    start = limit_origin()
+    kwargs = {
+        "instance": instance,
+        "backend": backend,
+        "time_limit": max(0.0, child_budget(time_limit) - (time.monotonic() - start)),
+        "options": options,
+        "use_bounds": use_bounds,
+        "proof": proof,
+        "seeds": seeds,
+    }
+    state: dict[str, Any] = {"lower": 0, "evidence": {}, "upper_source": "none"}
+    log: list[dict[str, Any]] = []
+
+    def on_message(msg: tuple[str, Any]) -> None:
+        kind, value = msg
+        if kind == "event":
+            if value["event"] != "heartbeat":
+                log.append(value)
+            if progress is not None:
+                progress(value)
+        else:
+            state.update(value)
+
+    kind, value = call_in_child(_solve_child, (kwargs, split), start + time_limit, on_message)
+    if kind == "result":
+        return value
+    return _from_state(instance, backend, options, state, log, start, kind)
+
+
+def _from_state(
+    instance: Instance,
+    backend: str,
+    options: EncodingOptions,
+    state: dict[str, Any],
+    log: list[dict[str, Any]],
+    start: float,
+    kind: str,
+) -> SolveResult:
+    """The answer of a killed search, from its last reported state."""
+    best = None
+    if state.get("schedule") is not None:
+        best = _verified(instance, state["schedule"], "reported")
+    upper = None if best is None else best[1].rounds
+    lower = int(state["lower"])
+    optimal = upper is not None and lower == upper
+    status = "optimal" if optimal else "feasible" if best is not None else "unknown"
+    evidence = state["evidence"] or {"kind": "closed-form", "name": "trivial", "value": lower}
+    return SolveResult(
+        instance,
+        status,
+        upper if optimal else None,
+        lower,
+        upper,
+        None if best is None else best[0],
+        None if best is None else best[1],
+        evidence,
+        state["upper_source"] if best is not None else "none",
+        backend,
+        state.get("options", options),
+        {"total": time.monotonic() - start},
+        log,
+        timed_out=kind != "interrupted",
+        interrupted=kind == "interrupted",
+    )
+
+
+# ------------------------------------------------------------------------------ check
+
+
+def _check_child(send: Send, cert: dict[str, Any], budget: float | None, full: bool) -> Any:
+    from gossipcert.exact.certificate import check_certificate
+
+    del send
+    return check_certificate(cert, budget, full)
+
+
+def check_within(cert: dict[str, Any], time_limit: float | None, full: bool = False) -> Any:
+    """:func:`gossipcert.exact.certificate.check_certificate` with a time limit that holds.
+
+    Killed at the limit, the report has one undecided step (no verdict, never a failure).
+    """
+    from gossipcert.exact.certificate import CheckReport, check_certificate
+
+    if time_limit is None:
+        return check_certificate(cert, None, full)
+    start = limit_origin()
+    budget = max(0.0, child_budget(time_limit) - (time.monotonic() - start))
+    kind, value = call_in_child(_check_child, (cert, budget, full), start + time_limit)
+    if kind == "result":
+        return value
+    rep = CheckReport()
+    rep.add(None, f"no verdict: the check was stopped at the time limit ({time_limit:g}s)")
+    return rep
