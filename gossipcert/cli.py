@@ -267,6 +267,14 @@ def solve_cmd(
         ),
     ] = False,
     counting: CountingOpt = False,
+    encoding: Annotated[
+        str,
+        typer.Option(
+            "--encoding",
+            help="auto (default: broadcast for single-packet problems), broadcast or knowledge.",
+            metavar="NAME",
+        ),
+    ] = "auto",
     proof: Annotated[
         bool,
         typer.Option(
@@ -359,6 +367,7 @@ def solve_cmd(
             proof=proof,
             progress=progress,
             seeds=seeds,
+            encoding=encoding,
         )
     except KeyboardInterrupt:
         low = "?" if progress.lower is None else progress.lower

@@ -15,7 +15,8 @@ Options after the colon, comma separated: ``p=N`` (packets per transmission), ``
 all-port; without it each edge's ``capacity`` attribute counts), ``tau=X`` and ``h=N``
 (linear cost ``1 + tau*h*s`` per round).
 
-Problem specs: ``gossip``, ``broadcast:S``, ``scatter:S``, ``gather:R``, ``total-exchange``,
+Problem specs: ``gossip``, ``broadcast:S`` (or ``broadcast:S1,S2,...``, one packet held by
+several sources), ``scatter:S``, ``gather:R``, ``total-exchange``,
 or a JSON file ``{"packets": [...], "holdings": {node: [packet, ...]}, "demands": {...}}``.
 
 References
@@ -436,10 +437,16 @@ def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
     need = [0] * n
 
     root: int | None = None
+    sources: list[int] = []
     if kind in _ROOTED:
-        root = graphs.resolve_node(graph, problem.root)
-        if graphs.is_router(graph, root):
-            raise SpecError(f"{kind.value}:{problem.root} names a router; use a processor")
+        assert problem.root is not None
+        sources = resolve_roots(graph, problem.root)
+        if len(sources) > 1 and kind is not ProblemKind.BROADCAST:
+            raise SpecError(f"{kind.value} takes one node (got {problem.root!r})")
+        root = sources[0]
+        for v in sources:
+            if graphs.is_router(graph, v):
+                raise SpecError(f"{kind.value}:{problem.root} names a router; use a processor")
 
     if kind is ProblemKind.GOSSIP:
         for i, v in enumerate(procs):
@@ -449,9 +456,9 @@ def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
         for v in procs:
             need[v] = everything
     elif kind is ProblemKind.BROADCAST:
-        assert root is not None
-        names.append(ref(root))
-        hold[root] = 1
+        names.append(ref(root) if len(sources) == 1 else tuple(ref(v) for v in sources))
+        for v in sources:
+            hold[v] = 1
         for v in procs:
             need[v] = 1
     elif kind is ProblemKind.SCATTER:
@@ -497,6 +504,34 @@ def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
     instance = Instance(graph, model, problem, tuple(names), tuple(hold), tuple(need))
     _check_satisfiable(instance)
     return instance
+
+
+def resolve_roots(graph: nx.Graph, ref: int | str) -> list[int]:
+    """The nodes a problem's root text names: one node, or a comma-separated list of them
+    (the sources of a multi-source broadcast, ``broadcast:0,5,9``).
+
+    The whole text is first matched as one node reference (a label may contain commas);
+    otherwise each comma-separated part must name a node. Repeats count once; the order is
+    the order written.
+
+    Raises
+    ------
+    SpecError
+        If some part names no node.
+
+    Examples
+    --------
+    >>> from gossipcert.graphs import from_spec
+    >>> resolve_roots(from_spec("ring:10"), "0, 5,9")
+    [0, 5, 9]
+    """
+    try:
+        return [graphs.resolve_node(graph, ref)]
+    except SpecError:
+        parts = [x.strip() for x in str(ref).split(",")]
+        if len(parts) < 2 or not all(parts):
+            raise
+    return list(dict.fromkeys(graphs.resolve_node(graph, x) for x in parts))
 
 
 def _check_satisfiable(instance: Instance) -> None:

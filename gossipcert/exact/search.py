@@ -42,6 +42,9 @@ from gossipcert.simulate import Report, simulate
 
 Progress = Callable[[dict[str, Any]], None]
 
+#: the choices of ``solve(encoding=...)``
+ENCODINGS = ("auto", "broadcast", "knowledge")
+
 #: seconds for each descending probe "is the best schedule optimal?"
 PROBE_SECONDS = 30.0
 
@@ -429,6 +432,7 @@ def solve(
     options: EncodingOptions | None = None,
     progress: Progress | None = None,
     seeds: list[tuple[str, Schedule]] | None = None,
+    encoding: str = "auto",
 ) -> SolveResult:
     """Certify the minimum number of rounds of ``instance``.
 
@@ -464,6 +468,10 @@ def solve(
     seeds : list of (str, Schedule), optional
         Further candidate schedules for the upper bound (e.g. from an earlier run), named;
         verified like the others.
+    encoding : {"auto", "broadcast", "knowledge"}
+        ``auto`` and ``broadcast``: single-packet instances get the broadcast encoding
+        (:mod:`gossipcert.encodings.broadcast`); ``knowledge``: the generic one. Ignored
+        when ``options`` is given.
 
     Returns
     -------
@@ -479,8 +487,12 @@ def solve(
     """
     if backend not in BACKENDS:
         raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if encoding not in ENCODINGS:
+        raise SolverError(f"unknown encoding {encoding!r}; choose one of {', '.join(ENCODINGS)}")
     if options is None:
-        options = EncodingOptions.for_search(strict=strict, counting=counting)
+        options = EncodingOptions.for_search(
+            strict=strict, counting=counting, broadcast=encoding != "knowledge"
+        )
     return _Search(instance, backend, time_limit, options, use_bounds, proof, progress, seeds).run()
 
 

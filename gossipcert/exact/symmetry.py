@@ -1,8 +1,8 @@
 """Symmetry breaking from the automorphism group of an instance.
 
 An automorphism of the instance is a permutation of the nodes that preserves the edges, the
-routers and the problem's distinguished node (the source of a broadcast or scatter, the root
-of a gather). It maps every schedule to a schedule of the same length, so among the images of
+routers and the problem's distinguished nodes (the sources of a broadcast or scatter, the
+root of a gather). It maps every schedule to a schedule of the same length, so among the images of
 a schedule there is one whose first-round variables, read in a fixed order, are
 lexicographically smallest. That image satisfies ``x <= x∘σ`` for every group element ``σ``;
 requiring it for the generators found by nauty (lex-leader constraints, restricted to the
@@ -28,7 +28,7 @@ import pynauty
 
 from gossipcert import graphs
 from gossipcert.encodings import Encoding
-from gossipcert.instance import Instance, ProblemKind
+from gossipcert.instance import Instance, ProblemKind, resolve_roots
 
 
 def automorphism_generators(instance: Instance) -> list[list[int]]:
@@ -39,12 +39,12 @@ def automorphism_generators(instance: Instance) -> list[list[int]]:
     if instance.problem.kind is ProblemKind.CUSTOM or instance.n < 2:
         return []
     g = instance.graph
-    root = None
+    roots: set[int] = set()
     if instance.problem.root is not None:
-        root = graphs.resolve_node(g, instance.problem.root)
+        roots = set(resolve_roots(g, instance.problem.root))
     cells: dict[tuple[bool, bool], set[int]] = {}
     for v in range(instance.n):
-        cells.setdefault((graphs.is_router(g, v), v == root), set()).add(v)
+        cells.setdefault((graphs.is_router(g, v), v in roots), set()).add(v)
     coloring = [cells[k] for k in sorted(cells)]
     adjacency = {v: sorted(g.adj[v]) for v in range(instance.n)}  # insertion order must not matter
     pg = pynauty.Graph(
