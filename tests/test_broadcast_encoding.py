@@ -42,7 +42,9 @@ def matchings(edges: tuple[Edge, ...], directed: bool) -> list[tuple[Edge, ...]]
                 out.append(tuple(a for u, v in combo for a in ((u, v), (v, u))))
                 continue
             for flips in itertools.product((False, True), repeat=k):
-                out.append(tuple((v, u) if f else (u, v) for (u, v), f in zip(combo, flips)))
+                out.append(
+                    tuple((v, u) if f else (u, v) for (u, v), f in zip(combo, flips, strict=True))
+                )
     return out
 
 

@@ -49,6 +49,11 @@ General: ``distance``, ``doubling``, ``telephone-gossip``, ``receive``, ``pendan
 (telephone and half-duplex: the calls of one node with its degree-1 neighbours; ``2(n-1)``
 and ``2n-3`` for gossip on the star ``K_{1,n-1}``).
 
+Broadcast (one packet, one-port models; :mod:`.broadcast`): ``broadcast-layers`` (distance
+layers, generalizing distance and doubling: Fraigniaud-Lazard, Ivanova-Haugland-Tvedt ``d+``
+type), ``broadcast-cut`` (subtrees behind a cut vertex; exact broadcast time of trees,
+Slater-Cockayne-Hedetniemi).
+
 Dimakopoulos [2]: ``dimakopoulos-1`` (single-port or half-duplex, ``p = 1``, gossip:
 ``n - 1``); ``dimakopoulos-2-3`` (half-duplex, ``p = 1``, gossip: ``2(n - 1)`` for even
 ``n``, ``2n`` for odd ``n``); ``dimakopoulos-hamiltonian-upper`` (a Hamiltonian cycle is
@@ -147,6 +152,10 @@ from gossipcert.bounds.bermond import (
     bermond_theorem21_bound,
     bermond_theorem31_upper_bound,
 )
+from gossipcert.bounds.broadcast import (
+    broadcast_cut_bound,
+    broadcast_layers_bound,
+)
 from gossipcert.bounds.dimakopoulos import (
     dimakopoulos_half_duplex_bound,
     dimakopoulos_hamiltonian_upper_bound,
@@ -233,6 +242,8 @@ __all__ = [
     "best_lower_bound",
     "best_upper_bound",
     "bound_by_name",
+    "broadcast_cut_bound",
+    "broadcast_layers_bound",
     "dd_broadcast_bound",
     "dd_broadcast_upper_bound",
     "dd_gossip_bound",
@@ -272,6 +283,8 @@ LOWER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     telephone_gossip_odd_bound,
     receive_bound,
     pendant_leaves_bound,
+    broadcast_layers_bound,
+    broadcast_cut_bound,
     dimakopoulos_receive_bound,
     dimakopoulos_half_duplex_bound,
     beier_sibeyn_path_bound,

@@ -95,12 +95,23 @@ def _verified(instance: Instance, schedule: Schedule, what: str) -> tuple[Schedu
     return Schedule(schedule.rounds[: rep.rounds]), rep
 
 
-def upper_bound_schedules(instance: Instance) -> list[tuple[str, Schedule]]:
-    """Candidate schedules from the heuristics and constructions that apply (unverified)."""
+def upper_bound_schedules(
+    instance: Instance, target: int | None = None
+) -> list[tuple[str, Schedule]]:
+    """Candidate schedules from the heuristics and constructions that apply (unverified);
+    ``target`` (default: the best closed-form lower bound) lets the randomized ones stop
+    early."""
     from gossipcert.constructions.catalog import upper_bound_candidates
+    from gossipcert.heuristics.broadcast import broadcast_greedy
     from gossipcert.heuristics.matching import matching_heuristic
 
     out: list[tuple[str, Schedule]] = []
+    if target is None:
+        target = best_lower_bound(instance).value
+    try:
+        out.append(("broadcast-greedy", broadcast_greedy(instance, target=target)))
+    except (UnsupportedModelError, HeuristicError):
+        pass
     try:
         out.append(("matching-heuristic", matching_heuristic(instance)))
     except (UnsupportedModelError, HeuristicError):
