@@ -213,3 +213,19 @@ def test_pendant_deadline() -> None:
     # from a leaf of the star K_{1,4}: one round to the centre, then one per other leaf
     inst = parse_instance("star:5", "telephone", "broadcast:1")
     assert solve(inst, use_bounds=False).optimum == 4
+
+
+def test_certificate_round_trip_with_the_broadcast_encoding() -> None:
+    import json
+
+    from gossipcert.exact.certificate import build_certificate, check_certificate
+
+    inst = parse_instance("butterfly:3", "half-duplex", "broadcast:0,7")
+    res = solve(inst, use_bounds=False)
+    assert res.status == "optimal" and res.evidence["kind"] == "drat"
+    assert res.evidence["encoding"]["broadcast"]
+    cert = json.loads(json.dumps(build_certificate(res)))
+    assert check_certificate(cert).ok
+    # the same certificate read as if made by the generic encoding: the CNF hash differs
+    cert["evidence"]["encoding"]["broadcast"] = False
+    assert not check_certificate(cert).ok

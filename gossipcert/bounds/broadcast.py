@@ -83,6 +83,35 @@ def _distances(nbrs: list[list[int]], sources: list[int]) -> list[int]:
     return dist
 
 
+def subtree_capacities(nbrs: list[list[int]], horizon: int, cap: int) -> list[list[int]]:
+    """``U[T][v]``: at most this many nodes (capped at ``cap``) in the subtree of a non-holder
+    ``v`` informed with ``T`` rounds to go (see the module docstring).
+
+    Examples
+    --------
+    >>> subtree_capacities([[1], [0, 2], [1]], 2, 100)  # the path 0-1-2
+    [[1, 1, 1], [1, 2, 1], [1, 2, 1]]
+    """
+    n = len(nbrs)
+    table = [[1] * n]
+    best = [[1] * n]  # best[T][v]: max over the neighbours x of v of U[T][x]
+    best[0] = [1 if nbrs[v] else 0 for v in range(n)]
+    for t in range(1, horizon + 1):
+        row = []
+        prev = table[t - 1]
+        for v in range(n):
+            slots = min(len(nbrs[v]) - 1, t)
+            if slots <= 0:
+                row.append(1)
+                continue
+            by_slot = sum(best[t - j][v] for j in range(1, slots + 1))
+            by_child = sum(sorted((prev[x] for x in nbrs[v]), reverse=True)[:slots])
+            row.append(min(1 + min(by_slot, by_child), cap))
+        table.append(row)
+        best.append([max((row[x] for x in nbrs[v]), default=0) for v in range(n)])
+    return table
+
+
 def layers_value(nbrs: list[list[int]], sources: list[int], demand: list[bool]) -> int:
     """The ``broadcast-layers`` value (see the module docstring) of a graph given by its
     adjacency lists; nodes out of reach of ``sources`` are ignored.
@@ -90,35 +119,43 @@ def layers_value(nbrs: list[list[int]], sources: list[int], demand: list[bool]) 
     Examples
     --------
     >>> layers_value([[1, 2, 3], [0], [0], [0]], [0], [True] * 4)  # the star K_{1,3}
-    2
+    3
     """
     dist = _distances(nbrs, sources)
-    ecc = max((dist[v] for v in range(len(nbrs)) if demand[v] and dist[v] >= 0), default=0)
+    n = len(nbrs)
+    ecc = max((dist[v] for v in range(n) if demand[v] and dist[v] >= 0), default=0)
     if ecc == 0:
         return 0
-    count = [0] * (ecc + 2)  # demanding nodes at each distance
-    for v, d in enumerate(dist):
-        if d >= 0 and demand[v] and d <= ecc:
-            count[d] += 1
     beyond = [0] * (ecc + 2)  # K_d: demanding nodes at distance >= d
-    for d in range(ecc, -1, -1):
-        beyond[d] = beyond[d + 1] + count[d]
-    # c_w for w in A_{d-1}, grouped by d
-    children: list[list[int]] = [[] for _ in range(ecc + 1)]
+    for v, d in enumerate(dist):
+        if d >= 0 and demand[v]:
+            beyond[min(d, ecc)] += 1
+    for d in range(ecc - 1, -1, -1):
+        beyond[d] += beyond[d + 1]
+    holder = [d == 0 for d in dist]
+    # for w in A_{d-1}: its slots (children in A_d) and those children
+    parents: list[list[tuple[int, list[int]]]] = [[] for _ in range(ecc + 1)]
     for w, d in enumerate(dist):
         if 0 <= d < ecc:
-            c = sum(1 for x in nbrs[w] if dist[x] == d + 1)
-            if c:
-                children[d + 1].append(c)
+            kids = [x for x in nbrs[w] if dist[x] == d + 1]
+            slots = min(len(kids), len(nbrs[w]) - (0 if holder[w] else 1))
+            if slots > 0:
+                parents[d + 1].append((slots, kids))
+    cap = beyond[1] + 1
 
     def fits(r: int) -> bool:
+        table = subtree_capacities(nbrs, r, cap)
         for d in range(1, ecc + 1):
             span = r - d + 1
-            cap = 0
-            for c in children[d]:
-                j = min(c, span)
-                cap += (1 << span) - (1 << (span - j))  # sum_{i=1}^{j} 2^(span - i)
-            if beyond[d] > cap:
+            total = 0
+            for slots, kids in parents[d]:
+                k = min(slots, span)
+                by_slot = sum(max(table[span - j][x] for x in kids) for j in range(1, k + 1))
+                by_child = sum(sorted((table[span - 1][x] for x in kids), reverse=True)[:k])
+                total += min(by_slot, by_child)
+                if total >= beyond[d]:
+                    break
+            if beyond[d] > total:
                 return False
         return True
 
@@ -144,7 +181,7 @@ def broadcast_layers_bound(instance: Instance) -> Bound | None:
     --------
     >>> from gossipcert.instance import parse_instance
     >>> broadcast_layers_bound(parse_instance("star:5", "telephone", "broadcast:0")).value
-    3
+    4
     >>> broadcast_layers_bound(parse_instance("path:9", "telephone", "broadcast:4,5")).value
     4
     """
