@@ -60,10 +60,16 @@ def test_tree_broadcast_time() -> None:
 
 
 def test_values() -> None:
-    # star K_{1,5} from its centre: 5 (five leaves, one per round); layers only gives 3
+    # star K_{1,5} from its centre: 5 (five leaves, one per round)
     star = parse_instance("star:6", "telephone", "broadcast:0")
     assert broadcast_cut_bound(star).value == 5  # type: ignore[union-attr]
-    assert broadcast_layers_bound(star).value == 3  # type: ignore[union-attr]
+    assert broadcast_layers_bound(star).value == 5  # type: ignore[union-attr]
+    # node 0 of this graph has degree 5: its subtrees hold at most 2^10 - 2^5 < 999 other
+    # nodes in 10 rounds, so 11 rounds (doubling alone gives 10)
+    big = parse_instance("random:1000,5000,seed=1", "telephone", "broadcast:0")
+    assert big.graph.degree(0) == 5
+    assert doubling_bound(big).value == 10  # type: ignore[union-attr]
+    assert broadcast_layers_bound(big).value == 11  # type: ignore[union-attr]
     # a path of 4 from its two middle nodes: one round
     assert layers_value([[1], [0, 2], [1, 3], [2]], [1, 2], [True] * 4) == 1
     names = [b.name for b in all_bounds(parse_instance("ring:6", "half-duplex", "broadcast:0"))]
