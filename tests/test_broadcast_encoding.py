@@ -229,3 +229,21 @@ def test_certificate_round_trip_with_the_broadcast_encoding() -> None:
     # the same certificate read as if made by the generic encoding: the CNF hash differs
     cert["evidence"]["encoding"]["broadcast"] = False
     assert not check_certificate(cert).ok
+
+
+def test_cli_encoding_option() -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from gossipcert.cli import app
+
+    runner = CliRunner()
+    res = runner.invoke(
+        app, ["solve", "ring:9", "--problem", "broadcast:0,3", "--encoding", "knowledge", "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["optimum"] == 3
+    res = runner.invoke(app, ["solve", "ring:9", "--problem", "broadcast:0", "--encoding", "x"])
+    assert res.exit_code == 2
+    assert "unknown encoding" in res.output
