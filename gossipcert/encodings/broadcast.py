@@ -76,6 +76,13 @@ from gossipcert.instance import Instance, ModelKind
 from gossipcert.schedule import Round, Schedule, Transmission
 
 
+def _neg(lit: Lit) -> Lit:
+    """The negation of a literal or a constant."""
+    if isinstance(lit, bool):
+        return not lit
+    return -lit
+
+
 def broadcast_applies(instance: Instance) -> bool:
     """Whether :class:`BroadcastEncoding` encodes ``instance`` (one packet, a point-to-point
     model with at most one receiver per transmission, no limit on calls per round).
@@ -211,8 +218,7 @@ class BroadcastEncoding(HorizonEncoding):
         for u, v in arcs:
             s = var(("S", u, v, t))
             f.clause([-s, before[u]])  # sender informed
-            if before[v] is not False:
-                f.clause([-s, -before[v]])  # receiver uninformed  # type: ignore[operator]
+            f.clause([-s, _neg(before[v])])  # receiver uninformed
             f.clause([-s, now[v]])  # receipt
         for v in range(n):
             k = now[v]
@@ -220,8 +226,7 @@ class BroadcastEncoding(HorizonEncoding):
                 continue
             prev = before[v]
             f.clause([-k, prev, *into[v]])  # justification
-            if prev is not False:
-                f.clause([-prev, k])  # persistence  # type: ignore[operator]
+            f.clause([_neg(prev), k])  # persistence
         for v in range(n):
             f.at_most_one(out_of[v])
             f.at_most_one(into[v])
@@ -252,7 +257,7 @@ class BroadcastEncoding(HorizonEncoding):
         for u, v in arcs:
             if before[u] is False or before[v] is True:
                 continue
-            f.clause([-before[u] if before[u] is not True else False, before[v], b(u), b(v)])  # type: ignore[operator]
+            f.clause([_neg(before[u]), before[v], b(u), b(v)])
 
     def selector(self, r: int) -> int:
         """``D_r``: every demand met after round ``r``, with the pendant deadlines."""
@@ -297,9 +302,9 @@ class BroadcastEncoding(HorizonEncoding):
                     if not know[tr.sender] or know[r] or new[r] or tr.sender in sent:
                         continue
                     s = self.sends(tr.sender, r, t)
-                    if s is False:
+                    if isinstance(s, bool):
                         continue
-                    out[s] = True  # type: ignore[index]
+                    out[s] = True
                     sent.add(tr.sender)
                     new[r] = True
             know = new
