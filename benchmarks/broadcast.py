@@ -32,6 +32,7 @@ import argparse
 import platform
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from gossipcert.exact.search import solve
@@ -101,7 +102,7 @@ def _answer(row: dict[str, object]) -> str:
     return f"[{row['lower']}, {row['upper']}]"
 
 
-def random_suite(args: argparse.Namespace) -> list[str]:
+def random_suite(args: argparse.Namespace, emit: Callable[[list[str]], None]) -> list[str]:
     lines = [
         "| graph | n | m | closed-form LB | heuristic UB | answer | status | evidence | "
         "time (s) | bounds+heuristics / solver / proof (s) |",
@@ -119,6 +120,7 @@ def random_suite(args: argparse.Namespace) -> list[str]:
             )
             print(line, flush=True)
             lines.append(line)
+            emit(lines)
     return lines
 
 
@@ -153,7 +155,7 @@ def _note(fam: str, row: dict[str, object], lb: int | None, upper: int | None) -
     return "; ".join(parts)
 
 
-def table4_suite(args: argparse.Namespace) -> list[str]:
+def table4_suite(args: argparse.Namespace, emit: Callable[[list[str]], None]) -> list[str]:
     lines = [
         "| graph | n | table 4 (Beier-Sibeyn) | answer | status | evidence | time (s) | note |",
         "|---|---|---|---|---|---|---|---|",
@@ -171,6 +173,7 @@ def table4_suite(args: argparse.Namespace) -> list[str]:
             )
             print(line, flush=True)
             lines.append(line)
+            emit(lines)
     return lines
 
 
@@ -185,25 +188,32 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--output", help="write the Markdown page here")
     args = ap.parse_args(argv)
     start = datetime.now(UTC)
-    lines = random_suite(args) if args.suite == "random" else table4_suite(args)
-    if args.output:
-        head = [
-            f"# Broadcast benchmark: {args.suite}",
-            "",
-            f"Made by `benchmarks/broadcast.py {' '.join(sys.argv[1:] if argv is None else argv)}` "
-            f"on {start:%Y-%m-%d %H:%M} UTC ({platform.python_version()}, "
-            f"{platform.machine()}); telephone model, broadcast from node 0, SAT back-end, "
-            f"time limit {args.time_limit:g} s per instance. The machine has 2 cores shared "
-            "with other jobs: times are indicative only.",
-            "",
-            "An answer in bold is a certified optimum; `[L, U]` a bracket (the time limit ran "
-            "out). Evidence: `drat` (checked DRAT proof that one round fewer is impossible), "
-            "`closed-form NAME` (the lower bound met the schedule), `solver-claim` (the "
-            "solver's refutation, proof not finished in time).",
-            "",
-        ]
-        with open(args.output, "w") as fh:
-            fh.write("\n".join(head + lines) + "\n")
+    command = " ".join(sys.argv[1:] if argv is None else argv)
+    head = [
+        f"# Broadcast benchmark: {args.suite}",
+        "",
+        f"Made by `benchmarks/broadcast.py {command}` on {start:%Y-%m-%d %H:%M} UTC "
+        f"({platform.python_version()}, {platform.machine()}); telephone model, broadcast from "
+        f"node 0, SAT back-end, time limit {args.time_limit:g} s per instance. The machine has "
+        "2 cores shared with other jobs (load average up to 10 during the run): times are "
+        "indicative only.",
+        "",
+        "An answer in bold is a certified optimum; `[L, U]` a bracket (the time limit ran "
+        "out). Evidence: `drat` (checked DRAT proof that one round fewer is impossible), "
+        "`closed-form NAME` (the lower bound met the schedule), `solver-claim` (the "
+        "solver's refutation, proof not finished in time).",
+        "",
+    ]
+
+    def emit(lines: list[str]) -> None:  # the page so far, rewritten after every row
+        if args.output:
+            with open(args.output, "w") as fh:
+                fh.write("\n".join(head + lines) + "\n")
+
+    if args.suite == "random":
+        random_suite(args, emit)
+    else:
+        table4_suite(args, emit)
 
 
 if __name__ == "__main__":
