@@ -247,3 +247,12 @@ def test_cli_encoding_option() -> None:
     res = runner.invoke(app, ["solve", "ring:9", "--problem", "broadcast:0", "--encoding", "x"])
     assert res.exit_code == 2
     assert "unknown encoding" in res.output
+
+
+@pytest.mark.parametrize("model", ["telephone", "half-duplex", "single-port:p=1"])
+def test_cpsat_backend_and_models(model: str) -> None:
+    # CCC_3 from node 0: 6 rounds in every one-port model (one packet)
+    inst = parse_instance("ccc:3", model, "broadcast:0")
+    res = solve(inst, backend="cpsat", use_bounds=False, proof=False)
+    assert res.status == "optimal" and res.optimum == 6
+    assert res.options.broadcast
