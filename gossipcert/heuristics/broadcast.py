@@ -6,8 +6,11 @@ such node hangs below one neighbour one step closer to the informed set (ties br
 random). A *frontier* node (adjacent to an informed node) roots a subtree whose height and
 number of demanding nodes say how much work remains behind it. Frontier nodes are served in
 decreasing order of (height, size), each by a free informed neighbour, the one with the
-fewest other uninformed neighbours; a frontier node left without a free neighbour may take
-the sender of an already served node that has another free sender (one augmenting step).
+fewest other uninformed neighbours; a frontier node left without a free neighbour gets one
+along an augmenting path that keeps every node served so far served (Kuhn's algorithm).
+Since the sets of frontier nodes that can be served together form a transversal matroid,
+serving them greedily in priority order this way serves a largest possible set, and the
+best one for the priorities.
 
 Every informed node with an uninformed neighbour is thus used whenever possible, and the
 deepest subtrees start first. The trial is repeated with random tie-breaking and noisy
@@ -101,12 +104,10 @@ def _one_trial(
             free = [u for u in nbrs[v] if informed[u] and u not in busy]
             if free:
                 u = min(free, key=lambda x: free_out[x])
+                busy[u] = v
+                sender_of[v] = u
             else:
-                u = _augment(v, nbrs, informed, busy, sender_of)
-                if u is None:
-                    continue
-            busy[u] = v
-            sender_of[v] = u
+                _augment(v, nbrs, informed, busy, sender_of)
         if not sender_of:
             raise HeuristicError("the broadcast greedy found no call although a demand is unmet")
         rnd = tuple(Transmission(u, (v,), 1) for v, u in sorted(sender_of.items()))
@@ -124,20 +125,36 @@ def _augment(
     informed: list[bool],
     busy: dict[int, int],
     sender_of: dict[int, int],
-) -> int | None:
-    """Free a sender for ``v``: a busy neighbour ``u`` whose receiver ``w`` has another free
-    informed neighbour, which takes ``w`` over. Returns ``u`` (now free) or None."""
-    for u in nbrs[v]:
-        if not informed[u]:
+) -> bool:
+    """Give ``v`` a sender along an augmenting path (Kuhn's algorithm): a free informed
+    neighbour, or a busy one whose receiver can be given another sender the same way. The
+    receivers served so far stay served. Returns whether ``v`` got a sender."""
+    seen: set[int] = set()
+    # depth-first search over (receiver, position in its neighbour list), iteratively
+    stack: list[tuple[int, int]] = [(v, 0)]
+    via: list[int] = []  # the sender chosen at each level of the stack
+    while stack:
+        x, i = stack[-1]
+        if i == len(nbrs[x]):
+            stack.pop()
+            if via:
+                via.pop()
             continue
-        w = busy[u]
-        for x in nbrs[w]:
-            if informed[x] and x not in busy:
-                busy[x] = w
-                sender_of[w] = x
-                del busy[u]
-                return u
-    return None
+        stack[-1] = (x, i + 1)
+        u = nbrs[x][i]
+        if not informed[u] or u in seen:
+            continue
+        seen.add(u)
+        via.append(u)
+        if u in busy:
+            stack.append((busy[u], 0))
+            continue
+        # augment: each receiver on the stack takes the sender chosen at its level
+        for (r, _), w in zip(stack, via, strict=True):
+            busy[w] = r
+            sender_of[r] = w
+        return True
+    return False
 
 
 def broadcast_greedy(
