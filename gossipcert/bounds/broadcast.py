@@ -62,6 +62,11 @@ from gossipcert.instance import Instance, ModelKind
 
 _SEND_ONE = (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX, ModelKind.SINGLE_PORT)
 _IH = "Ivanova-Haugland-Tvedt (d+ type), Fraigniaud-Lazard"
+#: subtree capacities are computed for at most this many rounds (beyond: no restriction)
+_HORIZON = 40
+#: node visits spent on the components behind cut vertices (a count, so that the value
+#: is the same on every machine)
+_CUT_BUDGET = 50_000
 
 
 def _applies(instance: Instance) -> bool:
@@ -143,8 +148,16 @@ def layers_value(nbrs: list[list[int]], sources: list[int], demand: list[bool]) 
                 parents[d + 1].append((slots, kids))
     cap = beyond[1] + 1
 
+    # capacities beyond _HORIZON rounds are taken as ``cap`` (no restriction): keeps the
+    # work linear in n on graphs of large eccentricity
+    known = subtree_capacities(nbrs, min(ecc, _HORIZON), cap)
+    unlimited = [cap] * n
+
     def fits(r: int) -> bool:
-        table = subtree_capacities(nbrs, r, cap)
+        nonlocal known
+        if len(known) <= min(r, _HORIZON):
+            known = subtree_capacities(nbrs, min(2 * r, _HORIZON), cap)
+        table = [known[t] if t < len(known) else unlimited for t in range(r + 1)]
         for d in range(1, ecc + 1):
             span = r - d + 1
             total = 0
@@ -263,10 +276,27 @@ def broadcast_cut_bound(instance: Instance) -> Bound | None:
     sources = [v for v in range(n) if instance.holdings[v] & 1]
     dist = _distances(nbrs, sources)
     best = 0
-    for v in nx.articulation_points(g):
-        rest = set(range(n)) - {v}
+    spent = 0
+    # cut vertices nearest the sources first; stop when the budget of node visits is spent
+    for v in sorted(nx.articulation_points(g), key=lambda x: (dist[x], x)):
+        if spent > _CUT_BUDGET:
+            break
         times: list[int] = []
-        for comp in nx.connected_components(g.subgraph(rest)):
+        seen = {v}
+        for start in nbrs[v]:
+            if start in seen:
+                continue
+            comp = {start}
+            queue = deque([start])
+            seen.add(start)
+            while queue:
+                u = queue.popleft()
+                for w in nbrs[u]:
+                    if w not in seen:
+                        seen.add(w)
+                        comp.add(w)
+                        queue.append(w)
+            spent += len(comp)
             if any(instance.holdings[u] & 1 for u in comp):
                 continue
             times.append(_component_time(nbrs, v, comp))
