@@ -39,6 +39,12 @@ maximum. ``b_i`` is the exact broadcast time when ``C_i + v`` is a tree (the cla
 recursion ``t(u) = max_i (i + t(c_i))`` over the children sorted by decreasing ``t`` [1]),
 and the ``broadcast-layers`` value from ``v`` otherwise.
 
+Both stay linear-time on large graphs: capacities are computed for at most 40 remaining
+rounds (beyond, a subtree is taken as unrestricted, which only weakens the bound), and the
+cut vertices are examined nearest the sources first until a fixed number of node visits is
+spent (the bound is a maximum over cut vertices, so fewer of them only weakens it; the count
+keeps the value the same on every machine).
+
 References
 ----------
 .. [1] P. J. Slater, E. J. Cockayne and S. T. Hedetniemi, "Information dissemination in
