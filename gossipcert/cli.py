@@ -283,6 +283,14 @@ def solve_cmd(
         ),
     ] = False,
     counting: CountingOpt = False,
+    encoding: Annotated[
+        str,
+        typer.Option(
+            "--encoding",
+            help="auto (default: broadcast for single-packet problems), broadcast or knowledge.",
+            metavar="NAME",
+        ),
+    ] = "auto",
     proof: Annotated[
         bool,
         typer.Option(
@@ -408,6 +416,7 @@ def solve_cmd(
             progress=progress,
             seeds=seeds,
             split=settings,
+            encoding=encoding,
         )
     except KeyboardInterrupt:
         low = "?" if progress.lower is None else progress.lower

@@ -15,7 +15,8 @@ Options after the colon, comma separated: ``p=N`` (packets per transmission), ``
 all-port; without it each edge's ``capacity`` attribute counts), ``tau=X`` and ``h=N``
 (linear cost ``1 + tau*h*s`` per round).
 
-Problem specs: ``gossip``, ``broadcast:S``, ``scatter:S``, ``gather:R``, ``total-exchange``,
+Problem specs: ``gossip``, ``broadcast:S`` (or ``broadcast:S1,S2,...``, one packet held by
+several sources), ``scatter:S``, ``gather:R``, ``total-exchange``,
 or a JSON file ``{"packets": [...], "holdings": {node: [packet, ...]}, "demands": {...}}``.
 
 References
@@ -260,11 +261,14 @@ def _node_text(text: str) -> int | str:
 
 
 def parse_problem(spec: str) -> Problem:
-    """Parse a problem spec: ``gossip``, ``broadcast:S``, ``scatter:S``, ``gather:R``,
-    ``total-exchange`` or the path of a JSON file.
+    """Parse a problem spec: ``gossip``, ``broadcast:S`` (``broadcast:S1,S2,...``: several
+    sources), ``scatter:S``, ``gather:R``, ``total-exchange`` or the path of a JSON file, each
+    with an optional ``chunks=K``.
 
     Examples
     --------
+    >>> parse_problem("broadcast:0,5,chunks=2").root
+    '0,5'
     >>> parse_problem("broadcast:0,chunks=2")  # doctest: +NORMALIZE_WHITESPACE
     Problem(kind=<ProblemKind.BROADCAST: 'broadcast'>, root='0', custom=None,
             source_file=None, chunks=2)
@@ -276,7 +280,8 @@ def parse_problem(spec: str) -> Problem:
     name = name.strip().lower()
     name = _PROBLEM_ALIASES.get(name, name)
     accepted = (
-        "gossip (allgather), broadcast:S, scatter:S, gather:R, total-exchange (alltoall), "
+        "gossip (allgather), broadcast:S[,S2,...], scatter:S, gather:R, "
+        "total-exchange (alltoall), "
         "each with an optional chunks=K, or a .json file"
     )
     try:
@@ -295,9 +300,12 @@ def parse_problem(spec: str) -> Problem:
         else:
             plain.append(a)
     if kind in _ROOTED:
-        if len(plain) != 1 or not plain[0]:
+        if not plain or not all(plain):
             raise SpecError(f"{name} needs a node, e.g. {name}:0 (got {spec!r})")
-        return Problem(kind, _node_text(plain[0]), chunks=chunks)
+        if len(plain) > 1 and kind is not ProblemKind.BROADCAST:
+            raise SpecError(f"{name} has one root, e.g. {name}:0 (got {spec!r})")
+        # several sources of a broadcast stay one text: resolve_roots splits it
+        return Problem(kind, _node_text(",".join(plain)), chunks=chunks)
     if plain:
         raise SpecError(f"{name} takes no argument but chunks=K (got {spec!r})")
     return Problem(kind, chunks=chunks)
@@ -505,10 +513,16 @@ def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
     need = [0] * n
 
     root: int | None = None
+    sources: list[int] = []
     if kind in _ROOTED:
-        root = graphs.resolve_node(graph, problem.root)
-        if graphs.is_router(graph, root):
-            raise SpecError(f"{kind.value}:{problem.root} names a router; use a processor")
+        assert problem.root is not None
+        sources = resolve_roots(graph, problem.root)
+        if len(sources) > 1 and kind is not ProblemKind.BROADCAST:
+            raise SpecError(f"{kind.value} takes one node (got {problem.root!r})")
+        root = sources[0]
+        for v in sources:
+            if graphs.is_router(graph, v):
+                raise SpecError(f"{kind.value}:{problem.root} names a router; use a processor")
 
     if kind is ProblemKind.GOSSIP:
         for i, v in enumerate(procs):
@@ -518,9 +532,9 @@ def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
         for v in procs:
             need[v] = everything
     elif kind is ProblemKind.BROADCAST:
-        assert root is not None
-        names.append(ref(root))
-        hold[root] = 1
+        names.append(ref(root) if len(sources) == 1 else tuple(ref(v) for v in sources))
+        for v in sources:
+            hold[v] = 1
         for v in procs:
             need[v] = 1
     elif kind is ProblemKind.SCATTER:
@@ -589,6 +603,34 @@ def _split(
 
     new_names: list[Hashable] = [(name, j) for name in names for j in range(k)]
     return new_names, [spread(m) for m in hold], [spread(m) for m in need]
+
+
+def resolve_roots(graph: nx.Graph, ref: int | str) -> list[int]:
+    """The nodes a problem's root text names: one node, or a comma-separated list of them
+    (the sources of a multi-source broadcast, ``broadcast:0,5,9``).
+
+    The whole text is first matched as one node reference (a label may contain commas);
+    otherwise each comma-separated part must name a node. Repeats count once; the order is
+    the order written.
+
+    Raises
+    ------
+    SpecError
+        If some part names no node.
+
+    Examples
+    --------
+    >>> from gossipcert.graphs import from_spec
+    >>> resolve_roots(from_spec("ring:10"), "0, 5,9")
+    [0, 5, 9]
+    """
+    try:
+        return [graphs.resolve_node(graph, ref)]
+    except SpecError:
+        parts = [x.strip() for x in str(ref).split(",")]
+        if len(parts) < 2 or not all(parts):
+            raise
+    return list(dict.fromkeys(graphs.resolve_node(graph, x) for x in parts))
 
 
 def _check_satisfiable(instance: Instance) -> None:

@@ -38,7 +38,7 @@ import pynauty
 
 from gossipcert import graphs
 from gossipcert.errors import GossipcertError
-from gossipcert.instance import Instance, ProblemKind
+from gossipcert.instance import Instance, ProblemKind, resolve_roots
 
 ENTRY_FORMAT = "gossipcert-store/1"
 
@@ -81,12 +81,12 @@ def canonical_form(instance: Instance) -> dict[str, Any]:
                 "demands": [[str(k), [repr(p) for p in v]] for k, v in demands],
             },
         }
-    root = None
+    roots: set[int] = set()
     if instance.problem.root is not None:
-        root = graphs.resolve_node(g, instance.problem.root)
+        roots = set(resolve_roots(g, instance.problem.root))
     n = instance.n
     colour: list[tuple[str, int]] = [
-        ("router" if graphs.is_router(g, v) else ("root" if v == root else "node"), 0)
+        ("router" if graphs.is_router(g, v) else ("root" if v in roots else "node"), 0)
         for v in range(n)
     ]
     caps = {graphs.capacity(g, u, v) for u, v in g.edges}

@@ -134,6 +134,8 @@ def test_strict_proof_covers_the_plain_encoding() -> None:
         "learn_cap": False,
         "useless": False,
         "canonical": False,
+        # the single-packet encoding's switch, not read by the knowledge encoding
+        "broadcast": False,
     }
     assert "note" not in res.evidence
 

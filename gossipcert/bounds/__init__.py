@@ -52,6 +52,11 @@ and ``2n-3`` for gossip on the star ``K_{1,n-1}``).
 Cuts (:mod:`.cuts`): ``cut`` (all-port or a packet cap: the packets that must cross a cut
 over the most that can cross it in a round, plus the distance before and after it).
 
+Broadcast (one packet, one-port models; :mod:`.broadcast`): ``broadcast-layers`` (distance
+layers, generalizing distance and doubling: Fraigniaud-Lazard, Ivanova-Haugland-Tvedt ``d+``
+type), ``broadcast-cut`` (subtrees behind a cut vertex; exact broadcast time of trees,
+Slater-Cockayne-Hedetniemi).
+
 Dimakopoulos [2]: ``dimakopoulos-1`` (single-port or half-duplex, ``p = 1``, gossip:
 ``n - 1``); ``dimakopoulos-2-3`` (half-duplex, ``p = 1``, gossip: ``2(n - 1)`` for even
 ``n``, ``2n`` for odd ``n``); ``dimakopoulos-hamiltonian-upper`` (a Hamiltonian cycle is
@@ -150,6 +155,10 @@ from gossipcert.bounds.bermond import (
     bermond_theorem21_bound,
     bermond_theorem31_upper_bound,
 )
+from gossipcert.bounds.broadcast import (
+    broadcast_cut_bound,
+    broadcast_layers_bound,
+)
 from gossipcert.bounds.cuts import cut_bound
 from gossipcert.bounds.dimakopoulos import (
     dimakopoulos_half_duplex_bound,
@@ -237,6 +246,8 @@ __all__ = [
     "best_lower_bound",
     "best_upper_bound",
     "bound_by_name",
+    "broadcast_cut_bound",
+    "broadcast_layers_bound",
     "cut_bound",
     "dd_broadcast_bound",
     "dd_broadcast_upper_bound",
@@ -277,6 +288,8 @@ LOWER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     telephone_gossip_odd_bound,
     receive_bound,
     pendant_leaves_bound,
+    broadcast_layers_bound,
+    broadcast_cut_bound,
     dimakopoulos_receive_bound,
     dimakopoulos_half_duplex_bound,
     beier_sibeyn_path_bound,

@@ -9,7 +9,9 @@
 - :mod:`.transfer`: which packets cross each arc (every packet-limited model), with the port
   rules of :mod:`.packet_telephone`, :mod:`.packet_half_duplex`, :mod:`.single_port` and
   :mod:`.multicast`, and the ``calls=N`` modifier of :mod:`.sequential`; the all-port model
-  with arc capacities and routers in :mod:`.all_port`.
+  with arc capacities and routers in :mod:`.all_port`;
+- :mod:`.broadcast`: one packet, who informs whom and when (telephone, half-duplex and
+  single-port without a call limit), chosen when the options ask for it.
 
 :func:`encoding_for` maps a model to its encoding; the model modules do not import it.
 """
@@ -17,6 +19,7 @@
 from __future__ import annotations
 
 from gossipcert.encodings.all_port import AllPortEncoding
+from gossipcert.encodings.broadcast import BroadcastEncoding, broadcast_applies
 from gossipcert.encodings.formula import Formula
 from gossipcert.encodings.half_duplex import HalfDuplexEncoding
 from gossipcert.encodings.knowledge import KnowledgeEncoding
@@ -30,7 +33,7 @@ from gossipcert.encodings.transfer import TransferEncoding
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, ModelKind
 
-Encoding = KnowledgeEncoding | TransferEncoding
+Encoding = KnowledgeEncoding | TransferEncoding | BroadcastEncoding
 
 #: model kind -> (knowledge encoding or None, transfer encoding)
 REGISTRY: dict[ModelKind, tuple[type[KnowledgeEncoding] | None, type[TransferEncoding]]] = {
@@ -54,6 +57,7 @@ def encoding_for(
     ----------
     instance : Instance
     options : EncodingOptions, optional
+        With ``broadcast`` on, single-packet instances get :class:`BroadcastEncoding`.
     formula : Formula, optional
     transfer : bool
         Use the per-packet transfer encoding even where the knowledge encoding applies
@@ -71,8 +75,13 @@ def encoding_for(
     'TelephoneEncoding'
     >>> type(encoding_for(parse_instance("ring:4", "sequential", "gossip"))).__name__
     'PacketTelephoneEncoding'
+    >>> type(encoding_for(parse_instance("ring:4", "telephone", "broadcast:0"),
+    ...                   EncodingOptions(broadcast=True))).__name__
+    'BroadcastEncoding'
     """
     model = instance.model
+    if options is not None and options.broadcast and not transfer and broadcast_applies(instance):
+        return BroadcastEncoding(instance, options, formula)
     if model.kind not in REGISTRY:
         raise UnsupportedModelError(
             f"the exact solver covers telephone, half-duplex, single-port, multicast and "
@@ -85,4 +94,11 @@ def encoding_for(
     return per_packet(instance, options, formula)
 
 
-__all__ = ["Encoding", "EncodingOptions", "KnowledgeEncoding", "TransferEncoding", "encoding_for"]
+__all__ = [
+    "BroadcastEncoding",
+    "Encoding",
+    "EncodingOptions",
+    "KnowledgeEncoding",
+    "TransferEncoding",
+    "encoding_for",
+]

@@ -39,6 +39,10 @@ class EncodingOptions:
     canonical : bool
         Transfer encoding, sequential models: two consecutive transmissions on disjoint
         pairs of nodes come in a fixed order (sound, not implied).
+    broadcast : bool
+        Single-packet instances of the point-to-point models use the broadcast encoding of
+        :mod:`gossipcert.encodings.broadcast` instead of the generic one. Off by default so
+        that certificates written before it existed still name their encoding.
     """
 
     prune: bool = True
@@ -48,16 +52,21 @@ class EncodingOptions:
     learn_cap: bool = True
     useless: bool = True
     canonical: bool = True
+    broadcast: bool = False
 
     @classmethod
-    def for_search(cls, strict: bool = False, counting: bool = False) -> EncodingOptions:
-        """The options of a search: everything sound on, unless ``strict``."""
+    def for_search(
+        cls, strict: bool = False, counting: bool = False, broadcast: bool = True
+    ) -> EncodingOptions:
+        """The options of a search: everything sound on, unless ``strict``; the broadcast
+        encoding for single-packet instances unless ``broadcast`` is False."""
         return cls(
             counting=counting,
             dominance=not strict,
             symmetry=not strict,
             useless=not strict,
             canonical=not strict,
+            broadcast=broadcast,
         )
 
     def to_json(self) -> dict[str, bool]:

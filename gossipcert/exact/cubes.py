@@ -67,7 +67,7 @@ from gossipcert.exact.backends import solve_sliced
 from gossipcert.exact.checkers import check_proof
 from gossipcert.exact.proof import PROOF_SOLVER, StandaloneCNF, pack_proof
 from gossipcert.exact.symmetry import automorphism_generators
-from gossipcert.instance import Instance, ProblemKind
+from gossipcert.instance import Instance, ProblemKind, resolve_roots
 from gossipcert.schedule import Schedule
 
 Key = tuple[int, ...]
@@ -193,14 +193,14 @@ def base_formula(instance: Instance, rounds: int, options: EncodingOptions) -> B
 
 
 def _colouring(instance: Instance) -> list[set[int]]:
-    """nauty's vertex colouring of the instance: routers, the root, the other nodes."""
+    """nauty's vertex colouring of the instance: routers, the roots, the other nodes."""
     g = instance.graph
-    root = None
+    roots: set[int] = set()
     if instance.problem.root is not None:
-        root = graphs.resolve_node(g, instance.problem.root)
+        roots = set(resolve_roots(g, instance.problem.root))
     cells: dict[tuple[bool, bool], set[int]] = {}
     for v in range(instance.n):
-        cells.setdefault((graphs.is_router(g, v), v == root), set()).add(v)
+        cells.setdefault((graphs.is_router(g, v), v in roots), set()).add(v)
     return [cells[k] for k in sorted(cells)]
 
 

@@ -42,6 +42,9 @@ from gossipcert.simulate import Report, simulate
 
 Progress = Callable[[dict[str, Any]], None]
 
+#: the choices of ``solve(encoding=...)``
+ENCODINGS = ("auto", "broadcast", "knowledge")
+
 #: seconds for each descending probe "is the best schedule optimal?"
 PROBE_SECONDS = 30.0
 
@@ -92,13 +95,24 @@ def _verified(instance: Instance, schedule: Schedule, what: str) -> tuple[Schedu
     return Schedule(schedule.rounds[: rep.rounds]), rep
 
 
-def upper_bound_schedules(instance: Instance) -> list[tuple[str, Schedule]]:
-    """Candidate schedules from the heuristics and constructions that apply (unverified)."""
+def upper_bound_schedules(
+    instance: Instance, target: int | None = None
+) -> list[tuple[str, Schedule]]:
+    """Candidate schedules from the heuristics and constructions that apply (unverified);
+    ``target`` (default: the best closed-form lower bound) lets the randomized ones stop
+    early."""
     from gossipcert.constructions.catalog import upper_bound_candidates
     from gossipcert.heuristics import shortest_routes
+    from gossipcert.heuristics.broadcast import broadcast_greedy
     from gossipcert.heuristics.matching import matching_heuristic
 
     out: list[tuple[str, Schedule]] = []
+    if target is None:
+        target = best_lower_bound(instance).value
+    try:
+        out.append(("broadcast-greedy", broadcast_greedy(instance, target=target)))
+    except (UnsupportedModelError, HeuristicError):
+        pass
     try:
         out.append(("matching-heuristic", matching_heuristic(instance)))
     except (UnsupportedModelError, HeuristicError):
@@ -438,6 +452,7 @@ def solve(
     options: EncodingOptions | None = None,
     progress: Progress | None = None,
     seeds: list[tuple[str, Schedule]] | None = None,
+    encoding: str = "auto",
 ) -> SolveResult:
     """Certify the minimum number of rounds of ``instance``.
 
@@ -473,6 +488,10 @@ def solve(
     seeds : list of (str, Schedule), optional
         Further candidate schedules for the upper bound (e.g. from an earlier run), named;
         verified like the others.
+    encoding : {"auto", "broadcast", "knowledge"}
+        ``auto`` and ``broadcast``: single-packet instances get the broadcast encoding
+        (:mod:`gossipcert.encodings.broadcast`); ``knowledge``: the generic one. Ignored
+        when ``options`` is given.
 
     Returns
     -------
@@ -488,8 +507,12 @@ def solve(
     """
     if backend not in BACKENDS:
         raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if encoding not in ENCODINGS:
+        raise SolverError(f"unknown encoding {encoding!r}; choose one of {', '.join(ENCODINGS)}")
     if options is None:
-        options = EncodingOptions.for_search(strict=strict, counting=counting)
+        options = EncodingOptions.for_search(
+            strict=strict, counting=counting, broadcast=encoding != "knowledge"
+        )
     return _Search(instance, backend, time_limit, options, use_bounds, proof, progress, seeds).run()
 
 

@@ -1,9 +1,9 @@
 """Symmetry breaking from the automorphism group of an instance.
 
 An automorphism of the instance is a permutation of the nodes that preserves the edges, the
-routers and the problem's distinguished node (the source of a broadcast or scatter, the root
-of a gather), and, in the all-port model with per-edge capacities, the capacities (each edge
-is then subdivided by a vertex coloured by its capacity before nauty sees the graph). It
+routers and the problem's distinguished nodes (the sources of a broadcast or scatter, the
+root of a gather), and, in the all-port model with per-edge capacities, the capacities (each
+edge is then subdivided by a vertex coloured by its capacity before nauty sees the graph). It
 maps every schedule to a schedule of the same length, so among the images of a schedule
 there is one whose first-round variables, read in a fixed order, are lexicographically
 smallest. That image satisfies ``x <= x∘σ`` for every group element ``σ``;
@@ -30,7 +30,7 @@ import pynauty
 
 from gossipcert import graphs
 from gossipcert.encodings import Encoding
-from gossipcert.instance import Instance, ModelKind, ProblemKind
+from gossipcert.instance import Instance, ModelKind, ProblemKind, resolve_roots
 
 
 def automorphism_generators(instance: Instance) -> list[list[int]]:
@@ -41,13 +41,13 @@ def automorphism_generators(instance: Instance) -> list[list[int]]:
     if instance.problem.kind is ProblemKind.CUSTOM or instance.n < 2:
         return []
     g = instance.graph
-    root = None
+    roots: set[int] = set()
     if instance.problem.root is not None:
-        root = graphs.resolve_node(g, instance.problem.root)
+        roots = set(resolve_roots(g, instance.problem.root))
     n = instance.n
     cells: dict[tuple[int, bool, bool, int], set[int]] = {}
     for v in range(n):
-        cells.setdefault((0, graphs.is_router(g, v), v == root, 0), set()).add(v)
+        cells.setdefault((0, graphs.is_router(g, v), v in roots, 0), set()).add(v)
     adjacency = {v: sorted(g.adj[v]) for v in range(n)}  # insertion order must not matter
     caps = {(min(u, v), max(u, v)): graphs.capacity(g, u, v) for u, v in g.edges}
     if (

@@ -233,6 +233,7 @@ def solve_within(
     progress: Progress | None = None,
     seeds: list[tuple[str, Schedule]] | None = None,
     split: SplitSettings | None = None,
+    encoding: str = "auto",
 ) -> SolveResult:
     """:func:`gossipcert.exact.search.solve` with a time limit that holds.
 
@@ -249,12 +250,16 @@ def solve_within(
     >>> solve_within(parse_instance("ring:6", "telephone", "gossip"), time_limit=30).optimum
     3
     """
-    from gossipcert.exact.search import solve
+    from gossipcert.exact.search import ENCODINGS, solve
 
     if backend not in BACKENDS:
         raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if encoding not in ENCODINGS:
+        raise SolverError(f"unknown encoding {encoding!r}; choose one of {', '.join(ENCODINGS)}")
     if options is None:
-        options = EncodingOptions.for_search(strict=strict, counting=counting)
+        options = EncodingOptions.for_search(
+            strict=strict, counting=counting, broadcast=encoding != "knowledge"
+        )
     if time_limit is None and split is not None:
         args = (instance, backend, None, options, use_bounds, proof, progress, seeds)
         return SplitSearch(*args, split=split).run()
