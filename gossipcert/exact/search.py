@@ -31,7 +31,7 @@ from typing import Any
 
 from gossipcert.bounds import Bound, best_lower_bound
 from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
-from gossipcert.errors import HeuristicError, SolverError, UnsupportedModelError
+from gossipcert.errors import SolverError, UnsupportedModelError
 from gossipcert.exact.backends import BACKENDS, Status, make_backend
 from gossipcert.exact.checkers import ProofVerdict, check_proof
 from gossipcert.exact.proof import pack_proof, prove_unsat, standalone_cnf
@@ -95,14 +95,9 @@ def _verified(instance: Instance, schedule: Schedule, what: str) -> tuple[Schedu
 def upper_bound_schedules(instance: Instance) -> list[tuple[str, Schedule]]:
     """Candidate schedules from the heuristics and constructions that apply (unverified)."""
     from gossipcert.constructions.catalog import upper_bound_candidates
-    from gossipcert.heuristics.matching import matching_heuristic
+    from gossipcert.heuristics.run import upper_bound_heuristics
 
-    out: list[tuple[str, Schedule]] = []
-    try:
-        out.append(("matching-heuristic", matching_heuristic(instance)))
-    except (UnsupportedModelError, HeuristicError):
-        pass
-    return out + upper_bound_candidates(instance)
+    return upper_bound_heuristics(instance) + upper_bound_candidates(instance)
 
 
 class _Search:

@@ -62,7 +62,10 @@ from gossipcert.schedule import Round, Schedule, Transmission
 from gossipcert.simulate import simulate
 
 #: graphs up to this many nodes get the exact matching unless asked otherwise
-EXACT_MATCHING_NODES = 600
+EXACT_MATCHING_NODES = 300
+
+#: the dense (flow) BFS weights up to this many (node, packet) pairs, the bitset form above
+FLOW_CELLS = 1 << 21
 
 #: progress callback: (rounds done, (node, packet) demands still unmet)
 Progress = Callable[[int, int], None]
@@ -75,13 +78,18 @@ class MatchingParams:
     Attributes
     ----------
     approach : str
-        ``"bfs"`` or ``"potential"``.
+        ``"flow"`` (BFS approach with node counts), ``"bfs"`` (its bitset form for large
+        graphs), ``"potential"``, or ``"auto"``: ``flow`` up to :data:`FLOW_CELLS` (node,
+        packet) pairs, ``bfs`` above.
     dist_exp : float
         ``Dist_Exp`` in round 1.
     dist_exp_decay : float
         ``Dist_Exp`` is multiplied by this after every round (never below 1).
     band : int
-        BFS approach: demanding nodes within ``band`` of a packet's eccentricity are targets.
+        Bitset BFS approach: demanding nodes within ``band`` of a packet's eccentricity
+        are targets.
+    num_exp : float
+        Flow BFS approach: ``Num_Exp``, how a node's weight is divided over its paths.
     approx : bool or None
         Greedy matching; None: greedy above :data:`EXACT_MATCHING_NODES` nodes.
     look_ahead : int
@@ -92,8 +100,8 @@ class MatchingParams:
         Seed of the look-ahead's choice of forbidden edges.
     """
 
-    approach: str = "bfs"
-    dist_exp: float = 2.0
+    approach: str = "auto"
+    dist_exp: float = 4.0
     dist_exp_decay: float = 1.0
     band: int = 0
     num_exp: float = 1.0
@@ -105,11 +113,14 @@ class MatchingParams:
     def describe(self) -> str:
         """A short text such as ``bfs dist-exp=2 band=0 exact``."""
         parts = [self.approach]
-        if self.approach == "bfs":
+        if self.approach != "potential":
             parts.append(f"dist-exp={self.dist_exp:g}")
             if self.dist_exp_decay != 1.0:
                 parts.append(f"decay={self.dist_exp_decay:g}")
+        if self.approach in ("auto", "bfs"):
             parts.append(f"band={self.band}")
+        if self.approach in ("auto", "flow") and self.num_exp != 1.0:
+            parts.append(f"num-exp={self.num_exp:g}")
         if self.approx is not None:
             parts.append("approx" if self.approx else "exact")
         if self.look_ahead:
@@ -158,8 +169,10 @@ def check_model(instance: Instance) -> None:
 
 
 def _check_params(params: MatchingParams) -> None:
-    if params.approach not in ("bfs", "flow", "potential"):
-        raise SpecError(f"unknown weighting {params.approach!r}; choose bfs or potential")
+    if params.approach not in ("auto", "bfs", "flow", "potential"):
+        raise SpecError(
+            f"unknown weighting {params.approach!r}; choose auto, flow, bfs or potential"
+        )
     if params.dist_exp <= 0 or params.dist_exp_decay <= 0:
         raise SpecError("--dist-exp and its decay must be positive")
     if params.look_ahead < 0 or params.candidates < 1 or params.band < 0:
@@ -173,14 +186,18 @@ class _Engine:
         self.half_duplex = instance.model.kind is ModelKind.HALF_DUPLEX
         self.n = instance.n
         self.params = params
-        self.approx = params.approx if params.approx is not None else instance.n > (
-            EXACT_MATCHING_NODES
+        self.approx = (
+            params.approx if params.approx is not None else instance.n > (EXACT_MATCHING_NODES)
         )
         self.nbr = neighbour_table(instance.graph)
         self.u, self.v = edge_arrays(instance.graph)
         self.demand = pack(instance.demands, instance.n_packets)
         self.start = pack(instance.holdings, instance.n_packets)
         self.n_packets = instance.n_packets
+        self.approach = params.approach
+        if self.approach == "auto":
+            cells = instance.n * instance.n_packets
+            self.approach = "flow" if cells <= FLOW_CELLS else "bfs"
 
     def missing(self, know: Words) -> int:
         return int(popcount(self.demand & ~know).sum())
@@ -190,12 +207,18 @@ class _Engine:
         return max(min(1.0, p.dist_exp), p.dist_exp * p.dist_exp_decay**t)
 
     def weights(self, know: Words, t: int) -> EdgeWeights:
-        if self.params.approach == "potential":
+        if self.approach == "potential":
             return potential_weights(know, self.demand, self.u, self.v)
-        if self.params.approach == "flow":
+        if self.approach == "flow":
             return flow_weights(
-                know, self.demand, self.nbr, self.u, self.v, self.n_packets,
-                self.dist_exp(t), self.params.num_exp,
+                know,
+                self.demand,
+                self.nbr,
+                self.u,
+                self.v,
+                self.n_packets,
+                self.dist_exp(t),
+                self.params.num_exp,
             )
         return bfs_weights(
             know, self.demand, self.nbr, self.u, self.v, self.dist_exp(t), self.params.band
@@ -246,9 +269,7 @@ class _Engine:
             total += float(d) ** de * int(popcount(self.demand[:-1] & level).sum())
         return total
 
-    def look_ahead_round(
-        self, know: Words, t: int, rng: random.Random
-    ) -> tuple[list[int], Index]:
+    def look_ahead_round(self, know: Words, t: int, rng: random.Random) -> tuple[list[int], Index]:
         w = self.weights(know, t)
         best, forward = self.matching(w)
         p = self.params
@@ -302,7 +323,7 @@ def run_matching(
     instance : Instance
         Telephone or half-duplex with unbounded packets, no limit on calls per round.
     params : MatchingParams, optional
-        Default: BFS approach, ``Dist_Exp = 2``, exact matching up to
+        Default: BFS approach, ``Dist_Exp = 4``, exact matching up to
         :data:`EXACT_MATCHING_NODES` nodes, no look-ahead.
     max_rounds : int, optional
         Give up after this many rounds (default :func:`round_bound`).
