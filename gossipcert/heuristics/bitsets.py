@@ -81,20 +81,40 @@ def neighbour_table(graph: nx.Graph) -> Index:
     return nbr
 
 
+def _slots(nbr: Index) -> list[tuple[Index | slice, Index]]:
+    """Per neighbour slot ``j``: the nodes with a ``j``-th neighbour and those neighbours.
+
+    Irregular graphs (random graphs) then gather ``2m`` rows per step, not ``n`` times the
+    largest degree; with the nodes numbered by decreasing degree each slot is a prefix.
+    """
+    n = nbr.shape[0]
+    out: list[tuple[Index | slice, Index]] = []
+    for j in range(nbr.shape[1]):
+        col = nbr[:, j]
+        has = col < n
+        k = int(has.sum())
+        if has[:k].all():  # nodes sorted by decreasing degree: a prefix
+            out.append((slice(0, k), col[:k]))
+        else:
+            who = np.flatnonzero(has)
+            out.append((who, col[who]))
+    return out
+
+
 def spread(rows: Words, nbr: Index) -> Words:
     """``rows[v] | OR of rows[w]`` over the neighbours ``w`` of ``v`` (zero row kept last)."""
     out = rows.copy()
     body = out[:-1]
-    for j in range(nbr.shape[1]):
-        body |= rows[nbr[:, j]]
+    for who, whom in _slots(nbr):
+        body[who] |= rows[whom]
     return out
 
 
 def gather_or(rows: Words, nbr: Index) -> Words:
     """OR of ``rows[w]`` over the neighbours ``w`` of each node (no zero row)."""
     out = rows[nbr[:, 0]].copy()
-    for j in range(1, nbr.shape[1]):
-        out |= rows[nbr[:, j]]
+    for who, whom in _slots(nbr)[1:]:
+        out[who] |= rows[whom]
     return out
 
 

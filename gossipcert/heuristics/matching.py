@@ -38,6 +38,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+import networkx as nx
 import numpy as np
 
 from gossipcert.errors import HeuristicError, SpecError, UnsupportedModelError
@@ -189,10 +190,16 @@ class _Engine:
         self.approx = (
             params.approx if params.approx is not None else instance.n > (EXACT_MATCHING_NODES)
         )
-        self.nbr = neighbour_table(instance.graph)
-        self.u, self.v = edge_arrays(instance.graph)
-        self.demand = pack(instance.demands, instance.n_packets)
-        self.start = pack(instance.holdings, instance.n_packets)
+        # internal numbering by decreasing degree (stable), so that neighbour slots are
+        # prefixes; regular graphs keep their numbering
+        g = instance.graph
+        self.label = sorted(range(self.n), key=lambda x: (-g.degree[x], x))
+        rank = {x: i for i, x in enumerate(self.label)}
+        inner = nx.relabel_nodes(g, rank)
+        self.nbr = neighbour_table(inner)
+        self.u, self.v = edge_arrays(inner)
+        self.demand = pack([instance.demands[x] for x in self.label], instance.n_packets)
+        self.start = pack([instance.holdings[x] for x in self.label], instance.n_packets)
         self.n_packets = instance.n_packets
         self.approach = params.approach
         if self.approach == "auto":
@@ -299,7 +306,7 @@ class _Engine:
 def _to_round(engine: _Engine, chosen: list[int], forward: Index) -> Round:
     out: list[Transmission] = []
     for k in chosen:
-        a, b = int(engine.u[k]), int(engine.v[k])
+        a, b = engine.label[int(engine.u[k])], engine.label[int(engine.v[k])]
         if not engine.half_duplex:
             out += [Transmission(a, (b,), None), Transmission(b, (a,), None)]
         elif forward[k]:

@@ -47,7 +47,7 @@ def greedy_matching(u: Index, v: Index, weight: Floats, n: int) -> list[int]:
 
 
 def improve_matching(
-    u: Index, v: Index, weight: Floats, n: int, chosen: list[int], passes: int = 4
+    u: Index, v: Index, weight: Floats, n: int, chosen: list[int], passes: int = 2
 ) -> list[int]:
     """Local improvement: an edge replaces the (at most two) matched edges at its ends
     when it weighs more than they do together; freed nodes are re-matched greedily.

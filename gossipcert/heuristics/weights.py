@@ -88,6 +88,32 @@ def _count(a_rows: Words, b_rows: Words, u: Index, v: Index, masks: list[Words])
     return out
 
 
+def _directed(
+    know: Words,
+    on1: Words,
+    src: Index,
+    dst: Index,
+    masks: list[Words],
+    scale: Floats,
+    wanted: Words,
+    tie: float,
+) -> Floats:
+    """``sum_k scale[k] * |K[src] & On1[dst] & mask_k| + tie * |K[src] & ~K[dst] & wanted|``."""
+    m = len(src)
+    width = know.shape[1]
+    out = np.zeros(m, dtype=np.float64)
+    step = max(1, _CHUNK_WORDS // max(width, 1))
+    for lo in range(0, m, step):
+        hi = min(m, lo + step)
+        sender = know[src[lo:hi]]
+        both = sender & on1[dst[lo:hi]]
+        acc = tie * np.bitwise_count(sender & ~know[dst[lo:hi]] & wanted).sum(axis=1)
+        for mask, sc in zip(masks, scale, strict=True):
+            acc += sc * np.bitwise_count(both & mask).sum(axis=1)
+        out[lo:hi] = acc
+    return out
+
+
 def potential_weights(know: Words, demand: Words, u: Index, v: Index) -> EdgeWeights:
     """The potential approach: wanted packets the sender knows and the receiver lacks.
 
@@ -179,18 +205,12 @@ def bfs_weights(
         on_next = np.vstack([on, zero[None, :]])
     on1 = on_next
     classes = [d for d in range(1, top + 1) if ecc[d].any()]
-    masks = [ecc[d] for d in classes]
     scale = np.array([float(d) ** dist_exp for d in classes])
-    wanted = seen
-    fwd_counts = _count(know, on1, u, v, masks)
-    bwd_counts = _count(know, on1, v, u, masks)
-    fwd = sum((c * s for c, s in zip(fwd_counts, scale, strict=True)), np.zeros(len(u)))
-    bwd = sum((c * s for c, s in zip(bwd_counts, scale, strict=True)), np.zeros(len(u)))
     # ties: the potential, scaled below one packet of the smallest eccentricity
     tie = 1.0 / (width * 64 + 1)
-    fwd = fwd + tie * _count(know, ~know, u, v, [wanted])[0]
-    bwd = bwd + tie * _count(know, ~know, v, u, [wanted])[0]
-    return EdgeWeights(np.asarray(fwd), np.asarray(bwd), top)
+    fwd = _directed(know, on1, u, v, [ecc[d] for d in classes], scale, seen, tie)
+    bwd = _directed(know, on1, v, u, [ecc[d] for d in classes], scale, seen, tie)
+    return EdgeWeights(fwd, bwd, top)
 
 
 def _unpack(rows: Words, n_bits: int) -> npt.NDArray[np.bool_]:
