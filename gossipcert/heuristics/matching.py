@@ -391,7 +391,8 @@ def run_matching(
         raise HeuristicError(
             f"the matching heuristic's schedule failed verification ({params.describe()})"
         )
-    return MatchingResult(schedule, params, time.monotonic() - began)
+    used = replace(params, approach=engine.approach)
+    return MatchingResult(schedule, used, time.monotonic() - began)
 
 
 def matching_heuristic(

@@ -44,7 +44,7 @@ def run_heuristic(
     >>> inst = parse_instance("hypercube:3", "telephone", "gossip")
     >>> sched, extra = run_heuristic(inst, MatchingParams(), False, 1.0, False)
     >>> len(sched), extra["params"]
-    (3, 'auto dist-exp=4 band=0')
+    (3, 'flow dist-exp=4')
     """
     line = ProgressLine(show_progress)
     try:
@@ -60,7 +60,7 @@ def run_heuristic(
             }
         else:
             best = run_matching(instance, params, progress=line)
-            extra = {"params": params.describe()}
+            extra = {"params": best.params.describe()}
     finally:
         line.close()
     extra["seconds"] = round(best.seconds, 3)
