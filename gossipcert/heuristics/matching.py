@@ -50,6 +50,7 @@ from gossipcert.heuristics.bitsets import (
     pack,
     popcount,
 )
+from gossipcert.heuristics.linear_cost import choose_packets
 from gossipcert.heuristics.pairing import exact_matching, greedy_matching, improve_matching
 from gossipcert.heuristics.weights import (
     EdgeWeights,
@@ -58,7 +59,7 @@ from gossipcert.heuristics.weights import (
     potential_weights,
     reach_sets,
 )
-from gossipcert.instance import Instance, ModelKind
+from gossipcert.instance import Instance, Model, ModelKind
 from gossipcert.schedule import Round, Schedule, Transmission
 from gossipcert.simulate import simulate
 
@@ -131,11 +132,15 @@ class MatchingParams:
 
 @dataclass(frozen=True)
 class MatchingResult:
-    """A verified schedule of the matching heuristic and how it was found."""
+    """A verified schedule of the matching heuristic and how it was found.
+
+    ``cost`` is what a sweep minimises: the rounds, or under linear cost ``R + tau*h*S``.
+    """
 
     schedule: Schedule
     params: MatchingParams
     seconds: float
+    cost: float
 
 
 def round_bound(instance: Instance) -> int:
@@ -263,6 +268,28 @@ class _Engine:
             new[b] |= know[a]
         return new
 
+    def linear_cost_round(
+        self, know: Words, chosen: list[int], forward: Index, model: Model
+    ) -> tuple[Words, Round]:
+        """Steps 3-4 of the round under linear cost: the packets each matched pair sends."""
+        arcs: list[tuple[int, int]] = []
+        for k in chosen:
+            a, b = int(self.u[k]), int(self.v[k])
+            if not self.half_duplex:
+                arcs += [(a, b), (b, a)]
+            else:
+                arcs.append((a, b) if forward[k] else (b, a))
+        tau_h = (model.tau or 0.0) * model.h
+        masks, _ = choose_packets(know, self.demand, self.nbr, arcs, tau_h)
+        new = know.copy()
+        out: list[Transmission] = []
+        for (a, b), mask in zip(arcs, masks, strict=True):
+            if not mask:
+                continue
+            new[b] |= pack([mask], self.n_packets)[0]
+            out.append(Transmission(self.label[a], (self.label[b],), mask))
+        return new, tuple(out)
+
     def plain_round(self, know: Words, t: int) -> tuple[list[int], Index]:
         return self.matching(self.weights(know, t))
 
@@ -380,8 +407,12 @@ def run_matching(
                 f"the matching heuristic found nothing to send in round {t + 1}, "
                 "yet demands are unmet"
             )
-        know = engine.apply(know, chosen, forward)
-        rounds.append(_to_round(engine, chosen, forward))
+        if instance.model.tau is not None:
+            know, rnd = engine.linear_cost_round(know, chosen, forward, instance.model)
+            rounds.append(rnd)
+        else:
+            know = engine.apply(know, chosen, forward)
+            rounds.append(_to_round(engine, chosen, forward))
         missing = engine.missing(know)
         if progress is not None:
             progress(len(rounds), missing)
@@ -392,7 +423,8 @@ def run_matching(
             f"the matching heuristic's schedule failed verification ({params.describe()})"
         )
     used = replace(params, approach=engine.approach)
-    return MatchingResult(schedule, used, time.monotonic() - began)
+    cost = float(len(schedule)) if report.cost is None else float(report.cost)
+    return MatchingResult(schedule, used, time.monotonic() - began, cost)
 
 
 def matching_heuristic(

@@ -1,11 +1,12 @@
 """A parameter sweep of the matching heuristic within a time budget.
 
-Section 5.2 of [1]_ tunes ``Dist_Exp`` by hand per graph class and size ("values in the range
-from 0.25 to 60 ... larger graphs prefer larger values ... better results when Dist_Exp
-decreases from round to round") and section 5.3 adds look-ahead for small graphs. The sweep
-runs the heuristic for a short list of settings, default first, keeps the shortest verified
-schedule (the first one on ties), and stops when the budget cannot pay for another run
-(estimated by the slowest run so far) or when a schedule meets the given lower bound.
+Section 5.2 of [1]_ tunes ``Dist_Exp`` by hand per graph class and size ("values in the
+range from 0.25 to 60 ... larger graphs prefer larger values ... better results when
+Dist_Exp decreases from round to round") and section 5.3 adds look-ahead for small graphs.
+The sweep runs the heuristic for a short list of settings, default first, keeps the shortest
+verified schedule (under linear cost the cheapest, ``R + tau*h*S``; the first one on ties),
+and stops when the budget cannot pay for another run (estimated by the slowest run so far)
+or when a schedule meets the given lower bound.
 
 References
 ----------
@@ -137,9 +138,9 @@ def sweep(
         tried.append((params.describe(), len(res.schedule), took))
         if log is not None:
             print(f"  {params.describe()}: {len(res.schedule)} rounds ({took:.1f}s)", file=log)
-        if best is None or len(res.schedule) < len(best.schedule):
+        if best is None or res.cost < best.cost:
             best = res
-        if len(best.schedule) <= lower_bound:
+        if best.cost <= lower_bound:
             break
     if best is None:
         raise error or HeuristicError("the sweep tried no setting")

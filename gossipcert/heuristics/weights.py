@@ -146,6 +146,52 @@ def reach_sets(know: Words, demand: Words, nbr: Index) -> list[Words]:
         reach.append(nxt)
 
 
+def geodesic_targets(
+    know: Words, demand: Words, nbr: Index, band: int = 0
+) -> tuple[Words, list[Words], int]:
+    """The level-1 sets ``On_1`` and the eccentricity classes of the wanted packets.
+
+    Returns
+    -------
+    on1 : numpy.ndarray
+        ``(n + 1) x W``: ``on1[w]`` holds the packets for which ``w`` lies one step from
+        ``DR(p)`` on a shortest path to one of ``p``'s targets.
+    ecc : list of numpy.ndarray
+        ``ecc[d]`` (one row of words): the wanted packets of eccentricity ``d``.
+    top : int
+        The largest eccentricity (0 when nothing is wanted).
+    """
+    reach = reach_sets(know, demand, nbr)
+    top = len(reach) - 1
+    width = know.shape[1]
+    zero = np.zeros(width, dtype=np.uint64)
+    if top == 0:
+        return np.zeros_like(know), [zero], 0
+    body = [r[:-1] for r in reach]
+    dem = demand[:-1]
+    # ecc[d]: the wanted packets whose farthest demanding node lies at distance d
+    has_needer = [zero] + [
+        np.bitwise_or.reduce(dem & body[d] & ~body[d - 1], axis=0) for d in range(1, top + 1)
+    ]
+    ecc: list[Words] = [zero] * (top + 1)
+    seen = zero.copy()
+    for d in range(top, 0, -1):
+        ecc[d] = has_needer[d] & ~seen
+        seen |= ecc[d]
+    n = know.shape[0] - 1
+    on_next = np.zeros((n + 1, width), dtype=np.uint64)
+    for d in range(top, 0, -1):
+        level = body[d] & ~body[d - 1]
+        in_band = zero.copy()
+        for e in range(d, min(top, d + band) + 1):
+            in_band |= ecc[e]
+        on = dem & level & in_band
+        if d < top:
+            on |= level & gather_or(on_next, nbr)
+        on_next = np.vstack([on, zero[None, :]])
+    return on_next, ecc, top
+
+
 def bfs_weights(
     know: Words,
     demand: Words,
@@ -174,36 +220,12 @@ def bfs_weights(
     -------
     EdgeWeights
     """
-    reach = reach_sets(know, demand, nbr)
-    top = len(reach) - 1
     width = know.shape[1]
-    zero = np.zeros(width, dtype=np.uint64)
+    on1, ecc, top = geodesic_targets(know, demand, nbr, band)
     if top == 0:
         m = len(u)
         return EdgeWeights(np.zeros(m), np.zeros(m), 0)
-    body = [r[:-1] for r in reach]
-    dem = demand[:-1]
-    # ecc[d]: the wanted packets whose farthest demanding node lies at distance d
-    has_needer = [zero] + [
-        np.bitwise_or.reduce(dem & body[d] & ~body[d - 1], axis=0) for d in range(1, top + 1)
-    ]
-    ecc: list[Words] = [zero] * (top + 1)
-    seen = zero.copy()
-    for d in range(top, 0, -1):
-        ecc[d] = has_needer[d] & ~seen
-        seen |= ecc[d]
-    n = know.shape[0] - 1
-    on_next = np.zeros((n + 1, width), dtype=np.uint64)
-    for d in range(top, 0, -1):
-        level = body[d] & ~body[d - 1]
-        in_band = zero.copy()
-        for e in range(d, min(top, d + band) + 1):
-            in_band |= ecc[e]
-        on = dem & level & in_band
-        if d < top:
-            on |= level & gather_or(on_next, nbr)
-        on_next = np.vstack([on, zero[None, :]])
-    on1 = on_next
+    seen = np.bitwise_or.reduce(np.array(ecc), axis=0)
     classes = [d for d in range(1, top + 1) if ecc[d].any()]
     scale = np.array([float(d) ** dist_exp for d in classes])
     # ties: the potential, scaled below one packet of the smallest eccentricity
@@ -225,9 +247,8 @@ def packet_classes(
     """Packets grouped by who knows them and who still lacks and demands them.
 
     Two packets known by the same nodes and demanded by the same nodes get the same
-    weights; with whole-knowledge exchanges such packets stay together for good (a node
-    learning one learns the other). Returns, per class, the knowing nodes and the lacking
-    demanding nodes (``n x Q`` Boolean arrays) and the class sizes.
+    weights (the classes are recomputed every round). Returns, per class, the knowing nodes
+    and the lacking demanding nodes (``n x Q`` Boolean arrays) and the class sizes.
     """
     kb = _unpack(know[:-1], n_packets)
     lack = _unpack(demand[:-1] & ~know[:-1], n_packets)
