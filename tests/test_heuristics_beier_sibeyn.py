@@ -215,3 +215,39 @@ def test_cli_options_and_json() -> None:
         res = runner.invoke(app, ["heuristic", "ring:5", *bad])
         assert res.exit_code == 2, (bad, res.output)
         assert "Traceback" not in res.output
+
+
+@pytest.mark.parametrize(
+    ("spec", "rounds", "steps"),
+    [
+        ("ring:8", 4, 7),  # Lemma 1, even cycles: n/2 rounds, n - 1 steps (optimal)
+        ("ring:10", 5, 9),
+        ("ring:7", 5, 8),  # Lemma 1, odd cycles: floor(n/2) + 2 rounds, n + 1 steps
+        ("path:6", 5, 9),  # Lemma 1, even paths: n - 1 rounds, 2n - 3 steps
+        ("hypercube:4", 4, 15),  # n - 1 steps, the minimum
+    ],
+)
+@pytest.mark.parametrize("tau", [0.5, 2.0])
+def test_linear_cost_at_lemma_1(spec: str, rounds: int, steps: int, tau: float) -> None:
+    inst = parse_instance(spec, f"telephone:tau={tau:g}", "gossip")
+    res = run_matching(inst)
+    rep = simulate(inst, res.schedule)
+    assert rep.ok
+    assert (rep.rounds, rep.steps) == (rounds, steps)
+    assert res.cost == pytest.approx(rounds + tau * steps)
+
+
+def test_linear_cost_adapts_to_tau() -> None:
+    # Lemma 2 (4): the 4x4 mesh in a + b - 1 = 7 rounds and ab + a - 1 = 19 steps
+    found = {}
+    for tau in (0.0, 0.5, 2.0):
+        inst = parse_instance("mesh:4x4", f"telephone:tau={tau:g}", "gossip")
+        rep = simulate(inst, run_matching(inst).schedule)
+        assert rep.ok
+        found[tau] = (rep.rounds, rep.steps)
+    assert found[2.0][0] <= 7 and found[2.0][1] <= 19
+    assert found[0.0][1] > found[2.0][1]  # with free transfers it sends everything
+    for model in ("telephone:tau=1", "half-duplex:tau=1"):
+        for problem in ("gossip", "broadcast:3", "gather:0"):
+            inst = parse_instance("petersen", model, problem)
+            assert simulate(inst, run_matching(inst).schedule).ok
