@@ -133,12 +133,21 @@ def potential_weights(know: Words, demand: Words, u: Index, v: Index) -> EdgeWei
     return EdgeWeights(fwd, bwd, 0)
 
 
-def reach_sets(know: Words, demand: Words, nbr: Index) -> list[Words]:
-    """``R_0 = know, R_1, ...``: packets within distance ``d``, until every demand is reached."""
+def reach_sets(
+    know: Words, demand: Words, nbr: Index, beyond: list[Words] | None = None
+) -> list[Words]:
+    """``R_0 = know, R_1, ...``: packets within distance ``d``, until every demand is reached.
+
+    If ``beyond`` is a list, ``beyond[d]`` becomes the packets some node demands and does not
+    reach within distance ``d`` (one row of words).
+    """
     reach = [know]
     while True:
         cur = reach[-1]
-        if not (demand[:-1] & ~cur[:-1]).any():
+        unmet = np.bitwise_or.reduce(demand[:-1] & ~cur[:-1], axis=0)
+        if beyond is not None:
+            beyond.append(unmet)
+        if not unmet.any():
             return reach
         nxt = spread(cur, nbr)
         if np.array_equal(nxt, cur):  # a demand no holder can reach (excluded by the instance)
@@ -161,7 +170,8 @@ def geodesic_targets(
     top : int
         The largest eccentricity (0 when nothing is wanted).
     """
-    reach = reach_sets(know, demand, nbr)
+    beyond: list[Words] = []
+    reach = reach_sets(know, demand, nbr, beyond)
     top = len(reach) - 1
     width = know.shape[1]
     zero = np.zeros(width, dtype=np.uint64)
@@ -170,25 +180,22 @@ def geodesic_targets(
     body = [r[:-1] for r in reach]
     dem = demand[:-1]
     # ecc[d]: the wanted packets whose farthest demanding node lies at distance d
-    has_needer = [zero] + [
-        np.bitwise_or.reduce(dem & body[d] & ~body[d - 1], axis=0) for d in range(1, top + 1)
-    ]
-    ecc: list[Words] = [zero] * (top + 1)
-    seen = zero.copy()
-    for d in range(top, 0, -1):
-        ecc[d] = has_needer[d] & ~seen
-        seen |= ecc[d]
+    ecc: list[Words] = [zero] + [beyond[d - 1] & ~beyond[d] for d in range(1, top + 1)]
     n = know.shape[0] - 1
     on_next = np.zeros((n + 1, width), dtype=np.uint64)
+    on = on_next[:-1]
     for d in range(top, 0, -1):
         level = body[d] & ~body[d - 1]
-        in_band = zero.copy()
-        for e in range(d, min(top, d + band) + 1):
+        in_band = ecc[d].copy()
+        for e in range(d + 1, min(top, d + band) + 1):
             in_band |= ecc[e]
-        on = dem & level & in_band
         if d < top:
-            on |= level & gather_or(on_next, nbr)
-        on_next = np.vstack([on, zero[None, :]])
+            on = gather_or(on_next, nbr)
+            on |= dem & in_band
+            on &= level
+        else:
+            on = dem & level & in_band
+        on_next[:-1] = on
     return on_next, ecc, top
 
 
