@@ -655,6 +655,32 @@ def table_cmd(
     raise typer.Exit(1 if missing else 0)
 
 
+@app.command("summary")
+@_bad_input
+def summary_cmd(
+    sweep_files: Annotated[
+        list[str], typer.Argument(help="Sweep files (TOML) whose tables are in their stores.")
+    ],
+    link_prefix: Annotated[
+        str, typer.Option("--link-prefix", help="Prefix of the links to the pages.")
+    ] = "",
+    as_json: JsonOpt = False,
+) -> None:
+    """Summarise finished sweeps: instances, certified optima, and the verdict on each paper's
+    claims (agrees, better, differs, open), as a Markdown table from the stores alone.
+
+    Example (the summary table of the README):
+    gossipcert summary results/beier-sibeyn.toml results/dimakopoulos.toml --link-prefix results/
+    """
+    from gossipcert import tables
+
+    df = tables.summary([tables.read_sweep(f) for f in sweep_files])
+    if as_json:
+        print_json(df.to_dict(orient="records"))
+    else:
+        typer.echo(tables.summary_markdown(df, link_prefix), nl=False)
+
+
 @app.command("draw")
 @_bad_input
 def draw_cmd(

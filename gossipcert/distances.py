@@ -38,7 +38,7 @@ class DiameterRadius:
         return self.diameter_low == self.diameter_high and self.radius_low == self.radius_high
 
 
-def _csr(graph: nx.Graph) -> tuple[np.ndarray, np.ndarray]:
+def csr_arrays(graph: nx.Graph) -> tuple[np.ndarray, np.ndarray]:
     """Row offsets and neighbour array of a graph on nodes ``0..n-1``."""
     n = graph.number_of_nodes()
     adj = graph._adj  # the graph's own dict of neighbour dicts (read only here)
@@ -58,7 +58,7 @@ def bfs_distances(indptr: np.ndarray, indices: np.ndarray, source: int) -> np.nd
 
     Examples
     --------
-    >>> indptr, indices = _csr(nx.path_graph(4))
+    >>> indptr, indices = csr_arrays(nx.path_graph(4))
     >>> bfs_distances(indptr, indices, 0).tolist()
     [0, 1, 2, 3]
     """
@@ -94,11 +94,15 @@ def is_connected(graph: nx.Graph) -> bool:
     """
     if graph.number_of_nodes() == 0:
         return False
-    indptr, indices = _csr(graph)
+    indptr, indices = csr_arrays(graph)
     return bool((bfs_distances(indptr, indices, 0) >= 0).all())
 
 
-def diameter_radius(graph: nx.Graph, max_searches: int | None = None) -> DiameterRadius:
+def diameter_radius(
+    graph: nx.Graph,
+    max_searches: int | None = None,
+    csr: tuple[np.ndarray, np.ndarray] | None = None,
+) -> DiameterRadius:
     """Diameter and radius of a connected graph on ``0..n-1`` by extrema bounding.
 
     Parameters
@@ -107,6 +111,8 @@ def diameter_radius(graph: nx.Graph, max_searches: int | None = None) -> Diamete
         Connected, nodes ``0..n-1``.
     max_searches : int, optional
         Stop after this many breadth-first searches (unlimited: exact values).
+    csr : tuple of numpy.ndarray, optional
+        The graph's compressed adjacency (``indptr``, ``indices``) when the caller has it.
 
     Returns
     -------
@@ -119,7 +125,7 @@ def diameter_radius(graph: nx.Graph, max_searches: int | None = None) -> Diamete
     (10, 10, 5, 5)
     """
     n = graph.number_of_nodes()
-    indptr, indices = _csr(graph)
+    indptr, indices = csr if csr is not None else csr_arrays(graph)
     low = np.zeros(n, dtype=np.int64)
     high = np.full(n, n, dtype=np.int64)
     active = np.ones(n, dtype=bool)  # nodes whose eccentricity may still matter

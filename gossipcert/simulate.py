@@ -220,22 +220,26 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
             u = tr.sender
             receivers = tr.receivers
             neighbours = adj[u]
-            if not receivers:
-                report(t, (u,), "no-receiver", f"node {ref(u)} sends to nobody")
-            if point_to_point and len(receivers) > 1:
-                report(
-                    t,
-                    (u, *receivers),
-                    "multiple-receivers",
-                    f"node {ref(u)} sends to {_and([str(ref(r)) for r in receivers])} at "
-                    f"once, but {kind.value} is point-to-point",
-                )
-            for r in receivers:
-                if r not in neighbours:
-                    what = "itself" if r == u else f"{ref(r)}, which is not its neighbour"
-                    report(t, (u, r), "not-a-neighbour", f"node {ref(u)} sends to {what}")
-            mask = know[u] if tr.packets is None else tr.packets
-            unknown = mask & ~know[u]
+            single = len(receivers) == 1
+            if not single:
+                if not receivers:
+                    report(t, (u,), "no-receiver", f"node {ref(u)} sends to nobody")
+                elif point_to_point:
+                    report(
+                        t,
+                        (u, *receivers),
+                        "multiple-receivers",
+                        f"node {ref(u)} sends to {_and([str(ref(r)) for r in receivers])} at "
+                        f"once, but {kind.value} is point-to-point",
+                    )
+            if not neighbours.issuperset(receivers):
+                for r in receivers:
+                    if r not in neighbours:
+                        what = "itself" if r == u else f"{ref(r)}, which is not its neighbour"
+                        report(t, (u, r), "not-a-neighbour", f"node {ref(u)} sends to {what}")
+            known = know[u]
+            mask = known if tr.packets is None else tr.packets
+            unknown = mask & ~known
             if unknown:
                 names = [repr(instance.packet_names[p]) for p in bits(unknown)[:5]]
                 more = "" if unknown.bit_count() <= 5 else f" (and {unknown.bit_count() - 5} more)"
@@ -246,12 +250,13 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
                     f"node {ref(u)} sends packet{'s' if len(names) > 1 else ''} "
                     f"{_and(names)}{more}, which it does not know yet",
                 )
-                mask &= know[u]
+                mask &= known
             size = mask.bit_count()
             sent_count[u] += size
             n_sent[u] += 1
-            sent_by[u].extend(receivers)
-            for r in receivers:
+            if single:
+                r = receivers[0]
+                sent_by[u].append(r)
                 if r in neighbours:
                     if not incoming[r]:
                         touched.append(r)
@@ -260,6 +265,17 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
                     if track_arcs:
                         arc_load[(u, r)] += size
                     moved += size
+            else:
+                sent_by[u].extend(receivers)
+                for r in receivers:
+                    if r in neighbours:
+                        if not incoming[r]:
+                            touched.append(r)
+                        incoming[r] |= mask
+                        recv_from[r].append(u)
+                        if track_arcs:
+                            arc_load[(u, r)] += size
+                        moved += size
             if cap_per_transmission is not None and size > cap_per_transmission:
                 all_note = ' ("all" here is that many)' if tr.packets is None else ""
                 report(

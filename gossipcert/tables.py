@@ -19,6 +19,13 @@ A sweep is a TOML file::
     models = ["telephone"]
     problems = ["gossip"]
 
+A sweep that reproduces a paper also sets the paper's claims beside the answers: optional
+top-level ``title``, ``intro`` and ``notes`` (Markdown text around the table) and, per group,
+a ``[group.claim]`` table (``source``, ``value``, ``lower``, ``upper``, ``heuristic``,
+``note``; integers, formulas in ``n``, ``k``, ``r``, ... or tables from sizes to integers,
+see :mod:`gossipcert.claims`). The table then gains the columns ``claim``, ``claim_source``
+and ``verdict`` (agrees, better, differs, open).
+
 For each instance the row holds: the best closed-form lower bound, its name and source
 (:mod:`gossipcert.bounds`); the rounds of every construction of
 :mod:`gossipcert.constructions.catalog` that applies and passes the verifier; the rounds of
@@ -48,6 +55,7 @@ from typing import Any
 
 import pandas as pd
 
+from gossipcert.claims import Claim, describe_values, judge, parse_claim
 from gossipcert.errors import GossipcertError, SpecError
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.store import Store, atomic_write, entry_stem, instance_key
@@ -72,10 +80,14 @@ COLUMNS = [
     "schedule_source",
     "certificate",
     "seconds",
+    "claim",
+    "claim_source",
+    "verdict",
 ]
 MARKDOWN_MARK = "<!-- gossipcert table: generated from {source}; do not edit -->"
 _SWEEP_KEYS = {"name", "time_limit", "backend", "output", "store", "group"}
-_GROUP_KEYS = {"graphs", "sizes", "models", "problems"}
+_PAGE_KEYS = {"title", "intro", "notes"}  # text around the Markdown table
+_GROUP_KEYS = {"graphs", "sizes", "models", "problems", "claim"}
 
 
 @dataclass(frozen=True)
@@ -114,6 +126,14 @@ class Sweep:
     store: Path
     instances: list[Instance] = field(default_factory=list, repr=False)
     keys: list[str] = field(default_factory=list, repr=False)
+    #: (graph, model, problem) -> the group's claim and the size its graph was built with
+    claims: dict[tuple[str, str, str], tuple[Claim, str | None]] = field(
+        default_factory=dict, repr=False
+    )
+    #: the page around the Markdown table: a title, text above it and notes below it
+    title: str = ""
+    intro: str = ""
+    notes: str = ""
 
 
 def _str_list(group: dict[str, Any], key: str, where: str) -> list[str]:
@@ -150,7 +170,7 @@ def read_sweep(path: str | Path) -> Sweep:
         raise SpecError(f"cannot read sweep file {str(src)!r}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"sweep file {str(src)!r} is not valid TOML: {exc}") from None
-    unknown = set(data) - _SWEEP_KEYS
+    unknown = set(data) - _SWEEP_KEYS - _PAGE_KEYS
     if unknown:
         raise SpecError(f"{src}: unknown key(s) {', '.join(sorted(unknown))}")
     name = data.get("name")
@@ -168,6 +188,10 @@ def read_sweep(path: str | Path) -> Sweep:
     if not isinstance(groups, list) or not groups:
         raise SpecError(f"{src}: at least one [[group]] is needed")
     specs: list[tuple[str, str, str]] = []
+    claims: dict[tuple[str, str, str], tuple[Claim, str | None]] = {}
+    for key in sorted(_PAGE_KEYS):
+        if not isinstance(data.get(key, ""), str):
+            raise SpecError(f"{src}: '{key}' must be text")
     for i, group in enumerate(groups, 1):
         where = f"{src}: group {i}"
         if not isinstance(group, dict):
@@ -175,6 +199,7 @@ def read_sweep(path: str | Path) -> Sweep:
         extra = set(group) - _GROUP_KEYS
         if extra:
             raise SpecError(f"{where}: unknown key(s) {', '.join(sorted(extra))}")
+        claim = parse_claim(group["claim"], where) if "claim" in group else None
         templates = _str_list(group, "graphs", where)
         models = _str_list(group, "models", where)
         problems = _str_list(group, "problems", where)
@@ -186,16 +211,22 @@ def read_sweep(path: str | Path) -> Sweep:
         for t in templates:
             if "{n}" in t and not sizes:
                 raise SpecError(f"{where}: graph {t!r} has {{n}} but the group has no 'sizes'")
-            graphs_ = [t.replace("{n}", str(s)) for s in sizes] if "{n}" in t else [t]
-            for g in graphs_:
+            sized = [(t.replace("{n}", str(s)), str(s)) for s in sizes] if "{n}" in t else []
+            for g, size in sized or [(t, None)]:
                 for m in models:
                     for p in problems:
                         if (g, m, p) not in specs:
                             specs.append((g, m, p))
+                        if claim is not None:
+                            claims[(g, m, p)] = (claim, size)
     base = src.parent
     out = base / str(data.get("output", "."))
     store = base / str(data.get("store", "store"))
     sweep = Sweep(name, src, specs, float(limit) if limit else None, backend, out, store)
+    sweep.claims = claims
+    sweep.title = data.get("title", "")
+    sweep.intro = data.get("intro", "")
+    sweep.notes = data.get("notes", "")
     for g, m, p in specs:
         try:
             inst = parse_instance(g, m, p)
@@ -518,7 +549,7 @@ def table(sweep: Sweep) -> pd.DataFrame:
     ``not-run``)."""
     store = Store(sweep.store)
     rows: list[dict[str, Any]] = []
-    for (g, m, p), key in zip(sweep.specs, sweep.keys, strict=True):
+    for i, ((g, m, p), key) in enumerate(zip(sweep.specs, sweep.keys, strict=True)):
         entry = store.get(key) or {}
         spec_id = spec_key(g, m, p)
         row: dict[str, Any] = {c: None for c in COLUMNS}
@@ -533,11 +564,36 @@ def table(sweep: Sweep) -> pd.DataFrame:
             cert = entry.get("certificate")
             if cert:
                 row["certificate"] = os.path.relpath(store.root / cert, sweep.output)
+        if (g, m, p) in sweep.claims:
+            claim, size = sweep.claims[(g, m, p)]
+            values = claim.values(size, _claim_variables(sweep.instances[i], size))
+            row["claim"] = describe_values(values)
+            row["claim_source"] = claim.source
+            low, high = row["lower"], row["upper"]
+            if row["status"] == "optimal":
+                low = high = row["optimum"]
+            row["verdict"] = judge(values, row["status"], low, high)
         rows.append(row)
     df = pd.DataFrame(rows, columns=COLUMNS)
     for c in ("n", "m", "lower_bound", "heuristic", "optimum", "lower", "upper"):
         df[c] = df[c].astype("Int64")
     return df
+
+
+def _claim_variables(instance: Instance, size: str | None) -> dict[str, Any]:
+    """The variables a claim formula may name (see :mod:`gossipcert.claims`)."""
+    from gossipcert.graphs import describe, processors
+
+    info = describe(instance.graph)
+    return {
+        "n": len(processors(instance.graph)),
+        "N": instance.n,
+        "k": int(size) if size is not None and size.isdigit() else None,
+        "r": info["radius"],
+        "d": info["diameter"],
+        "p": instance.model.packet_cap,
+        "c": instance.model.calls_per_round,
+    }
 
 
 def _md_cell(value: Any) -> str:
@@ -546,8 +602,23 @@ def _md_cell(value: Any) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(df: pd.DataFrame, source: str) -> str:
-    """The Markdown table: one line per instance, the answer first and the evidence after."""
+_VERDICT_CELLS = {
+    "agrees": "agrees",
+    "better": "**better**",
+    "differs": "**differs**",
+    "open": "open",
+    "-": "",
+}
+
+
+def markdown(df: pd.DataFrame, source: str, sweep: Sweep | None = None) -> str:
+    """The Markdown page: one line per instance, the answer first and the evidence after.
+
+    When the sweep attaches claims to its groups, two columns set each paper's values
+    beside ours and give the verdict (:func:`gossipcert.claims.judge`); the sweep's title,
+    intro and notes, and the notes of its claims, frame the table.
+    """
+    with_claims = bool(df["claim"].notna().any()) if "claim" in df else False
     head = [
         "graph",
         "model",
@@ -558,14 +629,16 @@ def markdown(df: pd.DataFrame, source: str) -> str:
         "heuristic",
         "answer",
         "evidence",
-        "certificate",
     ]
-    lines = [
-        MARKDOWN_MARK.format(source=source),
-        "",
-        "| " + " | ".join(head) + " |",
-        "|" + "---|" * len(head),
-    ]
+    if with_claims:
+        head += ["paper", "verdict"]
+    head.append("certificate")
+    lines = [MARKDOWN_MARK.format(source=source), ""]
+    if sweep is not None and sweep.title:
+        lines += [f"# {sweep.title}", ""]
+    if sweep is not None and sweep.intro:
+        lines += [sweep.intro.strip(), ""]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in df.itertuples(index=False):
         if r.status == "optimal":
             answer = f"**{r.optimum}** (optimal)"
@@ -589,10 +662,44 @@ def markdown(df: pd.DataFrame, source: str) -> str:
             r.heuristic,
             answer,
             r.evidence,
-            None,
         ]
-        lines.append("| " + " | ".join(_md_cell(c) for c in cells[:-1]) + f" | {_md_cell(cert)} |")
+        if with_claims:
+            claim = _md_cell(r.claim)
+            where = _md_cell(r.claim_source)
+            cells += [
+                f"{claim} ({where})" if claim else "",
+                _VERDICT_CELLS.get(str(r.verdict), ""),
+            ]
+        lines.append("| " + " | ".join(_md_cell(c) for c in cells) + f" | {_md_cell(cert)} |")
+    notes = _page_notes(sweep)
+    if notes:
+        lines += ["", "## Notes", "", *notes]
     return "\n".join(lines) + "\n"
+
+
+def _page_notes(sweep: Sweep | None) -> list[str]:
+    """The sweep's notes, then each claim's note once (with its source)."""
+    if sweep is None:
+        return []
+    out: list[str] = []
+    if sweep.notes:
+        out += [sweep.notes.strip(), ""]
+    seen: set[tuple[str, str]] = set()
+    for claim, _size in sweep.claims.values():
+        if claim.note and (claim.source, claim.note) not in seen:
+            seen.add((claim.source, claim.note))
+            out += [f"- **{claim.source}**: {claim.note.strip()}"]
+    if sweep.claims:
+        out += [
+            "",
+            "Verdicts: *agrees* — every claim holds and the paper's best schedule is optimal; "
+            "*better* — every claim holds and the certified optimum is below the paper's best "
+            "schedule or upper bound; *differs* — certified evidence contradicts a claim (see "
+            "the notes); *open* — not settled within the time limit, nothing contradicted.",
+        ]
+    while out and not out[-1]:
+        out.pop()
+    return out
 
 
 def _ours(path: Path) -> bool:
@@ -633,5 +740,61 @@ def write_tables(sweep: Sweep, df: pd.DataFrame, force: bool = False) -> tuple[P
     check_outputs(sweep, force)
     csv_path, md_path = table_paths(sweep)
     atomic_write(csv_path, df.to_csv(index=False))
-    atomic_write(md_path, markdown(df, sweep.source.name))
+    atomic_write(md_path, markdown(df, sweep.source.name, sweep))
     return csv_path, md_path
+
+
+def summary(sweeps: list[Sweep]) -> pd.DataFrame:
+    """One line per sweep, from the store alone: how many instances, how many certified,
+    and how many of the paper's claims each verdict got.
+
+    Parameters
+    ----------
+    sweeps : list of Sweep
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``page``, ``title``, ``instances``, ``certified`` and one per verdict
+        (``agrees``, ``better``, ``differs``, ``open``).
+    """
+    lines = []
+    for sweep in sweeps:
+        df = table(sweep)
+        verdicts = df["verdict"].value_counts()
+        lines.append(
+            {
+                "page": f"{sweep.name}.md",
+                "title": sweep.title or sweep.name,
+                "instances": len(df),
+                "certified": int((df["status"] == "optimal").sum()),
+                **{v: int(verdicts.get(v, 0)) for v in ("agrees", "better", "differs", "open")},
+            }
+        )
+    return pd.DataFrame(lines)
+
+
+def summary_markdown(df: pd.DataFrame, link_prefix: str = "") -> str:
+    """The summary as a Markdown table, each page linked (``link_prefix`` + page).
+
+    Examples
+    --------
+    >>> row = {"page": "p.md", "title": "P", "instances": 3, "certified": 2, "agrees": 1,
+    ...        "better": 1, "differs": 0, "open": 1}
+    >>> print(summary_markdown(pd.DataFrame([row]), "results/").splitlines()[2])
+    | [P](results/p.md) | 3 | 2 | 1 | 1 | 0 | 1 |
+    """
+    head = ["paper", "instances", "certified", "agrees", "better", "differs", "open"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in df.itertuples(index=False):
+        cells = [
+            f"[{_md_cell(r.title)}]({link_prefix}{r.page})",
+            r.instances,
+            r.certified,
+            r.agrees,
+            r.better,
+            r.differs,
+            r.open,
+        ]
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import importlib
 import itertools
 import json
 import math
@@ -12,7 +13,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-import gossipcert.graphs as graphs_module
+import gossipcert.graphs.queries as graphs_queries
 from gossipcert import graphs
 from gossipcert.distances import diameter_radius
 from gossipcert.errors import GossipcertError, GraphError, SpecError
@@ -431,10 +432,10 @@ def test_eccentricity_bounds_against_networkx(seed: int) -> None:
 
 def test_large_graph_distances_by_eccentricity_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
     """Above EXACT_DISTANCE_NODES nodes describe() uses eccentricity bounds: a mesh settles."""
-    monkeypatch.setattr(graphs_module, "EXACT_DISTANCE_NODES", 100)
+    monkeypatch.setattr(graphs_queries, "EXACT_DISTANCE_NODES", 100)
     info = describe(from_spec("mesh:30x40"))
     assert (info["diameter"], info["radius"]) == (29 + 39, 15 + 20)
-    monkeypatch.setattr(graphs_module, "DISTANCE_WORK", 1)
+    monkeypatch.setattr(graphs_queries, "DISTANCE_WORK", 1)
     g = random_connected(400, 500, seed=3)
     info = describe(g)
     if info["diameter"] is None:
@@ -994,9 +995,13 @@ def test_stale_label_index_is_rebuilt() -> None:
 
 
 def test_docstring_examples() -> None:
-    result = doctest.testmod(graphs, optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0
-    assert result.attempted > 20
+    attempted = 0
+    for name in ("families", "networks", "random_graphs", "specs", "files", "queries"):
+        module = importlib.import_module(f"gossipcert.graphs.{name}")
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, name
+        attempted += result.attempted
+    assert attempted > 20
 
 
 def test_public_functions_are_documented() -> None:

@@ -1,0 +1,427 @@
+"""Closed-form lower and upper bounds on the number of rounds, each with its citation.
+
+Every bound is one function that takes an :class:`~gossipcert.instance.Instance` and returns
+a :class:`Bound`, or None where its hypothesis does not hold (wrong model, problem, graph
+family or size). :func:`all_bounds` evaluates them all; :func:`best_lower_bound` picks the
+largest lower bound and :func:`best_upper_bound` the smallest upper bound.
+
+A bound's ``name`` is stable: certificates refer to it, and ``gossipcert check`` recomputes
+it by name. Names are unique; the names of upper bounds end in ``-upper``.
+
+Kinds
+-----
+``"lower"``
+    Every schedule that solves the instance has at least ``value`` rounds. The exact search
+    uses these directly, so each one is stated only under hypotheses that make it sound.
+``"upper"``
+    Some schedule with ``value`` rounds exists (a theorem of the cited paper: "the algorithm
+    takes ``X`` steps"). Informative only; constructions elsewhere build and verify schedules.
+``"lower-cost"``
+    A lower bound on the *linear cost* ``T = R + tau*h*S`` of the design (section 2), for
+    models with ``tau`` set. ``value`` is the lower bound on the rounds ``R`` that the cost
+    bound is built from, and ``cost`` the lower bound on ``T``. :func:`best_lower_bound`
+    ignores this kind.
+
+In the sequential model (``calls_per_round == 1``) a round is one call, so bounds on the
+number of calls are bounds on rounds.
+
+Conventions used in the hypotheses
+----------------------------------
+* Lower bounds stay sound when the model is *more* restricted than the paper's (a smaller
+  packet cap, a limit on calls per round): a schedule of the restricted model is one of the
+  paper's model. So lower bounds ignore ``calls_per_round``. Rounds of the half-duplex model
+  are telephone rounds (a directed matching is part of a matching), so telephone lower
+  bounds on rounds hold for half-duplex too.
+* Upper bounds need the paper's model or a less restricted one: no limit on calls per round
+  (except the sequential bounds, which are about that model), and a packet cap at least the
+  paper's. With unbounded packets a gossip schedule that always sends everything solves every
+  problem on the same graph (each node's knowledge contains the holdings of every node whose
+  gossip packet it knows), so gossip upper bounds are reported for every problem then.
+* Family bounds recognise a graph by ``G.graph["spec"]`` and are reported only when the graph
+  equals the one the spec builds (same edges, capacities, routers), so that a graph read
+  from a file or edited after construction never inherits a family's bound. Paths, cycles and
+  complete graphs are recognised by their structure.
+* Bounds on graphs with routers are only those of the fat-tree paper.
+
+Bounds (name: hypothesis -- value)
+----------------------------------
+General: ``distance``, ``doubling``, ``telephone-gossip``, ``receive``, ``pendant-leaves``
+(telephone and half-duplex: the calls of one node with its degree-1 neighbours; ``2(n-1)``
+and ``2n-3`` for gossip on the star ``K_{1,n-1}``).
+
+Dimakopoulos [2]: ``dimakopoulos-1`` (single-port or half-duplex, ``p = 1``, gossip:
+``n - 1``); ``dimakopoulos-2-3`` (half-duplex, ``p = 1``, gossip: ``2(n - 1)`` for even
+``n``, ``2n`` for odd ``n``); ``dimakopoulos-hamiltonian-upper`` (a Hamiltonian cycle is
+found: the same values are achieved, section 3); ``dimakopoulos-product-upper`` (products of
+factors with a known optimum, Theorems 2-5).
+
+Beier-Sibeyn [1]: ``beier-sibeyn-path`` (telephone gossip on a path: ``n - 1`` even,
+``n`` odd), ``beier-sibeyn-cycle`` (on a cycle: ``n/2`` even, ``floor(n/2) + 2`` odd),
+``beier-sibeyn-mesh``, ``beier-sibeyn-torus``, ``beier-sibeyn-hypercube``,
+``beier-sibeyn-knodel``, ``beier-sibeyn-ccc``, ``beier-sibeyn-se`` (section 2 lower bounds);
+``beier-sibeyn-linear-cost`` (kind ``lower-cost``, bound (1)); upper bounds
+``beier-sibeyn-path-upper``, ``beier-sibeyn-cycle-upper`` (Lemma 1),
+``beier-sibeyn-mesh-upper``, ``beier-sibeyn-torus-upper`` (Lemma 2),
+``beier-sibeyn-mesh-lemma3-upper`` (Lemma 3), ``beier-sibeyn-mesh-lemma4-upper``
+(Lemma 4), ``beier-sibeyn-lemma5-upper`` (Lemma 5),
+``beier-sibeyn-hypercube-upper``, ``beier-sibeyn-knodel-upper``, ``beier-sibeyn-ccc-upper``,
+``beier-sibeyn-se-upper``, ``beier-sibeyn-butterfly-upper``, ``beier-sibeyn-debruijn-upper``,
+``beier-sibeyn-star-pancake-upper`` (section 2).
+
+Gonzalez [3] (multicast): ``gonzalez-receive`` (``p = 1`` gossip: ``n - 1``),
+``gonzalez-odd-path`` (``p = 1`` gossip on a path with odd ``n``: ``n + r - 1``);
+``gonzalez-n-plus-r-upper`` (Theorem 1), ``gonzalez-simple-upper`` (Lemma 1,
+``2n + r - 3``), ``gonzalez-updown-upper`` (procedure UpDown, ``n + 3r - 2``),
+``gonzalez-hamiltonian-upper`` (``n - 1``), ``gonzalez-broadcast-upper`` (eccentricity).
+
+Dimakopoulos-Dimopoulos [4] (all-port binary fat trees, ``n`` leaves, ``L = log2 n``):
+``dd-broadcast`` (``2L``), ``dd-scatter-gather``, ``dd-gossip`` (``n + 1``),
+``dd-total-exchange`` (``max(n + 1, n^2/(4 c_L))``), ``dd-lemma3`` (hole counting);
+``dd-broadcast-upper``, ``dd-scatter-gather-upper``, ``dd-gossip-upper``,
+``dd-gossip-no-queue-upper``, ``dd-total-exchange-serial-upper`` (formula (1)),
+``dd-total-exchange-pipelined-upper`` (formulas (2) and (3)).
+
+Bermond-Gargano-Perennes [5] (sequential telephone gossip, packet cap ``p``):
+``bermond-1`` (bound (1)), ``bermond-2.1`` (Theorem 2.1), ``bermond-p1``
+(``c(n, 1) = n(n-1)/2``), ``bermond-2n-4``; ``bermond-3.1-upper`` (Theorem 3.1),
+``bermond-p1-upper``, ``bermond-2n-4-upper`` (complete graphs).
+
+References
+----------
+.. [1] R. Beier and J. F. Sibeyn, "A powerful heuristic for telephone gossiping", SIROCCO
+   2000. Section 2 (graph classes, bound (1)) and section 3 (Lemmas 1-5).
+.. [2] V. V. Dimakopoulos, "Single-port multinode broadcasting", Tech. Report 1-99,
+   University of Ioannina, 1999. Section 2 (bounds (1)-(3)), section 3 (Hamiltonian
+   networks), section 4 (Theorems 2-5, products).
+.. [3] T. F. Gonzalez, "An efficient algorithm for gossiping in the multicasting
+   communication environment", IEEE TPDS 14(7), 2003. Sections 1-4.
+.. [4] V. V. Dimakopoulos and N. J. Dimopoulos, "Communications in binary fat trees",
+   Proc. ICCI 1995. Table 1, Theorems 1-2, formulas (1)-(3), Lemma 3.
+.. [5] J.-C. Bermond, L. Gargano, S. Perennes, "Optimal sequential gossiping by short
+   messages", Discrete Applied Mathematics 86 (1998) 145-155. Bound (1), Theorem 2.1,
+   Theorem 3.1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gossipcert.bounds.base import (
+    _LOWER,
+    _UPPER,
+    Bound,
+)
+from gossipcert.bounds.beier_sibeyn import (
+    beier_sibeyn_ccc_bound,
+    beier_sibeyn_cycle_bound,
+    beier_sibeyn_hypercube_bound,
+    beier_sibeyn_knodel_bound,
+    beier_sibeyn_linear_cost_bound,
+    beier_sibeyn_mesh_bound,
+    beier_sibeyn_path_bound,
+    beier_sibeyn_se_bound,
+    beier_sibeyn_torus_bound,
+)
+from gossipcert.bounds.beier_sibeyn_upper import (
+    beier_sibeyn_butterfly_upper_bound,
+    beier_sibeyn_ccc_upper_bound,
+    beier_sibeyn_cycle_upper_bound,
+    beier_sibeyn_debruijn_upper_bound,
+    beier_sibeyn_hypercube_upper_bound,
+    beier_sibeyn_knodel_upper_bound,
+    beier_sibeyn_lemma5_upper_bound,
+    beier_sibeyn_mesh_lemma3_upper_bound,
+    beier_sibeyn_mesh_lemma4_upper_bound,
+    beier_sibeyn_mesh_upper_bound,
+    beier_sibeyn_path_upper_bound,
+    beier_sibeyn_se_upper_bound,
+    beier_sibeyn_star_pancake_upper_bound,
+    beier_sibeyn_torus_upper_bound,
+)
+from gossipcert.bounds.bermond import (
+    bermond_1_bound,
+    bermond_2n4_bound,
+    bermond_2n4_upper_bound,
+    bermond_p1_bound,
+    bermond_p1_upper_bound,
+    bermond_theorem21_bound,
+    bermond_theorem31_upper_bound,
+)
+from gossipcert.bounds.dimakopoulos import (
+    dimakopoulos_half_duplex_bound,
+    dimakopoulos_hamiltonian_upper_bound,
+    dimakopoulos_product_upper_bound,
+    dimakopoulos_receive_bound,
+)
+from gossipcert.bounds.fat_trees import (
+    dd_broadcast_bound,
+    dd_broadcast_upper_bound,
+    dd_gossip_bound,
+    dd_gossip_no_queue_upper_bound,
+    dd_gossip_upper_bound,
+    dd_lemma3_bound,
+    dd_scatter_gather_bound,
+    dd_scatter_gather_upper_bound,
+    dd_total_exchange_bound,
+    dd_total_exchange_pipelined_upper_bound,
+    dd_total_exchange_serial_upper_bound,
+)
+from gossipcert.bounds.general import (
+    distance_bound,
+    doubling_bound,
+    pendant_leaves_bound,
+    receive_bound,
+    telephone_gossip_odd_bound,
+)
+from gossipcert.bounds.gonzalez import (
+    gonzalez_broadcast_upper_bound,
+    gonzalez_hamiltonian_upper_bound,
+    gonzalez_n_plus_r_upper_bound,
+    gonzalez_odd_path_bound,
+    gonzalez_receive_bound,
+    gonzalez_simple_upper_bound,
+    gonzalez_updown_upper_bound,
+)
+from gossipcert.bounds.hamiltonian import (
+    HAMILTONIAN_EXHAUSTIVE_MAX_NODES,
+    HAMILTONIAN_SEARCH_BUDGET,
+    HAMILTONIAN_SEARCH_MAX_NODES,
+    HAMILTONIAN_STEPS_PER_NODE,
+)
+from gossipcert.instance import Instance
+
+__all__ = [
+    "HAMILTONIAN_EXHAUSTIVE_MAX_NODES",
+    "HAMILTONIAN_SEARCH_BUDGET",
+    "HAMILTONIAN_SEARCH_MAX_NODES",
+    "HAMILTONIAN_STEPS_PER_NODE",
+    "LOWER_BOUNDS",
+    "LOWER_COST_BOUNDS",
+    "UPPER_BOUNDS",
+    "Bound",
+    "all_bounds",
+    "beier_sibeyn_butterfly_upper_bound",
+    "beier_sibeyn_ccc_bound",
+    "beier_sibeyn_ccc_upper_bound",
+    "beier_sibeyn_cycle_bound",
+    "beier_sibeyn_cycle_upper_bound",
+    "beier_sibeyn_debruijn_upper_bound",
+    "beier_sibeyn_hypercube_bound",
+    "beier_sibeyn_hypercube_upper_bound",
+    "beier_sibeyn_knodel_bound",
+    "beier_sibeyn_knodel_upper_bound",
+    "beier_sibeyn_lemma5_upper_bound",
+    "beier_sibeyn_linear_cost_bound",
+    "beier_sibeyn_mesh_bound",
+    "beier_sibeyn_mesh_lemma3_upper_bound",
+    "beier_sibeyn_mesh_lemma4_upper_bound",
+    "beier_sibeyn_mesh_upper_bound",
+    "beier_sibeyn_path_bound",
+    "beier_sibeyn_path_upper_bound",
+    "beier_sibeyn_se_bound",
+    "beier_sibeyn_se_upper_bound",
+    "beier_sibeyn_star_pancake_upper_bound",
+    "beier_sibeyn_torus_bound",
+    "beier_sibeyn_torus_upper_bound",
+    "bermond_1_bound",
+    "bermond_2n4_bound",
+    "bermond_2n4_upper_bound",
+    "bermond_p1_bound",
+    "bermond_p1_upper_bound",
+    "bermond_theorem21_bound",
+    "bermond_theorem31_upper_bound",
+    "best_lower_bound",
+    "best_upper_bound",
+    "bound_by_name",
+    "dd_broadcast_bound",
+    "dd_broadcast_upper_bound",
+    "dd_gossip_bound",
+    "dd_gossip_no_queue_upper_bound",
+    "dd_gossip_upper_bound",
+    "dd_lemma3_bound",
+    "dd_scatter_gather_bound",
+    "dd_scatter_gather_upper_bound",
+    "dd_total_exchange_bound",
+    "dd_total_exchange_pipelined_upper_bound",
+    "dd_total_exchange_serial_upper_bound",
+    "dimakopoulos_half_duplex_bound",
+    "dimakopoulos_hamiltonian_upper_bound",
+    "dimakopoulos_product_upper_bound",
+    "dimakopoulos_receive_bound",
+    "distance_bound",
+    "doubling_bound",
+    "gonzalez_broadcast_upper_bound",
+    "gonzalez_hamiltonian_upper_bound",
+    "gonzalez_n_plus_r_upper_bound",
+    "gonzalez_odd_path_bound",
+    "gonzalez_receive_bound",
+    "gonzalez_simple_upper_bound",
+    "gonzalez_updown_upper_bound",
+    "pendant_leaves_bound",
+    "receive_bound",
+    "telephone_gossip_odd_bound",
+]
+
+# --------------------------------------------------------------------------------------------
+# Registries and queries
+# --------------------------------------------------------------------------------------------
+
+LOWER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
+    distance_bound,
+    doubling_bound,
+    telephone_gossip_odd_bound,
+    receive_bound,
+    pendant_leaves_bound,
+    dimakopoulos_receive_bound,
+    dimakopoulos_half_duplex_bound,
+    beier_sibeyn_path_bound,
+    beier_sibeyn_cycle_bound,
+    beier_sibeyn_mesh_bound,
+    beier_sibeyn_torus_bound,
+    beier_sibeyn_hypercube_bound,
+    beier_sibeyn_knodel_bound,
+    beier_sibeyn_ccc_bound,
+    beier_sibeyn_se_bound,
+    gonzalez_receive_bound,
+    gonzalez_odd_path_bound,
+    dd_broadcast_bound,
+    dd_scatter_gather_bound,
+    dd_gossip_bound,
+    dd_total_exchange_bound,
+    dd_lemma3_bound,
+    bermond_1_bound,
+    bermond_theorem21_bound,
+    bermond_p1_bound,
+    bermond_2n4_bound,
+)
+LOWER_COST_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
+    beier_sibeyn_linear_cost_bound,
+)
+UPPER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
+    dimakopoulos_hamiltonian_upper_bound,
+    dimakopoulos_product_upper_bound,
+    beier_sibeyn_path_upper_bound,
+    beier_sibeyn_cycle_upper_bound,
+    beier_sibeyn_mesh_upper_bound,
+    beier_sibeyn_mesh_lemma3_upper_bound,
+    beier_sibeyn_mesh_lemma4_upper_bound,
+    beier_sibeyn_torus_upper_bound,
+    beier_sibeyn_lemma5_upper_bound,
+    beier_sibeyn_hypercube_upper_bound,
+    beier_sibeyn_knodel_upper_bound,
+    beier_sibeyn_ccc_upper_bound,
+    beier_sibeyn_se_upper_bound,
+    beier_sibeyn_butterfly_upper_bound,
+    beier_sibeyn_debruijn_upper_bound,
+    beier_sibeyn_star_pancake_upper_bound,
+    gonzalez_n_plus_r_upper_bound,
+    gonzalez_simple_upper_bound,
+    gonzalez_updown_upper_bound,
+    gonzalez_hamiltonian_upper_bound,
+    gonzalez_broadcast_upper_bound,
+    dd_broadcast_upper_bound,
+    dd_scatter_gather_upper_bound,
+    dd_gossip_upper_bound,
+    dd_gossip_no_queue_upper_bound,
+    dd_total_exchange_serial_upper_bound,
+    dd_total_exchange_pipelined_upper_bound,
+    bermond_theorem31_upper_bound,
+    bermond_p1_upper_bound,
+    bermond_2n4_upper_bound,
+)
+
+
+def all_bounds(instance: Instance) -> list[Bound]:
+    """Every bound that applies to ``instance``: lower bounds, then cost bounds, then upper.
+
+    Parameters
+    ----------
+    instance : Instance
+
+    Returns
+    -------
+    list of Bound
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> [b.name for b in all_bounds(parse_instance("ring:6", "telephone", "gossip"))][2:]
+    ['telephone-gossip', 'beier-sibeyn-cycle', 'beier-sibeyn-cycle-upper']
+    """
+    out = []
+    for fn in LOWER_BOUNDS + LOWER_COST_BOUNDS + UPPER_BOUNDS:
+        b = fn(instance)
+        if b is not None:
+            out.append(b)
+    return out
+
+
+def bound_by_name(instance: Instance, name: str) -> Bound | None:
+    """Recompute the bound called ``name`` (None if it does not apply or does not exist).
+
+    Parameters
+    ----------
+    instance : Instance
+    name : str
+
+    Returns
+    -------
+    Bound or None
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> bound_by_name(parse_instance("ring:5", "half-duplex:p=1", "gossip"),
+    ...     "dimakopoulos-2-3").value
+    10
+    """
+    for b in all_bounds(instance):
+        if b.name == name:
+            return b
+    return None
+
+
+def best_lower_bound(instance: Instance) -> Bound:
+    """The largest lower bound on rounds that applies (the distance bound always does).
+
+    Parameters
+    ----------
+    instance : Instance
+
+    Returns
+    -------
+    Bound
+        Of kind ``"lower"``; the first in registry order among equal values.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> best_lower_bound(parse_instance("ring:5", "half-duplex:p=1", "gossip")).name
+    'dimakopoulos-2-3'
+    """
+    lows = [b for b in all_bounds(instance) if b.kind == _LOWER]
+    return max(lows, key=lambda b: b.value)
+
+
+def best_upper_bound(instance: Instance) -> Bound | None:
+    """The smallest closed-form upper bound on rounds that applies, or None.
+
+    Parameters
+    ----------
+    instance : Instance
+
+    Returns
+    -------
+    Bound or None
+        Of kind ``"upper"``; the first in registry order among equal values.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> best_upper_bound(parse_instance("torus:4x6", "telephone", "gossip")).value
+    5
+    >>> print(best_upper_bound(parse_instance("petersen", "telephone", "gossip")))
+    None
+    """
+    ups = [b for b in all_bounds(instance) if b.kind == _UPPER]
+    return min(ups, key=lambda b: b.value) if ups else None

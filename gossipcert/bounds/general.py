@@ -1,0 +1,266 @@
+"""General lower bounds: distance, doubling, telephone gossip, receive, pendant leaves.
+
+See :mod:`gossipcert.bounds` for the conventions every bound follows.
+"""
+
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+
+from gossipcert.bounds.base import (
+    _LOWER,
+    _ONE_RECEIVER,
+    Bound,
+    _ceil_log2,
+    _holders,
+    _is_gossip,
+    _telephone_lower_gossip,
+)
+from gossipcert.instance import Instance, ModelKind, bits
+
+# --------------------------------------------------------------------------------------------
+# General lower bounds
+# --------------------------------------------------------------------------------------------
+
+
+def distance_bound(instance: Instance) -> Bound | None:
+    """A packet crosses at most one edge per round.
+
+    ``R >= max dist(holders(p), v)`` over the demands ``(v, p)``: the eccentricity of the
+    source for broadcast, the diameter for gossip. Holds in every model.
+
+    Parameters
+    ----------
+    instance : Instance
+
+    Returns
+    -------
+    Bound
+        Always (a lower bound).
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> distance_bound(parse_instance("path:5", "telephone", "broadcast:0")).value
+    4
+
+    References
+    ----------
+    Folklore; Beier and Sibeyn, section 2 (``LW = a + b - 2`` for meshes).
+    """
+    g = instance.graph
+    best = 0
+    for p, hs in enumerate(_holders(instance)):
+        dist = nx.multi_source_dijkstra_path_length(g, hs, weight=None) if hs else {}
+        for v in range(instance.n):
+            if instance.demands[v] >> p & 1 and v in dist:
+                best = max(best, dist[v])
+    return Bound("distance", _LOWER, best, "every model: a packet crosses one edge per round")
+
+
+def doubling_bound(instance: Instance) -> Bound | None:
+    """The nodes knowing a packet at most double per round in one-port models.
+
+    In telephone, half-duplex and single-port rounds every node that knows a packet passes
+    it to at most one node, so after ``t`` rounds at most ``2^t h`` nodes know a packet held
+    by ``h`` nodes: ``R >= ceil(log2(k / h))`` for a packet that ``k`` nodes must know or hold.
+
+    Parameters
+    ----------
+    instance : Instance
+
+    Returns
+    -------
+    Bound or None
+        None outside the one-port models.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> doubling_bound(parse_instance("complete:9", "telephone", "broadcast:0")).value
+    4
+
+    References
+    ----------
+    Beier and Sibeyn, section 2: ``R >= ceil(log n)``.
+    """
+    if instance.model.kind not in _ONE_RECEIVER:
+        return None
+    best = 0
+    for p, hs in enumerate(_holders(instance)):
+        reach = sum(1 for v in range(instance.n) if instance.demands[v] >> p & 1 or v in hs)
+        if hs:
+            best = max(best, math.ceil(math.log2(reach / len(hs))) if reach > len(hs) else 0)
+    return Bound(
+        "doubling",
+        _LOWER,
+        best,
+        "one-port models: the nodes knowing a packet at most double per round "
+        "(Beier-Sibeyn sec. 2)",
+    )
+
+
+def telephone_gossip_odd_bound(instance: Instance) -> Bound | None:
+    """Telephone gossip among ``n`` nodes needs ``ceil(log2 n) + odd(n)`` rounds.
+
+    For odd ``n`` some node is idle in every round; the node idle in the last round must
+    already know all ``n`` packets after round ``R - 1``, which takes ``ceil(log2 n)`` rounds
+    because knowledge at most doubles per round. Rounds of the half-duplex model are
+    telephone rounds, so the bound holds there too.
+
+    Parameters
+    ----------
+    instance : Instance
+
+    Returns
+    -------
+    Bound or None
+        None unless telephone or half-duplex gossip without routers, ``n >= 2``.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> telephone_gossip_odd_bound(parse_instance("complete:7", "telephone", "gossip")).value
+    4
+
+    References
+    ----------
+    Beier and Sibeyn, section 2 (citing their [13]): ``R >= ceil(log n) + odd(n)``.
+    """
+    if not _telephone_lower_gossip(instance) or instance.n < 2:
+        return None
+    n = instance.n
+    return Bound(
+        "telephone-gossip",
+        _LOWER,
+        _ceil_log2(n) + n % 2,
+        "Beier-Sibeyn sec. 2: telephone gossip needs ceil(log2 n) + odd(n) rounds",
+    )
+
+
+def receive_bound(instance: Instance) -> Bound | None:
+    """A node receives at most ``p`` packets per round in the one-port and multicast models.
+
+    A node that lacks ``k`` demanded packets needs ``ceil(k / p)`` rounds.
+
+    Parameters
+    ----------
+    instance : Instance
+
+    Returns
+    -------
+    Bound or None
+        None with unbounded packets or in the all-port model.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> receive_bound(parse_instance("ring:6", "telephone:p=2", "gossip")).value
+    3
+
+    References
+    ----------
+    Dimakopoulos 1999, section 2, bound (1): ``n - 1`` steps for full duplex.
+    """
+    m = instance.model
+    if m.packet_cap is None or m.kind is ModelKind.ALL_PORT:
+        return None
+    lacking = max(
+        ((d & ~h).bit_count() for d, h in zip(instance.demands, instance.holdings, strict=False)),
+        default=0,
+    )
+    return Bound(
+        "receive",
+        _LOWER,
+        math.ceil(lacking / m.packet_cap),
+        f"a node receives at most p={m.packet_cap} packets per round "
+        "(Dimakopoulos 1999, bound (1))",
+    )
+
+
+def pendant_leaves_bound(instance: Instance) -> Bound | None:
+    """The transmissions between one node and its degree-1 neighbours cannot overlap.
+
+    Let ``v`` have the pendant neighbours (leaves) ``l_1 .. l_k``. A leaf talks to ``v``
+    only. It must *send* at least once if it alone holds a packet that another node demands,
+    and *receive* at least once if it demands a packet it does not hold. Under half-duplex
+    ``v`` takes part in at most one transmission per round, as sender or receiver, so
+    ``R >= sum over the leaves of (must send) + (must receive)``. Under telephone ``v`` is in
+    at most one call per round, so ``R`` is at least the number of leaves that must send or
+    receive; for gossip with ``k >= 2`` leaves, ``R >= 2k - 1``: let round ``T`` hold the last
+    of the leaves' first calls, with leaf ``l``; the ``k`` first calls take ``k`` distinct
+    rounds, so ``T >= k``; before round ``T`` the packet of ``l`` is known to ``l`` alone, so
+    each of the ``k - 1`` other leaves needs a further call after round ``T``.
+
+    On the star ``K_{1,n-1}`` under half-duplex gossip the centre receives ``n - 1`` times
+    and sends ``n - 1`` times, never both in one round: ``2(n - 1)``, met by gathering
+    ``n - 2`` leaves, sending everything to the last leaf, receiving it back and sending to
+    the ``n - 2`` others. Under telephone ``2n - 3``, met by calling every leaf in turn and
+    then every leaf but the last again. Both bounds hold with packet caps and limits on the
+    calls per round (the arguments count transmissions only).
+
+    Parameters
+    ----------
+    instance : Instance
+
+    Returns
+    -------
+    Bound or None
+        None outside telephone and half-duplex, or when no leaf must send or receive.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> pendant_leaves_bound(parse_instance("star:8", "half-duplex", "gossip")).value
+    14
+    >>> pendant_leaves_bound(parse_instance("star:8", "telephone", "gossip")).value
+    13
+    >>> pendant_leaves_bound(parse_instance("star:8", "half-duplex", "broadcast:0")).value
+    7
+
+    References
+    ----------
+    The counting of Dimakopoulos 1999, section 2, eqs. (2)-(3) (every reception takes a
+    step of a half-duplex port), applied to the edges of one node; the telephone case follows
+    the "first call" argument of Beier-Sibeyn sec. 2 for the odd case.
+    """
+    kind = instance.model.kind
+    if kind not in (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX):
+        return None
+    g = instance.graph
+    holders = _holders(instance)
+    wanted_by: dict[int, set[int]] = {}
+    for u, mask in enumerate(instance.demands):
+        for p in bits(mask & ~instance.holdings[u]):
+            wanted_by.setdefault(p, set()).add(u)
+    best = 0
+    for v in g.nodes:
+        count = leaves = 0
+        for leaf in g.adj[v]:
+            if g.degree(leaf) != 1:
+                continue
+            sends = any(
+                holders[p] == [leaf] and wanted_by.get(p, set()) - {leaf}
+                for p in bits(instance.holdings[leaf])
+            )
+            receives = bool(instance.demands[leaf] & ~instance.holdings[leaf])
+            if kind is ModelKind.HALF_DUPLEX:
+                count += sends + receives
+            else:
+                count += sends or receives
+            leaves += 1
+        if kind is ModelKind.TELEPHONE and _is_gossip(instance) and leaves >= 2:
+            count = max(count, 2 * leaves - 1)
+        best = max(best, count)
+    if best == 0:
+        return None
+    what = (
+        "a node sends or receives once per round, and each leaf that must send or receive "
+        "uses its only edge"
+        if kind is ModelKind.HALF_DUPLEX
+        else "a node makes one call per round, and each leaf talks to its neighbour only "
+        "(gossip: 2k-1 for k leaves, the last leaf's packet needs k-1 more calls)"
+    )
+    return Bound("pendant-leaves", _LOWER, best, f"{kind.value}: {what}")

@@ -1,0 +1,241 @@
+"""Graph specification strings (``hypercube:4``, ``ring:3*path:2``, a file's path).
+
+See :mod:`gossipcert.graphs` for the conventions every graph follows.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+
+import networkx as nx
+
+from gossipcert.errors import SpecError
+from gossipcert.graphs.base import _SUFFIX_LIST, _UNSIGNED, FAMILIES, GRAPH_FILE_SUFFIXES
+from gossipcert.graphs.families import (
+    _grid,
+    cartesian_product,
+    complete,
+    hypercube,
+    path,
+    petersen,
+    ring,
+    star,
+)
+from gossipcert.graphs.files import read_graph_file
+from gossipcert.graphs.networks import (
+    cube_connected_cycles,
+    de_bruijn,
+    fat_tree,
+    knodel,
+    pancake,
+    shuffle_exchange,
+    star_graph,
+    wrapped_butterfly,
+)
+from gossipcert.graphs.random_graphs import random_connected
+
+# --------------------------------------------------------------------------------------------
+# Specs
+# --------------------------------------------------------------------------------------------
+
+_USAGE: dict[str, str] = {
+    "ring": "ring:N (N >= 3)",
+    "path": "path:N (N >= 1)",
+    "complete": "complete:N (N >= 1)",
+    "star": "star:N (N >= 2 nodes in total)",
+    "hypercube": "hypercube:K (K >= 1)",
+    "mesh": "mesh:AxB (A, B >= 1)",
+    "torus": "torus:AxB (A, B >= 3)",
+    "petersen": "petersen (no parameters)",
+    "ccc": "ccc:K (K >= 3)",
+    "butterfly": "butterfly:K (K >= 3)",
+    "shuffle-exchange": "shuffle-exchange:K (K >= 2)",
+    "debruijn": "debruijn:K (K >= 2)",
+    "knodel": "knodel:N or knodel:N,DELTA (N even >= 2, 1 <= DELTA <= floor(log2 N))",
+    "star-graph": "star-graph:K (K >= 2)",
+    "pancake": "pancake:K (K >= 2)",
+    "fattree": "fattree:N, fattree:N:exp or fattree:N:C1,C2,... (N a power of 2 >= 2)",
+    "random": "random:N,M,seed=S (N - 1 <= M <= N(N-1)/2)",
+}
+
+
+def _spec_int(token: str, family: str, spec: str) -> int:
+    text = token.strip()
+    if not _UNSIGNED.fullmatch(text):
+        raise SpecError(f"bad number {token!r} in {spec!r}; expected {_USAGE[family]}")
+    return int(text)
+
+
+def _spec_ints(args: str, family: str, spec: str, sep: str, count: Sequence[int]) -> list[int]:
+    parts = args.split(sep) if args else []
+    if len(parts) not in count:
+        raise SpecError(f"wrong number of parameters in {spec!r}; expected {_USAGE[family]}")
+    return [_spec_int(part, family, spec) for part in parts]
+
+
+_Builder = Callable[[], nx.Graph]
+
+
+def _parse_fattree(args: str, spec: str) -> _Builder:
+    head, colon, tail = args.partition(":")
+    n_leaves = _spec_int(head, "fattree", spec)
+    if not colon:
+        return lambda: fat_tree(n_leaves)
+    word = tail.strip().lower()
+    if word in ("exp", "exponential", "const", "constant"):
+        return lambda: fat_tree(n_leaves, word)
+    if re.fullmatch(r"[0-9]+(\s*,\s*[0-9]+)*", word):
+        caps = [int(c) for c in word.split(",")]
+        return lambda: fat_tree(n_leaves, caps)
+    raise SpecError(
+        f"unknown capacity pattern {tail!r} in {spec!r}; accepted: exp, exponential, const, "
+        f"constant or a list C1,C2,... of capacities; expected {_USAGE['fattree']}"
+    )
+
+
+def _parse_random(args: str, spec: str) -> _Builder:
+    parts = [part.strip() for part in args.split(",")]
+    if len(parts) not in (2, 3):
+        raise SpecError(f"wrong number of parameters in {spec!r}; expected {_USAGE['random']}")
+    n = _spec_int(parts[0], "random", spec)
+    m = _spec_int(parts[1], "random", spec)
+    seed = 0
+    if len(parts) == 3:
+        key, eq, value = parts[2].partition("=")
+        if eq and key.strip().lower() != "seed":
+            raise SpecError(
+                f"unknown parameter {key.strip()!r} in {spec!r}; expected {_USAGE['random']}"
+            )
+        text = (value if eq else key).strip()
+        if not re.fullmatch(r"-?[0-9]+", text):
+            raise SpecError(f"bad seed {text!r} in {spec!r}; expected {_USAGE['random']}")
+        seed = int(text)
+    return lambda: random_connected(n, m, seed)
+
+
+_ONE_PARAMETER: dict[str, Callable[[int], nx.Graph]] = {
+    "ring": ring,
+    "path": path,
+    "complete": complete,
+    "star": star,
+    "hypercube": hypercube,
+    "ccc": cube_connected_cycles,
+    "butterfly": wrapped_butterfly,
+    "shuffle-exchange": shuffle_exchange,
+    "debruijn": de_bruijn,
+    "star-graph": star_graph,
+    "pancake": pancake,
+}
+
+
+def _parse_family(name: str, args: str | None, spec: str) -> _Builder:
+    """Parse the parameters ``args`` (None if there is no colon) of family ``name``."""
+    if name == "petersen":
+        if args is not None:
+            raise SpecError(f"petersen takes no parameters, got {spec!r}")
+        return petersen
+    if args is None or not args.strip():
+        raise SpecError(f"missing parameters in {spec!r}; expected {_USAGE[name]}")
+    if name in _ONE_PARAMETER:
+        (value,) = _spec_ints(args, name, spec, ",", (1,))
+        return lambda: _ONE_PARAMETER[name](value)
+    if name in ("mesh", "torus"):
+        a, b = _spec_ints(args.lower(), name, spec, "x", (2,))
+        return lambda: _grid(a, b, wrap=name == "torus", family=name)
+    if name == "knodel":
+        values = _spec_ints(args, name, spec, ",", (1, 2))
+        return lambda: knodel(*values)
+    if name == "fattree":
+        return _parse_fattree(args, spec)
+    return _parse_random(args, spec)
+
+
+def looks_like_file(spec: str) -> bool:
+    """True when ``spec`` names a graph file rather than a family (it contains ``/`` or ends
+    in a graph-file suffix)."""
+    return "/" in spec or spec.lower().endswith(GRAPH_FILE_SUFFIXES)
+
+
+def _from_single_spec(part: str) -> nx.Graph:
+    text = part.strip()
+    if looks_like_file(text):
+        return read_graph_file(text)
+    name, colon, args = text.partition(":")
+    name = name.strip().lower()
+    if name not in _USAGE:
+        raise SpecError(
+            f"unknown graph family {name!r} in {text!r}; known: {', '.join(FAMILIES)}; "
+            f"or a graph file ending in {_SUFFIX_LIST}"
+        )
+    build = _parse_family(name, args if colon else None, text)
+    try:
+        return build()
+    except SpecError as exc:
+        raise SpecError(f"bad graph spec {text!r}: {exc}; expected {_USAGE[name]}") from None
+
+
+def from_spec(spec: str) -> nx.Graph:
+    """Build the graph a specification string describes.
+
+    Accepted forms: ``ring:8``, ``path:5``, ``complete:6``, ``star:5``, ``hypercube:4``,
+    ``mesh:3x4``, ``torus:3x4``, ``petersen``, ``ccc:3``, ``butterfly:3``,
+    ``shuffle-exchange:4``, ``debruijn:4``, ``knodel:8``, ``knodel:8,2``, ``star-graph:4``,
+    ``pancake:4``, ``fattree:8`` (constant capacities), ``fattree:8:exp``,
+    ``fattree:8:1,2,2``, ``random:N,M,seed=S``; Cartesian products joined by ``*``
+    (left-associative, ``ring:3*path:2*path:2``); and graph files: anything that contains
+    ``/`` or ends in ``.edgelist``, ``.graphml``, ``.g6`` or ``.json`` (see
+    :func:`read_graph_file`). Family names are case-insensitive.
+
+    Parameters
+    ----------
+    spec : str
+        The specification.
+
+    Returns
+    -------
+    networkx.Graph
+        The graph; ``G.graph["spec"]`` holds the canonical form of ``spec``.
+
+    Raises
+    ------
+    SpecError
+        Unknown family, bad or out-of-range parameters.
+    GraphError
+        A named graph file that is missing or malformed.
+
+    Examples
+    --------
+    >>> from_spec("hypercube:4").number_of_edges()
+    32
+    >>> from_spec(" Mesh:3X4 ").graph["spec"]
+    'mesh:3x4'
+    >>> from_spec("ring:3*path:2").number_of_nodes()
+    6
+
+    References
+    ----------
+    Beier and Sibeyn, section 2; Dimakopoulos and Dimopoulos, section 2.
+    """
+    if not isinstance(spec, str):
+        raise SpecError(f"a graph spec must be a string, got {spec!r}")
+    text = spec.strip()
+    if not text:
+        raise SpecError(
+            f"empty graph spec; known families: {', '.join(FAMILIES)}; "
+            f"or a graph file ending in {_SUFFIX_LIST}"
+        )
+    if "*" not in text or os.path.isfile(text):
+        return _from_single_spec(text)
+    factors = text.split("*")
+    for position, factor in enumerate(factors):
+        if not factor.strip():
+            raise SpecError(f"empty factor number {position + 1} in the product {text!r}")
+    try:
+        graph = _from_single_spec(factors[0])
+        for factor in factors[1:]:
+            graph = cartesian_product(graph, _from_single_spec(factor))
+    except SpecError as exc:
+        raise SpecError(f"{exc} (in the product {text!r})") from None
+    return graph
