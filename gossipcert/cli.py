@@ -952,7 +952,7 @@ def heuristic_cmd(
     ] = "auto",
     dist_exp: Annotated[
         float, typer.Option("--dist-exp", help="Matching: Dist_Exp of the BFS weights.")
-    ] = 4.0,
+    ] = 8.0,
     dist_exp_decay: Annotated[
         float,
         typer.Option(

@@ -103,7 +103,7 @@ class MatchingParams:
     """
 
     approach: str = "auto"
-    dist_exp: float = 4.0
+    dist_exp: float = 8.0
     dist_exp_decay: float = 1.0
     band: int = 0
     num_exp: float = 1.0
@@ -357,7 +357,7 @@ def run_matching(
     instance : Instance
         Telephone or half-duplex with unbounded packets, no limit on calls per round.
     params : MatchingParams, optional
-        Default: BFS approach, ``Dist_Exp = 4``, exact matching up to
+        Default: BFS approach, ``Dist_Exp = 8``, exact matching up to
         :data:`EXACT_MATCHING_NODES` nodes, no look-ahead.
     max_rounds : int, optional
         Give up after this many rounds (default :func:`round_bound`).

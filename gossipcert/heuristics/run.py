@@ -44,7 +44,7 @@ def run_heuristic(
     >>> inst = parse_instance("hypercube:3", "telephone", "gossip")
     >>> sched, extra = run_heuristic(inst, MatchingParams(), False, 1.0, False)
     >>> len(sched), extra["params"]
-    (3, 'flow dist-exp=4')
+    (3, 'flow dist-exp=8')
     """
     line = ProgressLine(show_progress)
     try:

@@ -47,7 +47,7 @@ class SweepResult:
 def default_grid(instance: Instance, base: MatchingParams | None = None) -> list[MatchingParams]:
     """The settings a sweep tries, ``base`` first.
 
-    ``Dist_Exp`` in 4, 2, 8, 1, 16, with and without a decrease (factor 0.9 a round); the
+    ``Dist_Exp`` in 8, 4, 16, 1, 32, 2, with and without a decrease (factor 0.9 a round); the
     BFS approach's band 0 and 1; look-ahead (one round, four candidates) on small graphs.
 
     Examples
@@ -55,18 +55,18 @@ def default_grid(instance: Instance, base: MatchingParams | None = None) -> list
     >>> from gossipcert.instance import parse_instance
     >>> grid = default_grid(parse_instance("ring:6", "telephone", "gossip"))
     >>> grid[0].describe()
-    'auto dist-exp=4 band=0'
+    'auto dist-exp=8 band=0'
     >>> len(grid) > 10
     True
     """
     base = base or MatchingParams()
     grid = [base]
-    for de in (4.0, 2.0, 8.0, 1.0, 16.0):
+    for de in (8.0, 4.0, 16.0, 1.0, 32.0, 2.0):
         for decay in (1.0, 0.9):
             for band in (0, 1):
                 grid.append(replace(base, dist_exp=de, dist_exp_decay=decay, band=band))
     if instance.n <= LOOK_AHEAD_NODES:
-        for de in (4.0, 2.0):
+        for de in (8.0, 2.0):
             grid.append(replace(base, dist_exp=de, look_ahead=1, candidates=4))
     out: list[MatchingParams] = []
     for p in grid:
@@ -112,7 +112,7 @@ def sweep(
     Examples
     --------
     >>> from gossipcert.instance import parse_instance
-    >>> res = sweep(parse_instance("mesh:3x3", "telephone", "gossip"), 5.0, lower_bound=5)
+    >>> res = sweep(parse_instance("mesh:3x3", "telephone", "gossip"), 60.0, lower_bound=5)
     >>> len(res.best.schedule)
     5
     """

@@ -219,7 +219,8 @@ def bfs_weights(
     u, v : numpy.ndarray
         The edges.
     dist_exp : float
-        ``Dist_Exp``: a packet of eccentricity ``e`` weighs ``e ** dist_exp``.
+        ``Dist_Exp``: a packet of eccentricity ``e`` weighs ``(e / top) ** dist_exp``,
+        ``top`` the largest eccentricity (the common factor keeps the numbers finite).
     band : int
         Demanding nodes within ``band`` of a packet's eccentricity are its targets.
 
@@ -234,9 +235,9 @@ def bfs_weights(
         return EdgeWeights(np.zeros(m), np.zeros(m), 0)
     seen = np.bitwise_or.reduce(np.array(ecc), axis=0)
     classes = [d for d in range(1, top + 1) if ecc[d].any()]
-    scale = np.array([float(d) ** dist_exp for d in classes])
+    scale = np.array([(d / top) ** dist_exp for d in classes])
     # ties: the potential, scaled below one packet of the smallest eccentricity
-    tie = 1.0 / (width * 64 + 1)
+    tie = float(scale[0]) / (width * 64 + 1)
     fwd = _directed(know, on1, u, v, [ecc[d] for d in classes], scale, seen, tie)
     bwd = _directed(know, on1, v, u, [ecc[d] for d in classes], scale, seen, tie)
     return EdgeWeights(fwd, bwd, top)
@@ -311,7 +312,9 @@ def flow_weights(
         body[nxt] = top
     dist[n] = -5  # the padding row is nobody's parent or child
     mass = np.zeros((n, q), dtype=np.float32)
-    mass[lack] = body[lack].astype(np.float32) ** np.float32(dist_exp)
+    # distances relative to the largest (a common factor top ** Dist_Exp changes no matching
+    # and keeps large exponents finite)
+    mass[lack] = (body[lack].astype(np.float32) / np.float32(top)) ** np.float32(dist_exp)
     parents = np.zeros((n, q), dtype=np.float32)
     for j in range(nbr.shape[1]):
         parents += dist[nbr[:, j]] == body - 1
