@@ -1011,7 +1011,53 @@ def heuristic_cmd(
             "matchings of CCC, butterfly, star and pancake graphs, else an edge colouring).",
         ),
     ] = "matching",
-    time_limit: Annotated[float, _time_limit_option("Seconds for the coloring search.")] = 10.0,
+    time_limit: Annotated[
+        float, _time_limit_option("Seconds for the coloring search or the --sweep.")
+    ] = 10.0,
+    weights: Annotated[
+        str,
+        typer.Option(
+            "--weights",
+            help="Matching: edge weights: auto, flow (BFS approach with node counts), bfs "
+            "(its bitset form, for large graphs) or potential.",
+        ),
+    ] = "auto",
+    dist_exp: Annotated[
+        float, typer.Option("--dist-exp", help="Matching: Dist_Exp of the BFS weights.")
+    ] = 8.0,
+    dist_exp_decay: Annotated[
+        float,
+        typer.Option(
+            "--dist-exp-decay", help="Matching: Dist_Exp is multiplied by this each round."
+        ),
+    ] = 1.0,
+    num_exp: Annotated[
+        float, typer.Option("--num-exp", help="Matching: Num_Exp of the flow weights.")
+    ] = 1.0,
+    band: Annotated[
+        int, typer.Option("--band", help="Matching: eccentricity band of the bitset weights.")
+    ] = 0,
+    look_ahead: Annotated[
+        int, typer.Option("--look-ahead", help="Matching: rounds of look-ahead (0: none).")
+    ] = 0,
+    approx: Annotated[
+        bool | None,
+        typer.Option(
+            "--approx/--exact",
+            help="Matching: greedy (improved) or exact maximum-weight matching "
+            "(default: exact up to 300 nodes).",
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Matching: seed of the look-ahead.")] = 0,
+    sweep_params: Annotated[
+        bool,
+        typer.Option(
+            "--sweep",
+            help="Matching: try several Dist_Exp/look-ahead settings within --time-limit and "
+            "keep the shortest verified schedule.",
+        ),
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
     output: ScheduleOutOpt = None,
     force: ForceOpt = False,
     show: ShowOpt = False,
@@ -1024,7 +1070,6 @@ def heuristic_cmd(
     families of section 8.
     """
     from gossipcert.heuristics.coloring import coloring_heuristic
-    from gossipcert.heuristics.matching import matching_heuristic
 
     if method not in ("matching", "coloring"):
         raise SpecError(f"unknown heuristic {method!r}; choose matching or coloring")
@@ -1041,8 +1086,15 @@ def heuristic_cmd(
         _print_schedule_result(
             "coloring", instance, res.schedule, as_json, output, show, {"sequence": res.sequence}
         )
-    sched = matching_heuristic(instance)
-    _print_schedule_result("matching", instance, sched, as_json, output, show)
+        return
+    from gossipcert.heuristics.matching import MatchingParams
+    from gossipcert.heuristics.run import run_heuristic
+
+    params = MatchingParams(
+        weights, dist_exp, dist_exp_decay, band, num_exp, approx, look_ahead, seed=seed
+    )
+    sched, extra = run_heuristic(instance, params, sweep_params, time_limit, not quiet)
+    _print_schedule_result("matching", instance, sched, as_json, output, show, extra)
 
 
 #: the base class of command-line usage errors (typer ships its own copy of click)

@@ -104,7 +104,7 @@ def upper_bound_schedules(
     from gossipcert.constructions.catalog import upper_bound_candidates
     from gossipcert.heuristics import shortest_routes
     from gossipcert.heuristics.broadcast import broadcast_greedy
-    from gossipcert.heuristics.matching import matching_heuristic
+    from gossipcert.heuristics.run import upper_bound_heuristics
 
     out: list[tuple[str, Schedule]] = []
     if target is None:
@@ -113,15 +113,11 @@ def upper_bound_schedules(
         out.append(("broadcast-greedy", broadcast_greedy(instance, target=target)))
     except (UnsupportedModelError, HeuristicError):
         pass
-    try:
-        out.append(("matching-heuristic", matching_heuristic(instance)))
-    except (UnsupportedModelError, HeuristicError):
-        pass
+    out += upper_bound_heuristics(instance)
     if shortest_routes.applies(instance):
         try:
-            start = best_lower_bound(instance).value
             out.append(
-                ("shortest-routes", shortest_routes.shortest_route_schedule(instance, start))
+                ("shortest-routes", shortest_routes.shortest_route_schedule(instance, target))
             )
         except HeuristicError:
             pass

@@ -1,31 +1,30 @@
-"""The matching heuristic for one-port models with unbounded packets.
+"""The matching heuristic of Beier and Sibeyn for one-port models with unbounded packets.
 
-In every round a maximum-weight matching of the graph is computed and the matched pairs
-communicate (a simple form of the "BFS approach" of [1]_, section 4). The weight of a
-transmission ``a -> b`` is built in three tiers, each outweighing everything below it:
+Every round (algorithm ROUND_HEURISTIC of [1]_, section 4.1):
 
-1. *urgent* packets: ``b`` comes closer to one of the needers of ``p`` that lie farthest
-   from every node knowing ``p`` (the packet's remaining eccentricity ``e_p``, a lower
-   bound on the rounds it still needs); such a packet weighs ``T ** e_p`` with ``T``
-   larger than the number of packets, so the packets with the longest way to go win;
-2. *useful* packets: ``b`` is closer than ``a`` to some node still demanding ``p``;
-3. any packet ``b`` lacks that some node still demands: weight 1 in all.
+1. weigh every edge by the current knowledge — the *potential approach* or the *BFS
+   approach* of :mod:`gossipcert.heuristics.weights` (``Dist_Exp`` may decrease from round
+   to round, section 5.2);
+2. take a maximum-weight matching — exact (networkx) or greedy (the approximate matching of
+   section 4.2) — optionally chosen among a few candidates by *look-ahead*: the optimal
+   matching and variants with a few of its edges forbidden (chosen by a seeded generator)
+   are each followed by ``look_ahead`` plain rounds, and the candidate whose resulting
+   packet distribution ``D`` finishes first, else has the least
+   ``cost(D) = sum_p sum_v dist_v(p, D) ** Dist_Exp`` over the demanding nodes ``v``, wins;
+3. the matched pairs communicate: under telephone both ends send everything; under
+   half-duplex the edge is used in its heavier direction.
 
-The telephone weight of an edge adds both directions; in the half-duplex model the edge is
-oriented towards the side whose gain is larger. The first tier is what makes the direction
-of a half-duplex call right: on a star the centre keeps receiving the leaves' packets,
-which have two edges to go, until only one-edge packets remain, and only then sends
-(``2(n - 1)`` rounds, the optimum); weighing packets by their number only, the centre
-would keep sending to the leaves what they half know, and the leaves' own packets would
-wait.
+Any problem works (gossip, broadcast, general dispersion): only packets some node still
+demands carry weight. Knowledge is packed in 64-bit words (:mod:`~gossipcert.heuristics.
+bitsets`), so a round on a 10,000-node gossip instance is a few hundred NumPy operations on
+``10,000 x 157`` word arrays. The run is deterministic: ties go to the edge order, look-ahead
+draws from ``random.Random(seed)``.
 
-Termination: while a demand is unmet, some edge on the way from a holder of the packet to
-the demanding node joins a node that knows it to one that does not, so some edge has a
-positive weight, the matching is not empty, and every round teaches at least one node a
-packet it lacked and someone demands. The number of rounds is therefore at most the number
-of such (node, packet) pairs at the start; the heuristic gives up with
-:class:`~gossipcert.errors.HeuristicError` if that bound is ever passed (which the argument
-excludes) or if a round finds nothing to do.
+Termination: while a demand is unmet, the packet with the largest remaining eccentricity has
+a border edge on a shortest path to its farthest demanding node, so some edge has a positive
+weight; every chosen edge teaches its receiver a packet it lacked that some node demands.
+The number of rounds is therefore at most :func:`round_bound`; the heuristic raises
+:class:`~gossipcert.errors.HeuristicError` if that bound (or ``max_rounds``) is passed.
 
 References
 ----------
@@ -34,15 +33,114 @@ References
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import networkx as nx
+import numpy as np
 
-from gossipcert.errors import HeuristicError, UnsupportedModelError
-from gossipcert.instance import Instance, ModelKind, bits
+from gossipcert.errors import HeuristicError, SpecError, UnsupportedModelError
+from gossipcert.heuristics.bitsets import (
+    Index,
+    Words,
+    edge_arrays,
+    neighbour_table,
+    pack,
+    popcount,
+)
+from gossipcert.heuristics.linear_cost import choose_packets
+from gossipcert.heuristics.pairing import exact_matching, greedy_matching, improve_matching
+from gossipcert.heuristics.weights import (
+    EdgeWeights,
+    bfs_weights,
+    flow_weights,
+    potential_weights,
+    reach_sets,
+)
+from gossipcert.instance import Instance, Model, ModelKind
 from gossipcert.schedule import Round, Schedule, Transmission
+from gossipcert.simulate import simulate
 
-_FAR = 1 << 30  # distance to a node in another component
+#: graphs up to this many nodes get the exact matching unless asked otherwise
+EXACT_MATCHING_NODES = 300
+
+#: the dense (flow) BFS weights up to this many (node, packet) pairs, the bitset form above
+FLOW_CELLS = 1 << 21
+
+#: progress callback: (rounds done, (node, packet) demands still unmet)
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class MatchingParams:
+    """The parameters of one run of the matching heuristic.
+
+    Attributes
+    ----------
+    approach : str
+        ``"flow"`` (BFS approach with node counts), ``"bfs"`` (its bitset form for large
+        graphs), ``"potential"``, or ``"auto"``: ``flow`` up to :data:`FLOW_CELLS` (node,
+        packet) pairs, ``bfs`` above.
+    dist_exp : float
+        ``Dist_Exp`` in round 1.
+    dist_exp_decay : float
+        ``Dist_Exp`` is multiplied by this after every round (never below 1).
+    band : int
+        Bitset BFS approach: demanding nodes within ``band`` of a packet's eccentricity
+        are targets.
+    num_exp : float
+        Flow BFS approach: ``Num_Exp``, how a node's weight is divided over its paths.
+    approx : bool or None
+        Greedy matching; None: greedy above :data:`EXACT_MATCHING_NODES` nodes.
+    look_ahead : int
+        Rounds of look-ahead (0: none).
+    candidates : int
+        Matchings compared per round when looking ahead.
+    seed : int
+        Seed of the look-ahead's choice of forbidden edges.
+    """
+
+    approach: str = "auto"
+    dist_exp: float = 8.0
+    dist_exp_decay: float = 1.0
+    band: int = 0
+    num_exp: float = 1.0
+    approx: bool | None = None
+    look_ahead: int = 0
+    candidates: int = 4
+    seed: int = 0
+
+    def describe(self) -> str:
+        """A short text such as ``bfs dist-exp=2 band=0 exact``."""
+        parts = [self.approach]
+        if self.approach != "potential":
+            parts.append(f"dist-exp={self.dist_exp:g}")
+            if self.dist_exp_decay != 1.0:
+                parts.append(f"decay={self.dist_exp_decay:g}")
+        if self.approach in ("auto", "bfs"):
+            parts.append(f"band={self.band}")
+        if self.approach in ("auto", "flow") and self.num_exp != 1.0:
+            parts.append(f"num-exp={self.num_exp:g}")
+        if self.approx is not None:
+            parts.append("approx" if self.approx else "exact")
+        if self.look_ahead:
+            parts.append(f"look-ahead={self.look_ahead}x{self.candidates}")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class MatchingResult:
+    """A verified schedule of the matching heuristic and how it was found.
+
+    ``cost`` is what a sweep minimises: the rounds, or under linear cost ``R + tau*h*S``.
+    """
+
+    schedule: Schedule
+    params: MatchingParams
+    seconds: float
+    cost: float
 
 
 def round_bound(instance: Instance) -> int:
@@ -62,37 +160,8 @@ def round_bound(instance: Instance) -> int:
     return sum((lacking & ~h).bit_count() for h in instance.holdings)
 
 
-def matching_heuristic(instance: Instance, max_rounds: int | None = None) -> Schedule:
-    """A schedule from maximum-weight matchings, round by round.
-
-    Parameters
-    ----------
-    instance : Instance
-        Telephone or half-duplex with unbounded packets.
-    max_rounds : int, optional
-        Give up after this many rounds (default: :func:`round_bound`, which the heuristic
-        never passes).
-
-    Returns
-    -------
-    Schedule
-        Solves the instance (callers verify it).
-
-    Raises
-    ------
-    UnsupportedModelError
-        Another model, a packet cap or a limit on the calls per round.
-    HeuristicError
-        The demands are not met after ``max_rounds`` rounds.
-
-    Examples
-    --------
-    >>> from gossipcert.instance import parse_instance
-    >>> len(matching_heuristic(parse_instance("hypercube:3", "telephone", "gossip")))
-    3
-    >>> len(matching_heuristic(parse_instance("star:8", "half-duplex", "gossip")))
-    14
-    """
+def check_model(instance: Instance) -> None:
+    """Raise :class:`UnsupportedModelError` unless telephone/half-duplex, unbounded packets."""
     kind = instance.model.kind
     if (
         kind not in (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX)
@@ -103,98 +172,277 @@ def matching_heuristic(instance: Instance, max_rounds: int | None = None) -> Sch
             f"the matching heuristic covers telephone and half-duplex with unbounded packets "
             f"and no limit on calls per round; got {instance.model.spec()}"
         )
-    g = instance.graph
-    n = instance.n
-    n_packets = instance.n_packets
-    dist = dict(nx.all_pairs_shortest_path_length(g))
-    rows = [[dist[v].get(w, _FAR) for w in range(n)] for v in range(n)]
-    know = list(instance.holdings)
-    # near[p][w]: distance from w to the nearest node knowing p
-    near = [[_FAR] * n for _ in range(n_packets)]
-    for v in range(n):
-        for p in bits(know[v]):
-            near[p] = list(map(min, near[p], rows[v]))
+
+
+def _check_params(params: MatchingParams) -> None:
+    if params.approach not in ("auto", "bfs", "flow", "potential"):
+        raise SpecError(
+            f"unknown weighting {params.approach!r}; choose auto, flow, bfs or potential"
+        )
+    if params.dist_exp <= 0 or params.dist_exp_decay <= 0:
+        raise SpecError("--dist-exp and its decay must be positive")
+    if params.look_ahead < 0 or params.candidates < 1 or params.band < 0:
+        raise SpecError("look-ahead and band must be >= 0, candidates >= 1")
+
+
+class _Engine:
+    """The packed instance and one round's choice of a matching."""
+
+    def __init__(self, instance: Instance, params: MatchingParams) -> None:
+        self.half_duplex = instance.model.kind is ModelKind.HALF_DUPLEX
+        self.n = instance.n
+        self.params = params
+        self.approx = (
+            params.approx if params.approx is not None else instance.n > (EXACT_MATCHING_NODES)
+        )
+        # internal numbering by decreasing degree (stable), so that neighbour slots are
+        # prefixes; regular graphs keep their numbering
+        g = instance.graph
+        self.label = sorted(range(self.n), key=lambda x: (-g.degree[x], x))
+        rank = {x: i for i, x in enumerate(self.label)}
+        inner = nx.relabel_nodes(g, rank)
+        self.nbr = neighbour_table(inner)
+        self.u, self.v = edge_arrays(inner)
+        self.demand = pack([instance.demands[x] for x in self.label], instance.n_packets)
+        self.start = pack([instance.holdings[x] for x in self.label], instance.n_packets)
+        self.n_packets = instance.n_packets
+        self.approach = params.approach
+        if self.approach == "auto":
+            cells = instance.n * instance.n_packets
+            self.approach = "flow" if cells <= FLOW_CELLS else "bfs"
+
+    def missing(self, know: Words) -> int:
+        return int(popcount(self.demand & ~know).sum())
+
+    def dist_exp(self, t: int) -> float:
+        p = self.params
+        return max(min(1.0, p.dist_exp), p.dist_exp * p.dist_exp_decay**t)
+
+    def weights(self, know: Words, t: int) -> EdgeWeights:
+        if self.approach == "potential":
+            return potential_weights(know, self.demand, self.u, self.v)
+        if self.approach == "flow":
+            return flow_weights(
+                know,
+                self.demand,
+                self.nbr,
+                self.u,
+                self.v,
+                self.n_packets,
+                self.dist_exp(t),
+                self.params.num_exp,
+            )
+        return bfs_weights(
+            know, self.demand, self.nbr, self.u, self.v, self.dist_exp(t), self.params.band
+        )
+
+    def matching(self, w: EdgeWeights, forbid: list[int] | None = None) -> tuple[list[int], Index]:
+        """Chosen edge indices and, per edge, 1 when ``u -> v`` is the (heavier) direction."""
+        if self.half_duplex:
+            weight = np.maximum(w.forward, w.backward)
+        else:
+            weight = w.forward + w.backward
+        if forbid:
+            weight = weight.copy()
+            weight[forbid] = 0.0
+        if self.approx:
+            chosen = greedy_matching(self.u, self.v, weight, self.n)
+            chosen = improve_matching(self.u, self.v, weight, self.n, chosen)
+        else:
+            chosen = exact_matching(self.u, self.v, weight)
+        return chosen, (w.forward >= w.backward).astype(np.int64)
+
+    def apply(self, know: Words, chosen: list[int], forward: Index) -> Words:
+        new = know.copy()
+        idx = np.array(chosen, dtype=np.int64)
+        if not len(idx):
+            return new
+        a, b = self.u[idx], self.v[idx]
+        if self.half_duplex:
+            fw = forward[idx].astype(bool)
+            src = np.where(fw, a, b)
+            dst = np.where(fw, b, a)
+            new[dst] |= know[src]
+        else:
+            new[a] |= know[b]
+            new[b] |= know[a]
+        return new
+
+    def linear_cost_round(
+        self, know: Words, chosen: list[int], forward: Index, model: Model
+    ) -> tuple[Words, Round]:
+        """Steps 3-4 of the round under linear cost: the packets each matched pair sends."""
+        arcs: list[tuple[int, int]] = []
+        for k in chosen:
+            a, b = int(self.u[k]), int(self.v[k])
+            if not self.half_duplex:
+                arcs += [(a, b), (b, a)]
+            else:
+                arcs.append((a, b) if forward[k] else (b, a))
+        tau_h = (model.tau or 0.0) * model.h
+        masks, _ = choose_packets(know, self.demand, self.nbr, arcs, tau_h)
+        new = know.copy()
+        out: list[Transmission] = []
+        for (a, b), mask in zip(arcs, masks, strict=True):
+            if not mask:
+                continue
+            new[b] |= pack([mask], self.n_packets)[0]
+            out.append(Transmission(self.label[a], (self.label[b],), mask))
+        return new, tuple(out)
+
+    def plain_round(self, know: Words, t: int) -> tuple[list[int], Index]:
+        return self.matching(self.weights(know, t))
+
+    def cost(self, know: Words, t: int) -> float:
+        """``sum_p sum_v dist_v(p) ** Dist_Exp`` over the demanding nodes ``v``."""
+        reach = reach_sets(know, self.demand, self.nbr)
+        de = self.dist_exp(t)
+        total = 0.0
+        for d in range(1, len(reach)):
+            level = reach[d][:-1] & ~reach[d - 1][:-1]
+            total += float(d) ** de * int(popcount(self.demand[:-1] & level).sum())
+        return total
+
+    def look_ahead_round(self, know: Words, t: int, rng: random.Random) -> tuple[list[int], Index]:
+        w = self.weights(know, t)
+        best, forward = self.matching(w)
+        p = self.params
+        candidates = [best]
+        for _ in range(p.candidates - 1):
+            k = min(len(best), 1 + len(best) // 20)
+            if not k:
+                break
+            alt, _ = self.matching(w, forbid=rng.sample(best, k))
+            if alt and alt not in candidates:
+                candidates.append(alt)
+        if len(candidates) == 1:
+            return best, forward
+        scored = []
+        for i, cand in enumerate(candidates):
+            state = self.apply(know, cand, forward)
+            used = 1
+            while used <= p.look_ahead and self.missing(state):
+                chosen, fw = self.plain_round(state, t + used)
+                state = self.apply(state, chosen, fw)
+                used += 1
+            done = not self.missing(state)
+            scored.append((0 if done else 1, used if done else 0, self.cost(state, t + used), i))
+        return candidates[min(scored)[3]], forward
+
+
+def _to_round(engine: _Engine, chosen: list[int], forward: Index) -> Round:
+    out: list[Transmission] = []
+    for k in chosen:
+        a, b = engine.label[int(engine.u[k])], engine.label[int(engine.v[k])]
+        if not engine.half_duplex:
+            out += [Transmission(a, (b,), None), Transmission(b, (a,), None)]
+        elif forward[k]:
+            out.append(Transmission(a, (b,), None))
+        else:
+            out.append(Transmission(b, (a,), None))
+    return tuple(out)
+
+
+def run_matching(
+    instance: Instance,
+    params: MatchingParams | None = None,
+    *,
+    max_rounds: int | None = None,
+    progress: Progress | None = None,
+) -> MatchingResult:
+    """Run the matching heuristic and verify its schedule.
+
+    Parameters
+    ----------
+    instance : Instance
+        Telephone or half-duplex with unbounded packets, no limit on calls per round.
+    params : MatchingParams, optional
+        Default: BFS approach, ``Dist_Exp = 8``, exact matching up to
+        :data:`EXACT_MATCHING_NODES` nodes, no look-ahead.
+    max_rounds : int, optional
+        Give up after this many rounds (default :func:`round_bound`).
+    progress : callable, optional
+        Called after every round with the rounds done and the demands still unmet.
+
+    Returns
+    -------
+    MatchingResult
+
+    Raises
+    ------
+    UnsupportedModelError
+        Another model.
+    HeuristicError
+        Demands unmet after ``max_rounds`` rounds, or a schedule the verifier rejects.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> len(run_matching(parse_instance("hypercube:4", "telephone", "gossip")).schedule)
+    4
+    """
+    check_model(instance)
+    params = params or MatchingParams()
+    _check_params(params)
+    began = time.monotonic()
+    engine = _Engine(instance, params)
+    rng = random.Random(params.seed)
+    know = engine.start
     limit = max_rounds if max_rounds is not None else round_bound(instance)
-    tier = n_packets + 2
     rounds: list[Round] = []
-    while True:
-        lacking = [instance.demands[v] & ~know[v] for v in range(n)]
-        wanted = 0
-        for mask in lacking:
-            wanted |= mask
-        if not wanted:
-            break
+    missing = engine.missing(know)
+    while missing:
         if len(rounds) >= limit:
             raise HeuristicError(
                 f"the matching heuristic gave up after {len(rounds)} rounds with "
-                f"{sum(m.bit_count() for m in lacking)} demands unmet (bound: {limit} rounds)"
+                f"{missing} demands unmet (bound: {limit} rounds)"
             )
-        needers: dict[int, list[int]] = {}
-        for v in range(n):
-            for p in bits(lacking[v]):
-                needers.setdefault(p, []).append(v)
-        # the needers of each packet that lie farthest from it, and how far
-        farthest: dict[int, tuple[int, list[int]]] = {}
-        for p, ws in needers.items():
-            e = max(near[p][w] for w in ws)
-            farthest[p] = (e, [w for w in ws if near[p][w] == e])
-
-        gain = _gain_function(know, wanted, needers, farthest, dist, tier)
-        wg = nx.Graph()
-        for u, v in g.edges:
-            if kind is ModelKind.TELEPHONE:
-                w = gain(u, v) + gain(v, u)
-            else:
-                w = max(gain(u, v), gain(v, u))
-            if w:
-                wg.add_edge(u, v, weight=w)
-        if wg.number_of_edges() == 0:
+        t = len(rounds)
+        if params.look_ahead:
+            chosen, forward = engine.look_ahead_round(know, t, rng)
+        else:
+            chosen, forward = engine.plain_round(know, t)
+        if not chosen:
             raise HeuristicError(
-                f"the matching heuristic found nothing to send in round {len(rounds) + 1}, "
+                f"the matching heuristic found nothing to send in round {t + 1}, "
                 "yet demands are unmet"
             )
-        matching = nx.max_weight_matching(wg, maxcardinality=False)
-        rnd: list[Transmission] = []
-        new_know = list(know)
-        for u, v in sorted(tuple(sorted(e)) for e in matching):
-            if kind is ModelKind.TELEPHONE:
-                rnd += [Transmission(u, (v,), None), Transmission(v, (u,), None)]
-                new_know[u] |= know[v]
-                new_know[v] |= know[u]
-            else:
-                a, b = (u, v) if gain(u, v) >= gain(v, u) else (v, u)
-                rnd.append(Transmission(a, (b,), None))
-                new_know[b] |= know[a]
-        for v in range(n):
-            for p in bits(new_know[v] & ~know[v]):
-                near[p] = list(map(min, near[p], rows[v]))
-        know = new_know
-        rounds.append(tuple(rnd))
-    return Schedule(tuple(rounds))
+        if instance.model.tau is not None:
+            know, rnd = engine.linear_cost_round(know, chosen, forward, instance.model)
+            rounds.append(rnd)
+        else:
+            know = engine.apply(know, chosen, forward)
+            rounds.append(_to_round(engine, chosen, forward))
+        missing = engine.missing(know)
+        if progress is not None:
+            progress(len(rounds), missing)
+    schedule = Schedule(tuple(rounds))
+    report = simulate(instance, schedule)
+    if not report.ok:
+        raise HeuristicError(
+            f"the matching heuristic's schedule failed verification ({params.describe()})"
+        )
+    used = replace(params, approach=engine.approach)
+    cost = float(len(schedule)) if report.cost is None else float(report.cost)
+    return MatchingResult(schedule, used, time.monotonic() - began, cost)
 
 
-def _gain_function(
-    know: list[int],
-    wanted: int,
-    needers: dict[int, list[int]],
-    farthest: dict[int, tuple[int, list[int]]],
-    dist: dict[int, dict[int, int]],
-    tier: int,
-) -> Callable[[int, int], int]:
-    """The weight of a transmission ``a -> b`` given the current knowledge."""
+def matching_heuristic(
+    instance: Instance, max_rounds: int | None = None, params: MatchingParams | None = None
+) -> Schedule:
+    """The verified schedule of :func:`run_matching` (an upper bound).
 
-    def gain(a: int, b: int) -> int:
-        new = know[a] & ~know[b] & wanted
-        if not new:
-            return 0
-        da, db = dist[a], dist[b]
-        urgent = useful = 0
-        for p in bits(new):
-            e, far = farthest.get(p, (0, []))
-            if any(db.get(w, _FAR) < e for w in far):
-                urgent += tier ** (e + 1)
-            elif any(db.get(w, _FAR) < da.get(w, _FAR) for w in needers.get(p, ())):
-                useful += 1
-        return urgent + useful * tier + 1
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> len(matching_heuristic(parse_instance("hypercube:3", "telephone", "gossip")))
+    3
+    >>> len(matching_heuristic(parse_instance("star:8", "half-duplex", "gossip")))
+    14
+    """
+    return run_matching(instance, params, max_rounds=max_rounds).schedule
 
-    return gain
+
+def with_params(params: MatchingParams, **changes: object) -> MatchingParams:
+    """A copy of ``params`` with some fields changed."""
+    return replace(params, **changes)  # type: ignore[arg-type]
