@@ -6,7 +6,7 @@ See :mod:`gossipcert.graphs` for the conventions every graph follows.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from typing import Any
 
 import networkx as nx
@@ -159,12 +159,9 @@ def describe(graph: nx.Graph) -> dict[str, Any]:
             diameter, radius = _diameter_radius(graph)
     m = sum(degrees) // 2
     router_count = len(routers(graph))
-    caps: dict[int, int] = {}
-    for u, nbrs in atlas.items():
-        for v, data in nbrs.items():
-            if u < v:
-                cap = data.get("capacity", 1)
-                caps[cap] = caps.get(cap, 0) + 1
+    # every edge's data dict is shared by its two ends: count both ends, then halve
+    ends = Counter(data.get("capacity", 1) for nbrs in atlas.values() for data in nbrs.values())
+    caps = {cap: count // 2 for cap, count in ends.items()}
     return {
         "n": n,
         "m": m,

@@ -20,6 +20,7 @@ from gossipcert.graphs.base import (
     _check_int,
     _check_size,
     _new_graph,
+    _paused_gc,
 )
 
 
@@ -116,7 +117,9 @@ def random_connected(
             if _is_connected_edges(n, edges):
                 _add_edges(graph, edges, fresh=True)
                 return graph
-    _add_edges(graph, _tree_plus_edges(n, m, random.Random(f"tree:{seed}")), fresh=True)
+    with _paused_gc():
+        edges = _tree_plus_edges(n, m, random.Random(f"tree:{seed}"))
+    _add_edges(graph, edges, fresh=True)
     return graph
 
 
