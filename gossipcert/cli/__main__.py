@@ -1,0 +1,5 @@
+"""``python -m gossipcert.cli``: the ``gossipcert`` command."""
+
+from gossipcert.cli import main
+
+main()

@@ -1,0 +1,354 @@
+"""Commands that look at an instance or a schedule: ``graph``, ``verify``, ``bounds``,
+``construct`` and ``heuristic``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape as esc
+from rich.table import Table
+
+from gossipcert import graphs
+from gossipcert.cli.common import (
+    MODEL_HELP,
+    ChunksOpt,
+    ForceOpt,
+    GraphArg,
+    JsonOpt,
+    ModelOpt,
+    ProblemOpt,
+    ScheduleOutOpt,
+    ShowOpt,
+    _bad_input,
+    _check_output,
+    _chunked,
+    _time_limit_option,
+    _write_text,
+    app,
+)
+from gossipcert.cli_text import (
+    console,
+    err_console,
+    head,
+    print_json,
+    print_verdict,
+    show_schedule,
+)
+from gossipcert.errors import SpecError
+from gossipcert.instance import parse_instance
+from gossipcert.schedule import read_schedule
+from gossipcert.simulate import simulate
+
+
+@app.command("graph")
+@_bad_input
+def graph_cmd(
+    graph: GraphArg,
+    as_json: JsonOpt = False,
+) -> None:
+    """Describe a graph: nodes, edges, degrees, diameter, radius, processors, routers and
+    edge capacities.
+
+    Above 5,000 nodes the diameter and radius come from a bounded number of breadth-first
+    searches (eccentricity bounds); when these do not settle them, bounds are printed.
+    """
+    g = graphs.from_spec(graph)
+    info = graphs.describe(g)
+    if as_json:
+        print_json(info)
+        return
+    table = Table(title=esc(str(info.get("spec", graph))), show_header=False)
+    for key, value in info.items():
+        if key == "capacities":
+            text = ", ".join(f"{cap}: {count} edges" for cap, count in value.items())
+            table.add_row(key, esc(text or "-"))
+        elif key.endswith("_bounds") or key == "distance_note":
+            continue
+        elif value is None and f"{key}_bounds" in info:
+            low, high = info[f"{key}_bounds"]
+            table.add_row(key, f"between {low} and {high} (not settled)")
+        elif key != "spec":
+            table.add_row(key, esc(f"{value:.3f}" if isinstance(value, float) else str(value)))
+    console.print(table)
+    if "distance_note" in info:
+        console.print(esc(info["distance_note"]))
+
+
+@app.command("verify")
+@_bad_input
+def verify_cmd(
+    graph: GraphArg,
+    schedule: Annotated[
+        str,
+        typer.Argument(
+            help="Schedule file (.json or .csv), or a certificate or partial-results file "
+            "written by solve -o (its schedule is checked).",
+            metavar="SCHEDULE",
+        ),
+    ],
+    model: ModelOpt = "telephone",
+    problem: ProblemOpt = "gossip",
+    chunks: ChunksOpt = None,
+    show: ShowOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Replay a schedule and report every rule it breaks and when all demands are met.
+
+    Exit 0 when the schedule is valid and complete, 1 when it is invalid or incomplete, 2 on
+    bad input (including a schedule that names an edge the graph does not have).
+    """
+    instance = parse_instance(graph, model, _chunked(problem, chunks))
+    sched = read_schedule(schedule, instance)
+    rep = simulate(instance, sched)
+    non_edges = [e for e in rep.errors if e.rule == "not-a-neighbour"]
+    if as_json:
+        print_json({**instance.describe(), **rep.to_json(instance)})
+    else:
+        if show:
+            show_schedule(sched, instance)
+        print_verdict(rep, instance)
+    if non_edges:
+        err_console.print(
+            f"[bold red]error:[/] the schedule uses {len(non_edges)} arc(s) the graph does not "
+            f"have; first: {esc(non_edges[0].message)}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(2)
+    raise typer.Exit(0 if rep.ok else 1)
+
+
+@app.command("bounds")
+@_bad_input
+def bounds_cmd(
+    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    model: ModelOpt = "telephone",
+    problem: ProblemOpt = "gossip",
+    chunks: ChunksOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List every closed-form bound that applies, its value and its source; mark the best."""
+    from gossipcert.bounds import all_bounds
+
+    instance = parse_instance(graph, model, _chunked(problem, chunks))
+    found = all_bounds(instance)
+    lows = [b for b in found if b.kind == "lower"]
+    ups = [b for b in found if b.kind == "upper"]
+    lower = max(lows, key=lambda b: b.value) if lows else None
+    upper = min(ups, key=lambda b: b.value) if ups else None
+    if as_json:
+        print_json(
+            {
+                **instance.describe(),
+                "lower_bound": lower.value if lower else None,
+                "upper_bound": upper.value if upper else None,
+                "bounds": [{**b.to_json(), "best": b is lower or b is upper} for b in found],
+            }
+        )
+        return
+    table = Table(title=head(instance))
+    for col in ("", "kind", "value", "name", "source"):
+        table.add_column(col)
+    for b in found:
+        table.add_row(
+            "★" if b is lower or b is upper else "", b.kind, str(b.value), b.name, esc(b.source)
+        )
+    console.print(table)
+
+
+def _print_schedule_result(
+    name: str,
+    instance: Any,
+    sched: Any,
+    as_json: bool,
+    output: str | None,
+    show: bool = False,
+    extra: dict[str, Any] | None = None,
+) -> None:
+    """Verify a constructed schedule, print it, and write it to ``output`` only if it passes;
+    exit 1 if the verifier rejects it."""
+    from gossipcert.schedule import to_csv, to_json
+
+    rep = simulate(instance, sched)
+    if output and rep.ok:
+        text = (
+            to_csv(sched, instance)
+            if output.lower().endswith(".csv")
+            else (json.dumps(to_json(sched, instance)) + "\n")
+        )
+        _write_text(output, text)
+    if as_json:
+        print_json(
+            {
+                **instance.describe(),
+                "algorithm": name,
+                **(extra or {}),
+                "rounds": rep.rounds,
+                "valid": rep.valid,
+                "complete": rep.complete,
+                "steps": rep.steps,
+                "errors": [e.to_json() for e in rep.errors[:20]],
+                "schedule": to_json(sched, instance),
+            }
+        )
+    else:
+        if show:
+            show_schedule(sched, instance)
+        print_verdict(rep, instance)
+    raise typer.Exit(0 if rep.ok else 1)
+
+
+@app.command("construct")
+@_bad_input
+def construct_cmd(
+    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    algorithm: Annotated[
+        str,
+        typer.Option(
+            "--algorithm",
+            "-a",
+            help="ring-fd, ring-hd, ring-multicast, hamiltonian, product, simple, "
+            "concurrent-updown, fattree-flood, farthest-first, fattree-total-exchange, bermond, "
+            "rows-columns, matching-sequence.",
+        ),
+    ],
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help=MODEL_HELP + " Default: the construction's own model where it has one "
+            "(ring-fd: single-port:p=1, ring-hd: half-duplex:p=1, ring-multicast, simple, "
+            "concurrent-updown: multicast, fattree-*: all-port, bermond: sequential:p=2, "
+            "rows-columns, matching-sequence: telephone), else telephone.",
+            metavar="MODEL",
+        ),
+    ] = None,
+    problem: ProblemOpt = "gossip",
+    sequence: Annotated[
+        str | None,
+        typer.Option("--sequence", help="Matching indices for matching-sequence, e.g. 02102."),
+    ] = None,
+    output: ScheduleOutOpt = None,
+    force: ForceOpt = False,
+    show: ShowOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Build one of the papers' constructive schedules and verify it.
+
+    Exit 0 when the schedule is valid and complete, 1 when the verifier rejects it, 2 when
+    the construction does not apply to the graph, model or problem.
+    """
+    from gossipcert.constructions.catalog import CONSTRUCTIONS, construct
+
+    if model is None:
+        known = CONSTRUCTIONS.get(algorithm)
+        model = known.model if known is not None and known.model else "telephone"
+    instance = parse_instance(graph, model, problem)
+    _check_output(output, force)
+    sched = construct(instance, algorithm, sequence)
+    _print_schedule_result(algorithm, instance, sched, as_json, output, show)
+
+
+@app.command("heuristic")
+@_bad_input
+def heuristic_cmd(
+    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    model: ModelOpt = "telephone",
+    problem: ProblemOpt = "gossip",
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method",
+            help="matching: a maximum-weight matching per round (telephone, half-duplex). "
+            "coloring: a search over sequences of fixed matchings (telephone; the section-8 "
+            "matchings of CCC, butterfly, star and pancake graphs, else an edge colouring).",
+        ),
+    ] = "matching",
+    time_limit: Annotated[
+        float, _time_limit_option("Seconds for the coloring search or the --sweep.")
+    ] = 10.0,
+    weights: Annotated[
+        str,
+        typer.Option(
+            "--weights",
+            help="Matching: edge weights: auto, flow (BFS approach with node counts), bfs "
+            "(its bitset form, for large graphs) or potential.",
+        ),
+    ] = "auto",
+    dist_exp: Annotated[
+        float, typer.Option("--dist-exp", help="Matching: Dist_Exp of the BFS weights.")
+    ] = 8.0,
+    dist_exp_decay: Annotated[
+        float,
+        typer.Option(
+            "--dist-exp-decay", help="Matching: Dist_Exp is multiplied by this each round."
+        ),
+    ] = 1.0,
+    num_exp: Annotated[
+        float, typer.Option("--num-exp", help="Matching: Num_Exp of the flow weights.")
+    ] = 1.0,
+    band: Annotated[
+        int, typer.Option("--band", help="Matching: eccentricity band of the bitset weights.")
+    ] = 0,
+    look_ahead: Annotated[
+        int, typer.Option("--look-ahead", help="Matching: rounds of look-ahead (0: none).")
+    ] = 0,
+    approx: Annotated[
+        bool | None,
+        typer.Option(
+            "--approx/--exact",
+            help="Matching: greedy (improved) or exact maximum-weight matching "
+            "(default: exact up to 300 nodes).",
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Matching: seed of the look-ahead.")] = 0,
+    sweep_params: Annotated[
+        bool,
+        typer.Option(
+            "--sweep",
+            help="Matching: try several Dist_Exp/look-ahead settings within --time-limit and "
+            "keep the shortest verified schedule.",
+        ),
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
+    output: ScheduleOutOpt = None,
+    force: ForceOpt = False,
+    show: ShowOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run a heuristic of Beier and Sibeyn and verify its schedule.
+
+    With --method coloring the matching sequence found (e.g. 0123023) is printed;
+    `construct --algorithm matching-sequence --sequence ...` reproduces it on the four
+    families of section 8.
+    """
+    from gossipcert.heuristics.coloring import coloring_heuristic
+
+    if method not in ("matching", "coloring"):
+        raise SpecError(f"unknown heuristic {method!r}; choose matching or coloring")
+    instance = parse_instance(graph, model, problem)
+    _check_output(output, force)
+    if method == "coloring":
+        from gossipcert.bounds import best_lower_bound
+
+        res = coloring_heuristic(
+            instance, min_rounds=best_lower_bound(instance).value, time_limit=time_limit
+        )
+        if not as_json:
+            console.print(f"matching sequence: {res.sequence}", highlight=False)
+        _print_schedule_result(
+            "coloring", instance, res.schedule, as_json, output, show, {"sequence": res.sequence}
+        )
+        return
+    from gossipcert.heuristics.matching import MatchingParams
+    from gossipcert.heuristics.run import run_heuristic
+
+    params = MatchingParams(
+        weights, dist_exp, dist_exp_decay, band, num_exp, approx, look_ahead, seed=seed
+    )
+    sched, extra = run_heuristic(instance, params, sweep_params, time_limit, not quiet)
+    _print_schedule_result("matching", instance, sched, as_json, output, show, extra)

@@ -1,0 +1,481 @@
+"""Commands of the exact search and its evidence: ``solve``, ``check`` and ``export``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape as esc
+from rich.table import Table
+
+from gossipcert.cli.common import (
+    ChunksOpt,
+    CountingOpt,
+    ForceOpt,
+    GraphArg,
+    JsonOpt,
+    ModelOpt,
+    ProblemOpt,
+    ShowOpt,
+    _bad_input,
+    _check_output,
+    _chunked,
+    _time_limit_option,
+    _write_text,
+    app,
+)
+from gossipcert.cli_text import (
+    Progress,
+    console,
+    err_console,
+    head,
+    print_json,
+    print_solve_result,
+)
+from gossipcert.errors import GossipcertError
+from gossipcert.instance import parse_instance
+from gossipcert.simulate import simulate
+
+BackendOpt = Annotated[
+    str,
+    typer.Option(
+        "--backend",
+        "-b",
+        help="Solver back-end: sat (CaDiCaL) or cpsat (OR-Tools).",
+        metavar="NAME",
+    ),
+]
+
+
+@app.command("solve")
+@_bad_input
+def solve_cmd(
+    graph: GraphArg,
+    model: ModelOpt = "telephone",
+    problem: ProblemOpt = "gossip",
+    chunks: ChunksOpt = None,
+    backend: BackendOpt = "sat",
+    time_limit: Annotated[
+        float | None, _time_limit_option("Seconds for search and proof (default: no limit).")
+    ] = None,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="No symmetry breaking or dominance: the DRAT proof then covers the whole claim.",
+        ),
+    ] = False,
+    counting: CountingOpt = False,
+    encoding: Annotated[
+        str,
+        typer.Option(
+            "--encoding",
+            help="auto (default: broadcast for single-packet problems), broadcast or knowledge.",
+            metavar="NAME",
+        ),
+    ] = "auto",
+    proof: Annotated[
+        bool,
+        typer.Option(
+            "--proof/--no-proof", help="Re-prove R*-1 infeasible with a checked DRAT proof."
+        ),
+    ] = True,
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the certificate (JSON) here; if the optimum is not certified, the "
+            "partial result (best verified schedule and both bounds) instead.",
+            metavar="FILE",
+        ),
+    ] = None,
+    force: ForceOpt = False,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            help="Start from the schedule of a partial-results file or certificate written by "
+            "an earlier solve -o (verified again before use).",
+            metavar="FILE",
+        ),
+    ] = None,
+    show: ShowOpt = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")
+    ] = False,
+    objective: Annotated[
+        str,
+        typer.Option(
+            "--objective",
+            help="rounds (default); steps: least S for each R up to --max-rounds (the Pareto "
+            "front of linear cost); cost: least T = R + tau*h*S.",
+        ),
+    ] = "rounds",
+    max_rounds: Annotated[
+        int | None, typer.Option("--max-rounds", help="Largest R of the front (steps, cost).")
+    ] = None,
+    tau: Annotated[
+        float | None, typer.Option("--tau", help="Linear cost: time per packet and hop.")
+    ] = None,
+    h: Annotated[int | None, typer.Option("--h", help="Linear cost: hops per link.")] = None,
+    split: Annotated[
+        bool,
+        typer.Option(
+            "--split",
+            help="Prove R*-1 impossible by cubes on the first round's calls, one per orbit "
+            "under the automorphisms (with --strict: cubes covering every call, and a proof "
+            "that they do), each with its DRAT proof.",
+        ),
+    ] = False,
+    depth: Annotated[
+        int, typer.Option("--split-depth", help="--split: calls fixed per cube (1 or 2).")
+    ] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="--split: local worker processes.")] = 1,
+    scheduler: Annotated[
+        str | None,
+        typer.Option("--scheduler", help="--split: run the cubes on this Dask scheduler."),
+    ] = None,
+    cube_store: Annotated[
+        str | None,
+        typer.Option(
+            "--cube-store",
+            help="--split: folder of refuted cubes, read first and written as cubes finish.",
+            metavar="DIR",
+        ),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Find the minimum number of rounds and prove that one round fewer is impossible.
+
+    Prints the optimum with its lower-bound evidence (a closed-form bound, or a checked DRAT
+    proof), or, when the time limit runs out, the best bounds known. Progress goes to stderr
+    (a heartbeat every few seconds during a long solver query; --quiet silences it).
+
+    Exit status: 0 the optimum is certified; 1 it is not (the time limit ran out, or no
+    solver encoding covers the model and the closed-form bounds do not meet); 2 bad input;
+    130 interrupted by Ctrl-C (the best bounds found so far are printed first).
+
+    Example: gossipcert solve petersen --model telephone --problem gossip -o petersen.json
+    """
+
+    from gossipcert.exact.certificate import build_certificate, certificate_text
+    from gossipcert.exact.partial import partial_text, read_resume_schedule
+    from gossipcert.exact.watchdog import solve_within
+    from gossipcert.schedule import to_json
+
+    _check_output(output, force)
+    instance = parse_instance(graph, model, _chunked(problem, chunks))
+    if objective != "rounds":
+        _solve_cost(instance, objective, max_rounds, tau, h, backend, time_limit, strict, as_json)
+    seeds = []
+    if resume:
+        previous = read_resume_schedule(resume, instance)
+        if previous is not None:
+            check = simulate(instance, previous)
+            if not check.ok:
+                first = check.errors[0].message if check.errors else "demands not all met"
+                raise GossipcertError(
+                    f"the schedule in {resume} does not solve this instance ({first}); "
+                    "was it written for another graph, model or problem?"
+                )
+            seeds.append((f"resumed from {resume}", previous))
+    settings = None
+    if split:
+        from gossipcert.exact.split import SplitSettings
+
+        if depth not in (1, 2) or jobs < 1:
+            raise GossipcertError("--split-depth must be 1 or 2, and --jobs at least 1")
+        settings = SplitSettings(strict, depth, jobs, scheduler, cube_store)
+    progress = Progress(not quiet)
+    try:
+        res = solve_within(  # the search in a child process killed at the time limit
+            instance,
+            backend=backend,
+            time_limit=time_limit,
+            strict=strict,
+            counting=counting,
+            proof=proof,
+            progress=progress,
+            seeds=seeds,
+            split=settings,
+            encoding=encoding,
+        )
+    except KeyboardInterrupt:
+        low = "?" if progress.lower is None else progress.lower
+        high = "?" if progress.upper is None else progress.upper
+        err_console.print(f"interrupted; bounds so far: between {low} and {high} rounds")
+        if as_json:
+            print_json(
+                {
+                    "error": "interrupted",
+                    "exit": 130,
+                    "lower_bound": progress.lower,
+                    "upper_bound": progress.upper,
+                }
+            )
+        raise typer.Exit(130) from None
+    evidence = _without_proofs(res.evidence)
+    certified = res.status == "optimal" and not res.interrupted
+    written: str | None = None
+    if output and certified:
+        _write_text(output, certificate_text(build_certificate(res)))
+        written = "certificate"
+    elif output:
+        _write_text(output, partial_text(res))
+        written = "partial"
+    if as_json:
+        print_json(
+            {
+                **instance.describe(),
+                "status": res.status,
+                "optimum": res.optimum,
+                "lower_bound": res.lower_bound,
+                "upper_bound": res.upper_bound,
+                "schedule": to_json(res.schedule, instance) if res.schedule else None,
+                "schedule_source": res.upper_source,
+                "evidence": evidence,
+                "backend": res.backend,
+                "times": {k: round(v, 3) for k, v in res.times.items()},
+                "timed_out": res.timed_out,
+                "interrupted": res.interrupted,
+                "certificate": output if written == "certificate" else None,
+                "partial_result": output if written == "partial" else None,
+            }
+        )
+    else:
+        print_solve_result(res, evidence, show)
+        if written == "certificate":
+            console.print(
+                f"  certificate: {esc(output or '')} (re-check with: gossipcert check "
+                f"{esc(output or '')})"
+            )
+        elif written == "partial":
+            console.print(
+                f"  partial result (best verified schedule and both bounds, optimum not "
+                f"proved): {esc(output or '')}; continue with --resume {esc(output or '')}"
+            )
+    if res.interrupted:
+        raise typer.Exit(130)
+    raise typer.Exit(0 if res.status == "optimal" else 1)
+
+
+def _without_proofs(evidence: dict[str, Any]) -> dict[str, Any]:
+    """The evidence without its stored proofs (and those of its cubes), for printing."""
+    out = {k: v for k, v in evidence.items() if k != "proof_xz_base64"}
+    if isinstance(out.get("cubes"), list):
+        out["cubes"] = [_without_proofs(c) for c in out["cubes"]]
+    if isinstance(out.get("coverage"), dict):
+        out["coverage"] = _without_proofs(out["coverage"])
+    return out
+
+
+def _solve_cost(
+    instance: Any,
+    objective: str,
+    max_rounds: int | None,
+    tau: float | None,
+    h: int | None,
+    backend: str,
+    time_limit: float | None,
+    strict: bool,
+    as_json: bool,
+) -> None:
+    """``solve --objective steps|cost``: the Pareto front of ``(R, S)`` and the least cost."""
+    from gossipcert.exact.cost import pareto_front
+
+    if objective not in ("steps", "cost"):
+        raise GossipcertError(f"unknown objective {objective!r}; choose rounds, steps or cost")
+    if max_rounds is None:
+        raise GossipcertError(f"--objective {objective} needs --max-rounds")
+    tau = instance.model.tau if tau is None else tau
+    h = instance.model.h if h is None else h
+    if objective == "cost" and tau is None:
+        raise GossipcertError("--objective cost needs --tau (or tau=X in the model spec)")
+    if (tau is not None and tau < 0) or h < 1:
+        raise GossipcertError("--tau must be non-negative and --h at least 1")
+    res = pareto_front(instance, max_rounds, time_limit, strict, backend)
+    data = res.to_json(tau, h)
+    if as_json:
+        print_json({**instance.describe(), "objective": objective, **data})
+    else:
+        console.print(
+            f"{head(instance)}: round optimum {res.round_result.optimum} "
+            f"({res.round_result.status}); least steps S for each R "
+            f"({'all proved' if res.proved else 'not all proved'}):",
+            highlight=False,
+        )
+        table = Table("R", "S", "proved", "Pareto")
+        for p in data["points"]:
+            table.add_row(
+                str(p["rounds"]),
+                "-" if p["steps"] is None else str(p["steps"]),
+                "yes" if p["proved"] else "no",
+                "*" if p["pareto"] else "",
+            )
+        console.print(table)
+        if tau is not None:
+            console.print(
+                f"least T = R + {tau:g}*{h}*S over R <= {max_rounds}: {data['min_cost']} "
+                f"(R = {data['min_cost_rounds']})",
+                highlight=False,
+            )
+    raise typer.Exit(0 if res.proved else 1)
+
+
+@app.command("check")
+@_bad_input
+def check_cmd(
+    certificate: Annotated[
+        str | None, typer.Argument(help="Certificate written by solve -o.")
+    ] = None,
+    all_dir: Annotated[
+        str | None,
+        typer.Option("--all", help="Check every certificate (*.cert.json) in this folder."),
+    ] = None,
+    time_limit: Annotated[
+        float | None, _time_limit_option("Seconds for re-checking a proof or re-solving a claim.")
+    ] = None,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full",
+            help="Let the project's own proof checker run to the end (by default it stops at "
+            "max(60 s, dratify's time) on very long proofs, and the proof then rests on "
+            "dratify and drat-trim).",
+        ),
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Re-check a certificate from scratch: rebuild the instance, replay the schedule,
+    recompute the bound or regenerate the CNF and re-check the DRAT proof with every
+    checker available (dratify with deletions ignored, the project's own checker, and
+    drat-trim when it is on the PATH or named by GOSSIPCERT_DRAT_TRIM).
+
+    Exit 0 when every step holds, 1 on any mismatch or rejected proof, 2 when the file cannot
+    be read, 3 when the time limit ran out before a verdict (neither holds nor fails).
+    """
+    from gossipcert.exact.certificate import read_certificate
+    from gossipcert.exact.watchdog import check_within
+
+    if (certificate is None) == (all_dir is None):
+        raise GossipcertError("give one certificate, or --all FOLDER")
+    if all_dir is not None:
+        _check_all(all_dir, time_limit, as_json, full)
+    assert certificate is not None
+    cert = read_certificate(certificate)
+    rep = check_within(cert, time_limit, full)
+    mark = {True: "[green]✓[/]", False: "[red]✗[/]", None: "[yellow]?[/]"}
+    if as_json:
+        print_json(
+            {
+                "ok": rep.ok,
+                "status": rep.status,
+                "optimum": cert.get("optimum"),
+                "steps": [
+                    {
+                        "ok": ok,
+                        "status": {True: "holds", False: "fails", None: "timeout"}[ok],
+                        "check": text,
+                    }
+                    for ok, text in rep.steps
+                ],
+            }
+        )
+    else:
+        for ok, text in rep.steps:
+            console.print(f"{mark[ok]} {esc(text)}", highlight=False)
+        verdict = {
+            "holds": "[bold green]certificate holds[/]",
+            "fails": "[bold red]certificate FAILS[/]",
+            "timeout": "[bold yellow]could not re-check in time[/] (no verdict)",
+        }[rep.status]
+        console.print(f"{verdict}: optimum {esc(str(cert.get('optimum')))}", highlight=False)
+    raise typer.Exit({"holds": 0, "fails": 1, "timeout": 3}[rep.status])
+
+
+def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool) -> None:
+    """``check --all``: every certificate in ``folder``; exit 0 all hold, 1 one fails,
+    3 none fails but one could not be decided in time."""
+    from pathlib import Path
+
+    from gossipcert.exact.certificate import read_certificate
+    from gossipcert.exact.watchdog import check_within
+
+    root = Path(folder)
+    if not root.is_dir():
+        raise GossipcertError(f"{folder} is not a folder")
+    files = sorted(root.glob("*.cert.json"))
+    if not files:
+        raise GossipcertError(f"no certificates (*.cert.json) in {folder}")
+    results = []
+    for f in files:
+        try:
+            rep = check_within(read_certificate(f), time_limit, full)
+            status = rep.status
+            first = next((t for ok, t in rep.steps if ok is not True), "")
+        except GossipcertError as exc:
+            status, first = "fails", str(exc)
+        results.append({"certificate": str(f), "status": status, "first_problem": first})
+        if not as_json:
+            mark = {"holds": "[green]✓[/]", "fails": "[red]✗[/]", "timeout": "[yellow]?[/]"}
+            extra = f": {esc(first)}" if status != "holds" else ""
+            console.print(f"{mark[status]} {esc(f.name)}{extra}", highlight=False)
+    counts = {k: sum(r["status"] == k for r in results) for k in ("holds", "fails", "timeout")}
+    if as_json:
+        print_json({"counts": counts, "certificates": results})
+    else:
+        console.print(
+            f"{len(results)} certificates: {counts['holds']} hold, {counts['fails']} fail, "
+            f"{counts['timeout']} undecided in time",
+            highlight=False,
+        )
+    raise typer.Exit(1 if counts["fails"] else 3 if counts["timeout"] else 0)
+
+
+def _json_file(path: str) -> Any:
+    """The decoded JSON of ``path``, or None when it is not a JSON file (a CSV schedule)."""
+    if not path.lower().endswith(".json"):
+        return None
+    try:
+        with open(path) as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        raise GossipcertError(f"{path} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise GossipcertError(f"{path} is not valid JSON: {exc}") from None
+
+
+@app.command("export")
+@_bad_input
+def export_cmd(
+    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    rounds: Annotated[int, typer.Option("--rounds", "-r", help="Horizon R.", min=0)],
+    model: ModelOpt = "telephone",
+    problem: ProblemOpt = "gossip",
+    chunks: ChunksOpt = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="dimacs or opb.")] = "dimacs",
+    strict: Annotated[bool, typer.Option("--strict", help="Plain encoding only.")] = False,
+    counting: CountingOpt = False,
+    output: Annotated[
+        str | None, typer.Option("--output", "-o", help="File to write (default: stdout).")
+    ] = None,
+    force: ForceOpt = False,
+) -> None:
+    """Write the formula "R rounds suffice" (DIMACS CNF or OPB) for any external solver."""
+
+    from gossipcert.encodings import EncodingOptions
+    from gossipcert.exact.export import FORMATS, export
+
+    if fmt not in FORMATS:
+        raise GossipcertError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    _check_output(output, force)
+    instance = parse_instance(graph, model, _chunked(problem, chunks))
+    options = EncodingOptions.for_search(strict=strict, counting=counting)
+    text = export(instance, rounds, fmt, options)
+    if output:
+        _write_text(output, text)
+    else:
+        sys.stdout.write(text)
