@@ -262,3 +262,14 @@ def test_shortest_routes_schedule_is_valid_and_short() -> None:
     # the search uses it: ring:6 total exchange certified by the cut bound and this schedule
     res = solve(inst)
     assert res.status == "optimal" and res.optimum == 5 and res.upper_source == "shortest-routes"
+
+
+def test_broadcast_from_several_sources_under_all_port() -> None:
+    """The one packet of a broadcast keeps its name when symmetry exchanges the sources."""
+    for backend in ("sat", "cpsat"):
+        res = solve(parse_instance("ring:6", "all-port", "broadcast:0,3"), backend=backend)
+        assert res.status == "optimal" and res.optimum == 1
+        res = solve(
+            parse_instance("path:5", "all-port", "broadcast:0,4"), backend=backend, use_bounds=False
+        )
+        assert res.status == "optimal" and res.optimum == 2

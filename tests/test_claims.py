@@ -181,3 +181,29 @@ def test_summary_counts_the_verdicts(tmp_path: Path) -> None:
     assert "| [A page](results/claims.md) | 5 | 5 | 2 | 0 | 2 | 0 |" in result.output
     missing = runner.invoke(app, ["summary", str(tmp_path / "none.toml")])
     assert missing.exit_code == 2 and "does not exist" in missing.output
+
+
+def test_an_optimum_on_the_solver_s_word_is_judged_by_what_is_certified() -> None:
+    row = {
+        "status": "optimal",
+        "evidence": "solver-claim",
+        "optimum": 9,
+        "lower_bound": 7,
+        "lower": 9,
+        "upper": 9,
+    }
+    assert tables._certified_answer(row) == ("feasible", 7, 9)
+    assert judge({"value": 9}, *tables._certified_answer(row)) == "open"
+    assert judge({"lower": 9, "upper": 10}, *tables._certified_answer(row)) == "open"
+    row["evidence"] = "drat"
+    assert judge({"lower": 9, "upper": 10}, *tables._certified_answer(row)) == "better"
+    # a bracket is judged by its closed-form lower end, not by unproved refutations
+    row = {
+        "status": "feasible",
+        "evidence": None,
+        "optimum": None,
+        "lower_bound": 7,
+        "lower": 9,
+        "upper": 10,
+    }
+    assert judge({"upper": 8}, *tables._certified_answer(row)) == "open"

@@ -219,3 +219,47 @@ def test_solve_split_on_the_command_line_writes_a_certificate_that_checks(tmp_pa
     assert list(store.glob("*.json"))
     checked = runner.invoke(app, ["check", str(cert), "--json", "-t", "120"])
     assert checked.exit_code == 0 and json.loads(checked.stdout)["status"] == "holds"
+
+
+def test_automorphism_check_keeps_capacities_and_the_set_of_sources() -> None:
+    import networkx as nx
+
+    from gossipcert.instance import make_instance, parse_model, parse_problem
+
+    g = nx.path_graph(3)
+    nx.set_node_attributes(g, False, "router")
+    nx.set_node_attributes(g, {v: str(v) for v in g}, "label")
+    g[0][1]["capacity"], g[1][2]["capacity"] = 2, 1
+    g.graph["spec"] = "file"
+    inst = make_instance(g, parse_model("all-port"), parse_problem("gossip"))
+    assert not is_automorphism(inst, [2, 1, 0])  # swaps a capacity-2 edge with a capacity-1 one
+    assert is_automorphism(inst, [0, 1, 2])
+    two = parse_instance("ring:8", "telephone", "broadcast:0,4")
+    assert is_automorphism(two, [(4 - v) % 8 for v in range(8)])  # exchanges the two sources
+    assert not is_automorphism(two, [(v + 1) % 8 for v in range(8)])
+
+
+def test_split_refuses_models_outside_its_argument() -> None:
+    from typer.testing import CliRunner
+
+    from gossipcert.cli import app
+    from gossipcert.errors import UnsupportedModelError
+    from gossipcert.exact.cubes import refute_by_cubes
+
+    with pytest.raises(UnsupportedModelError, match="--split covers"):
+        refute_by_cubes(parse_instance("ring:6", "all-port", "gossip"), 1)
+    result = CliRunner().invoke(app, ["solve", "ring:6", "-m", "all-port", "--split"])
+    assert result.exit_code == 2 and "--split covers" in result.output
+
+
+def test_a_search_process_that_dies_is_an_error_not_a_time_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+
+    from gossipcert.errors import SolverError
+    from gossipcert.exact import watchdog
+
+    monkeypatch.setattr(watchdog, "_solve_child", lambda *args: os._exit(3))
+    with pytest.raises(SolverError, match="ended without an answer"):
+        watchdog.solve_within(parse_instance("ring:6", "telephone", "gossip"), time_limit=30)

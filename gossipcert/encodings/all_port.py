@@ -50,8 +50,9 @@ def packet_nodes(instance: Instance) -> list[tuple[int, ...]] | None:
     """The nodes that name each packet of a built-in problem (None for a custom problem, or
     when the data is split into chunks: several packets then share their nodes).
 
-    Gossip, broadcast and gather packets are named by their origin, scatter packets by their
-    destination, total-exchange packets by both; an automorphism that fixes the problem's
+    Gossip and gather packets are named by their origin, scatter packets by their
+    destination, total-exchange packets by both, and the one packet of a broadcast by nothing
+    (its sources may be exchanged); an automorphism that fixes the problem's
     root maps each packet to the packet of the image nodes.
 
     Examples
@@ -71,6 +72,9 @@ def packet_nodes(instance: Instance) -> list[tuple[int, ...]] | None:
             out.append(needers)
         elif kind is ProblemKind.TOTAL_EXCHANGE:
             out.append(holders + needers)
+        elif kind is ProblemKind.BROADCAST:
+            # the one packet: every automorphism that keeps the set of sources fixes it
+            out.append(())
         else:
             out.append(holders)
     return out

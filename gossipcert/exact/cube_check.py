@@ -39,24 +39,29 @@ from gossipcert.exact.cubes import (
 )
 from gossipcert.exact.cubes import permute_key as image
 from gossipcert.exact.proof import StandaloneCNF, unpack_proof
-from gossipcert.instance import Instance, ProblemKind
+from gossipcert.instance import Instance, ProblemKind, resolve_roots
 
 Steps = Any  # a CheckReport (kept untyped here: certificate imports this module)
 
 
 def is_automorphism(instance: Instance, perm: Any) -> bool:
-    """Whether ``perm`` is a node permutation preserving edges, routers and the root."""
+    """Whether ``perm`` is a node permutation preserving edges, capacities, routers and the
+    problem's roots (as a set: the sources of a broadcast may be exchanged)."""
     n = instance.n
     if not isinstance(perm, list) or sorted(perm) != list(range(n)):
         return False
     g = instance.graph
-    if any(not g.has_edge(perm[u], perm[v]) for u, v in g.edges):
+    if any(
+        not g.has_edge(perm[u], perm[v])
+        or graphs.capacity(g, u, v) != graphs.capacity(g, perm[u], perm[v])
+        for u, v in g.edges
+    ):
         return False
     if any(graphs.is_router(g, v) != graphs.is_router(g, perm[v]) for v in range(n)):
         return False
     if instance.problem.root is not None:
-        root = graphs.resolve_node(g, instance.problem.root)
-        if perm[root] != root:
+        roots = set(resolve_roots(g, instance.problem.root))
+        if {perm[r] for r in roots} != roots:
             return False
     return True
 

@@ -62,12 +62,12 @@ from pysat.solvers import Solver
 
 from gossipcert import graphs
 from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
-from gossipcert.errors import CertificateError, GossipcertError, SolverError
+from gossipcert.errors import CertificateError, GossipcertError, SolverError, UnsupportedModelError
 from gossipcert.exact.backends import solve_sliced
 from gossipcert.exact.checkers import check_proof
 from gossipcert.exact.proof import PROOF_SOLVER, StandaloneCNF, pack_proof
 from gossipcert.exact.symmetry import automorphism_generators
-from gossipcert.instance import Instance, ProblemKind, resolve_roots
+from gossipcert.instance import Instance, ModelKind, ProblemKind, resolve_roots
 from gossipcert.schedule import Schedule
 
 Key = tuple[int, ...]
@@ -463,6 +463,28 @@ class SplitOutcome:
     seconds: float = 0.0
 
 
+def check_split_applies(instance: Instance) -> None:
+    """Refuse instances outside the split's argument: the orbit cover and the colouring of
+    :func:`_colouring` are written for the knowledge encoding (telephone or half-duplex,
+    unbounded packets, no limit on calls), whose graphs carry no capacities.
+
+    Raises
+    ------
+    UnsupportedModelError
+        For every other model.
+    """
+    model = instance.model
+    if (
+        model.kind not in (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX)
+        or model.packet_cap is not None
+        or model.calls_per_round is not None
+    ):
+        raise UnsupportedModelError(
+            f"--split covers telephone and half-duplex with unbounded packets and no call "
+            f"limit, not {model.spec()}"
+        )
+
+
 def refute_by_cubes(
     instance: Instance,
     rounds: int,
@@ -511,6 +533,7 @@ def refute_by_cubes(
     >>> out.status, out.evidence["kind"], out.refuted == out.cubes
     ('unsat', 'drat-cubes', True)
     """
+    check_split_applies(instance)
     t0 = time.monotonic()
     options = base_options(strict)
     base = base_formula(instance, rounds, options)

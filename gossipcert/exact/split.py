@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gossipcert.encodings import EncodingOptions
-from gossipcert.exact.cubes import STRICT_NODES, refute_by_cubes
+from gossipcert.exact.cubes import STRICT_NODES, check_split_applies, refute_by_cubes
 from gossipcert.exact.search import SolveResult, _Search, _verified
 
 #: the one-piece search gets at most this many seconds ...
@@ -50,6 +50,7 @@ class SplitSearch(_Search):
 
     def __init__(self, *args: Any, split: SplitSettings, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        check_split_applies(self.instance)
         self.split = split
         self.options = EncodingOptions.for_search(strict=split.strict)
 

@@ -47,6 +47,12 @@ INTERRUPT_GRACE = 5.0
 
 Send = Callable[[Any], None]
 
+#: a child that ended without an answer: not a time-out, and nothing it reported is kept
+_DIED = (
+    "the {what} process ended without an answer (killed by the system, e.g. out of memory, "
+    "or a crash in a native solver)"
+)
+
 _HEADER = struct.Struct("!Q")
 
 
@@ -294,6 +300,12 @@ def solve_within(
     kind, value = call_in_child(_solve_child, (kwargs, split), start + time_limit, on_message)
     if kind == "result":
         return value
+    if kind == "died":
+        raise SolverError(
+            _DIED.format(what="search")
+            + f" (last state: lower bound {state['lower']}, upper bound from "
+            f"{state['upper_source']})"
+        )
     return _from_state(instance, backend, options, state, log, start, kind)
 
 
@@ -358,6 +370,8 @@ def check_within(cert: dict[str, Any], time_limit: float | None, full: bool = Fa
     kind, value = call_in_child(_check_child, (cert, budget, full), start + time_limit)
     if kind == "result":
         return value
+    if kind == "died":
+        raise SolverError(_DIED.format(what="check"))
     rep = CheckReport()
     rep.add(None, f"no verdict: the check was stopped at the time limit ({time_limit:g}s)")
     return rep
