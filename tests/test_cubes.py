@@ -263,3 +263,20 @@ def test_a_search_process_that_dies_is_an_error_not_a_time_out(
     monkeypatch.setattr(watchdog, "_solve_child", lambda *args: os._exit(3))
     with pytest.raises(SolverError, match="ended without an answer"):
         watchdog.solve_within(parse_instance("ring:6", "telephone", "gossip"), time_limit=30)
+
+
+def test_a_tampered_stored_cube_is_solved_again(tmp_path) -> None:
+    """A refutation read back from the cube store is re-checked before it is trusted."""
+    import json
+
+    inst = parse_instance("star:5", "half-duplex", "gossip")
+    first = refute_by_cubes(inst, 7, depth=2, store=tmp_path)
+    victim = sorted(tmp_path.glob("*.json"))[0]
+    data = json.loads(victim.read_text())
+    data["proof_xz_base64"] = "bm90IGEgcHJvb2Y="  # base64 of "not a proof": unreadable
+    victim.write_text(json.dumps(data))
+    events: list[dict] = []
+    again = refute_by_cubes(inst, 7, depth=2, store=tmp_path, progress=events.append)
+    assert events[0]["stored"] == first.cubes - 1
+    assert len([e for e in events if e["event"] == "cube"]) == 1  # that cube solved again
+    assert again.status == "unsat"

@@ -65,7 +65,7 @@ from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
 from gossipcert.errors import CertificateError, GossipcertError, SolverError, UnsupportedModelError
 from gossipcert.exact.backends import solve_sliced
 from gossipcert.exact.checkers import check_proof
-from gossipcert.exact.proof import PROOF_SOLVER, StandaloneCNF, pack_proof
+from gossipcert.exact.proof import PROOF_SOLVER, StandaloneCNF, pack_proof, unpack_proof
 from gossipcert.exact.symmetry import automorphism_generators
 from gossipcert.instance import Instance, ModelKind, ProblemKind, resolve_roots
 from gossipcert.schedule import Schedule
@@ -463,6 +463,20 @@ class SplitOutcome:
     seconds: float = 0.0
 
 
+def _stored_refutation_holds(base: Base, cube: Cube, record: dict[str, Any]) -> bool:
+    """Whether a refutation read back from the cube store is one the checkers verify now
+    (a stored file may be corrupted or edited: such a cube is solved again)."""
+    packed = record.get("proof_xz_base64")
+    if record.get("status") != "unsat" or packed is None:
+        return False
+    try:
+        proof = unpack_proof(packed)
+    except Exception:  # any corruption of a stored proof: solve the cube again
+        return False
+    cnf = base.with_units(cube_literals(base.index, cube))
+    return check_proof(cnf.dimacs(), proof).status == "verified"
+
+
 def check_split_applies(instance: Instance) -> None:
     """Refuse instances outside the split's argument: the orbit cover and the colouring of
     :func:`_colouring` are written for the knowledge encoding (telephone or half-duplex,
@@ -546,7 +560,7 @@ def refute_by_cubes(
     records: dict[int, dict[str, Any]] = {}
     for i, cube in enumerate(cubes):
         old = None if shelf is None else shelf.get(sha, cube)
-        if old is not None:
+        if old is not None and _stored_refutation_holds(base, cube, old):
             records[i] = {k: v for k, v in old.items() if k != "cnf_sha256"}
     todo = [i for i in range(len(cubes)) if i not in records]
 
