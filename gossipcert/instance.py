@@ -292,10 +292,14 @@ def parse_problem(spec: str) -> Problem:
         raise SpecError(f"a custom problem is given as a .json file; accepted: {accepted}")
     args = [a.strip() for a in rest.split(",")] if colon else []
     chunks = 1
+    seen_chunks = False
     plain: list[str] = []
     for a in args:
         key, eq, value = a.partition("=")
         if eq and key.strip().lower() == "chunks":
+            if seen_chunks:
+                raise SpecError(f"chunks is given twice in {spec!r}")
+            seen_chunks = True
             chunks = parse_chunks(value)
         else:
             plain.append(a)

@@ -256,3 +256,16 @@ def test_cpsat_backend_and_models(model: str) -> None:
     res = solve(inst, backend="cpsat", use_bounds=False, proof=False)
     assert res.status == "optimal" and res.optimum == 6
     assert res.options.broadcast
+
+
+def test_broadcast_encoding_asked_where_it_does_not_apply_is_a_clear_error() -> None:
+    from typer.testing import CliRunner
+
+    from gossipcert.cli import app
+
+    runner = CliRunner()
+    res = runner.invoke(app, ["solve", "ring:6", "--problem", "gossip", "--encoding", "broadcast"])
+    assert res.exit_code == 2
+    assert "--encoding broadcast needs one packet" in res.output
+    res = runner.invoke(app, ["solve", "ring:6", "-p", "broadcast:0,chunks=2,chunks=3"])
+    assert res.exit_code == 2 and "chunks is given twice" in res.output

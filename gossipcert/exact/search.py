@@ -95,6 +95,33 @@ def _verified(instance: Instance, schedule: Schedule, what: str) -> tuple[Schedu
     return Schedule(schedule.rounds[: rep.rounds]), rep
 
 
+def search_options(
+    instance: Instance, encoding: str, strict: bool, counting: bool
+) -> EncodingOptions:
+    """The encoding options of a search from the command line's choices.
+
+    Raises
+    ------
+    SolverError
+        ``encoding`` is not one of :data:`ENCODINGS`.
+    UnsupportedModelError
+        ``encoding="broadcast"`` for an instance the broadcast encoding does not cover.
+    """
+    from gossipcert.encodings.broadcast import broadcast_applies
+
+    if encoding not in ENCODINGS:
+        raise SolverError(f"unknown encoding {encoding!r}; choose one of {', '.join(ENCODINGS)}")
+    if encoding == "broadcast" and not broadcast_applies(instance):
+        raise UnsupportedModelError(
+            "--encoding broadcast needs one packet and a one-port model without a call limit "
+            f"(telephone, half-duplex, single-port); not {instance.problem.spec()} under "
+            f"{instance.model.spec()}"
+        )
+    return EncodingOptions.for_search(
+        strict=strict, counting=counting, broadcast=encoding != "knowledge"
+    )
+
+
 def upper_bound_schedules(
     instance: Instance, target: int | None = None
 ) -> list[tuple[str, Schedule]]:
@@ -503,12 +530,8 @@ def solve(
     """
     if backend not in BACKENDS:
         raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")
-    if encoding not in ENCODINGS:
-        raise SolverError(f"unknown encoding {encoding!r}; choose one of {', '.join(ENCODINGS)}")
     if options is None:
-        options = EncodingOptions.for_search(
-            strict=strict, counting=counting, broadcast=encoding != "knowledge"
-        )
+        options = search_options(instance, encoding, strict, counting)
     return _Search(instance, backend, time_limit, options, use_bounds, proof, progress, seeds).run()
 
 

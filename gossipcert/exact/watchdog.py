@@ -256,16 +256,12 @@ def solve_within(
     >>> solve_within(parse_instance("ring:6", "telephone", "gossip"), time_limit=30).optimum
     3
     """
-    from gossipcert.exact.search import ENCODINGS, solve
+    from gossipcert.exact.search import search_options, solve
 
     if backend not in BACKENDS:
         raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")
-    if encoding not in ENCODINGS:
-        raise SolverError(f"unknown encoding {encoding!r}; choose one of {', '.join(ENCODINGS)}")
     if options is None:
-        options = EncodingOptions.for_search(
-            strict=strict, counting=counting, broadcast=encoding != "knowledge"
-        )
+        options = search_options(instance, encoding, strict, counting)
     if time_limit is None and split is not None:
         args = (instance, backend, None, options, use_bounds, proof, progress, seeds)
         return SplitSearch(*args, split=split).run()
