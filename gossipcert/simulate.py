@@ -220,8 +220,7 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
             u = tr.sender
             receivers = tr.receivers
             neighbours = adj[u]
-            single = len(receivers) == 1
-            if not single:
+            if len(receivers) != 1:
                 if not receivers:
                     report(t, (u,), "no-receiver", f"node {ref(u)} sends to nobody")
                 elif point_to_point:
@@ -254,9 +253,8 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
             size = mask.bit_count()
             sent_count[u] += size
             n_sent[u] += 1
-            if single:
-                r = receivers[0]
-                sent_by[u].append(r)
+            sent_by[u].extend(receivers)
+            for r in receivers:
                 if r in neighbours:
                     if not incoming[r]:
                         touched.append(r)
@@ -265,17 +263,6 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
                     if track_arcs:
                         arc_load[(u, r)] += size
                     moved += size
-            else:
-                sent_by[u].extend(receivers)
-                for r in receivers:
-                    if r in neighbours:
-                        if not incoming[r]:
-                            touched.append(r)
-                        incoming[r] |= mask
-                        recv_from[r].append(u)
-                        if track_arcs:
-                            arc_load[(u, r)] += size
-                        moved += size
             if cap_per_transmission is not None and size > cap_per_transmission:
                 all_note = ' ("all" here is that many)' if tr.packets is None else ""
                 report(
