@@ -776,6 +776,12 @@ def write_tables(sweep: Sweep, df: pd.DataFrame, force: bool = False) -> tuple[P
     return csv_path, md_path
 
 
+def certified_count(df: pd.DataFrame) -> int:
+    """Rows of a sweep's table whose optimum is certified: optimal, with evidence other than
+    the solver's word."""
+    return int(((df["status"] == "optimal") & (df["evidence"] != "solver-claim")).sum())
+
+
 def summary(sweeps: list[Sweep]) -> pd.DataFrame:
     """One line per sweep, from the store alone: how many instances, how many certified,
     and how many of the paper's claims each verdict got.
@@ -799,9 +805,7 @@ def summary(sweeps: list[Sweep]) -> pd.DataFrame:
                 "page": f"{sweep.name}.md",
                 "title": sweep.title or sweep.name,
                 "instances": len(df),
-                "certified": int(
-                    ((df["status"] == "optimal") & (df["evidence"] != "solver-claim")).sum()
-                ),
+                "certified": certified_count(df),
                 **{v: int(verdicts.get(v, 0)) for v in ("agrees", "better", "differs", "open")},
             }
         )

@@ -80,7 +80,7 @@ def table_cmd(
 
         plot.save(plot.draw_table(df, f"{sweep.name}: certified optima against bounds"), plot_file)
     missing = int((df["status"] == "not-run").sum())
-    certified = int(((df["status"] == "optimal") & (df["evidence"] != "solver-claim")).sum())
+    certified = tables.certified_count(df)
     if as_json:
         print_json(
             {
