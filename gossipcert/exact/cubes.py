@@ -60,14 +60,13 @@ from typing import Any
 import pynauty
 from pysat.solvers import Solver
 
-from gossipcert import graphs
 from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
 from gossipcert.errors import CertificateError, GossipcertError, SolverError, UnsupportedModelError
 from gossipcert.exact.backends import solve_sliced
 from gossipcert.exact.checkers import check_proof
 from gossipcert.exact.proof import PROOF_SOLVER, StandaloneCNF, pack_proof, unpack_proof
-from gossipcert.exact.symmetry import automorphism_generators
-from gossipcert.instance import Instance, ModelKind, ProblemKind, resolve_roots
+from gossipcert.exact.symmetry import automorphism_generators, node_cells
+from gossipcert.instance import Instance, ModelKind, ProblemKind
 from gossipcert.schedule import Schedule
 
 Key = tuple[int, ...]
@@ -192,22 +191,10 @@ def base_formula(instance: Instance, rounds: int, options: EncodingOptions) -> B
 # ---------------------------------------------------------------------------- plans
 
 
-def _colouring(instance: Instance) -> list[set[int]]:
-    """nauty's vertex colouring of the instance: routers, the roots, the other nodes."""
-    g = instance.graph
-    roots: set[int] = set()
-    if instance.problem.root is not None:
-        roots = set(resolve_roots(g, instance.problem.root))
-    cells: dict[tuple[bool, bool], set[int]] = {}
-    for v in range(instance.n):
-        cells.setdefault((graphs.is_router(g, v), v in roots), set()).add(v)
-    return [cells[k] for k in sorted(cells)]
-
-
 def stabilizer_generators(instance: Instance, key: Key, undirected: bool) -> list[list[int]]:
     """Generators of the automorphisms that map ``key`` to itself (an edge as a set, an
     arc with its direction)."""
-    cells = [c - set(key) for c in _colouring(instance)]
+    cells = [c - set(key) for c in node_cells(instance)]
     # an edge's two ends share a new colour (it may be flipped); an arc's ends get one each
     cells += [set(key)] if undirected else [{v} for v in key]
     cells = [c for c in cells if c]
@@ -478,9 +465,10 @@ def _stored_refutation_holds(base: Base, cube: Cube, record: dict[str, Any]) -> 
 
 
 def check_split_applies(instance: Instance) -> None:
-    """Refuse instances outside the split's argument: the orbit cover and the colouring of
-    :func:`_colouring` are written for the knowledge encoding (telephone or half-duplex,
-    unbounded packets, no limit on calls), whose graphs carry no capacities.
+    """Refuse instances outside the split's argument: the orbit cover and the node colouring
+    (:func:`~gossipcert.exact.symmetry.node_cells`) are written for the knowledge encoding
+    (telephone or half-duplex, unbounded packets, no limit on calls), which reads no
+    capacities.
 
     Raises
     ------

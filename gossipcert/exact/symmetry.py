@@ -33,6 +33,19 @@ from gossipcert.encodings import Encoding
 from gossipcert.instance import Instance, ModelKind, ProblemKind, resolve_roots
 
 
+def node_cells(instance: Instance) -> list[set[int]]:
+    """nauty's colouring of the nodes: routers, the problem's roots (as one set: the sources
+    of a broadcast may be exchanged), the other nodes."""
+    g = instance.graph
+    roots: set[int] = set()
+    if instance.problem.root is not None:
+        roots = set(resolve_roots(g, instance.problem.root))
+    cells: dict[tuple[bool, bool], set[int]] = {}
+    for v in range(instance.n):
+        cells.setdefault((graphs.is_router(g, v), v in roots), set()).add(v)
+    return [cells[k] for k in sorted(cells)]
+
+
 def automorphism_generators(instance: Instance) -> list[list[int]]:
     """Generators of the instance's automorphism group, as node permutations.
 
@@ -41,13 +54,8 @@ def automorphism_generators(instance: Instance) -> list[list[int]]:
     if instance.problem.kind is ProblemKind.CUSTOM or instance.n < 2:
         return []
     g = instance.graph
-    roots: set[int] = set()
-    if instance.problem.root is not None:
-        roots = set(resolve_roots(g, instance.problem.root))
     n = instance.n
-    cells: dict[tuple[int, bool, bool, int], set[int]] = {}
-    for v in range(n):
-        cells.setdefault((0, graphs.is_router(g, v), v in roots, 0), set()).add(v)
+    coloring = node_cells(instance)
     adjacency = {v: sorted(g.adj[v]) for v in range(n)}  # insertion order must not matter
     caps = {(min(u, v), max(u, v)): graphs.capacity(g, u, v) for u, v in g.edges}
     if (
@@ -57,12 +65,13 @@ def automorphism_generators(instance: Instance) -> list[list[int]]:
     ):
         # an arc's capacity is part of the instance: subdivide every edge by a coloured vertex
         adjacency = {v: [] for v in range(n)}
+        by_capacity: dict[int, set[int]] = {}
         for i, ((u, v), c) in enumerate(sorted(caps.items())):
             mid = n + i
             adjacency[u].append(mid)
             adjacency[mid] = [v]
-            cells.setdefault((1, False, False, c), set()).add(mid)
-    coloring = [cells[k] for k in sorted(cells)]
+            by_capacity.setdefault(c, set()).add(mid)
+        coloring += [by_capacity[c] for c in sorted(by_capacity)]
     pg = pynauty.Graph(
         len(adjacency), directed=False, adjacency_dict=adjacency, vertex_coloring=coloring
     )
