@@ -38,7 +38,7 @@ from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import CertificateError, GossipcertError
 from gossipcert.exact.backends import SatBackend, Status
 from gossipcert.exact.checkers import check_proof
-from gossipcert.exact.proof import standalone_cnf, standalone_formula, unpack_proof
+from gossipcert.exact.proof import reliance, standalone_cnf, standalone_formula, unpack_proof
 from gossipcert.exact.search import SolveResult
 from gossipcert.instance import (
     Instance,
@@ -303,15 +303,7 @@ def _check(
         f"symmetry_breaking flag {'agrees' if consistent else 'DISAGREES'} "
         "with the encoding options",
     )
-    relies = options.not_implied()
-    out.add(
-        True,
-        "the claim rests on the plain encoding"
-        if not relies
-        else "the claim rests on the encoding plus "
-        + " and ".join(relies)
-        + " (sound by the arguments in the module docstrings, not covered by the proof)",
-    )
+    out.add(True, reliance(options.not_implied()))
     if kind == "drat":
         _check_drat_evidence(inst, rounds, options, ev, time_limit, out, full)
     else:

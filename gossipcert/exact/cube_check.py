@@ -38,7 +38,7 @@ from gossipcert.exact.cubes import (
     key_orbits,
 )
 from gossipcert.exact.cubes import permute_key as image
-from gossipcert.exact.proof import StandaloneCNF, unpack_proof
+from gossipcert.exact.proof import StandaloneCNF, reliance, unpack_proof
 from gossipcert.instance import Instance, ProblemKind, resolve_roots
 
 Steps = Any  # a CheckReport (kept untyped here: certificate imports this module)
@@ -195,14 +195,7 @@ def check_cube_evidence(
         f"({cov.get('kind')})",
     )
     relies = options.not_implied() + (["the automorphism argument of the split"] if orbits else [])
-    out.add(
-        True,
-        "the claim rests on the plain encoding"
-        if not relies
-        else "the claim rests on the encoding plus "
-        + " and ".join(relies)
-        + " (sound by the arguments in the module docstrings, not covered by the proofs)",
-    )
+    out.add(True, reliance(relies, "the proofs"))
     # every cube's proof
     verdicts: list[bool | None] = []
     for i, (cube, rec) in enumerate(zip(cubes, stored, strict=True)):

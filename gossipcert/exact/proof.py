@@ -96,6 +96,25 @@ def prove_unsat(cnf: StandaloneCNF, deadline: float | None = None) -> ProofResul
     return ProofResult("unsat", "\n".join(lines) + "\n", time.monotonic() - start)
 
 
+def reliance(relies: list[str], covered_by: str = "the proof") -> str:
+    """What a refutation's claim rests on beyond the plain encoding, as ``check`` says it.
+
+    Examples
+    --------
+    >>> reliance([])
+    'the claim rests on the plain encoding'
+    >>> reliance(["lex-leader symmetry breaking"], "the proofs")[:56]
+    'the claim rests on the encoding plus lex-leader symmetry'
+    """
+    if not relies:
+        return "the claim rests on the plain encoding"
+    return (
+        "the claim rests on the encoding plus "
+        + " and ".join(relies)
+        + f" (sound by the arguments in the module docstrings, not covered by {covered_by})"
+    )
+
+
 def pack_proof(proof: str) -> str:
     """Compress a proof for storage in a JSON certificate (xz, then base64)."""
     return base64.b64encode(lzma.compress(proof.encode())).decode()
