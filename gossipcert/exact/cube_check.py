@@ -27,18 +27,18 @@ from typing import Any
 from gossipcert import graphs
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import CertificateError
-from gossipcert.exact.checkers import check_proof
 from gossipcert.exact.cubes import (
     Base,
     Cube,
     Key,
     base_formula,
+    check_refutation,
     cube_literals,
     cubes_digest,
     key_orbits,
 )
 from gossipcert.exact.cubes import permute_key as image
-from gossipcert.exact.proof import StandaloneCNF, reliance, unpack_proof
+from gossipcert.exact.proof import reliance
 from gossipcert.instance import Instance, ProblemKind, resolve_roots
 
 Steps = Any  # a CheckReport (kept untyped here: certificate imports this module)
@@ -130,18 +130,6 @@ def _split_holds(
     return all(partners & set(orbit) for orbit in key_orbits(apart, stab, und))
 
 
-def _check_one(
-    what: str, cnf: StandaloneCNF, packed: Any, deadline: float | None, full: bool
-) -> tuple[bool | None, str]:
-    try:
-        proof = unpack_proof(packed)
-    except Exception as exc:  # any corruption of a stored proof is a failed check
-        return False, f"{what}: stored proof cannot be read ({exc})"
-    verdict = check_proof(cnf.dimacs(), proof, deadline, full=full)
-    ok = {"verified": True, "rejected": False}.get(verdict.status)
-    return ok, f"{what}: {verdict.summary()}"
-
-
 def check_cube_evidence(
     instance: Instance,
     rounds: int,
@@ -204,7 +192,7 @@ def check_cube_evidence(
             verdicts.append(False)
             continue
         cnf = base.with_units(cube_literals(base.index, cube))
-        ok, text = _check_one(
+        ok, text = check_refutation(
             f"cube {i} ({cube.describe()})", cnf, rec["proof_xz_base64"], deadline, full
         )
         verdicts.append(ok)
@@ -220,7 +208,7 @@ def check_cube_evidence(
         if "proof_xz_base64" not in cov:
             out.add(False, "the cover has no proof")
             return
-        ok, text = _check_one(
+        ok, text = check_refutation(
             f"cover: F and no cube ({len(cubes)} cubes) is unsatisfiable",
             base.with_clauses(clauses),
             cov["proof_xz_base64"],

@@ -450,18 +450,28 @@ class SplitOutcome:
     seconds: float = 0.0
 
 
+def check_refutation(
+    what: str, cnf: StandaloneCNF, packed: Any, deadline: float | None = None, full: bool = False
+) -> tuple[bool | None, str]:
+    """Re-check a stored DRAT refutation of ``cnf``: True (verified), False (rejected, or the
+    stored proof cannot be read) or None (no verdict in time), with a line saying so."""
+    try:
+        proof = unpack_proof(packed)
+    except Exception as exc:  # any corruption of a stored proof is a failed check
+        return False, f"{what}: stored proof cannot be read ({exc})"
+    verdict = check_proof(cnf.dimacs(), proof, deadline, full=full)
+    ok = {"verified": True, "rejected": False}.get(verdict.status)
+    return ok, f"{what}: {verdict.summary()}"
+
+
 def _stored_refutation_holds(base: Base, cube: Cube, record: dict[str, Any]) -> bool:
     """Whether a refutation read back from the cube store is one the checkers verify now
     (a stored file may be corrupted or edited: such a cube is solved again)."""
-    packed = record.get("proof_xz_base64")
-    if record.get("status") != "unsat" or packed is None:
-        return False
-    try:
-        proof = unpack_proof(packed)
-    except Exception:  # any corruption of a stored proof: solve the cube again
+    if record.get("status") != "unsat" or "proof_xz_base64" not in record:
         return False
     cnf = base.with_units(cube_literals(base.index, cube))
-    return check_proof(cnf.dimacs(), proof).status == "verified"
+    ok, _ = check_refutation(cube.describe(), cnf, record["proof_xz_base64"])
+    return ok is True
 
 
 def check_split_applies(instance: Instance) -> None:
