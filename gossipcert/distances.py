@@ -77,10 +77,9 @@ def bfs_distances(indptr: np.ndarray, indices: np.ndarray, source: int) -> np.nd
         # positions starts[i] .. starts[i] + counts[i] - 1 of every frontier node, flattened
         offsets = np.repeat(starts - np.cumsum(counts) + counts, counts)
         neighbours = indices[offsets + np.arange(total)]
-        fresh = neighbours[dist[neighbours] < 0]
-        fresh = np.unique(fresh)
+        fresh = neighbours[dist[neighbours] < 0]  # may repeat a node
         dist[fresh] = level
-        frontier = fresh
+        frontier = np.flatnonzero(dist == level)  # each once, in order (no sort needed)
     return dist
 
 

@@ -45,13 +45,15 @@ References
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from gossipcert import graphs
-from gossipcert.instance import Instance, ModelKind, bits
-from gossipcert.schedule import Schedule, json_name
+from gossipcert.instance import Instance, Model, ModelKind, bits
+from gossipcert.memory import paused_gc
+from gossipcert.schedule import Schedule, Transmission, json_name
 
 POINT_TO_POINT = {
     ModelKind.TELEPHONE,
@@ -176,6 +178,12 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
     >>> simulate(inst, Schedule.from_calls([[(0, 1)]])).rounds
     1
     """
+    with paused_gc():  # a replay builds many short lists and tuples, and no cycles
+        return _replay(instance, schedule, max_errors)
+
+
+def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> Report:
+    """The replay behind :func:`simulate`."""
     g = instance.graph
     model = instance.model
     kind = model.kind
@@ -203,11 +211,17 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
             errors.append(Violation(t, nodes, rule, f"round {t}: {text}"))
 
     def unmet_now() -> bool:
-        return any(d & ~k for d, k in zip(demands, know, strict=False))
+        return any(_and_not(demands, know))
 
     done_at: int | None = None if unmet_now() else 0
     length = len(schedule)
     for t, rnd in enumerate(schedule.rounds[:length], start=1):
+        plain = _plain_round(rnd, know, adj, model) if kind is not ModelKind.ALL_PORT else None
+        if plain is not None:
+            stats.append(plain)
+            if done_at is None and plain.learned and not unmet_now():
+                done_at = t
+            continue
         incoming = [0] * instance.n
         sent_by: dict[int, list[int]] = defaultdict(list)  # sender -> receivers, per transmission
         recv_from: dict[int, list[int]] = defaultdict(list)  # receiver -> senders
@@ -331,6 +345,72 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
         cost=cost,
         knowledge=know,
     )
+
+
+def _plain_round(
+    rnd: tuple[Transmission, ...], know: list[int], adj: list[set[int]], model: Model
+) -> RoundStats | None:
+    """Replay a round that visibly breaks no rule, by whole-round operations; else None.
+
+    A round is *plain* when every transmission has one receiver, a neighbour of its sender;
+    no node sends twice and no node receives twice; every packet sent is known to its sender;
+    the packet caps hold; and the model's port rule holds (half-duplex: no node both sends
+    and receives; telephone: the transmissions pair up into a matching of calls). Such a
+    round breaks no rule, and its effect and counts are those of the per-transmission replay
+    in :func:`simulate`: each receiver learns the one set sent to it. On a plain round
+    ``know`` is updated and the round's counts are returned; any other round returns None
+    with ``know`` untouched, and the per-transmission replay reports what is wrong.
+    """
+    # Whole-round operations: map over the columns, so that the per-transmission work runs in
+    # C; ``_and_not(a, b)`` is ``a & ~b`` element by element.
+    if not rnd:
+        return None
+    senders, targets, packets = zip(*rnd, strict=True)
+    if set(map(len, targets)) != {1}:
+        return None
+    receivers = [target[0] for target in targets]
+    if len(set(senders)) != len(senders) or len(set(receivers)) != len(receivers):
+        return None
+    if not all(map(set.__contains__, map(adj.__getitem__, senders), receivers)):
+        return None  # a receiver that is not its sender's neighbour
+    sender_know = list(map(know.__getitem__, senders))
+    masks = (
+        packets
+        if None not in packets
+        else [k if p is None else p for k, p in zip(sender_know, packets, strict=True)]
+    )
+    if any(_and_not(masks, sender_know)):
+        return None  # a packet its sender does not know
+    sizes = list(map(int.bit_count, masks))
+    largest = max(sizes)
+    kind = model.kind
+    if model.packet_cap is not None and largest > model.packet_cap:
+        return None
+    calls = len(rnd)
+    if kind is ModelKind.HALF_DUPLEX and not set(senders).isdisjoint(receivers):
+        return None
+    if kind is ModelKind.TELEPHONE:
+        target_of = dict(zip(senders, receivers, strict=True))
+        source_of = dict(zip(receivers, senders, strict=True))
+        if any(
+            target_of.get(v, u) != u or source_of.get(u, v) != v
+            for u, v in zip(senders, receivers, strict=True)
+        ):
+            return None  # not a matching of calls
+        calls -= sum(target_of.get(v) == u for u, v in zip(senders, receivers, strict=True)) // 2
+    if model.calls_per_round is not None and calls > model.calls_per_round:
+        return None
+    receiver_know = list(map(know.__getitem__, receivers))
+    learned = sum(map(int.bit_count, _and_not(masks, receiver_know)))
+    # receivers are distinct: each learns the one set sent to it
+    know_after = map(int.__or__, receiver_know, masks)
+    deque(map(know.__setitem__, receivers, know_after), maxlen=0)
+    return RoundStats(len(rnd), calls, sum(sizes), largest, learned)
+
+
+def _and_not(a: Iterable[int], b: Iterable[int]) -> Iterator[int]:
+    """``x & ~y`` for the pairs of ``a`` and ``b``."""
+    return map(int.__and__, a, map(int.__invert__, b))
 
 
 def _check_ports(

@@ -5,16 +5,15 @@ See :mod:`gossipcert.graphs` for the conventions every graph follows.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import operator
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 import networkx as nx
 
 from gossipcert.errors import GraphError, SpecError
+from gossipcert.memory import paused_gc
 
 #: Spec names of the built-in families, in the order they are listed in error messages.
 FAMILIES: tuple[str, ...] = (
@@ -84,23 +83,6 @@ def _check_size(n: int, where: str) -> None:
         raise SpecError(f"{where}: {n} nodes is more than the limit of {MAX_NODES}")
 
 
-@contextlib.contextmanager
-def _paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a large graph is built.
-
-    Building adds hundreds of thousands of small dictionaries and tuples and no cycles; the
-    collector would only rescan them again and again (about half the time of building a
-    graph of 10^5 nodes).
-    """
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
-
-
 def _new_graph(n: int, spec: str, *, vertex_transitive: bool = False) -> nx.Graph:
     """An edgeless graph on ``0..n-1`` with default labels and router flags."""
     graph = nx.Graph()
@@ -126,7 +108,7 @@ def _add_edges(
     the caller promises distinct edges between existing nodes, none a self-loop or already in
     the graph, and the checks are skipped.
     """
-    with _paused_gc():
+    with paused_gc():
         _insert_edges(graph, edges, cap, fresh)
     clear = getattr(nx, "_clear_cache", None)
     if clear is not None:
@@ -163,6 +145,8 @@ def _set_coords(graph: nx.Graph, coords: Iterable[tuple[int, Any]]) -> None:
 def _check_convention(graph: nx.Graph, what: str) -> int:
     """Check that the nodes of ``graph`` are ``0..n-1``; return n."""
     n = graph.number_of_nodes()
-    if any(not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < n for v in graph):
+    # exactly the ints 0..n-1 (a bool is an int but not a node name): n distinct ints of the
+    # range are all of it
+    if set(map(type, graph)) - {int} or not all(map(range(n).__contains__, graph)):
         raise GraphError(f"{what}: the nodes must be the integers 0..{n - 1}")
     return n

@@ -11,6 +11,7 @@ import random
 from collections.abc import Sequence
 
 import networkx as nx
+import numpy as np
 
 from gossipcert.errors import SpecError
 from gossipcert.graphs.base import (
@@ -20,8 +21,8 @@ from gossipcert.graphs.base import (
     _check_int,
     _check_size,
     _new_graph,
-    _paused_gc,
 )
+from gossipcert.memory import paused_gc
 
 
 def _unrank_pair(rank: int, offsets: list[int]) -> tuple[int, int]:
@@ -117,7 +118,7 @@ def random_connected(
             if _is_connected_edges(n, edges):
                 _add_edges(graph, edges, fresh=True)
                 return graph
-    with _paused_gc():
+    with paused_gc():
         edges = _tree_plus_edges(n, m, random.Random(f"tree:{seed}"))
     _add_edges(graph, edges, fresh=True)
     return graph
@@ -154,4 +155,9 @@ def _tree_plus_edges(n: int, m: int, rng: random.Random) -> list[tuple[int, int]
         for u, v in zip(rng.choices(range(n), k=need), rng.choices(range(n), k=need), strict=True):
             if u != v:
                 keys.add(u * n + v if u < v else v * n + u)
-    return [divmod(key, n) for key in sorted(keys)]
+    # sorted, and split into (u, v), by numpy: several times faster than sorted() and divmod()
+    # on 10^5 edges, and the same list
+    packed = np.fromiter(keys, dtype=np.int64, count=len(keys))
+    packed.sort()
+    first, second = np.divmod(packed, n)
+    return list(zip(first.tolist(), second.tolist(), strict=True))
