@@ -320,6 +320,9 @@ def _looked_up(refs: list[Any], tables: dict[type, dict[Any, int]]) -> list[Any]
     return None if None in found else found
 
 
+# ----------------------------------------------------------------------------- CSV
+
+
 CSV_HEADER = ["round", "from", "to", "packets"]
 
 
