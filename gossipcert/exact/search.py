@@ -45,7 +45,7 @@ from gossipcert.simulate import Report, simulate
 Progress = Callable[[dict[str, Any]], None]
 
 #: the choices of ``solve(encoding=...)``
-ENCODINGS = ("auto", "broadcast", "knowledge")
+ENCODINGS = ("auto", "broadcast", "knowledge", "tree")
 
 #: seconds for each descending probe "is the best schedule optimal?"
 PROBE_SECONDS = 30.0
@@ -107,9 +107,11 @@ def search_options(
     SolverError
         ``encoding`` is not one of :data:`ENCODINGS`.
     UnsupportedModelError
-        ``encoding="broadcast"`` for an instance the broadcast encoding does not cover.
+        ``encoding="broadcast"`` (``"tree"``) for an instance the broadcast (tree)
+        encoding does not cover.
     """
     from gossipcert.encodings.broadcast import broadcast_applies
+    from gossipcert.encodings.tree import tree_applies
 
     if encoding not in ENCODINGS:
         raise SolverError(f"unknown encoding {encoding!r}; choose one of {', '.join(ENCODINGS)}")
@@ -119,8 +121,17 @@ def search_options(
             f"(telephone, half-duplex, single-port); not {instance.problem.spec()} under "
             f"{instance.model.spec()}"
         )
+    if encoding == "tree" and not tree_applies(instance):
+        raise UnsupportedModelError(
+            "--encoding tree needs the all-port model without a call limit on a tree, every "
+            f"packet held by one node; not {instance.problem.spec()} under "
+            f"{instance.model.spec()} on {instance.graph.graph.get('spec', 'this graph')}"
+        )
     return EncodingOptions.for_search(
-        strict=strict, counting=counting, broadcast=encoding != "knowledge"
+        strict=strict,
+        counting=counting,
+        broadcast=encoding in ("auto", "broadcast"),
+        tree=encoding in ("auto", "tree"),
     )
 
 
@@ -514,10 +525,11 @@ def solve(
     seeds : list of (str, Schedule), optional
         Further candidate schedules for the upper bound (e.g. from an earlier run), named;
         verified like the others.
-    encoding : {"auto", "broadcast", "knowledge"}
+    encoding : {"auto", "broadcast", "knowledge", "tree"}
         ``auto`` and ``broadcast``: single-packet instances get the broadcast encoding
-        (:mod:`gossipcert.encodings.broadcast`); ``knowledge``: the generic one. Ignored
-        when ``options`` is given.
+        (:mod:`gossipcert.encodings.broadcast`); ``auto`` and ``tree``: all-port instances
+        on a tree the time-indexed one (:mod:`gossipcert.encodings.tree`); ``knowledge``:
+        the generic one. Ignored when ``options`` is given.
 
     Returns
     -------
