@@ -47,6 +47,9 @@ class EncodingOptions:
         All-port instances on a tree, every packet with one holder, use the time-indexed
         encoding of :mod:`gossipcert.encodings.tree` instead of the generic one. Off by
         default for the same reason.
+    eager : bool
+        Tree encoding: no arc has spare capacity in a round while a packet that needs it
+        waits at its tail (sound, not implied; off by default like ``tree``).
     """
 
     prune: bool = True
@@ -58,6 +61,7 @@ class EncodingOptions:
     canonical: bool = True
     broadcast: bool = False
     tree: bool = False
+    eager: bool = False
 
     @classmethod
     def for_search(
@@ -78,6 +82,7 @@ class EncodingOptions:
             canonical=not strict,
             broadcast=broadcast,
             tree=tree,
+            eager=not strict,
         )
 
     def to_json(self) -> dict[str, bool]:
@@ -97,6 +102,7 @@ class EncodingOptions:
                 ("maximal-matching dominance", self.dominance),
                 ("no useless sends", self.useless),
                 ("canonical order of independent calls", self.canonical),
+                ("work-conserving arcs", self.eager),
             )
             if on
         ]

@@ -37,19 +37,35 @@ Constraint families, for every packet ``p``, arc ``a = u -> v`` of ``A_p`` and r
 - *monotone*: ``T[p,a,t-1] -> T[p,a,t]``;
 - *precedence*: ``T[p,a,t] -> T[p,a',t-1]`` where ``a'`` is the arc into ``u`` (when ``u``
   is not the holder);
-- *crossing*: ``T[p,a,t] and not T[p,a,t-1] -> X[p,a,t]``;
+- *crossing*: ``T[p,a,t] and not T[p,a,t-1] -> X[p,a,t]`` (and, with the work-conserving
+  rule, the converse, ``X[p,a,t] -> T[p,a,t] and not T[p,a,t-1]``);
 - *capacity*: ``sum_p X[p,a,t] <= c(a)``;
 - *demand*: ``D_r -> T[p,a,r]`` for the arc ``a`` into every node demanding ``p``;
 - *symmetry* (sound, not implied; off with ``--strict``): lex-leader constraints on the
   round-1 crossings, keyed as in :mod:`.all_port` by the arc and the nodes naming the
-  packet (an automorphism that fixes the problem maps each ``A_p`` onto ``A_{p'}``).
+  packet (an automorphism that fixes the problem maps each ``A_p`` onto ``A_{p'}``);
+- *work-conserving arcs* (option ``eager``; sound, not implied; off with ``--strict``): a
+  packet ``p`` that waits at the tail of ``a`` in round ``t`` (``T[p,a',t-1]``, or ``u``
+  is its holder, and not ``T[p,a,t-1]``) crosses in round ``t`` when ``a`` has room for
+  it: if at most ``c(a)`` packets can use ``a`` in round ``t``, the clause
+  ``waiting -> T[p,a,t]``; if ``c(a) = 1``, ``waiting -> T[p,a,t] or OR_q X[q,a,t]``
+  over the other packets ``q``, with ``X`` then defined exactly
+  (``X[p,a,t] -> T[p,a,t] and not T[p,a,t-1]``). Arcs of larger capacity shared by more
+  packets get no such clause (the cardinality form slowed the solver down). Sound because
+  moving a waiting packet's crossing of ``a`` forward into a round where ``a`` has room
+  keeps every arc within capacity and every later crossing after it, and only makes
+  packets arrive earlier; each such move lowers the sum of the crossing times, so
+  repeating it ends in a schedule of the same length that obeys the rule. The rule is
+  invariant under the automorphisms, so it combines with the lex-leader constraints (the
+  orbit of a work-conserving schedule is work-conserving).
 
 References
 ----------
 .. [1] V. V. Dimakopoulos and N. J. Dimopoulos, "Communications in binary fat trees",
    Proc. ICCI 1995 (the multi-port model on trees with link capacities).
-.. [2] M. Queyranne and A. S. Schulz, "Polyhedral approaches to machine scheduling", 1994
-   (time-indexed formulations: one variable per job and period).
+.. [2] J. P. de Sousa and L. A. Wolsey, "A time indexed formulation of non-preemptive
+   single machine scheduling problems", Mathematical Programming 54 (1992) 353-367 (one
+   variable per job and period).
 """
 
 from __future__ import annotations
@@ -117,7 +133,7 @@ class TreeEncoding(HorizonEncoding):
     (False, True)
     """
 
-    uses: tuple[str, ...] = ("symmetry", "tree")
+    uses: tuple[str, ...] = ("symmetry", "tree", "eager")
 
     def __init__(
         self,
@@ -222,13 +238,31 @@ class TreeEncoding(HorizonEncoding):
                 moving.append((p, now, before))
             cap = self.capacity[a]
             if len(moving) <= cap:
+                if self.options.eager:  # room for all: a waiting packet crosses
+                    for p, now, before in moving:
+                        f.clause([self._absent(p, a, t), before, now])
                 continue
             xs: list[int] = []
             for p, now, before in moving:
                 x = f.var(("X", p, *a, t))
                 f.clause([-now, before, x])  # type: ignore[operator]
+                if self.options.eager and cap == 1:  # X is then exactly the crossing
+                    f.clause([-x, now])
+                    f.clause([-x, -before if not isinstance(before, bool) else not before])
                 xs.append(x)
             f.at_most(xs, cap)
+            if self.options.eager and cap == 1:
+                for i, (p, now, before) in enumerate(moving):
+                    others = xs[:i] + xs[i + 1 :]
+                    f.clause([self._absent(p, a, t), before, now, *others])
+
+    def _absent(self, p: int, a: tuple[int, int], t: int) -> Lit:
+        """Literal for "``p`` is not at the tail of ``a`` after round ``t - 1``"."""
+        u = a[0]
+        if u == self.holder[p]:
+            return False
+        there = self.crossed(p, self.into[p][u], t - 1)
+        return -there if not isinstance(there, bool) else not there
 
     # -------------------------------------------------------------- decoding
 
