@@ -134,8 +134,10 @@ def test_strict_proof_covers_the_plain_encoding() -> None:
         "learn_cap": False,
         "useless": False,
         "canonical": False,
-        # the single-packet encoding's switch, not read by the knowledge encoding
+        # the single-packet and tree encodings' switches, not read by the knowledge encoding
         "broadcast": False,
+        "tree": False,
+        "eager": False,
     }
     assert "note" not in res.evidence
 

@@ -110,14 +110,18 @@ def cut_value(
         return 0
     g = instance.graph
     arcs = [(a, b) for a in side for b in g.adj[a] if b not in side]
+    starts = {a for a, _ in arcs}
+    ends = {b for _, b in arcs}
+    # the rounds from a holder h to the far side of the cut, and from the cut to a node d
+    to_cut: dict[int, float] = {}
+    from_cut = {d: min(dist[b].get(d, math.inf) for b in ends) for d in other}
     tails: list[tuple[int, int]] = []  # (tail, head) per crossing packet
     for p in bits(crossing):
-        head = min(min(dist[h].get(a, math.inf) for h in holders[p]) + 1 for a, _ in arcs)
-        tail = max(
-            min(dist[b].get(d, math.inf) for _, b in arcs)
-            for d in other
-            if instance.demands[d] >> p & 1
-        )
+        for h in holders[p]:
+            if h not in to_cut:
+                to_cut[h] = min(dist[h].get(a, math.inf) for a in starts) + 1
+        head = min(to_cut[h] for h in holders[p])
+        tail = max(from_cut[d] for d in other if instance.demands[d] >> p & 1)
         if math.isinf(head) or math.isinf(tail):
             return 0
         tails.append((int(tail), int(head)))

@@ -72,7 +72,8 @@ def solve_cmd(
         str,
         typer.Option(
             "--encoding",
-            help="auto (default: broadcast for single-packet problems), broadcast or knowledge.",
+            help="auto (default: broadcast for single-packet problems, tree for all-port on "
+            "trees), broadcast, knowledge (the generic one) or tree.",
             metavar="NAME",
         ),
     ] = "auto",

@@ -2,18 +2,19 @@
 
 Names (design section 5): ``ring-fd``, ``ring-hd``, ``ring-multicast``, ``hamiltonian``,
 ``product``, ``simple``, ``concurrent-updown``, ``fattree-flood``, ``farthest-first``,
-``fattree-total-exchange``, ``bermond``, ``rows-columns``, ``matching-sequence`` (with a
-sequence of matching indices such as ``02102``; without one, the sequence of Beier and
-Sibeyn's Table 6 for the graph, if listed), and ``gather-spread``, the universal fallback
-that applies to every model and problem, so that the exact search always has a first upper
-bound.
+``fattree-total-exchange``, ``ring-allgather``, ``ring-alltoall``, ``farthest-first-routes``,
+``shift-exchange``, ``hypercube-doubling``, ``bermond``, ``rows-columns``,
+``matching-sequence`` (with a sequence of matching indices such as ``02102``; without one,
+the sequence of Beier and Sibeyn's Table 6 for the graph, if listed), and ``gather-spread``,
+the universal fallback that applies to every model and problem, so that the exact search
+always has a first upper bound.
 
 Every function here returns unverified schedules; callers pass them through the verifier.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from gossipcert.errors import NotApplicableError, SpecError
@@ -124,6 +125,36 @@ def _fat_te(inst: Instance, _: str | None) -> Schedule:
     return total_exchange(inst)
 
 
+def _ring_allgather(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.collectives import ring_allgather
+
+    return ring_allgather(inst)
+
+
+def _ring_alltoall(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.collectives import ring_alltoall
+
+    return ring_alltoall(inst)
+
+
+def _routes(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.collectives import farthest_first_routes
+
+    return farthest_first_routes(inst)
+
+
+def _shift(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.collectives import shift_exchange
+
+    return shift_exchange(inst)
+
+
+def _doubling(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.collectives import hypercube_doubling
+
+    return hypercube_doubling(inst)
+
+
 def _bermond(inst: Instance, _: str | None) -> Schedule:
     from gossipcert.constructions.bermond import bermond
 
@@ -227,6 +258,41 @@ CONSTRUCTIONS: dict[str, Construction] = {
             "all-port",
         ),
         Construction(
+            "ring-allgather",
+            "allgather around a Hamiltonian cycle in both directions, floor(n/2) steps",
+            "Cai et al. 2021 (SCCL), ring Allgather",
+            _ring_allgather,
+            "all-port",
+        ),
+        Construction(
+            "ring-alltoall",
+            "personalized exchange the shortest way round a cycle, farthest first",
+            "Cai et al. 2021 (SCCL), ring Alltoall; cut bound ceil(n^2/8)",
+            _ring_alltoall,
+            "all-port",
+        ),
+        Construction(
+            "farthest-first-routes",
+            "personalized problems along shortest paths, farthest packet first",
+            "Dimakopoulos-Dimopoulos, sec. 3 (farthest first), generalised",
+            _routes,
+            "all-port",
+        ),
+        Construction(
+            "shift-exchange",
+            "total exchange on K_n, round k: i -> i+k (mod n), n-1 rounds",
+            "Cai et al. 2021 (SCCL), hub Alltoall",
+            _shift,
+            "single-port",
+        ),
+        Construction(
+            "hypercube-doubling",
+            "recursive doubling, dimension j in ceil(2^(j-1)/c) steps",
+            "Bertsekas et al. 1991",
+            _doubling,
+            "all-port",
+        ),
+        Construction(
             "bermond",
             "four-phase sequential gossip with p-packet calls",
             "Bermond-Gargano-Perennes 1998, Theorem 3.1",
@@ -278,28 +344,42 @@ def construct(instance: Instance, name: str, sequence: str | None = None) -> Sch
 _FOR_SEARCH = {
     ModelKind.TELEPHONE: ("matching-sequence", "rows-columns", "bermond"),
     ModelKind.HALF_DUPLEX: ("hamiltonian",),
-    ModelKind.SINGLE_PORT: ("hamiltonian", "product"),
-    ModelKind.MULTICAST: ("hamiltonian", "concurrent-updown", "simple"),
-    ModelKind.ALL_PORT: ("fattree-flood", "farthest-first", "fattree-total-exchange"),
+    ModelKind.SINGLE_PORT: ("hamiltonian", "product", "shift-exchange"),
+    ModelKind.MULTICAST: ("hamiltonian", "concurrent-updown", "simple", "shift-exchange"),
+    ModelKind.ALL_PORT: (
+        "fattree-flood",
+        "farthest-first",
+        "fattree-total-exchange",
+        "ring-allgather",
+        "ring-alltoall",
+        "hypercube-doubling",
+        "farthest-first-routes",
+    ),
 }
+
+#: constructions that also split each node's data into chunks
+_CHUNKED = frozenset({"ring-alltoall", "farthest-first-routes", "shift-exchange"})
 
 
 #: tried for every instance, whatever its model and problem
 _UNIVERSAL = ("gather-spread",)
 
 
-def upper_bound_candidates(instance: Instance) -> list[tuple[str, Schedule]]:
-    """Schedules of the constructions that apply to ``instance`` (unverified).
+def upper_bound_candidates(instance: Instance) -> Iterator[tuple[str, Schedule]]:
+    """Schedules of the constructions that apply to ``instance`` (unverified), built one at
+    a time as they are asked for.
 
     The universal ``gather-spread`` construction is always among them, so every instance
     whose demands can be met has at least one candidate. With the data split into chunks
-    only the universal one is tried (the papers' constructions move one packet per node).
+    only the universal one and those that move each packet on its own (:data:`_CHUNKED`)
+    are tried (the others move one packet per node).
     """
-    out: list[tuple[str, Schedule]] = []
-    papers = _FOR_SEARCH.get(instance.model.kind, ()) if instance.problem.chunks == 1 else ()
+    papers = _FOR_SEARCH.get(instance.model.kind, ())
+    if instance.problem.chunks != 1:
+        papers = tuple(name for name in papers if name in _CHUNKED)
     for name in (*papers, *_UNIVERSAL):
         try:
-            out.append((name, construct(instance, name)))
+            schedule = construct(instance, name)
         except NotApplicableError:
             continue
-    return out
+        yield name, schedule

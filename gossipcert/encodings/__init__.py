@@ -11,7 +11,9 @@
   :mod:`.multicast`, and the ``calls=N`` modifier of :mod:`.sequential`; the all-port model
   with arc capacities and routers in :mod:`.all_port`;
 - :mod:`.broadcast`: one packet, who informs whom and when (telephone, half-duplex and
-  single-port without a call limit), chosen when the options ask for it.
+  single-port without a call limit), chosen when the options ask for it;
+- :mod:`.tree`: all-port on a tree, one crossing time per packet and arc of its unique
+  paths, chosen when the options ask for it.
 
 :func:`encoding_for` maps a model to its encoding; the model modules do not import it.
 """
@@ -30,10 +32,11 @@ from gossipcert.encodings.packet_telephone import PacketTelephoneEncoding
 from gossipcert.encodings.single_port import SinglePortEncoding
 from gossipcert.encodings.telephone import TelephoneEncoding
 from gossipcert.encodings.transfer import TransferEncoding
+from gossipcert.encodings.tree import TreeEncoding, tree_applies
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, ModelKind
 
-Encoding = KnowledgeEncoding | TransferEncoding | BroadcastEncoding
+Encoding = KnowledgeEncoding | TransferEncoding | BroadcastEncoding | TreeEncoding
 
 #: model kind -> (knowledge encoding or None, transfer encoding)
 REGISTRY: dict[ModelKind, tuple[type[KnowledgeEncoding] | None, type[TransferEncoding]]] = {
@@ -57,11 +60,12 @@ def encoding_for(
     ----------
     instance : Instance
     options : EncodingOptions, optional
-        With ``broadcast`` on, single-packet instances get :class:`BroadcastEncoding`.
+        With ``broadcast`` on, single-packet instances get :class:`BroadcastEncoding`; with
+        ``tree`` on, all-port instances on a tree get :class:`TreeEncoding`.
     formula : Formula, optional
     transfer : bool
-        Use the per-packet transfer encoding even where the knowledge encoding applies
-        (unbounded telephone and half-duplex without a call limit); for comparisons.
+        Use the per-packet transfer encoding even where the knowledge, broadcast or tree
+        encoding applies; for comparisons.
 
     Raises
     ------
@@ -78,10 +82,15 @@ def encoding_for(
     >>> type(encoding_for(parse_instance("ring:4", "telephone", "broadcast:0"),
     ...                   EncodingOptions(broadcast=True))).__name__
     'BroadcastEncoding'
+    >>> type(encoding_for(parse_instance("fattree:4", "all-port", "alltoall"),
+    ...                   EncodingOptions(tree=True))).__name__
+    'TreeEncoding'
     """
     model = instance.model
     if options is not None and options.broadcast and not transfer and broadcast_applies(instance):
         return BroadcastEncoding(instance, options, formula)
+    if options is not None and options.tree and not transfer and tree_applies(instance):
+        return TreeEncoding(instance, options, formula)
     if model.kind not in REGISTRY:
         raise UnsupportedModelError(
             f"the exact solver covers telephone, half-duplex, single-port, multicast and "
@@ -100,5 +109,6 @@ __all__ = [
     "EncodingOptions",
     "KnowledgeEncoding",
     "TransferEncoding",
+    "TreeEncoding",
     "encoding_for",
 ]

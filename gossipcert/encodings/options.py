@@ -43,6 +43,13 @@ class EncodingOptions:
         Single-packet instances of the point-to-point models use the broadcast encoding of
         :mod:`gossipcert.encodings.broadcast` instead of the generic one. Off by default so
         that certificates written before it existed still name their encoding.
+    tree : bool
+        All-port instances on a tree, every packet with one holder, use the time-indexed
+        encoding of :mod:`gossipcert.encodings.tree` instead of the generic one. Off by
+        default for the same reason.
+    eager : bool
+        Tree encoding: no arc has spare capacity in a round while a packet that needs it
+        waits at its tail (sound, not implied; off by default like ``tree``).
     """
 
     prune: bool = True
@@ -53,13 +60,20 @@ class EncodingOptions:
     useless: bool = True
     canonical: bool = True
     broadcast: bool = False
+    tree: bool = False
+    eager: bool = False
 
     @classmethod
     def for_search(
-        cls, strict: bool = False, counting: bool = False, broadcast: bool = True
+        cls,
+        strict: bool = False,
+        counting: bool = False,
+        broadcast: bool = True,
+        tree: bool = True,
     ) -> EncodingOptions:
         """The options of a search: everything sound on, unless ``strict``; the broadcast
-        encoding for single-packet instances unless ``broadcast`` is False."""
+        encoding for single-packet instances unless ``broadcast`` is False, the tree
+        encoding for all-port trees unless ``tree`` is False."""
         return cls(
             counting=counting,
             dominance=not strict,
@@ -67,6 +81,8 @@ class EncodingOptions:
             useless=not strict,
             canonical=not strict,
             broadcast=broadcast,
+            tree=tree,
+            eager=not strict,
         )
 
     def to_json(self) -> dict[str, bool]:
@@ -86,6 +102,7 @@ class EncodingOptions:
                 ("maximal-matching dominance", self.dominance),
                 ("no useless sends", self.useless),
                 ("canonical order of independent calls", self.canonical),
+                ("work-conserving arcs", self.eager),
             )
             if on
         ]

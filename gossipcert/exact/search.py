@@ -1,9 +1,10 @@
 """The round search: certified optimum, or the best bounds known.
 
 1. The lower bound ``L`` is the best closed-form bound of :mod:`gossipcert.bounds`.
-2. The upper bound ``U`` is the shortest verified schedule among the heuristics and
-   constructions that apply (the universal ``gather-spread`` construction always does; should
-   none give a schedule, :func:`schedule_by_horizon` asks the solver, doubling the horizon).
+2. The upper bound ``U`` is the shortest verified schedule among the constructions and
+   heuristics that apply, tried in that order until one meets ``L`` (the universal
+   ``gather-spread`` construction always applies; should none give a schedule,
+   :func:`schedule_by_horizon` asks the solver, doubling the horizon).
 3. If ``L = U`` the optimum is certified without a solver (evidence: the bound).
 4. Otherwise one encoding with horizon ``U - 1`` is handed to a back-end and queried with the
    assumption "all demands met after round ``r``". First descending probes at ``r = U - 1``
@@ -24,8 +25,9 @@ Every schedule returned has passed :func:`gossipcert.simulate.simulate`.
 
 from __future__ import annotations
 
+import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,7 +45,7 @@ from gossipcert.simulate import Report, simulate
 Progress = Callable[[dict[str, Any]], None]
 
 #: the choices of ``solve(encoding=...)``
-ENCODINGS = ("auto", "broadcast", "knowledge")
+ENCODINGS = ("auto", "broadcast", "knowledge", "tree")
 
 #: seconds for each descending probe "is the best schedule optimal?"
 PROBE_SECONDS = 30.0
@@ -105,9 +107,11 @@ def search_options(
     SolverError
         ``encoding`` is not one of :data:`ENCODINGS`.
     UnsupportedModelError
-        ``encoding="broadcast"`` for an instance the broadcast encoding does not cover.
+        ``encoding="broadcast"`` (``"tree"``) for an instance the broadcast (tree)
+        encoding does not cover.
     """
     from gossipcert.encodings.broadcast import broadcast_applies
+    from gossipcert.encodings.tree import tree_applies
 
     if encoding not in ENCODINGS:
         raise SolverError(f"unknown encoding {encoding!r}; choose one of {', '.join(ENCODINGS)}")
@@ -117,38 +121,45 @@ def search_options(
             f"(telephone, half-duplex, single-port); not {instance.problem.spec()} under "
             f"{instance.model.spec()}"
         )
+    if encoding == "tree" and not tree_applies(instance):
+        raise UnsupportedModelError(
+            "--encoding tree needs the all-port model without a call limit on a tree, every "
+            f"packet held by one node; not {instance.problem.spec()} under "
+            f"{instance.model.spec()} on {instance.graph.graph.get('spec', 'this graph')}"
+        )
     return EncodingOptions.for_search(
-        strict=strict, counting=counting, broadcast=encoding != "knowledge"
+        strict=strict,
+        counting=counting,
+        broadcast=encoding in ("auto", "broadcast"),
+        tree=encoding in ("auto", "tree"),
     )
 
 
 def upper_bound_schedules(
     instance: Instance, target: int | None = None
-) -> list[tuple[str, Schedule]]:
-    """Candidate schedules from the heuristics and constructions that apply (unverified);
-    ``target`` (default: the best closed-form lower bound) lets the randomized ones stop
-    early."""
+) -> Iterator[tuple[str, Schedule]]:
+    """Candidate schedules from the constructions and heuristics that apply (unverified),
+    the cheap constructions first, so that a caller may stop once one meets its lower
+    bound; ``target`` (default: the best closed-form lower bound) lets the randomized
+    heuristics stop early."""
     from gossipcert.constructions.catalog import upper_bound_candidates
     from gossipcert.heuristics import shortest_routes
     from gossipcert.heuristics.broadcast import broadcast_greedy
     from gossipcert.heuristics.run import upper_bound_heuristics
 
-    out: list[tuple[str, Schedule]] = []
+    yield from upper_bound_candidates(instance)
     if target is None:
         target = best_lower_bound(instance).value
     try:
-        out.append(("broadcast-greedy", broadcast_greedy(instance, target=target)))
+        yield ("broadcast-greedy", broadcast_greedy(instance, target=target))
     except (UnsupportedModelError, HeuristicError):
         pass
-    out += upper_bound_heuristics(instance)
+    yield from upper_bound_heuristics(instance)
     if shortest_routes.applies(instance):
         try:
-            out.append(
-                ("shortest-routes", shortest_routes.shortest_route_schedule(instance, target))
-            )
+            yield ("shortest-routes", shortest_routes.shortest_route_schedule(instance, target))
         except HeuristicError:
             pass
-    return out + upper_bound_candidates(instance)
 
 
 class _Search:
@@ -251,12 +262,15 @@ class _Search:
     # ---------------------------------------------------------------- 2. upper bound
 
     def upper_bound(self) -> None:
-        """The shortest verified schedule among the seeds, heuristics and constructions."""
-        for name, cand in [*self.seeds, *upper_bound_schedules(self.instance)]:
+        """The shortest verified schedule among the seeds, constructions and heuristics
+        (the search for one stops when a schedule meets the lower bound)."""
+        for name, cand in itertools.chain(self.seeds, upper_bound_schedules(self.instance)):
             rep = simulate(self.instance, cand)
             if rep.ok and (self.upper is None or rep.rounds < self.upper):  # type: ignore[operator]
                 self.best = (Schedule(cand.rounds[: rep.rounds]), rep)
                 self.upper_source = name
+            if self.upper is not None and self.upper <= self.lower:
+                break
         if self.upper is not None:
             self.emit({"event": "upper-bound", "value": self.upper, "source": self.upper_source})
             if self.upper < self.lower:
@@ -511,10 +525,11 @@ def solve(
     seeds : list of (str, Schedule), optional
         Further candidate schedules for the upper bound (e.g. from an earlier run), named;
         verified like the others.
-    encoding : {"auto", "broadcast", "knowledge"}
+    encoding : {"auto", "broadcast", "knowledge", "tree"}
         ``auto`` and ``broadcast``: single-packet instances get the broadcast encoding
-        (:mod:`gossipcert.encodings.broadcast`); ``knowledge``: the generic one. Ignored
-        when ``options`` is given.
+        (:mod:`gossipcert.encodings.broadcast`); ``auto`` and ``tree``: all-port instances
+        on a tree the time-indexed one (:mod:`gossipcert.encodings.tree`); ``knowledge``:
+        the generic one. Ignored when ``options`` is given.
 
     Returns
     -------
