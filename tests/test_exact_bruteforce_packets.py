@@ -167,6 +167,16 @@ def test_solver_matches_bruteforce_five_node_gossip(model: str, backend: str) ->
     assert not found, "\n".join(found)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("model", MODELS)
+def test_solver_matches_bruteforce_six_node_broadcast(model: str, backend: str) -> None:
+    """Broadcast on the 112 connected graphs with 6 nodes (the reference takes about a
+    second per model; the project's solves take the time)."""
+    found = mismatches(model, "broadcast:0", backend, strict=False, max_n=6)
+    assert not found, "\n".join(found)
+
+
 @pytest.mark.parametrize("problem", PROBLEMS)
 @pytest.mark.parametrize("model", MODELS)
 def test_strict_solver_matches_bruteforce(model: str, problem: str) -> None:
