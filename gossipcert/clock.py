@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 #: ``time.monotonic()`` value at which the running command started (None: not a command)
@@ -40,3 +42,23 @@ def mark_command_start() -> None:
 def limit_origin() -> float:
     """The origin of a time limit: the command's start, else now."""
     return time.monotonic() if COMMAND_START is None else COMMAND_START
+
+
+@contextmanager
+def limits_from_now() -> Iterator[None]:
+    """Within the block, a time limit counts from when it is applied, not from the command's
+    start (each instance of a sweep has its own limit).
+
+    Examples
+    --------
+    >>> with limits_from_now():
+    ...     limit_origin() <= time.monotonic()
+    True
+    """
+    global COMMAND_START
+    saved = COMMAND_START
+    COMMAND_START = None
+    try:
+        yield
+    finally:
+        COMMAND_START = saved

@@ -306,12 +306,14 @@ def evaluate(task: Task) -> dict[str, Any]:
 
 
 def _solve(instance: Instance, task: Task) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    from gossipcert.clock import limits_from_now
     from gossipcert.exact.certificate import build_certificate
     from gossipcert.exact.watchdog import solve_within
 
     t0 = time.monotonic()
     try:
-        res = solve_within(instance, backend=task.backend, time_limit=task.time_limit)
+        with limits_from_now():  # the limit is per instance, not from the command's start
+            res = solve_within(instance, backend=task.backend, time_limit=task.time_limit)
     except GossipcertError as exc:
         return {
             "status": "error",

@@ -1,239 +1,27 @@
-"""The exact solver against an independent search for every packet-limited model.
+"""The exact solver against independent searches for every packet-limited model.
 
-The reference search below shares nothing with :mod:`gossipcert`: it works on plain edge
-lists and knowledge tuples, enumerates every round a model allows (who sends to whom, and
-which packets) and explores the reachable knowledge states layer by layer, keeping only the
-states no other state of the layer contains (knowledge only helps: a round possible from a
-state is possible from any larger one and leads to a larger state). Connected graphs of the
-networkx atlas are solved by both, for gossip and for broadcast from node 0, and the optima
+The reference searches live in ``packets_reference.py`` and share nothing with
+:mod:`gossipcert`: a layered search over every round a model allows (slow, plain) and a
+decision search with admissible bounds and maximal rounds only (fast). They are checked
+against each other and by hand; connected graphs of the networkx atlas are then solved by
+the project and by the fast one, for gossip and for broadcast from node 0, and the optima
 must agree.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import cache
-from itertools import combinations, permutations, product
 
 import networkx as nx
 import pytest
+from packets_reference import Edge, layered_optimum, optimum
 
 from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.exact.backends import Status, make_backend
 from gossipcert.exact.search import solve
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
 
-Edge = tuple[int, int]
-State = tuple[int, ...]  # knowledge bitmask of each node
-
-# ================================================================ the reference search
-
-
-def subsets(mask: int, size: int | None) -> list[int]:
-    """The sub-masks of ``mask`` with exactly ``min(size, |mask|)`` bits (all of it if None).
-
-    Sending fewer packets than allowed is never better, so only the largest sets are tried.
-    """
-    items = [i for i in range(mask.bit_length()) if mask >> i & 1]
-    if size is None or size >= len(items):
-        return [mask]
-    return [sum(1 << i for i in c) for c in combinations(items, size)]
-
-
-@cache
-def matchings(n: int, edges: tuple[Edge, ...]) -> tuple[tuple[Edge, ...], ...]:
-    """Every matching (maximal or not) of the graph."""
-    out: list[tuple[Edge, ...]] = []
-
-    def grow(i: int, used: int, chosen: list[Edge]) -> None:
-        if i == len(edges):
-            out.append(tuple(chosen))
-            return
-        u, v = edges[i]
-        if not (used >> u & 1 or used >> v & 1):
-            chosen.append((u, v))
-            grow(i + 1, used | 1 << u | 1 << v, chosen)
-            chosen.pop()
-        grow(i + 1, used, chosen)
-
-    grow(0, 0, [])
-    return tuple(out)
-
-
-def deliver(state: State, moves: list[tuple[int, int]]) -> State:
-    """The state after each ``(receiver, mask)`` of a round (masks read the old state)."""
-    new = list(state)
-    for v, mask in moves:
-        new[v] |= mask
-    return tuple(new)
-
-
-class Reference:
-    """Rounds of one model on one graph.
-
-    ``kind`` is telephone, half-duplex, single-port or multicast; ``cap`` the packets per
-    transmission (None: unbounded); ``sequential``: one call or transmission per round.
-    """
-
-    def __init__(
-        self, n: int, edges: tuple[Edge, ...], kind: str, cap: int | None, sequential: bool
-    ) -> None:
-        self.n = n
-        self.edges = edges
-        self.kind = kind
-        self.cap = cap
-        self.sequential = sequential
-        self.nbrs = [
-            sorted({b for a, b in edges if a == v} | {a for a, b in edges if b == v})
-            for v in range(n)
-        ]
-        self.arcs = [(u, v) for u in range(n) for v in self.nbrs[u]]
-
-    def send(self, state: State, u: int, v: int) -> list[int]:
-        """The packet sets worth sending from ``u`` to ``v``."""
-        useful = state[u] & ~state[v]
-        return subsets(useful, self.cap) if useful else []
-
-    def successors(self, state: State) -> Iterator[State]:
-        if self.sequential:
-            yield from self._sequential(state)
-        elif self.kind == "telephone":
-            for m in matchings(self.n, self.edges):
-                options = []
-                for u, v in m:
-                    a = self.send(state, u, v) or [0]
-                    b = self.send(state, v, u) or [0]
-                    options.append([((v, x), (u, y)) for x in a for y in b])
-                for pick in product(*options):
-                    yield deliver(state, [mv for pair in pick for mv in pair])
-        elif self.kind in ("half-duplex", "single-port"):
-            yield from self._point_to_point(state, 0, 0, 0, [])
-        else:
-            yield from self._multicast(state)
-
-    def _sequential(self, state: State) -> Iterator[State]:
-        if self.kind == "telephone":
-            for u, v in self.edges:
-                for x in self.send(state, u, v) or [0]:
-                    for y in self.send(state, v, u) or [0]:
-                        yield deliver(state, [(v, x), (u, y)])
-        elif self.kind == "multicast":
-            for u in range(self.n):
-                for group in range(1, 1 << len(self.nbrs[u])):
-                    receivers = [w for i, w in enumerate(self.nbrs[u]) if group >> i & 1]
-                    for s in subsets(state[u], self.cap):
-                        yield deliver(state, [(w, s) for w in receivers])
-        else:
-            for u, v in self.arcs:
-                for x in self.send(state, u, v):
-                    yield deliver(state, [(v, x)])
-        yield state
-
-    def _point_to_point(
-        self, state: State, i: int, senders: int, receivers: int, moves: list[tuple[int, int]]
-    ) -> Iterator[State]:
-        """Each arc in turn is used (if its ends are free) or not."""
-        if i == len(self.arcs):
-            yield deliver(state, moves)
-            return
-        u, v = self.arcs[i]
-        free = not (senders >> u & 1 or receivers >> v & 1)
-        if self.kind == "half-duplex":
-            busy = senders | receivers
-            free = not (busy >> u & 1 or busy >> v & 1)
-        if free:
-            for x in self.send(state, u, v):
-                moves.append((v, x))
-                yield from self._point_to_point(
-                    state, i + 1, senders | 1 << u, receivers | 1 << v, moves
-                )
-                moves.pop()
-        yield from self._point_to_point(state, i + 1, senders, receivers, moves)
-
-    def _multicast(self, state: State) -> Iterator[State]:
-        """Every node picks a packet set, then every receiver one sending neighbour or none."""
-        for sets in product(*[subsets(state[u], self.cap) or [0] for u in range(self.n)]):
-            choices = []
-            for v in range(self.n):
-                useful = {sets[u] & ~state[v] for u in self.nbrs[v]} - {0}
-                choices.append(sorted(useful) or [0])
-            for pick in product(*choices):
-                yield deliver(state, list(enumerate(pick)))
-
-
-def maximal(states: set[State], n: int) -> set[State]:
-    """The states no other state of the set contains (each packed into one integer)."""
-    packed = sorted(
-        ((sum(x << (v * n) for v, x in enumerate(s)), s) for s in states),
-        key=lambda item: -item[0].bit_count(),
-    )
-    kept: list[int] = []
-    out: set[State] = set()
-    for key, s in packed:
-        if not any(key & k == key for k in kept):
-            kept.append(key)
-            out.add(s)
-    return out
-
-
-def automorphisms(n: int, edges: tuple[Edge, ...], fixed: int | None) -> list[tuple[int, ...]]:
-    """The node permutations that map the edge set onto itself (and fix ``fixed``)."""
-    edge_set = {frozenset(e) for e in edges}
-    return [
-        perm
-        for perm in permutations(range(n))
-        if (fixed is None or perm[fixed] == fixed)
-        and all(frozenset((perm[u], perm[v])) in edge_set for u, v in edges)
-    ]
-
-
-def canonical(state: State, perms: list[tuple[int, ...]], relabel: bool) -> State:
-    """The smallest image of ``state``; with ``relabel`` packets move with their nodes."""
-    best = state
-    n = len(state)
-    for perm in perms:
-        image = [0] * n
-        for v, mask in enumerate(state):
-            if relabel:
-                mask = sum(1 << perm[p] for p in range(n) if mask >> p & 1)
-            image[perm[v]] = mask
-        t = tuple(image)
-        if t < best:
-            best = t
-    return best
-
-
-@cache
-def brute_force(n: int, edges: tuple[Edge, ...], model: str, problem: str) -> int:
-    """Fewest rounds in which every node knows every packet (gossip) or packet 0 (broadcast).
-
-    Every state of a layer is replaced by its smallest image under the graph's automorphisms
-    (fixing the source of a broadcast), which is reached in as many rounds.
-    """
-    name, _, opt = model.partition(":")
-    cap = int(opt[2:]) if opt.startswith("p=") else None
-    sequential = name == "sequential"
-    kind = "telephone" if sequential else name
-    if name in ("single-port", "multicast") and cap is None:
-        cap = 1  # their default
-    ref = Reference(n, edges, kind, cap, sequential)
-    gossip = problem == "gossip"
-    perms = automorphisms(n, edges, None if gossip else 0)
-    if gossip:
-        start: State = tuple(1 << v for v in range(n))
-        full = (1 << n) - 1
-    else:
-        start = tuple(1 if v == 0 else 0 for v in range(n))
-        full = 1
-    layer = {start}
-    rounds = 0
-    while not any(all(x == full for x in s) for s in layer):
-        nxt = {canonical(t, perms, gossip) for s in layer for t in ref.successors(s)}
-        layer = maximal(nxt, n)
-        rounds += 1
-        assert rounds < 100
-    return rounds
-
+brute_force = optimum  # the reference the project is compared with
 
 # ====================================================================== the graphs
 
@@ -317,12 +105,34 @@ def mismatches(model: str, problem: str, backend: str, strict: bool, max_n: int)
         ("path:3", "sequential", "gossip", 3),  # 2n - 3 on a tree
         ("star:4", "multicast", "broadcast:0", 1),
         ("path:4", "multicast", "gossip", 4),
+        ("star:5", "single-port", "gossip", 16),  # the centre sends 4 packets to each leaf
+        ("star:5", "half-duplex:p=1", "gossip", 20),  # ... and receives 4 in other rounds
+        ("ring:5", "single-port", "gossip", 4),  # n - 1
+        ("ring:5", "half-duplex:p=1", "gossip", 10),  # 2n, n odd
+        ("complete:5", "sequential", "gossip", 6),  # 2n - 4
+        ("complete:5", "sequential:p=1", "gossip", 10),  # n(n - 1)/2
     ],
 )
 def test_reference_hand_checked(graph: str, model: str, problem: str, expected: int) -> None:
     inst = parse_instance(graph, "telephone", "gossip")
     edges = tuple(sorted((min(e), max(e)) for e in inst.graph.edges))
-    assert brute_force(inst.n, edges, model, problem) == expected
+    assert optimum(inst.n, edges, model, problem) == expected
+    if inst.n <= 4:
+        assert layered_optimum(inst.n, edges, model, problem) == expected
+
+
+@pytest.mark.parametrize("problem", PROBLEMS)
+def test_references_agree(problem: str) -> None:
+    """The decision search (bounds, maximal rounds) and the layered search (every round)
+    give the same optimum for every model on every connected graph with up to 4 nodes."""
+    found = [
+        f"atlas {index} {model}: layered {slow}, decision {fast}"
+        for index, n, edges in cases(4)
+        for model in MODELS
+        if (slow := layered_optimum(n, edges, model, problem))
+        != (fast := optimum(n, edges, model, problem))
+    ]
+    assert not found, "\n".join(found)
 
 
 def test_reference_consistent() -> None:
@@ -351,8 +161,19 @@ def test_solver_matches_bruteforce(model: str, problem: str, backend: str) -> No
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("model", MODELS)
 def test_solver_matches_bruteforce_five_node_gossip(model: str, backend: str) -> None:
-    """Gossip on the 21 connected graphs with 5 nodes (the reference takes minutes here)."""
+    """Gossip on the 21 connected graphs with 5 nodes (the reference takes up to about three
+    minutes per model here, sequential:p=1 the longest)."""
     found = mismatches(model, "gossip", backend, strict=False, max_n=5)
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("model", MODELS)
+def test_solver_matches_bruteforce_six_node_broadcast(model: str, backend: str) -> None:
+    """Broadcast on the 112 connected graphs with 6 nodes (the reference takes about a
+    second per model; the project's solves take the time)."""
+    found = mismatches(model, "broadcast:0", backend, strict=False, max_n=6)
     assert not found, "\n".join(found)
 
 

@@ -265,3 +265,16 @@ def test_bad_scheduler_address_is_one_line(tmp_path: Path) -> None:
     res = runner.invoke(app, ["table", str(sweep_file(tmp_path, SMALL)), "--scheduler", "nonsense"])
     assert res.exit_code == 2 and "cannot reach the Dask scheduler" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_time_limit_is_per_instance_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sweep solving in the command's process gives each instance its whole limit, even
+    when the command started long before (the limit used to count from the command's start,
+    so every instance after the first ones was killed at once)."""
+    from gossipcert import clock
+
+    monkeypatch.setattr(clock, "COMMAND_START", time.monotonic() - 1000.0)
+    task = tables.Task("ring:6", "telephone", "gossip", True, 60.0, "sat")
+    outcome = tables.evaluate(task)["outcome"]
+    assert outcome["status"] == "optimal" and outcome["optimum"] == 3, outcome
+    assert clock.COMMAND_START is not None  # restored after the instance
