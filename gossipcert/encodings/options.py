@@ -43,6 +43,9 @@ class EncodingOptions:
         Single-packet instances of the point-to-point models use the broadcast encoding of
         :mod:`gossipcert.encodings.broadcast` instead of the generic one. Off by default so
         that certificates written before it existed still name their encoding.
+    waste : bool
+        Broadcast encoding: the idle budget of :mod:`gossipcert.encodings.waste` (implied).
+        Off by default for the same reason; on in every search.
     """
 
     prune: bool = True
@@ -53,6 +56,7 @@ class EncodingOptions:
     useless: bool = True
     canonical: bool = True
     broadcast: bool = False
+    waste: bool = False
 
     @classmethod
     def for_search(
@@ -67,6 +71,7 @@ class EncodingOptions:
             useless=not strict,
             canonical=not strict,
             broadcast=broadcast,
+            waste=True,
         )
 
     def to_json(self) -> dict[str, bool]:
