@@ -81,7 +81,9 @@ def _merge(f: Formula, key: Hashable, a: list[int], b: list[int], cap: int) -> l
     return out
 
 
-def unary_sum(f: Formula, key: tuple[Hashable, ...], leaves: list[list[int]], cap: int) -> list[int]:
+def unary_sum(
+    f: Formula, key: tuple[Hashable, ...], leaves: list[list[int]], cap: int
+) -> list[int]:
     """A totalizer over unary counts, cut at ``cap``: output ``j`` (1-based) is forced true
     when the inputs add up to at least ``j``.
 
