@@ -60,7 +60,7 @@ def _binomial_tree(k: int) -> nx.Graph:
     with no node ever idle)."""
     g = nx.Graph()
     g.add_node(0)
-    for j in range(k):
+    for _ in range(k):
         size = g.number_of_nodes()
         g.add_edges_from((u + size, v + size) for u, v in list(g.edges))
         g.add_node(size)
