@@ -139,7 +139,19 @@ def test_leaves_of_a_binomial_tree_come_last() -> None:
 
 
 def test_search_records_the_budget_and_certifies() -> None:
+    import json
+
+    from gossipcert.exact.certificate import build_certificate, check_certificate
+
     res = solve(parse_instance("hypercube:4", "telephone", "broadcast:0"), use_bounds=False)
     assert res.status == "optimal" and res.upper_bound == 4
     assert res.evidence["kind"] == "drat"
     assert res.evidence["encoding"]["waste"] is True
+    cert = json.loads(json.dumps(build_certificate(res)))
+    assert check_certificate(cert).ok
+    # read as if made without the budget (as a certificate written before the budget existed,
+    # with no such key, is read), the regenerated CNF differs: the check fails
+    cert["evidence"]["encoding"]["waste"] = False
+    assert not check_certificate(cert).ok
+    del cert["evidence"]["encoding"]["waste"]
+    assert not check_certificate(cert).ok
