@@ -136,6 +136,8 @@ def test_strict_proof_covers_the_plain_encoding() -> None:
         "canonical": False,
         # the single-packet encoding's switch, not read by the knowledge encoding
         "broadcast": False,
+        # the single-packet encoding's idle budget, likewise
+        "waste": False,
     }
     assert "note" not in res.evidence
 
