@@ -20,11 +20,13 @@ When ``2^R`` is close to the number of nodes the slack is small and the budget i
 
 - *forced calls*: in a round ``t`` with ``2^(R-t) > slack`` no informed node may be idle, so
   ``I[v,t-1] -> OR_w S[v,w,t]`` (a clause);
-- *forced calls need receivers* (implied by the previous family and the ports): a non-holder
-  informed after round ``t`` calls a distinct neighbour, not its informer, in each of the
-  forced rounds ``t+1 .. F`` (``F`` the last forced round), so ``F - t <= deg(v) - 1``:
-  ``not I[v,t]`` for ``t < F - deg(v) + 1`` (``deg(v)`` for a holder, which is always
-  informed: a holder of smaller degree makes the budget infeasible);
+- *a node's own idle rounds* (implied by the budget and the ports): a node ``v`` calls each
+  neighbour at most once, and a non-holder never calls its informer, so ``v`` makes at most
+  ``s = deg(v) - 1`` calls (``deg(v)`` for a holder). Informed in round ``tau <= t``, it is
+  idle in at least ``R - tau - s`` of the rounds ``tau+1 .. R``, which lose at least
+  ``1 + 2 + ... + 2^(R-tau-s-1) = 2^(R-tau-s) - 1 >= 2^(R-t-s) - 1`` opportunities (the
+  cheapest idle rounds are the last ones). So ``not I[v,t]`` when ``2^(R-t-s) - 1 > slack``
+  (for a holder, always informed, the selector is refuted);
 - *the rest of the budget*: for the other rounds an idle indicator ``Z[v,t]`` (forced true
   when ``v`` is informed and calls nobody) is counted round by round, and the weighted sum of
   the counts is bounded by ``slack``.
@@ -158,11 +160,11 @@ def idle_budget(enc: BroadcastEncoding, r: int, selector: int) -> int:
     if slack < 0:
         f.clause([-selector])
         return slack
-    forced = [t for t in range(1, r + 1) if 2 ** (r - t) > slack]
-    last_forced = max(forced, default=0)
-    for v in range(n):  # forced calls need receivers
+    # a node's own idle rounds: informed after round t, it loses at least 2^(r-t-s) - 1
+    spare = (slack + 1).bit_length()  # least k with 2^k - 1 > slack
+    for v in range(n):
         slots = len(enc.nbrs[v]) - (0 if enc.holder[v] else 1)
-        latest = last_forced - slots - 1  # informed after this round: too few receivers
+        latest = r - slots - spare  # the last round after which v may not be informed yet
         if latest >= 0:
             f.clause([-selector, _negate(enc.informed(v, latest))])
     counts: list[tuple[int, list[int]]] = []
