@@ -31,6 +31,8 @@ Variables (from the formula's ``IDPool``, keyed by tuples):
 - ``("B", v, t)``: node ``v`` sends or receives in round ``t`` (dominance only).
 - ``("D", r)``: selector, "every demand is met after round ``r``" (see
   :class:`~gossipcert.encodings.horizon.HorizonEncoding`).
+- ``("Z", v, t, r)``, ``("WC", t, r, ...)``, ``("WT", r, ...)``: the idle budget of horizon
+  ``r``, its idle indicators and counters (:mod:`gossipcert.encodings.waste`).
 
 Constraint families, for every round ``t``:
 
