@@ -138,6 +138,8 @@ def test_strict_proof_covers_the_plain_encoding() -> None:
         "broadcast": False,
         "tree": False,
         "eager": False,
+        # the single-packet encoding's idle budget, likewise
+        "waste": False,
     }
     assert "note" not in res.evidence
 

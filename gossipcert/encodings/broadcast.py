@@ -31,6 +31,8 @@ Variables (from the formula's ``IDPool``, keyed by tuples):
 - ``("B", v, t)``: node ``v`` sends or receives in round ``t`` (dominance only).
 - ``("D", r)``: selector, "every demand is met after round ``r``" (see
   :class:`~gossipcert.encodings.horizon.HorizonEncoding`).
+- ``("Z", v, t, r)``, ``("WC", t, r, ...)``, ``("WT", r, ...)``: the idle budget of horizon
+  ``r``, its idle indicators and counters (:mod:`gossipcert.encodings.waste`).
 
 Constraint families, for every round ``t``:
 
@@ -51,6 +53,9 @@ Constraint families, for every round ``t``:
   ``u -> v`` only enlarges the informed sets, and the transmissions of later rounds that
   become useless are deleted without shrinking them; repeating this round by round gives a
   schedule of the same length that satisfies the rule;
+- *idle budget* (implied, on in every search): with ``N_0`` holders and ``M`` nodes to
+  inform, at most ``2^R N_0 - M`` informing opportunities are lost, an idle node in round
+  ``t`` losing ``2^(R-t)`` of them (:mod:`gossipcert.encodings.waste`);
 - *counting* (optional, implied: ``--counting``): ``|{v : I[v,t]}| <= |holders| * 2^t``,
   since every informed node informs at most one node per round.
 
@@ -71,6 +76,7 @@ from collections.abc import Callable, Hashable
 from gossipcert.encodings.formula import Formula, Lit
 from gossipcert.encodings.horizon import HorizonEncoding
 from gossipcert.encodings.options import EncodingOptions, earliest_rounds
+from gossipcert.encodings.waste import idle_budget
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, ModelKind
 from gossipcert.schedule import Round, Schedule, Transmission
@@ -127,7 +133,14 @@ class BroadcastEncoding(HorizonEncoding):
         ModelKind.HALF_DUPLEX,
         ModelKind.SINGLE_PORT,
     )
-    uses: tuple[str, ...] = ("prune", "counting", "dominance", "symmetry", "broadcast")
+    uses: tuple[str, ...] = (
+        "prune",
+        "counting",
+        "dominance",
+        "symmetry",
+        "broadcast",
+        "waste",
+    )
 
     def __init__(
         self,
@@ -268,6 +281,8 @@ class BroadcastEncoding(HorizonEncoding):
             if c:
                 deadline = self.informed(v, r - c) if c <= r else False
                 self.formula.clause([-d, deadline])
+        if self.options.waste:
+            idle_budget(self, r, d)
         return d
 
     # -------------------------------------------------------------- decoding

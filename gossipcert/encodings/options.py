@@ -50,6 +50,9 @@ class EncodingOptions:
     eager : bool
         Tree encoding: no arc has spare capacity in a round while a packet that needs it
         waits at its tail (sound, not implied; off by default like ``tree``).
+    waste : bool
+        Broadcast encoding: the idle budget of :mod:`gossipcert.encodings.waste` (implied).
+        Off by default for the same reason; on in every search.
     """
 
     prune: bool = True
@@ -62,6 +65,7 @@ class EncodingOptions:
     broadcast: bool = False
     tree: bool = False
     eager: bool = False
+    waste: bool = False
 
     @classmethod
     def for_search(
@@ -83,6 +87,7 @@ class EncodingOptions:
             broadcast=broadcast,
             tree=tree,
             eager=not strict,
+            waste=True,
         )
 
     def to_json(self) -> dict[str, bool]:
