@@ -147,11 +147,13 @@ def cube_literals(index: dict[Key, int], cube: Cube) -> list[int]:
 # ---------------------------------------------------------------------------- the formula
 
 
-def base_options(strict: bool) -> EncodingOptions:
-    """The encoding options of a split: the search's, without the rules that name nodes
-    (lex-leader constraints, the canonical order of independent calls), which an
-    automorphism would not preserve."""
-    return replace(EncodingOptions.for_search(strict=strict), symmetry=False, canonical=False)
+def base_options(strict: bool, options: EncodingOptions | None = None) -> EncodingOptions:
+    """The encoding options of a split: the search's (``options``, by default those of a
+    search with ``strict``), without the rules that name nodes (lex-leader constraints, the
+    canonical order of independent calls), which an automorphism would not preserve."""
+    if options is None:
+        options = EncodingOptions.for_search(strict=strict)
+    return replace(options, symmetry=False, canonical=False)
 
 
 @dataclass
@@ -508,6 +510,7 @@ def refute_by_cubes(
     deadline: float | None = None,
     progress: Progress | None = None,
     nodes: int = STRICT_NODES,
+    options: EncodingOptions | None = None,
 ) -> SplitOutcome:
     """Prove that ``rounds`` rounds are impossible, cube by cube (module docstring).
 
@@ -533,6 +536,9 @@ def refute_by_cubes(
         Called with ``{"event": "cube", ...}`` per finished cube.
     nodes : int
         Strict split: nodes whose round-1 choice is fixed.
+    options : EncodingOptions, optional
+        The search's encoding options (``--counting``, ``--encoding``); by default those of
+        a search with ``strict``. The rules that name nodes are dropped (:func:`base_options`).
 
     Returns
     -------
@@ -547,7 +553,7 @@ def refute_by_cubes(
     """
     check_split_applies(instance)
     t0 = time.monotonic()
-    options = base_options(strict)
+    options = base_options(strict, options)
     base = base_formula(instance, rounds, options)
     sha = base.cnf.sha256()
     if strict:
