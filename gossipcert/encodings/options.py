@@ -43,6 +43,10 @@ class EncodingOptions:
         Single-packet instances of the point-to-point models use the broadcast encoding of
         :mod:`gossipcert.encodings.broadcast` instead of the generic one. Off by default so
         that certificates written before it existed still name their encoding.
+    last_round : bool
+        Half-duplex knowledge encoding: at most ``floor(n/2)`` nodes miss a demand after
+        round ``R - 1`` (:mod:`gossipcert.encodings.half_duplex`). Implied. Off by default so
+        that certificates written before it existed regenerate the same formula.
     """
 
     prune: bool = True
@@ -53,15 +57,18 @@ class EncodingOptions:
     useless: bool = True
     canonical: bool = True
     broadcast: bool = False
+    last_round: bool = False
 
     @classmethod
     def for_search(
         cls, strict: bool = False, counting: bool = False, broadcast: bool = True
     ) -> EncodingOptions:
         """The options of a search: everything sound on, unless ``strict``; the broadcast
-        encoding for single-packet instances unless ``broadcast`` is False."""
+        encoding for single-packet instances unless ``broadcast`` is False; the half-duplex
+        last-round count with ``counting``."""
         return cls(
             counting=counting,
+            last_round=counting,
             dominance=not strict,
             symmetry=not strict,
             useless=not strict,
