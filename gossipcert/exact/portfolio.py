@@ -228,6 +228,7 @@ def race(
     target: int | None = None,
     seeds: list[tuple[str, Schedule]] | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    skip: tuple[str, ...] = (),
 ) -> PortfolioResult:
     """Race the entrants for ``settings.seconds``; the best verified schedule.
 
@@ -241,6 +242,8 @@ def race(
         Earlier solutions; verified first, the best one hints the solver entrants.
     progress : callable, optional
         Called with ``{"event": "portfolio", "entrant": ..., "rounds": ...}`` per improvement.
+    skip : tuple of str
+        Entrants not to run (the search has already tried the ``candidates``).
 
     Returns
     -------
@@ -271,7 +274,7 @@ def race(
         return res
     ctx = multiprocessing.get_context("fork")
     out = ctx.Queue()
-    waiting = entrant_names(instance, settings)
+    waiting = [name for name in entrant_names(instance, settings) if name not in skip]
     running: dict[str, Any] = {}
     try:
         while (waiting or running) and not res.won:
