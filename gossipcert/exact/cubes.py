@@ -344,15 +344,22 @@ def solve_cube(job: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- runners
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in pool workers
-    """Pool worker initializer: the worker is killed when its parent dies (Linux)."""
+def _die_with_parent(parent: int | None = None) -> None:  # pragma: no cover - in workers
+    """Pool worker initializer: the worker is killed when its parent dies (Linux).
+
+    ``parent``: the parent's process id when it started the worker. A parent that died
+    before this ran (a search killed at its time limit while the worker was starting) sends
+    no signal, so then the worker exits at once instead of running on as an orphan."""
     import ctypes
+    import os
     import signal
 
     try:
         ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
 
 
 def local_runner(jobs: list[dict[str, Any]], workers: int, deadline: float | None) -> Iterator:
@@ -365,11 +372,14 @@ def local_runner(jobs: list[dict[str, Any]], workers: int, deadline: float | Non
             yield i, solve_cube(job)
         return
     import multiprocessing
+    import os
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures import TimeoutError as FuturesTimeout
 
     ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_die_with_parent)
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=_die_with_parent, initargs=(os.getpid(),)
+    )
     try:
         futures = {pool.submit(solve_cube, job): i for i, job in enumerate(jobs)}
         left = None if deadline is None else max(0.0, deadline - time.monotonic())

@@ -37,6 +37,7 @@ Examples
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue
 import time
 from collections.abc import Callable
@@ -195,11 +196,18 @@ _RUNNERS: dict[str, Callable[..., None]] = {
 
 
 def _entrant_main(
-    out: Any, name: str, instance: Instance, target: int, budget: float, hint: Any, workers: int
+    out: Any,
+    name: str,
+    instance: Instance,
+    target: int,
+    budget: float,
+    hint: Any,
+    workers: int,
+    parent: int,
 ) -> None:  # pragma: no cover - runs in a child process
     from gossipcert.exact.cubes import _die_with_parent
 
-    _die_with_parent()  # a search killed at its time limit takes its entrants with it
+    _die_with_parent(parent)  # a search killed at its time limit takes its entrants with it
 
     def send(label: str, sched: Schedule) -> None:
         out.put(("schedule", name, label, sched))
@@ -273,6 +281,7 @@ def race(
     if res.won:
         return res
     ctx = multiprocessing.get_context("fork")
+    me = os.getpid()
     out = ctx.Queue()
     waiting = [name for name in entrant_names(instance, settings) if name not in skip]
     running: dict[str, Any] = {}
@@ -282,7 +291,7 @@ def race(
                 name = waiting.pop(0)
                 left = max(0.0, deadline - time.monotonic())
                 # a solver entrant starts from the best schedule known when it starts
-                args = (out, name, instance, target, left, res.schedule, settings.workers)
+                args = (out, name, instance, target, left, res.schedule, settings.workers, me)
                 proc = ctx.Process(target=_entrant_main, args=args, daemon=True)
                 proc.start()
                 running[name] = proc
