@@ -136,6 +136,7 @@ def test_strict_proof_covers_the_plain_encoding() -> None:
         "canonical": False,
         # the single-packet encoding's switch, not read by the knowledge encoding
         "broadcast": False,
+        "last_round": False,  # the default (on with counting)
     }
     assert "note" not in res.evidence
 
