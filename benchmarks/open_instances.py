@@ -39,10 +39,13 @@ SUITE = [
 ]
 
 
-def run(graph: str, limit: float, jobs: int, cert: Path | None) -> tuple[float, dict]:
+def run(
+    graph: str, limit: float, jobs: int, cert: Path | None, extra: list[str] | None = None
+) -> tuple[float, dict]:
     """Wall seconds of one ``gossipcert solve --split`` process and its JSON answer."""
     exe = Path(sys.executable).with_name("gossipcert")
     cmd = [str(exe), "solve", graph, "--split", "-j", str(jobs), "-t", str(limit), "--json"]
+    cmd += extra or []
     if cert is not None:
         cmd += ["-o", str(cert), "--force"]
     t0 = time.monotonic()
@@ -58,6 +61,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="60 s per instance")
+    ap.add_argument("--limit", type=float, help="seconds per instance (instead of the suite's)")
+    ap.add_argument("--only", nargs="*", help="only these instances (paper names)")
+    ap.add_argument("--portfolio", type=float, default=0.0, help="solve --portfolio SECONDS")
+    ap.add_argument("--counting", action="store_true", help="solve --counting")
     ap.add_argument("--out", type=Path, help="also write the table (Markdown) here")
     ap.add_argument("--certificates", type=Path, help="folder for certificates / partials")
     args = ap.parse_args()
@@ -67,13 +74,17 @@ def main() -> None:
     )
     lines = [head]
     print(head, flush=True)
+    extra = ["--portfolio", str(args.portfolio)] if args.portfolio > 0 else []
+    extra += ["--counting"] if args.counting else []
     for graph, name, lb, ub, hr, limit in SUITE:
-        limit = 60.0 if args.quick else limit
+        if args.only and name not in args.only:
+            continue
+        limit = 60.0 if args.quick else args.limit or limit
         cert = None
         if args.certificates is not None:
             args.certificates.mkdir(parents=True, exist_ok=True)
             cert = args.certificates / f"{graph.replace(':', '')}-telephone-gossip.json"
-        wall, res = run(graph, limit, args.jobs, cert)
+        wall, res = run(graph, limit, args.jobs, cert, extra)
         low, high = res.get("lower_bound"), res.get("upper_bound")
         ours = str(res["optimum"]) if res.get("status") == "optimal" else f"[{low}, {high}]"
         ev = res.get("evidence") or {}

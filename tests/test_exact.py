@@ -140,6 +140,7 @@ def test_strict_proof_covers_the_plain_encoding() -> None:
         "eager": False,
         # the single-packet encoding's idle budget, likewise
         "waste": False,
+        "last_round": False,  # the default (on with counting)
     }
     assert "note" not in res.evidence
 

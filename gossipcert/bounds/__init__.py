@@ -49,6 +49,9 @@ General: ``distance``, ``doubling``, ``telephone-gossip``, ``receive``, ``pendan
 (telephone and half-duplex: the calls of one node with its degree-1 neighbours; ``2(n-1)``
 and ``2n-3`` for gossip on the star ``K_{1,n-1}``).
 
+Half-duplex (:mod:`.half_duplex`): ``half-duplex-golden`` (any packet cap: the knowledge
+matrix's norm grows at most by the golden ratio per round; ``log_phi n`` for gossip).
+
 Cuts (:mod:`.cuts`): ``cut`` (all-port or a packet cap: the packets that must cross a cut
 over the most that can cross it in a round, plus the distance before and after it).
 
@@ -195,6 +198,7 @@ from gossipcert.bounds.gonzalez import (
     gonzalez_simple_upper_bound,
     gonzalez_updown_upper_bound,
 )
+from gossipcert.bounds.half_duplex import half_duplex_golden_bound
 from gossipcert.bounds.hamiltonian import (
     HAMILTONIAN_EXHAUSTIVE_MAX_NODES,
     HAMILTONIAN_SEARCH_BUDGET,
@@ -273,6 +277,7 @@ __all__ = [
     "gonzalez_receive_bound",
     "gonzalez_simple_upper_bound",
     "gonzalez_updown_upper_bound",
+    "half_duplex_golden_bound",
     "pendant_leaves_bound",
     "receive_bound",
     "telephone_gossip_odd_bound",
@@ -292,6 +297,7 @@ LOWER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     broadcast_cut_bound,
     dimakopoulos_receive_bound,
     dimakopoulos_half_duplex_bound,
+    half_duplex_golden_bound,
     beier_sibeyn_path_bound,
     beier_sibeyn_cycle_bound,
     beier_sibeyn_mesh_bound,

@@ -134,7 +134,10 @@ def solve_cmd(
     depth: Annotated[
         int, typer.Option("--split-depth", help="--split: calls fixed per cube (1 or 2).")
     ] = 1,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="--split: local worker processes.")] = 1,
+    jobs: Annotated[
+        int,
+        typer.Option("--jobs", "-j", help="--split, --portfolio: local worker processes."),
+    ] = 1,
     scheduler: Annotated[
         str | None,
         typer.Option("--scheduler", help="--split: run the cubes on this Dask scheduler."),
@@ -147,6 +150,16 @@ def solve_cmd(
             metavar="DIR",
         ),
     ] = None,
+    portfolio: Annotated[
+        float,
+        typer.Option(
+            "--portfolio",
+            help="Seconds for the schedule portfolio (constructions, heuristics, earlier "
+            "schedules, CP-SAT seeds, SAT with phase hints racing in --jobs processes) "
+            "before the search; 0: off.",
+            metavar="SECONDS",
+        ),
+    ] = 0.0,
     as_json: JsonOpt = False,
 ) -> None:
     """Find the minimum number of rounds and prove that one round fewer is impossible.
@@ -190,6 +203,11 @@ def solve_cmd(
         if depth not in (1, 2) or jobs < 1:
             raise GossipcertError("--split-depth must be 1 or 2, and --jobs at least 1")
         settings = SplitSettings(strict, depth, jobs, scheduler, cube_store)
+    race = None
+    if portfolio > 0:
+        from gossipcert.exact.portfolio import PortfolioSettings
+
+        race = PortfolioSettings(portfolio, jobs=max(1, jobs))
     progress = Progress(not quiet)
     try:
         res = solve_within(  # the search in a child process killed at the time limit
@@ -203,6 +221,7 @@ def solve_cmd(
             seeds=seeds,
             split=settings,
             encoding=encoding,
+            portfolio=race,
         )
     except KeyboardInterrupt:
         low = "?" if progress.lower is None else progress.lower

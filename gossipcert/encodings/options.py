@@ -53,6 +53,10 @@ class EncodingOptions:
     waste : bool
         Broadcast encoding: the idle budget of :mod:`gossipcert.encodings.waste` (implied).
         Off by default for the same reason; on in every search.
+    last_round : bool
+        Half-duplex knowledge encoding: at most ``floor(n/2)`` nodes miss a demand after
+        round ``R - 1`` (:mod:`gossipcert.encodings.half_duplex`). Implied. Off by default so
+        that certificates written before it existed regenerate the same formula.
     """
 
     prune: bool = True
@@ -66,6 +70,7 @@ class EncodingOptions:
     tree: bool = False
     eager: bool = False
     waste: bool = False
+    last_round: bool = False
 
     @classmethod
     def for_search(
@@ -77,9 +82,11 @@ class EncodingOptions:
     ) -> EncodingOptions:
         """The options of a search: everything sound on, unless ``strict``; the broadcast
         encoding for single-packet instances unless ``broadcast`` is False, the tree
-        encoding for all-port trees unless ``tree`` is False."""
+        encoding for all-port trees unless ``tree`` is False; the half-duplex last-round
+        count with ``counting``."""
         return cls(
             counting=counting,
+            last_round=counting,
             dominance=not strict,
             symmetry=not strict,
             useless=not strict,

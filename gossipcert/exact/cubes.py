@@ -147,11 +147,13 @@ def cube_literals(index: dict[Key, int], cube: Cube) -> list[int]:
 # ---------------------------------------------------------------------------- the formula
 
 
-def base_options(strict: bool) -> EncodingOptions:
-    """The encoding options of a split: the search's, without the rules that name nodes
-    (lex-leader constraints, the canonical order of independent calls), which an
-    automorphism would not preserve."""
-    return replace(EncodingOptions.for_search(strict=strict), symmetry=False, canonical=False)
+def base_options(strict: bool, options: EncodingOptions | None = None) -> EncodingOptions:
+    """The encoding options of a split: the search's (``options``, by default those of a
+    search with ``strict``), without the rules that name nodes (lex-leader constraints, the
+    canonical order of independent calls), which an automorphism would not preserve."""
+    if options is None:
+        options = EncodingOptions.for_search(strict=strict)
+    return replace(options, symmetry=False, canonical=False)
 
 
 @dataclass
@@ -342,15 +344,22 @@ def solve_cube(job: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- runners
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in pool workers
-    """Pool worker initializer: the worker is killed when its parent dies (Linux)."""
+def _die_with_parent(parent: int | None = None) -> None:  # pragma: no cover - in workers
+    """Pool worker initializer: the worker is killed when its parent dies (Linux).
+
+    ``parent``: the parent's process id when it started the worker. A parent that died
+    before this ran (a search killed at its time limit while the worker was starting) sends
+    no signal, so then the worker exits at once instead of running on as an orphan."""
     import ctypes
+    import os
     import signal
 
     try:
         ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
 
 
 def local_runner(jobs: list[dict[str, Any]], workers: int, deadline: float | None) -> Iterator:
@@ -363,11 +372,14 @@ def local_runner(jobs: list[dict[str, Any]], workers: int, deadline: float | Non
             yield i, solve_cube(job)
         return
     import multiprocessing
+    import os
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures import TimeoutError as FuturesTimeout
 
     ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_die_with_parent)
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=_die_with_parent, initargs=(os.getpid(),)
+    )
     try:
         futures = {pool.submit(solve_cube, job): i for i, job in enumerate(jobs)}
         left = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -508,6 +520,7 @@ def refute_by_cubes(
     deadline: float | None = None,
     progress: Progress | None = None,
     nodes: int = STRICT_NODES,
+    options: EncodingOptions | None = None,
 ) -> SplitOutcome:
     """Prove that ``rounds`` rounds are impossible, cube by cube (module docstring).
 
@@ -533,6 +546,9 @@ def refute_by_cubes(
         Called with ``{"event": "cube", ...}`` per finished cube.
     nodes : int
         Strict split: nodes whose round-1 choice is fixed.
+    options : EncodingOptions, optional
+        The search's encoding options (``--counting``, ``--encoding``); by default those of
+        a search with ``strict``. The rules that name nodes are dropped (:func:`base_options`).
 
     Returns
     -------
@@ -547,7 +563,7 @@ def refute_by_cubes(
     """
     check_split_applies(instance)
     t0 = time.monotonic()
-    options = base_options(strict)
+    options = base_options(strict, options)
     base = base_formula(instance, rounds, options)
     sha = base.cnf.sha256()
     if strict:

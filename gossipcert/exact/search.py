@@ -28,7 +28,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gossipcert.bounds import Bound, best_lower_bound
@@ -169,6 +169,9 @@ class _Search:
     the shortest verified schedule; ``unsat_at`` the largest horizon the solver refuted.
     """
 
+    #: PortfolioSettings, or None: race the schedule portfolio for the upper bound
+    portfolio: Any = None
+
     def __init__(
         self,
         instance: Instance,
@@ -271,6 +274,8 @@ class _Search:
                 self.upper_source = name
             if self.upper is not None and self.upper <= self.lower:
                 break
+        if self.portfolio is not None and (self.upper is None or self.upper > self.lower):
+            self.race_portfolio()
         if self.upper is not None:
             self.emit({"event": "upper-bound", "value": self.upper, "source": self.upper_source})
             if self.upper < self.lower:
@@ -279,6 +284,22 @@ class _Search:
                     f"bound {self.lower} ({self.lower_name}): that bound does not hold here"
                 )
         self.times["bounds"] = time.monotonic() - self.start
+
+    def race_portfolio(self) -> None:
+        """A shorter schedule from the portfolio (:mod:`gossipcert.exact.portfolio`), given
+        at most half the time left; its ``candidates`` entrant is the step above, skipped."""
+        from gossipcert.exact.portfolio import race
+
+        settings = self.portfolio
+        if self.deadline is not None:
+            left = (self.deadline - time.monotonic()) / 2
+            settings = replace(settings, seconds=max(0.0, min(settings.seconds, left)))
+        seeds = [] if self.best is None else [(self.upper_source, self.best[0])]
+        res = race(self.instance, settings, self.lower, seeds, self.emit, skip=("candidates",))
+        if res.schedule is not None and res.report is not None:
+            if self.upper is None or res.report.rounds < self.upper:  # type: ignore[operator]
+                self.best = (res.schedule, res.report)
+                self.upper_source = f"portfolio {res.entrant}"
 
     # ---------------------------------------------------------------- 3. search
 
@@ -490,6 +511,7 @@ def solve(
     progress: Progress | None = None,
     seeds: list[tuple[str, Schedule]] | None = None,
     encoding: str = "auto",
+    portfolio: Any = None,
 ) -> SolveResult:
     """Certify the minimum number of rounds of ``instance``.
 
@@ -530,6 +552,8 @@ def solve(
         (:mod:`gossipcert.encodings.broadcast`); ``auto`` and ``tree``: all-port instances
         on a tree the time-indexed one (:mod:`gossipcert.encodings.tree`); ``knowledge``:
         the generic one. Ignored when ``options`` is given.
+    portfolio : PortfolioSettings, optional
+        Race the schedule portfolio (:mod:`gossipcert.exact.portfolio`) for the upper bound.
 
     Returns
     -------
@@ -547,7 +571,9 @@ def solve(
         raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")
     if options is None:
         options = search_options(instance, encoding, strict, counting)
-    return _Search(instance, backend, time_limit, options, use_bounds, proof, progress, seeds).run()
+    search = _Search(instance, backend, time_limit, options, use_bounds, proof, progress, seeds)
+    search.portfolio = portfolio
+    return search.run()
 
 
 def schedule_by_horizon(

@@ -11,15 +11,18 @@ so ``U = r``. When the bounds meet, the evidence is the split refutation of ``U 
 or, when the one-piece search refuted it, a one-piece DRAT proof as in
 :mod:`gossipcert.exact.search`. A time-out leaves ``feasible`` with ``[L, U]``; refuted cubes
 stay in the cube store for the next run.
+
+The one-piece search and the cubes use the search's encoding options (``--counting``,
+``--encoding``), the cubes without the rules that name nodes; with a strict split, every
+rule that a DRAT proof does not cover on its own is off.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from gossipcert.encodings import EncodingOptions
 from gossipcert.exact.cubes import STRICT_NODES, check_split_applies, refute_by_cubes
 from gossipcert.exact.search import SolveResult, _Search, _verified
 
@@ -52,7 +55,10 @@ class SplitSearch(_Search):
         super().__init__(*args, **kwargs)
         check_split_applies(self.instance)
         self.split = split
-        self.options = EncodingOptions.for_search(strict=split.strict)
+        if split.strict and self.options.not_implied():
+            self.options = replace(
+                self.options, symmetry=False, dominance=False, useless=False, canonical=False
+            )
 
     def _cube_event(self, event: dict[str, Any]) -> None:
         """A cube's progress: shown, not logged."""
@@ -99,6 +105,7 @@ class SplitSearch(_Search):
                     deadline=self.deadline,
                     progress=self._cube_event,
                     nodes=self.split.nodes,
+                    options=self.options,
                 )
                 self.emit(
                     {

@@ -218,12 +218,14 @@ def _solve_child(send: Send, kwargs: dict[str, Any], split: SplitSettings | None
     def progress(event: dict[str, Any]) -> None:
         send(("message", ("event", event)))
 
+    portfolio = kwargs.pop("portfolio", None)
     if split is None:
         search: _Search = _Reporting(**kwargs, progress=progress)
     else:
         cls = type("_ReportingSplit", (_Reporting, SplitSearch), {})
         search = cls(**kwargs, progress=progress, split=split)
     search.send = send  # type: ignore[attr-defined]
+    search.portfolio = portfolio
     return search.run()
 
 
@@ -240,6 +242,7 @@ def solve_within(
     seeds: list[tuple[str, Schedule]] | None = None,
     split: SplitSettings | None = None,
     encoding: str = "auto",
+    portfolio: Any = None,
 ) -> SolveResult:
     """:func:`gossipcert.exact.search.solve` with a time limit that holds.
 
@@ -264,11 +267,13 @@ def solve_within(
         options = search_options(instance, encoding, strict, counting)
     if time_limit is None and split is not None:
         args = (instance, backend, None, options, use_bounds, proof, progress, seeds)
-        return SplitSearch(*args, split=split).run()
+        search = SplitSearch(*args, split=split)
+        search.portfolio = portfolio
+        return search.run()
     if time_limit is None:
         return solve(
             instance, backend, None, proof=proof, use_bounds=use_bounds, options=options,
-            progress=progress, seeds=seeds,
+            progress=progress, seeds=seeds, portfolio=portfolio,
         )  # fmt: skip
     start = limit_origin()
     kwargs = {
@@ -279,6 +284,7 @@ def solve_within(
         "use_bounds": use_bounds,
         "proof": proof,
         "seeds": seeds,
+        "portfolio": portfolio,
     }
     state: dict[str, Any] = {"lower": 0, "evidence": {}, "upper_source": "none"}
     log: list[dict[str, Any]] = []

@@ -1,0 +1,327 @@
+"""The schedule portfolio: several ways of finding a short schedule race in processes.
+
+The hard side of many instances is the schedule, not the refutation (design, "Exact search"):
+BF4's 7-round schedule comes from a matching sequence while the solver finds none in 600 s,
+and on DeBruijn6 one run found 9 rounds and the next, under load, only 11. The portfolio runs
+several *entrants* side by side, each in its own process:
+
+- ``candidates``: the constructions and heuristics of the search's upper bound
+  (:func:`gossipcert.exact.search.upper_bound_schedules`);
+- ``matching-sweep``: the matching heuristic's parameter sweep for the whole budget;
+- ``coloring``: the coloring heuristic for the whole budget (telephone, unbounded packets);
+- ``cpsat-seed-S``: CP-SAT with :attr:`PortfolioSettings.workers` workers and random seed
+  ``S``, hinted with the best schedule known when it starts;
+- ``sat-phases``: CaDiCaL with its decision phases set to that schedule.
+
+Earlier solutions (the ``seeds``: a resumed run, a stored certificate) are verified first.
+A solver entrant takes its first horizon and its hint from the best schedule known when it
+starts (with fewer processes than entrants, the later ones start from the earlier ones'
+results), or, with none, from the solver alone with doubling horizons. A solver entrant asks for a
+schedule one round shorter than the best it knows, again and again, down to the target.
+
+Every schedule an entrant reports is verified by :func:`gossipcert.simulate.simulate` in the
+parent before it counts. The first verified schedule of ``target`` rounds (the closed-form
+lower bound: nothing shorter exists) wins and the other entrants are killed; otherwise the
+shortest verified schedule when the budget runs out or every entrant has finished. Ties keep
+the earlier report. Solver entrants encode without lex-leader constraints, so that the hint
+(and any schedule) stays a model.
+
+Examples
+--------
+>>> from gossipcert.instance import parse_instance
+>>> res = race(parse_instance("hypercube:3", "telephone", "gossip"), PortfolioSettings(5.0))
+>>> res.rounds, res.won
+(3, True)
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from gossipcert.errors import GossipcertError
+from gossipcert.instance import Instance, ModelKind
+from gossipcert.schedule import Schedule
+from gossipcert.simulate import Report, simulate
+
+Send = Callable[[str, Schedule], None]
+
+#: entrants in the order they get a process when there are fewer processes than entrants
+ENTRANTS = ("candidates", "cpsat-seed-0", "sat-phases", "matching-sweep", "coloring")
+
+
+@dataclass(frozen=True)
+class PortfolioSettings:
+    """The portfolio's ``seconds``, ``jobs`` processes at a time, CP-SAT ``workers`` per
+    solver entrant and the number of CP-SAT ``seeds`` (entrants ``cpsat-seed-0 ..``)."""
+
+    seconds: float
+    jobs: int = 2
+    workers: int = 1
+    seeds: int = 2
+
+
+@dataclass
+class PortfolioResult:
+    """The best verified schedule (``None``: no entrant found one), the entrant that found it,
+    whether it reached the target (``won``), and one log row per report."""
+
+    schedule: Schedule | None
+    report: Report | None
+    entrant: str
+    won: bool
+    log: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def rounds(self) -> int | None:
+        """Length of the best schedule."""
+        return None if self.report is None else self.report.rounds
+
+
+def entrant_names(instance: Instance, settings: PortfolioSettings) -> list[str]:
+    """The entrants that apply to ``instance``, in the order they start."""
+    from gossipcert.encodings import REGISTRY
+
+    solver = instance.model.kind in REGISTRY and not (
+        instance.model.kind is ModelKind.ALL_PORT and instance.model.calls_per_round is not None
+    )
+    coloring = instance.model.kind is ModelKind.TELEPHONE and instance.model.unbounded
+    names = ["candidates"]
+    cpsat = [f"cpsat-seed-{s}" for s in range(settings.seeds)] if solver else []
+    if cpsat:
+        names.append(cpsat[0])
+    if solver:
+        names.append("sat-phases")
+    names.append("matching-sweep")
+    if coloring:
+        names.append("coloring")
+    return names + cpsat[1:]
+
+
+# ------------------------------------------------------------------------------ entrants
+
+
+def _candidates(instance: Instance, target: int, budget: float, send: Send, **_: Any) -> None:
+    from gossipcert.exact.search import upper_bound_schedules
+
+    for name, sched in upper_bound_schedules(instance, target):
+        send(name, sched)
+
+
+def _matching_sweep(instance: Instance, target: int, budget: float, send: Send, **_: Any) -> None:
+    from gossipcert.heuristics.sweep import sweep
+
+    best = sweep(instance, budget, lower_bound=target).best
+    send(f"matching-sweep ({best.params.describe()})", best.schedule)
+
+
+def _coloring(instance: Instance, target: int, budget: float, send: Send, **_: Any) -> None:
+    from gossipcert.heuristics.coloring import coloring_heuristic
+
+    res = coloring_heuristic(instance, min_rounds=target, time_limit=budget)
+    send(f"coloring {res.sequence}", res.schedule)
+
+
+def _solver(
+    instance: Instance,
+    target: int,
+    budget: float,
+    send: Send,
+    *,
+    kind: str,
+    seed: int,
+    workers: int,
+    hint: Schedule | None,
+) -> None:
+    """Ask for a schedule one round shorter than the best known, down to ``target``."""
+    from pysat.solvers import Solver
+
+    from gossipcert.encodings import EncodingOptions, encoding_for
+    from gossipcert.exact.backends import compile_cpsat
+    from gossipcert.exact.search import schedule_by_horizon
+
+    deadline = time.monotonic() + budget
+    options = replace(EncodingOptions.for_search(), symmetry=False)
+    name = f"cpsat-seed-{seed}" if kind == "cpsat" else "sat-phases"
+    if hint is None:
+        found = schedule_by_horizon(instance, options, kind, max(target, 1), deadline)
+        if found is None:
+            return
+        hint = found[0]
+        send(name, hint)
+    while len(hint.rounds) - 1 >= max(target, 1) and time.monotonic() < deadline:
+        horizon = len(hint.rounds) - 1
+        enc = encoding_for(instance, options)
+        enc.extend_to(horizon)
+        sel = enc.selector(horizon)
+        values = enc.hint(hint, horizon)
+        if kind == "cpsat":
+            from ortools.sat.python import cp_model
+
+            model, x, lit = compile_cpsat(enc.formula)
+            model.add_bool_and([lit(sel)])
+            for v, val in values.items():
+                if v in x:
+                    model.add_hint(x[v], val)
+            solver = cp_model.CpSolver()
+            solver.parameters.num_workers = workers
+            solver.parameters.random_seed = seed
+            solver.parameters.max_time_in_seconds = max(0.1, deadline - time.monotonic())
+            status = solver.solve(model)
+            if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+                return
+            got = {v: bool(solver.boolean_value(var)) for v, var in x.items()}
+            sched = enc.decode(horizon, lambda v, got=got: got.get(v, False))
+        else:
+            with Solver(name="cadical195", bootstrap_with=enc.formula.cnf_since(0)) as sat:
+                sat.set_phases([v if val else -v for v, val in values.items()])
+                if not sat.solve(assumptions=[sel]):
+                    return
+                model_set = {lit for lit in sat.get_model() or [] if lit > 0}
+            sched = enc.decode(horizon, lambda v, m=model_set: v in m)
+        send(name, sched)
+        hint = sched
+
+
+_RUNNERS: dict[str, Callable[..., None]] = {
+    "candidates": _candidates,
+    "matching-sweep": _matching_sweep,
+    "coloring": _coloring,
+}
+
+
+def _entrant_main(
+    out: Any,
+    name: str,
+    instance: Instance,
+    target: int,
+    budget: float,
+    hint: Any,
+    workers: int,
+    parent: int,
+) -> None:  # pragma: no cover - runs in a child process
+    from gossipcert.exact.cubes import _die_with_parent
+
+    _die_with_parent(parent)  # a search killed at its time limit takes its entrants with it
+
+    def send(label: str, sched: Schedule) -> None:
+        out.put(("schedule", name, label, sched))
+
+    try:
+        if name in _RUNNERS:
+            _RUNNERS[name](instance, target, budget, send)
+        else:
+            kind = "cpsat" if name.startswith("cpsat") else "sat"
+            seed = int(name.rsplit("-", 1)[1]) if kind == "cpsat" else 0
+            _solver(
+                instance, target, budget, send, kind=kind, seed=seed, workers=workers, hint=hint
+            )
+    except GossipcertError as exc:
+        out.put(("error", name, str(exc), None))
+    finally:
+        out.put(("done", name, "", None))
+
+
+# ------------------------------------------------------------------------------ the race
+
+
+def race(
+    instance: Instance,
+    settings: PortfolioSettings,
+    target: int | None = None,
+    seeds: list[tuple[str, Schedule]] | None = None,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    skip: tuple[str, ...] = (),
+) -> PortfolioResult:
+    """Race the entrants for ``settings.seconds``; the best verified schedule.
+
+    Parameters
+    ----------
+    instance : Instance
+    settings : PortfolioSettings
+    target : int, optional
+        Stop at a schedule this short (default: the best closed-form lower bound).
+    seeds : list of (str, Schedule), optional
+        Earlier solutions; verified first, the best one hints the solver entrants.
+    progress : callable, optional
+        Called with ``{"event": "portfolio", "entrant": ..., "rounds": ...}`` per improvement.
+    skip : tuple of str
+        Entrants not to run (the search has already tried the ``candidates``).
+
+    Returns
+    -------
+    PortfolioResult
+    """
+    from gossipcert.bounds import best_lower_bound
+
+    if target is None:
+        target = best_lower_bound(instance).value
+    start = time.monotonic()
+    deadline = start + settings.seconds
+    res = PortfolioResult(None, None, "none", False)
+
+    def offer(entrant: str, label: str, sched: Schedule) -> None:
+        rep = simulate(instance, sched)
+        row = {"entrant": entrant, "schedule": label, "valid": rep.ok, "rounds": rep.rounds}
+        res.log.append({**row, "time": round(time.monotonic() - start, 3)})
+        if rep.ok and (res.report is None or rep.rounds < res.report.rounds):  # type: ignore[operator]
+            res.schedule = Schedule(sched.rounds[: rep.rounds])
+            res.report, res.entrant = rep, f"{entrant}: {label}" if label != entrant else entrant
+            res.won = rep.rounds is not None and rep.rounds <= target
+            if progress is not None:
+                progress({"event": "portfolio", "entrant": res.entrant, "rounds": rep.rounds})
+
+    for label, sched in seeds or []:
+        offer("stored", label, sched)
+    if res.won:
+        return res
+    ctx = multiprocessing.get_context("fork")
+    me = os.getpid()
+    out = ctx.Queue()
+    waiting = [name for name in entrant_names(instance, settings) if name not in skip]
+    running: dict[str, Any] = {}
+    try:
+        while (waiting or running) and not res.won:
+            while waiting and len(running) < max(1, settings.jobs):
+                name = waiting.pop(0)
+                left = max(0.0, deadline - time.monotonic())
+                # a solver entrant starts from the best schedule known when it starts
+                args = (out, name, instance, target, left, res.schedule, settings.workers, me)
+                proc = ctx.Process(target=_entrant_main, args=args, daemon=True)
+                proc.start()
+                running[name] = proc
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            try:
+                kind, name, label, sched = out.get(timeout=min(left, 0.5))
+            except queue.Empty:
+                for name in [n for n, p in running.items() if not p.is_alive()]:
+                    running.pop(name).join()
+                continue
+            if kind == "schedule":
+                offer(name, label, sched)
+            elif kind == "error":
+                res.log.append({"entrant": name, "error": label})
+            elif kind == "done" and name in running:
+                running.pop(name).join()
+        while not running and not res.won:  # every entrant ended: what is left in the queue
+            try:
+                kind, name, label, sched = out.get(timeout=0.1)
+            except queue.Empty:
+                break
+            if kind == "schedule":
+                offer(name, label, sched)
+    finally:
+        for proc in running.values():
+            proc.kill()
+        for proc in running.values():
+            proc.join()
+        out.close()
+        out.join_thread()
+    return res

@@ -1,0 +1,99 @@
+"""The schedule portfolio: every schedule it returns is verified, and where the target is
+reached the round count is deterministic."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from gossipcert.cli import app
+from gossipcert.exact.portfolio import PortfolioSettings, entrant_names, race
+from gossipcert.exact.search import solve
+from gossipcert.instance import parse_instance
+from gossipcert.schedule import Schedule, Transmission
+from gossipcert.simulate import simulate
+
+
+@pytest.mark.parametrize(
+    ("graph", "model", "target"),
+    [
+        ("hypercube:3", "telephone", 3),
+        ("ring:6", "half-duplex", 6),
+        ("petersen", "half-duplex", 7),  # the optimum; the closed-form bound says 5
+    ],
+)
+def test_race_reaches_the_target_with_a_verified_schedule(
+    graph: str, model: str, target: int
+) -> None:
+    inst = parse_instance(graph, model, "gossip")
+    res = race(inst, PortfolioSettings(60.0), target=target)
+    assert res.won and res.rounds == target
+    assert res.schedule is not None
+    rep = simulate(inst, res.schedule)
+    assert rep.ok and rep.rounds == target
+    assert all(row["valid"] for row in res.log if "valid" in row)
+
+
+def test_a_stored_schedule_at_the_target_wins_without_a_race() -> None:
+    inst = parse_instance("hypercube:3", "telephone", "gossip")
+    stored = race(inst, PortfolioSettings(30.0)).schedule
+    assert stored is not None
+    res = race(inst, PortfolioSettings(30.0), seeds=[("earlier run", stored)])
+    assert (res.won, res.rounds, res.entrant) == (True, 3, "stored: earlier run")
+    assert [row["entrant"] for row in res.log] == ["stored"]
+
+
+def test_a_wrong_stored_schedule_is_not_taken() -> None:
+    inst = parse_instance("path:3", "telephone", "gossip")
+    bad = Schedule(((Transmission(0, (2,), None),),))  # 0 and 2 are not neighbours
+    res = race(inst, PortfolioSettings(30.0), seeds=[("bad", bad)])
+    assert res.log[0]["valid"] is False
+    assert res.rounds == 3 and simulate(inst, res.schedule).ok  # Lemma 1: n for odd paths
+
+
+def test_entrants_fit_the_model() -> None:
+    tel = entrant_names(parse_instance("ring:6", "telephone", "gossip"), PortfolioSettings(1))
+    hd = entrant_names(parse_instance("ring:6", "half-duplex", "gossip"), PortfolioSettings(1))
+    assert tel == [
+        "candidates",
+        "cpsat-seed-0",
+        "sat-phases",
+        "matching-sweep",
+        "coloring",
+        "cpsat-seed-1",
+    ]
+    assert "coloring" not in hd and "sat-phases" in hd
+
+
+def test_solve_with_the_portfolio_gives_the_same_optimum() -> None:
+    inst = parse_instance("ring:5", "half-duplex", "gossip")  # bounds [4, 6] before the race
+    plain = solve(inst, proof=False)
+    raced = solve(inst, proof=False, portfolio=PortfolioSettings(20.0))
+    assert plain.optimum == raced.optimum == 6
+    assert any(e["event"] == "portfolio" for e in raced.log)
+    assert simulate(inst, raced.schedule).ok
+
+
+def test_solve_portfolio_on_the_command_line() -> None:
+    args = ["solve", "ring:6", "-m", "half-duplex", "--portfolio", "20", "-j", "2"]
+    out = CliRunner().invoke(app, [*args, "--json", "-q", "--no-proof", "-t", "120"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["optimum"] == 6
+
+
+def test_a_worker_whose_parent_is_gone_exits() -> None:
+    import multiprocessing
+    import os
+
+    from gossipcert.exact.cubes import _die_with_parent
+
+    ctx = multiprocessing.get_context("fork")
+    orphan = ctx.Process(target=_die_with_parent, args=(-1,))  # "started by" no such parent
+    child = ctx.Process(target=_die_with_parent, args=(os.getpid(),))
+    for p in (orphan, child):
+        p.start()
+        p.join(30)
+    assert (orphan.exitcode, child.exitcode) == (1, 0)
