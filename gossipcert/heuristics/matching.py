@@ -50,12 +50,13 @@ from gossipcert.heuristics.bitsets import (
     pack,
     popcount,
 )
+from gossipcert.heuristics.cover_matching import cover_matching, is_bipartite
+from gossipcert.heuristics.flow import flow_weights
 from gossipcert.heuristics.linear_cost import choose_packets
 from gossipcert.heuristics.pairing import exact_matching, greedy_matching, improve_matching
 from gossipcert.heuristics.weights import (
     EdgeWeights,
     bfs_weights,
-    flow_weights,
     potential_weights,
     reach_sets,
 )
@@ -66,8 +67,10 @@ from gossipcert.simulate import simulate
 #: graphs up to this many nodes get the exact matching unless asked otherwise
 EXACT_MATCHING_NODES = 300
 
-#: the dense (flow) BFS weights up to this many (node, packet) pairs, the bitset form above
-FLOW_CELLS = 1 << 21
+#: the flow form of the BFS weights when its estimated work, (node, packet) pairs times
+#: degree times the square of the first round's largest distance (levels per round times
+#: rounds), is at most this; the bitset form above (meshes and tori of thousands of nodes)
+FLOW_WORK = 3e11
 
 #: progress callback: (rounds done, (node, packet) demands still unmet)
 Progress = Callable[[int, int], None]
@@ -81,8 +84,8 @@ class MatchingParams:
     ----------
     approach : str
         ``"flow"`` (BFS approach with node counts), ``"bfs"`` (its bitset form for large
-        graphs), ``"potential"``, or ``"auto"``: ``flow`` up to :data:`FLOW_CELLS` (node,
-        packet) pairs, ``bfs`` above.
+        graphs), ``"potential"``, or ``"auto"``: ``flow`` up to :data:`FLOW_WORK`,
+        ``bfs`` above.
     dist_exp : float
         ``Dist_Exp`` in round 1.
     dist_exp_decay : float
@@ -192,9 +195,9 @@ class _Engine:
         self.half_duplex = instance.model.kind is ModelKind.HALF_DUPLEX
         self.n = instance.n
         self.params = params
-        self.approx = (
-            params.approx if params.approx is not None else instance.n > (EXACT_MATCHING_NODES)
-        )
+        # the matcher: "greedy" (approximate), "exact" (Edmonds) or "cover" (the double
+        # cover's assignment, exact on bipartite graphs)
+        self.matcher = "greedy" if params.approx else "exact"
         # internal numbering by decreasing degree (stable), so that neighbour slots are
         # prefixes; regular graphs keep their numbering
         g = instance.graph
@@ -203,13 +206,20 @@ class _Engine:
         inner = nx.relabel_nodes(g, rank)
         self.nbr = neighbour_table(inner)
         self.u, self.v = edge_arrays(inner)
+        if not params.approx and (
+            (params.approx is None and instance.n > EXACT_MATCHING_NODES)
+            or is_bipartite(self.u, self.v, self.n)
+        ):
+            self.matcher = "cover"
         self.demand = pack([instance.demands[x] for x in self.label], instance.n_packets)
         self.start = pack([instance.holdings[x] for x in self.label], instance.n_packets)
         self.n_packets = instance.n_packets
         self.approach = params.approach
         if self.approach == "auto":
-            cells = instance.n * instance.n_packets
-            self.approach = "flow" if cells <= FLOW_CELLS else "bfs"
+            depth = len(reach_sets(self.start, self.demand, self.nbr)) - 1
+            degree = 2 * len(self.u) / max(1, self.n)
+            work = instance.n * instance.n_packets * degree * depth**2
+            self.approach = "flow" if work <= FLOW_WORK else "bfs"
 
     def missing(self, know: Words) -> int:
         return int(popcount(self.demand & ~know).sum())
@@ -245,10 +255,18 @@ class _Engine:
         if forbid:
             weight = weight.copy()
             weight[forbid] = 0.0
-        if self.approx:
+        if self.matcher in ("greedy", "cover"):
             chosen = greedy_matching(self.u, self.v, weight, self.n)
             chosen = improve_matching(self.u, self.v, weight, self.n, chosen)
-        else:
+        if self.matcher == "cover":
+            # the greedy matching follows the edge order on ties (the "natural ordering"
+            # of section 4.2, which gossips optimally on hypercubes): kept unless lighter
+            heavy, odd = cover_matching(self.u, self.v, weight, self.n)
+            if odd:
+                heavy = improve_matching(self.u, self.v, weight, self.n, heavy)
+            if weight[heavy].sum() > weight[chosen].sum() * (1 + 1e-9):
+                chosen = heavy
+        elif self.matcher == "exact":
             chosen = exact_matching(self.u, self.v, weight)
         return chosen, (w.forward >= w.backward).astype(np.int64)
 
