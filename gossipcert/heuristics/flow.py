@@ -75,11 +75,14 @@ def packet_classes(know: Words, demand: Words, n_packets: int) -> tuple[Bools, B
     kb = _unpack(know[:-1], n_packets)
     lack = _unpack(demand[:-1] & ~know[:-1], n_packets)
     n = kb.shape[0]
-    # group the columns by a random linear hash (two matrix products), then check that
+    # group the columns by a random linear hash, then check that
     # every column equals its class's first one; on a collision (not seen so far) group
     # exactly by the columns' bytes
+    # (einsum, not BLAS: a multithreaded BLAS is slow on a loaded machine)
     mix = np.random.default_rng(n).random((2, n), dtype=np.float32)
-    hashes = np.vstack([mix @ kb.astype(np.float32), mix @ lack.astype(np.float32)]).T
+    hashes = np.column_stack(
+        [np.einsum("vp,v->p", cols.astype(np.float32), row) for cols in (kb, lack) for row in mix]
+    )
     _, first, inverse, counts = np.unique(
         hashes, axis=0, return_index=True, return_inverse=True, return_counts=True
     )

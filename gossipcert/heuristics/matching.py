@@ -3,11 +3,17 @@
 Every round (algorithm ROUND_HEURISTIC of [1]_, section 4.1):
 
 1. weigh every edge by the current knowledge — the *potential approach* or the *BFS
-   approach* of :mod:`gossipcert.heuristics.weights` (``Dist_Exp`` may decrease from round
-   to round, section 5.2);
-2. take a maximum-weight matching — exact (networkx) or greedy (the approximate matching of
-   section 4.2) — optionally chosen among a few candidates by *look-ahead*: the optimal
-   matching and variants with a few of its edges forbidden (chosen by a seeded generator)
+   approach* of :mod:`gossipcert.heuristics.weights` and :mod:`gossipcert.heuristics.flow`
+   (``Dist_Exp`` may decrease from round to round, section 5.2);
+2. take a maximum-weight matching — exact (networkx) up to :data:`EXACT_MATCHING_NODES`
+   nodes, above them the double-cover matching of :mod:`gossipcert.heuristics.
+   cover_matching` (exact on bipartite graphs at any size, and used there also when the
+   exact matching is asked for) unless it is lighter than the greedy one, or greedy (the
+   approximate matching of section 4.2) on request. The greedy matching takes equal
+   weights in edge order, the paper's "most natural ordering" under which hypercubes
+   gossip optimally (section 4.2); the double-cover matching is kept only when strictly
+   heavier. Optionally the matching is chosen among a few candidates by *look-ahead*: the
+   optimal matching and variants with a few of its edges forbidden (chosen by a seeded generator)
    are each followed by ``look_ahead`` plain rounds, and the candidate whose resulting
    packet distribution ``D`` finishes first, else has the least
    ``cost(D) = sum_p sum_v dist_v(p, D) ** Dist_Exp`` over the demanding nodes ``v``, wins;
@@ -96,7 +102,9 @@ class MatchingParams:
     num_exp : float
         Flow BFS approach: ``Num_Exp``, how a node's weight is divided over its paths.
     approx : bool or None
-        Greedy matching; None: greedy above :data:`EXACT_MATCHING_NODES` nodes.
+        True: the greedy matching; False: the exact one (networkx; the double-cover
+        assignment on bipartite graphs); None: exact up to :data:`EXACT_MATCHING_NODES`
+        nodes, the double-cover matching above.
     look_ahead : int
         Rounds of look-ahead (0: none).
     candidates : int
@@ -161,6 +169,23 @@ def round_bound(instance: Instance) -> int:
     for d, h in zip(instance.demands, instance.holdings, strict=False):
         lacking |= d & ~h
     return sum((lacking & ~h).bit_count() for h in instance.holdings)
+
+
+def resolved_approach(instance: Instance, params: MatchingParams) -> str:
+    """The weighting a run with ``params`` uses: ``"auto"`` resolved by :data:`FLOW_WORK`.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> resolved_approach(parse_instance("ring:8", "telephone", "gossip"), MatchingParams())
+    'flow'
+    >>> inst = parse_instance("mesh:80x80", "telephone", "gossip")
+    >>> resolved_approach(inst, MatchingParams())
+    'bfs'
+    """
+    if params.approach != "auto":
+        return params.approach
+    return _Engine(instance, params).approach
 
 
 def check_model(instance: Instance) -> None:
