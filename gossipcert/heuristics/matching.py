@@ -75,8 +75,9 @@ EXACT_MATCHING_NODES = 300
 
 #: the flow form of the BFS weights when its estimated work, (node, packet) pairs times
 #: degree times the square of the first round's largest distance (levels per round times
-#: rounds), is at most this; the bitset form above (meshes and tori of thousands of nodes)
-FLOW_WORK = 3e11
+#: rounds), is at most this (a few CPU minutes; Knödel 8192 is 4e10), the bitset form
+#: above (Hypercube 13 at 1.5e11, meshes of thousands of nodes at 1e12 and more)
+FLOW_WORK = 1e11
 
 #: progress callback: (rounds done, (node, packet) demands still unmet)
 Progress = Callable[[int, int], None]

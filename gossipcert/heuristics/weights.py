@@ -23,6 +23,8 @@ distance at least ``e_p - band``; and the border edge ``u -> w`` carries ``p`` w
 no such path carry ``p`` with a weight below one packet of the smallest eccentricity (the
 potential, scaled down), which only breaks ties. With ``band`` large every demanding node is
 a target and the weight is the BFS weight with the node count replaced by "some node".
+The form with node counts, closer to formula (9) and dearer, is
+:mod:`gossipcert.heuristics.flow`.
 
 The computation per round: forward, the reach sets ``R_d[v]`` (packets within distance
 ``d`` of ``v``: ``R_d = R_{d-1} | OR_{w ~ v} R_{d-1}[w]``) up to the largest eccentricity;
