@@ -302,7 +302,8 @@ def heuristic_cmd(
         typer.Option(
             "--approx/--exact",
             help="Matching: greedy (improved) or exact maximum-weight matching "
-            "(default: exact up to 300 nodes).",
+            "(default: exact up to 300 nodes, above them an assignment on the double "
+            "cover, exact on bipartite graphs).",
         ),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Matching: seed of the look-ahead.")] = 0,

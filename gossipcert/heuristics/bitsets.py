@@ -81,7 +81,7 @@ def neighbour_table(graph: nx.Graph) -> Index:
     return nbr
 
 
-def _slots(nbr: Index) -> list[tuple[Index | slice, Index]]:
+def slots(nbr: Index) -> list[tuple[Index | slice, Index]]:
     """Per neighbour slot ``j``: the nodes with a ``j``-th neighbour and those neighbours.
 
     Irregular graphs (random graphs) then gather ``2m`` rows per step, not ``n`` times the
@@ -105,7 +105,7 @@ def spread(rows: Words, nbr: Index) -> Words:
     """``rows[v] | OR of rows[w]`` over the neighbours ``w`` of ``v`` (zero row kept last)."""
     out = rows.copy()
     body = out[:-1]
-    for who, whom in _slots(nbr):
+    for who, whom in slots(nbr):
         body[who] |= rows[whom]
     return out
 
@@ -113,7 +113,7 @@ def spread(rows: Words, nbr: Index) -> Words:
 def gather_or(rows: Words, nbr: Index) -> Words:
     """OR of ``rows[w]`` over the neighbours ``w`` of each node (no zero row)."""
     out = rows[nbr[:, 0]].copy()
-    for who, whom in _slots(nbr)[1:]:
+    for who, whom in slots(nbr)[1:]:
         out[who] |= rows[whom]
     return out
 

@@ -3,11 +3,17 @@
 Every round (algorithm ROUND_HEURISTIC of [1]_, section 4.1):
 
 1. weigh every edge by the current knowledge — the *potential approach* or the *BFS
-   approach* of :mod:`gossipcert.heuristics.weights` (``Dist_Exp`` may decrease from round
-   to round, section 5.2);
-2. take a maximum-weight matching — exact (networkx) or greedy (the approximate matching of
-   section 4.2) — optionally chosen among a few candidates by *look-ahead*: the optimal
-   matching and variants with a few of its edges forbidden (chosen by a seeded generator)
+   approach* of :mod:`gossipcert.heuristics.weights` and :mod:`gossipcert.heuristics.flow`
+   (``Dist_Exp`` may decrease from round to round, section 5.2);
+2. take a maximum-weight matching — exact (networkx) up to :data:`EXACT_MATCHING_NODES`
+   nodes, above them the double-cover matching of :mod:`gossipcert.heuristics.
+   cover_matching` (exact on bipartite graphs at any size, and used there also when the
+   exact matching is asked for) unless it is lighter than the greedy one, or greedy (the
+   approximate matching of section 4.2) on request. The greedy matching takes equal
+   weights in edge order, the paper's "most natural ordering" under which hypercubes
+   gossip optimally (section 4.2); the double-cover matching is kept only when strictly
+   heavier. Optionally the matching is chosen among a few candidates by *look-ahead*: the
+   optimal matching and variants with a few of its edges forbidden (chosen by a seeded generator)
    are each followed by ``look_ahead`` plain rounds, and the candidate whose resulting
    packet distribution ``D`` finishes first, else has the least
    ``cost(D) = sum_p sum_v dist_v(p, D) ** Dist_Exp`` over the demanding nodes ``v``, wins;
@@ -19,6 +25,15 @@ demands carry weight. Knowledge is packed in 64-bit words (:mod:`~gossipcert.heu
 bitsets`), so a round on a 10,000-node gossip instance is a few hundred NumPy operations on
 ``10,000 x 157`` word arrays. The run is deterministic: ties go to the edge order, look-ahead
 draws from ``random.Random(seed)``.
+
+Why these defaults (readings of section 4 tried on graphs of 512 to 8,192 nodes): the
+paper's step 2 is a *maximum* weighted matching, and section 5.3 says the approximate one
+loses a round or two on de Bruijn and shuffle-exchange graphs. A greedy matching above 300
+nodes cost exactly that: telephone gossip on DeBruijn 10 took 19-20 rounds with it and takes
+18 (the paper's) with the double-cover matching; Knödel 1024 took 12 and takes 11. The
+weights with node counts (flow) beat the bitset form, which keeps only whether a border
+edge leads to some farthest node: Knödel 1024 in 11 rounds against 14. Both run at the
+paper's scale now, the flow weights up to :data:`FLOW_WORK`.
 
 Termination: while a demand is unmet, the packet with the largest remaining eccentricity has
 a border edge on a shortest path to its farthest demanding node, so some edge has a positive
@@ -50,12 +65,13 @@ from gossipcert.heuristics.bitsets import (
     pack,
     popcount,
 )
+from gossipcert.heuristics.cover_matching import cover_matching, is_bipartite
+from gossipcert.heuristics.flow import flow_weights
 from gossipcert.heuristics.linear_cost import choose_packets
 from gossipcert.heuristics.pairing import exact_matching, greedy_matching, improve_matching
 from gossipcert.heuristics.weights import (
     EdgeWeights,
     bfs_weights,
-    flow_weights,
     potential_weights,
     reach_sets,
 )
@@ -66,8 +82,11 @@ from gossipcert.simulate import simulate
 #: graphs up to this many nodes get the exact matching unless asked otherwise
 EXACT_MATCHING_NODES = 300
 
-#: the dense (flow) BFS weights up to this many (node, packet) pairs, the bitset form above
-FLOW_CELLS = 1 << 21
+#: the flow form of the BFS weights when its estimated work, (node, packet) pairs times
+#: degree times the square of the first round's largest distance (levels per round times
+#: rounds), is at most this (a few CPU minutes; Knödel 8192 is 4e10), the bitset form
+#: above (Hypercube 13 at 1.5e11, meshes of thousands of nodes at 1e12 and more)
+FLOW_WORK = 1e11
 
 #: progress callback: (rounds done, (node, packet) demands still unmet)
 Progress = Callable[[int, int], None]
@@ -81,8 +100,8 @@ class MatchingParams:
     ----------
     approach : str
         ``"flow"`` (BFS approach with node counts), ``"bfs"`` (its bitset form for large
-        graphs), ``"potential"``, or ``"auto"``: ``flow`` up to :data:`FLOW_CELLS` (node,
-        packet) pairs, ``bfs`` above.
+        graphs), ``"potential"``, or ``"auto"``: ``flow`` up to :data:`FLOW_WORK`,
+        ``bfs`` above.
     dist_exp : float
         ``Dist_Exp`` in round 1.
     dist_exp_decay : float
@@ -93,7 +112,9 @@ class MatchingParams:
     num_exp : float
         Flow BFS approach: ``Num_Exp``, how a node's weight is divided over its paths.
     approx : bool or None
-        Greedy matching; None: greedy above :data:`EXACT_MATCHING_NODES` nodes.
+        True: the greedy matching; False: the exact one (networkx; the double-cover
+        assignment on bipartite graphs); None: exact up to :data:`EXACT_MATCHING_NODES`
+        nodes, the double-cover matching above.
     look_ahead : int
         Rounds of look-ahead (0: none).
     candidates : int
@@ -160,6 +181,23 @@ def round_bound(instance: Instance) -> int:
     return sum((lacking & ~h).bit_count() for h in instance.holdings)
 
 
+def resolved_approach(instance: Instance, params: MatchingParams) -> str:
+    """The weighting a run with ``params`` uses: ``"auto"`` resolved by :data:`FLOW_WORK`.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> resolved_approach(parse_instance("ring:8", "telephone", "gossip"), MatchingParams())
+    'flow'
+    >>> inst = parse_instance("mesh:80x80", "telephone", "gossip")
+    >>> resolved_approach(inst, MatchingParams())
+    'bfs'
+    """
+    if params.approach != "auto":
+        return params.approach
+    return _Engine(instance, params).approach
+
+
 def check_model(instance: Instance) -> None:
     """Raise :class:`UnsupportedModelError` unless telephone/half-duplex, unbounded packets."""
     kind = instance.model.kind
@@ -192,9 +230,9 @@ class _Engine:
         self.half_duplex = instance.model.kind is ModelKind.HALF_DUPLEX
         self.n = instance.n
         self.params = params
-        self.approx = (
-            params.approx if params.approx is not None else instance.n > (EXACT_MATCHING_NODES)
-        )
+        # the matcher: "greedy" (approximate), "exact" (Edmonds) or "cover" (the double
+        # cover's assignment, exact on bipartite graphs)
+        self.matcher = "greedy" if params.approx else "exact"
         # internal numbering by decreasing degree (stable), so that neighbour slots are
         # prefixes; regular graphs keep their numbering
         g = instance.graph
@@ -203,13 +241,20 @@ class _Engine:
         inner = nx.relabel_nodes(g, rank)
         self.nbr = neighbour_table(inner)
         self.u, self.v = edge_arrays(inner)
+        if not params.approx and (
+            (params.approx is None and instance.n > EXACT_MATCHING_NODES)
+            or is_bipartite(self.u, self.v, self.n)
+        ):
+            self.matcher = "cover"
         self.demand = pack([instance.demands[x] for x in self.label], instance.n_packets)
         self.start = pack([instance.holdings[x] for x in self.label], instance.n_packets)
         self.n_packets = instance.n_packets
         self.approach = params.approach
         if self.approach == "auto":
-            cells = instance.n * instance.n_packets
-            self.approach = "flow" if cells <= FLOW_CELLS else "bfs"
+            depth = len(reach_sets(self.start, self.demand, self.nbr)) - 1
+            degree = 2 * len(self.u) / max(1, self.n)
+            work = instance.n * instance.n_packets * degree * depth**2
+            self.approach = "flow" if work <= FLOW_WORK else "bfs"
 
     def missing(self, know: Words) -> int:
         return int(popcount(self.demand & ~know).sum())
@@ -245,10 +290,18 @@ class _Engine:
         if forbid:
             weight = weight.copy()
             weight[forbid] = 0.0
-        if self.approx:
+        if self.matcher in ("greedy", "cover"):
             chosen = greedy_matching(self.u, self.v, weight, self.n)
             chosen = improve_matching(self.u, self.v, weight, self.n, chosen)
-        else:
+        if self.matcher == "cover":
+            # the greedy matching follows the edge order on ties (the "natural ordering"
+            # of section 4.2, which gossips optimally on hypercubes): kept unless lighter
+            heavy, odd = cover_matching(self.u, self.v, weight, self.n)
+            if odd:
+                heavy = improve_matching(self.u, self.v, weight, self.n, heavy)
+            if weight[heavy].sum() > weight[chosen].sum() * (1 + 1e-9):
+                chosen = heavy
+        elif self.matcher == "exact":
             chosen = exact_matching(self.u, self.v, weight)
         return chosen, (w.forward >= w.backward).astype(np.int64)
 

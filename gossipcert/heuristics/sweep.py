@@ -22,7 +22,13 @@ from dataclasses import dataclass, field, replace
 from typing import TextIO
 
 from gossipcert.errors import HeuristicError
-from gossipcert.heuristics.matching import MatchingParams, MatchingResult, Progress, run_matching
+from gossipcert.heuristics.matching import (
+    MatchingParams,
+    MatchingResult,
+    Progress,
+    resolved_approach,
+    run_matching,
+)
 from gossipcert.instance import Instance
 
 #: graphs up to this many nodes also try look-ahead in the sweep
@@ -48,7 +54,8 @@ def default_grid(instance: Instance, base: MatchingParams | None = None) -> list
     """The settings a sweep tries, ``base`` first.
 
     ``Dist_Exp`` in 8, 4, 16, 1, 32, 2, with and without a decrease (factor 0.9 a round); the
-    BFS approach's band 0 and 1; look-ahead (one round, four candidates) on small graphs.
+    bitset BFS approach's band 0 and 1 (when the setting resolves to it); look-ahead (one
+    round, four candidates) on small graphs.
 
     Examples
     --------
@@ -61,9 +68,11 @@ def default_grid(instance: Instance, base: MatchingParams | None = None) -> list
     """
     base = base or MatchingParams()
     grid = [base]
+    # the band is a setting of the bitset weights only
+    bands = (0, 1) if resolved_approach(instance, base) == "bfs" else (base.band,)
     for de in (8.0, 4.0, 16.0, 1.0, 32.0, 2.0):
         for decay in (1.0, 0.9):
-            for band in (0, 1):
+            for band in bands:
                 grid.append(replace(base, dist_exp=de, dist_exp_decay=decay, band=band))
     if instance.n <= LOOK_AHEAD_NODES:
         for de in (8.0, 2.0):

@@ -23,6 +23,8 @@ distance at least ``e_p - band``; and the border edge ``u -> w`` carries ``p`` w
 no such path carry ``p`` with a weight below one packet of the smallest eccentricity (the
 potential, scaled down), which only breaks ties. With ``band`` large every demanding node is
 a target and the weight is the BFS weight with the node count replaced by "some node".
+The form with node counts, closer to formula (9) and dearer, is
+:mod:`gossipcert.heuristics.flow`.
 
 The computation per round: forward, the reach sets ``R_d[v]`` (packets within distance
 ``d`` of ``v``: ``R_d = R_{d-1} | OR_{w ~ v} R_{d-1}[w]``) up to the largest eccentricity;
@@ -240,102 +242,4 @@ def bfs_weights(
     tie = float(scale[0]) / (width * 64 + 1)
     fwd = _directed(know, on1, u, v, [ecc[d] for d in classes], scale, seen, tie)
     bwd = _directed(know, on1, v, u, [ecc[d] for d in classes], scale, seen, tie)
-    return EdgeWeights(fwd, bwd, top)
-
-
-def _unpack(rows: Words, n_bits: int) -> npt.NDArray[np.bool_]:
-    """Rows of words as a ``rows x n_bits`` Boolean array."""
-    as_bytes = np.ascontiguousarray(rows, dtype="<u8").view(np.uint8)
-    return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :n_bits].astype(bool)
-
-
-def packet_classes(
-    know: Words, demand: Words, n_packets: int
-) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
-    """Packets grouped by who knows them and who still lacks and demands them.
-
-    Two packets known by the same nodes and demanded by the same nodes get the same
-    weights (the classes are recomputed every round). Returns, per class, the knowing nodes
-    and the lacking demanding nodes (``n x Q`` Boolean arrays) and the class sizes.
-    """
-    kb = _unpack(know[:-1], n_packets)
-    lack = _unpack(demand[:-1] & ~know[:-1], n_packets)
-    keys = np.packbits(np.vstack([kb, lack]), axis=0).T.copy()
-    keyed = keys.view(np.dtype((np.void, keys.shape[1]))).ravel()
-    _, first, counts = np.unique(keyed, return_index=True, return_counts=True)
-    keep = lack[:, first].any(axis=0)
-    first, counts = first[keep], counts[keep]
-    return kb[:, first], lack[:, first], counts.astype(np.float32)
-
-
-def flow_weights(
-    know: Words,
-    demand: Words,
-    nbr: Index,
-    u: Index,
-    v: Index,
-    n_packets: int,
-    dist_exp: float,
-    num_exp: float = 1.0,
-) -> EdgeWeights:
-    """The BFS approach with node counts, on dense ``n x Q`` arrays (``Q`` packet classes).
-
-    Every node ``x`` outside ``DR(p)`` that demands ``p`` puts ``dist_x(p) ** Dist_Exp`` on
-    itself; going down the levels, each node passes its mass on to its neighbours one level
-    closer to ``DR(p)`` (its *parents*), each parent receiving the mass divided by the number
-    of parents ``** Num_Exp``; a border edge ``u -> w`` gets ``w``'s mass so divided. With
-    ``Num_Exp = 1`` a node's weight is shared over its shortest paths (the paper's division
-    by ``|bce_v(p)| ** Num_Exp``, with the border edges replaced by the first steps of the
-    paths); with ``Num_Exp = 0`` every shortest path gets all of it. Packets are handled by
-    class (:func:`packet_classes`), each class weighted by its size.
-    """
-    m = len(u)
-    n = know.shape[0] - 1
-    kb, lack, size = packet_classes(know, demand, n_packets)
-    q = kb.shape[1]
-    if q == 0:
-        return EdgeWeights(np.zeros(m), np.zeros(m), 0)
-    far = np.int16(np.iinfo(np.int16).max)
-    dist = np.full((n + 1, q), far, dtype=np.int16)
-    dist[:-1][kb] = 0
-    body = dist[:-1]
-    top = 0
-    while (body[lack] == far).any():
-        frontier = np.vstack([body == top, np.zeros((1, q), dtype=bool)])
-        nxt = np.zeros((n, q), dtype=bool)
-        for j in range(nbr.shape[1]):
-            nxt |= frontier[nbr[:, j]]
-        nxt &= body == far
-        if not nxt.any():
-            break
-        top += 1
-        body[nxt] = top
-    dist[n] = -5  # the padding row is nobody's parent or child
-    mass = np.zeros((n, q), dtype=np.float32)
-    # distances relative to the largest (a common factor top ** Dist_Exp changes no matching
-    # and keeps large exponents finite)
-    mass[lack] = (body[lack].astype(np.float32) / np.float32(top)) ** np.float32(dist_exp)
-    parents = np.zeros((n, q), dtype=np.float32)
-    for j in range(nbr.shape[1]):
-        parents += dist[nbr[:, j]] == body - 1
-    divisor = np.maximum(parents, np.float32(1.0)) ** np.float32(num_exp)
-    share = np.zeros((n + 1, q), dtype=np.float32)
-    for d in range(top, 0, -1):
-        share[:-1] = np.where(body == d, mass / divisor, np.float32(0.0))
-        if d > 1:
-            got = share[nbr[:, 0]].copy()
-            for j in range(1, nbr.shape[1]):
-                got += share[nbr[:, j]]
-            mass += np.where(body == d - 1, got, np.float32(0.0))
-    # share now holds, on level-1 nodes, the mass per border edge; weigh classes by size
-    border = share[:-1] * size
-    kf = kb.astype(np.float32)
-    fwd = np.zeros(m)
-    bwd = np.zeros(m)
-    step = max(1, (1 << 22) // q)
-    for lo in range(0, m, step):
-        hi = min(m, lo + step)
-        a, b = u[lo:hi], v[lo:hi]
-        fwd[lo:hi] = np.einsum("ij,ij->i", kf[a], border[b])
-        bwd[lo:hi] = np.einsum("ij,ij->i", kf[b], border[a])
     return EdgeWeights(fwd, bwd, top)

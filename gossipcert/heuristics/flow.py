@@ -1,0 +1,228 @@
+"""The BFS approach with node counts ("flow" weights), in column chunks for large graphs.
+
+Formula (9) of [1]_: every node ``x`` outside the dispersion region ``DR(p)`` gives each
+border-crossing edge on a shortest path from ``DR(p)`` to ``x`` the weight
+``dist_x(p) ** Dist_Exp / |bce_x(p)| ** Num_Exp``. The sets ``bce_x(p)`` cost ``O(n^3 m)``
+per round; this module computes the weights as a *flow* down the shortest-path DAG
+instead, for all packets at once on dense ``n x Q`` arrays (``Q`` packet classes):
+
+- every node ``x`` outside ``DR(p)`` that demands ``p`` puts ``(dist_x(p) / top) **
+  Dist_Exp`` on itself (``top`` the largest distance of the round, a common factor that
+  changes no matching and keeps large exponents finite);
+- going down the levels, each node passes its mass on to its *parents* (its neighbours one
+  level closer to ``DR(p)``), each parent receiving the mass divided by the number of
+  parents ``** Num_Exp``;
+- a border edge ``u -> w`` (``u`` knows ``p``, ``w`` at distance 1) gets ``w``'s mass so
+  divided, times the number of packets of the class.
+
+With ``Num_Exp = 1`` a node's weight is shared over its shortest paths, as the paper's
+division by ``|bce_x(p)|`` shares it over the border edges; with ``Num_Exp = 0`` every
+shortest path gets all of it (a node then counts once per shortest path, where the paper
+counts it once per border edge). Packets known by the same nodes and lacked by the same
+demanding nodes get the same weights and are handled once (:func:`packet_classes`).
+
+Per round the work is ``O(top * n * Q * degree)``: one gather per neighbour slot and level.
+The classes are processed in chunks of at most :data:`CHUNK_CELLS` (node, class) cells, so
+the memory stays bounded (a few hundred MB) whatever the graph's size; ``top`` is taken
+once for all chunks from the packed reach sets.
+
+References
+----------
+.. [1] R. Beier and J. F. Sibeyn, "A powerful heuristic for telephone gossiping", section 4.1
+   (BFS approach, Definition 1, formula (9)).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from gossipcert.heuristics.bitsets import Index, Words, slots
+from gossipcert.heuristics.weights import EdgeWeights, reach_sets
+
+Bools = npt.NDArray[np.bool_]
+Floats32 = npt.NDArray[np.float32]
+
+#: (node, class) cells per chunk of classes
+CHUNK_CELLS = 1 << 24
+
+#: edges per block when summing a chunk's border masses onto the edges
+_EDGE_CELLS = 1 << 22
+
+
+def _unpack(rows: Words, n_bits: int) -> Bools:
+    """Rows of words as a ``rows x n_bits`` Boolean array."""
+    as_bytes = np.ascontiguousarray(rows, dtype="<u8").view(np.uint8)
+    return np.unpackbits(as_bytes, axis=1, bitorder="little")[:, :n_bits].astype(bool)
+
+
+def packet_classes(know: Words, demand: Words, n_packets: int) -> tuple[Bools, Bools, Floats32]:
+    """Packets grouped by who knows them and who still lacks and demands them.
+
+    Two packets known by the same nodes and demanded by the same nodes get the same
+    weights (the classes are recomputed every round). Returns, per class, the knowing nodes
+    and the lacking demanding nodes (``n x Q`` Boolean arrays) and the class sizes; classes
+    nobody lacks are left out.
+
+    Examples
+    --------
+    >>> from gossipcert.heuristics.bitsets import pack
+    >>> k = pack([0b01, 0b01, 0b10], 2)
+    >>> kb, lack, size = packet_classes(k, pack([0b11, 0b11, 0b11], 2), 2)
+    >>> kb.T.tolist(), size.tolist()
+    ([[False, False, True], [True, True, False]], [1.0, 1.0])
+    """
+    kb = _unpack(know[:-1], n_packets)
+    lack = _unpack(demand[:-1] & ~know[:-1], n_packets)
+    n = kb.shape[0]
+    # group the columns by a random linear hash, then check that
+    # every column equals its class's first one; on a collision (not seen so far) group
+    # exactly by the columns' bytes
+    # (einsum, not BLAS: a multithreaded BLAS is slow on a loaded machine)
+    mix = np.random.default_rng(n).random((2, n), dtype=np.float32)
+    hashes = np.column_stack(
+        [np.einsum("vp,v->p", cols.astype(np.float32), row) for cols in (kb, lack) for row in mix]
+    )
+    _, first, inverse, counts = np.unique(
+        hashes, axis=0, return_index=True, return_inverse=True, return_counts=True
+    )
+    rep = first[inverse.ravel()]
+    if not (
+        np.array_equal(kb, np.take(kb, rep, axis=1))
+        and np.array_equal(lack, np.take(lack, rep, axis=1))
+    ):
+        keys = np.packbits(np.vstack([kb, lack]), axis=0).T.copy()
+        keyed = keys.view(np.dtype((np.void, keys.shape[1]))).ravel()
+        _, first, counts = np.unique(keyed, return_index=True, return_counts=True)
+    lack = np.take(lack, first, axis=1)
+    keep = lack.any(axis=0)
+    first, counts = first[keep], counts[keep]
+    return np.take(kb, first, axis=1), lack[:, keep], counts.astype(np.float32)
+
+
+def border_mass(
+    kb: Bools, lack: Bools, nbr: Index, top: int, dist_exp: float, num_exp: float
+) -> Floats32:
+    """Per node ``w`` and class: the mass one border edge into ``w`` receives.
+
+    Nonzero only where ``w`` lies at distance 1 from the class's dispersion region.
+    """
+    n, q = kb.shape
+    hops = slots(nbr)
+    far = np.int16(np.iinfo(np.int16).max)
+    dist = np.zeros((n + 1, q), dtype=np.int16)
+    body = dist[:-1]
+    frontier = np.zeros((n + 1, q), dtype=bool)
+    frontier[:-1] = kb
+    unseen = ~kb
+    remaining = int(lack.sum())
+    depth = 0
+    while remaining and depth < top:
+        body += unseen  # a cell at distance d is unseen for d levels
+        nxt = frontier[nbr[:, 0]]
+        for who, whom in hops[1:]:
+            nxt[who] |= frontier[whom]
+        nxt &= unseen
+        depth += 1
+        unseen ^= nxt
+        remaining -= int(np.count_nonzero(nxt & lack))
+        frontier[:-1] = nxt
+    np.copyto(body, far, where=unseen)
+    dist[n] = -5  # the padding row is nobody's parent or child
+    table = np.zeros(depth + 1, dtype=np.float32)
+    table[1:] = (np.arange(1, depth + 1, dtype=np.float32) / np.float32(top)) ** np.float32(
+        dist_exp
+    )
+    mass = np.take(table, np.minimum(body, depth))
+    mass *= lack
+    parents = np.zeros((n, q), dtype=np.float32)
+    below = body - 1
+    for who, whom in hops:
+        parents[who] += dist[whom] == below[who]
+    inverse = np.maximum(parents, np.float32(1.0)) ** np.float32(-num_exp)
+    del parents, below
+    share = np.zeros((n + 1, q), dtype=np.float32)
+    level = body == depth
+    for d in range(depth, 0, -1):
+        np.multiply(mass, inverse, out=share[:-1])
+        share[:-1] *= level
+        if d > 1:
+            got = share[nbr[:, 0]]
+            for who, whom in hops[1:]:
+                got[who] += share[whom]
+            level = body == d - 1
+            got *= level
+            mass += got
+    # share now holds, on level-1 nodes, the mass per border edge
+    return share[:-1]
+
+
+def flow_weights(
+    know: Words,
+    demand: Words,
+    nbr: Index,
+    u: Index,
+    v: Index,
+    n_packets: int,
+    dist_exp: float,
+    num_exp: float = 1.0,
+    chunk_cells: int = CHUNK_CELLS,
+) -> EdgeWeights:
+    """The flow form of the BFS approach (see the module docstring).
+
+    Parameters
+    ----------
+    know, demand : numpy.ndarray
+        Packed knowledge and demands, ``(n + 1) x W`` with a zero last row.
+    nbr : numpy.ndarray
+        Padded neighbour table.
+    u, v : numpy.ndarray
+        The edges.
+    n_packets : int
+        Number of packets.
+    dist_exp, num_exp : float
+        ``Dist_Exp`` and ``Num_Exp`` of formula (9).
+    chunk_cells : int
+        At most this many (node, class) cells at once.
+
+    Returns
+    -------
+    EdgeWeights
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from gossipcert.heuristics.bitsets import edge_arrays, neighbour_table, pack
+    >>> g = nx.path_graph(3)
+    >>> know = pack([0b001, 0b010, 0b100], 3)
+    >>> demand = pack([0b111, 0b111, 0b111], 3)
+    >>> u, v = edge_arrays(g)
+    >>> w = flow_weights(know, demand, neighbour_table(g), u, v, 3, 1.0)
+    >>> w.forward.tolist(), w.backward.tolist(), w.eccentricity
+    ([1.5, 0.5], [0.5, 1.5], 2)
+    """
+    m = len(u)
+    n = know.shape[0] - 1
+    top = len(reach_sets(know, demand, nbr)) - 1
+    if top == 0:
+        return EdgeWeights(np.zeros(m), np.zeros(m), 0)
+    kb, lack, size = packet_classes(know, demand, n_packets)
+    q = kb.shape[1]
+    fwd = np.zeros(m)
+    bwd = np.zeros(m)
+    width = max(1, chunk_cells // max(n, 1))
+    for lo in range(0, q, width):
+        hi = min(q, lo + width)
+        k_part = np.ascontiguousarray(kb[:, lo:hi])
+        border = border_mass(
+            k_part, np.ascontiguousarray(lack[:, lo:hi]), nbr, top, dist_exp, num_exp
+        )
+        border *= size[lo:hi]
+        kf = k_part.astype(np.float32)
+        step = max(1, _EDGE_CELLS // (hi - lo))
+        for a in range(0, m, step):
+            b = min(m, a + step)
+            uu, vv = u[a:b], v[a:b]
+            fwd[a:b] += np.einsum("ij,ij->i", kf[uu], border[vv])
+            bwd[a:b] += np.einsum("ij,ij->i", kf[vv], border[uu])
+    return EdgeWeights(fwd, bwd, top)
