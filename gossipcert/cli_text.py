@@ -193,7 +193,8 @@ def evidence_text(ev: dict[str, Any]) -> str:
     """One line that says how a lower bound is known."""
     kind = ev.get("kind")
     if kind == "closed-form":
-        return f"{ev['value']} from the closed-form bound '{ev['name']}' ({ev['source']})"
+        source = f" ({ev['source']})" if ev.get("source") else ""
+        return f"{ev['value']} from the closed-form bound '{ev['name']}'{source}"
     if kind == "drat":
         return (
             f"{rounds_text(ev['rounds'])} infeasible: DRAT proof of {ev['proof_lines']} lines "

@@ -113,3 +113,12 @@ def test_check_within_in_time_is_the_check() -> None:
     assert check_within(cert, 60.0).status == "holds"
     cert["optimum"] = 2
     assert check_within(cert, 60.0).status == "fails"
+
+
+def test_evidence_without_a_source_is_printed_not_a_traceback() -> None:
+    """A killed search's default evidence once lacked "source" and the console line raised."""
+    from gossipcert.cli_text import evidence_text
+
+    assert evidence_text({"kind": "closed-form", "name": "trivial", "value": 3}) == (
+        "3 from the closed-form bound 'trivial'"
+    )

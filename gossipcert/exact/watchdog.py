@@ -328,7 +328,12 @@ def _from_state(
     lower = int(state["lower"])
     optimal = upper is not None and lower == upper
     status = "optimal" if optimal else "feasible" if best is not None else "unknown"
-    evidence = state["evidence"] or {"kind": "closed-form", "name": "trivial", "value": lower}
+    evidence = state["evidence"] or {
+        "kind": "closed-form",
+        "name": "trivial",
+        "value": lower,
+        "source": "the lower bound known when the search was stopped",
+    }
     return SolveResult(
         instance,
         status,
