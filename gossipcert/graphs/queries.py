@@ -160,7 +160,7 @@ def describe(graph: nx.Graph) -> dict[str, Any]:
             _check_convention(graph, "describe")
             diameter, radius = _diameter_radius(graph)
     m = sum(degrees) // 2
-    router_count = sum(map(bool, map(_router_flag, graph._node.values())))
+    router_count = len(routers(graph))
     caps = _capacity_counts(atlas)
     return {
         "n": n,
@@ -177,10 +177,6 @@ def describe(graph: nx.Graph) -> dict[str, Any]:
         **extra,
         "spec": graph.graph.get("spec"),
     }
-
-
-def _router_flag(data: dict[str, Any]) -> Any:
-    return data.get("router", False)
 
 
 def _capacity_counts(atlas: Any) -> dict[Any, int]:
@@ -223,7 +219,8 @@ def routers(graph: nx.Graph) -> list[int]:
     >>> routers(fat_tree(2)), routers(ring(4))
     ([2], [])
     """
-    return sorted(v for v, flag in graph.nodes(data="router", default=False) if flag)
+    # the graph's own node dict: networkx's data view costs more than the scan on 10^5 nodes
+    return sorted(v for v, data in graph._node.items() if data.get("router", False))
 
 
 def is_router(graph: nx.Graph, v: int) -> bool:
