@@ -743,7 +743,8 @@ def test_family_bounds_need_the_family_graph() -> None:
     k = make_instance(
         plain_graph(nx.petersen_graph()), parse_model("telephone"), parse_problem("gossip")
     )
-    assert all(b.name in {"distance", "doubling", "telephone-gossip"} for b in all_bounds(k))
+    generic = {"distance", "doubling", "telephone-gossip", "packet-layers"}
+    assert all(b.name in generic for b in all_bounds(k))
 
 
 def test_routers_only_for_fat_tree_bounds() -> None:

@@ -60,6 +60,10 @@ layers, generalizing distance and doubling: Fraigniaud-Lazard, Ivanova-Haugland-
 type), ``broadcast-cut`` (subtrees behind a cut vertex; exact broadcast time of trees,
 Slater-Cockayne-Hedetniemi).
 
+Per packet (one-port models, several packets; :mod:`.packet_layers`): ``packet-layers`` (the
+``broadcast-layers`` value of each packet's own broadcast, the largest over the packets; for
+gossip the largest over the sources, one per automorphism orbit).
+
 Dimakopoulos [2]: ``dimakopoulos-1`` (single-port or half-duplex, ``p = 1``, gossip:
 ``n - 1``); ``dimakopoulos-2-3`` (half-duplex, ``p = 1``, gossip: ``2(n - 1)`` for even
 ``n``, ``2n`` for odd ``n``); ``dimakopoulos-hamiltonian-upper`` (a Hamiltonian cycle is
@@ -205,6 +209,7 @@ from gossipcert.bounds.hamiltonian import (
     HAMILTONIAN_SEARCH_MAX_NODES,
     HAMILTONIAN_STEPS_PER_NODE,
 )
+from gossipcert.bounds.packet_layers import packet_layers_bound
 from gossipcert.instance import Instance
 
 __all__ = [
@@ -278,6 +283,7 @@ __all__ = [
     "gonzalez_simple_upper_bound",
     "gonzalez_updown_upper_bound",
     "half_duplex_golden_bound",
+    "packet_layers_bound",
     "pendant_leaves_bound",
     "receive_bound",
     "telephone_gossip_odd_bound",
@@ -295,6 +301,7 @@ LOWER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     pendant_leaves_bound,
     broadcast_layers_bound,
     broadcast_cut_bound,
+    packet_layers_bound,
     dimakopoulos_receive_bound,
     dimakopoulos_half_duplex_bound,
     half_duplex_golden_bound,
@@ -371,7 +378,7 @@ def all_bounds(instance: Instance) -> list[Bound]:
     --------
     >>> from gossipcert.instance import parse_instance
     >>> [b.name for b in all_bounds(parse_instance("ring:6", "telephone", "gossip"))][2:]
-    ['telephone-gossip', 'beier-sibeyn-cycle', 'beier-sibeyn-cycle-upper']
+    ['telephone-gossip', 'packet-layers', 'beier-sibeyn-cycle', 'beier-sibeyn-cycle-upper']
     """
     out = []
     for fn in LOWER_BOUNDS + LOWER_COST_BOUNDS + UPPER_BOUNDS:

@@ -1,0 +1,151 @@
+"""The broadcast bound of each packet, for instances with many packets in the one-port models.
+
+See :mod:`gossipcert.bounds` for the conventions every bound follows.
+
+The argument
+------------
+In the telephone, half-duplex and single-port models (any packet cap, any limit on calls
+per round) a node passes a given packet to at most one neighbour per round: it is in at
+most one call, or sends on at most one arc. Take a schedule that solves the instance and
+keep, of each transmission, only the packet ``p``: what is left is a schedule that
+broadcasts ``p`` from the nodes holding it to the nodes demanding it, under the same rules
+and in the same number of rounds (forwarding still waits one round). So every lower bound on
+that single-packet broadcast is a lower bound on the whole instance, and so is their maximum
+over the packets.
+
+``packet-layers`` takes, for each packet, the ``broadcast-layers`` value of
+:mod:`gossipcert.bounds.broadcast` (distance layers whose subtrees at most double per
+round, with the degrees taken into account: a node informed from a neighbour has one slot
+fewer). For gossip that is the largest broadcast bound over all sources; on graphs of small
+degree it exceeds the doubling bound ``ceil(log2 n)``, since a node of degree ``d`` informs
+at most ``d - 1`` new neighbours (the star graph ``S_5``: 120 nodes, degree 4, at most 104
+informed after 7 rounds, so 8 rounds; the paper's lower bound was 7).
+
+Packets with the same holders and demanders give the same value and are evaluated once.
+Where every packet is held by one node and demanded by all (gossip, with any number of
+chunks), sources in one orbit of the graph's automorphism group (pynauty) give the same
+value too, and one source per orbit is evaluated, in order of increasing degree, then by
+node (other packets: fewest holders and most demanders first), until a fixed amount of
+work (nodes plus arcs per evaluation) is spent: the value is a maximum over the packets, so
+evaluating fewer of them only weakens it, and counting work instead of seconds keeps it the
+same on every machine.
+
+References
+----------
+.. [1] M. Ivanova, D. Haugland and B. H. Tvedt, "Strong bounds and exact solutions to the
+   minimum broadcast time problem", International Transactions in Operational Research
+   (arXiv:2107.06359): lower bounds on the broadcast time from distance layers
+   (``d+(G, S)``), generalizing Fraigniaud and Lazard.
+.. [2] R. Beier and J. F. Sibeyn, "A powerful heuristic for telephone gossiping", SIROCCO
+   2000, Tables 4 and 5 (the lower bounds this bound is set beside).
+"""
+
+from __future__ import annotations
+
+import pynauty
+
+from gossipcert.bounds.base import _LOWER, Bound
+from gossipcert.bounds.broadcast import layers_value
+from gossipcert.instance import Instance, ModelKind
+
+_SEND_ONE = (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX, ModelKind.SINGLE_PORT)
+#: work spent on the per-packet evaluations, in nodes plus arcs per evaluation (a count, so
+#: that the value is the same on every machine; about a second of Python)
+WORK_BUDGET = 20_000
+
+
+def _orbit_representatives(nbrs: list[list[int]]) -> list[int]:
+    """One node per orbit of the graph's automorphism group: ``rep[v]`` (the least node of
+    ``v``'s orbit)."""
+    g = pynauty.Graph(len(nbrs), directed=False, adjacency_dict=dict(enumerate(nbrs)))
+    _, _, _, orbits, _ = pynauty.autgrp(g)
+    return [int(r) for r in orbits]
+
+
+def _packet_masks(instance: Instance) -> set[tuple[int, int]]:
+    """The distinct (holders, demanders) node masks of the packets that someone still needs."""
+    holders = [0] * instance.n_packets
+    demanders = [0] * instance.n_packets
+    for masks, table in ((instance.holdings, holders), (instance.demands, demanders)):
+        by_mask: dict[int, int] = {}  # a packet mask -> the nodes that have it (few distinct)
+        for v, mask in enumerate(masks):
+            by_mask[mask] = by_mask.get(mask, 0) | (1 << v)
+        for mask, who in by_mask.items():
+            while mask:
+                low = mask & -mask
+                table[low.bit_length() - 1] |= who
+                mask ^= low
+    return {(h, d) for h, d in zip(holders, demanders, strict=True) if h and d & ~h}
+
+
+def _candidates(
+    instance: Instance, nbrs: list[list[int]], limit: int
+) -> list[tuple[list[int], list[bool]]]:
+    """At most ``limit`` distinct (sources, demanders) pairs of the packets, one per
+    automorphism orbit where that is sound, fewest neighbours at the sources first."""
+    n = instance.n
+    full = (1 << n) - 1
+    pairs = _packet_masks(instance)
+    if len(pairs) > 1 and all(d == full and h & (h - 1) == 0 for h, d in pairs):
+        rep = _orbit_representatives(nbrs)  # gossip-like: one source each, demanded by all
+        sources = sorted(
+            (v for v in (h.bit_length() - 1 for h, _ in pairs) if rep[v] == v),
+            key=lambda v: (len(nbrs[v]), v),
+        )
+        everyone = [True] * n
+        return [([v], everyone) for v in sources[:limit]]
+
+    def nodes(mask: int) -> list[int]:
+        return [v for v in range(n) if mask >> v & 1]
+
+    def key(pair: tuple[int, int]) -> tuple[int, int, int]:
+        h, d = pair
+        return h.bit_count(), -d.bit_count(), h  # few sources, many demanders: hardest first
+
+    chosen = sorted(pairs, key=key)[:limit]
+    return [(nodes(h), [bool(d >> v & 1) for v in range(n)]) for h, d in chosen]
+
+
+def packet_layers_bound(instance: Instance) -> Bound | None:
+    """The largest ``broadcast-layers`` bound over the packets (see the module docstring).
+
+    Parameters
+    ----------
+    instance : Instance
+
+    Returns
+    -------
+    Bound or None
+        None unless a one-port model (telephone, half-duplex, single-port; any packet cap
+        and call limit), at least two packets, and one evaluation fits the work budget.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> packet_layers_bound(parse_instance("star-graph:5", "telephone", "gossip")).value
+    8
+    >>> packet_layers_bound(parse_instance("path:6", "single-port", "gossip")).value
+    5
+
+    References
+    ----------
+    Ivanova, Haugland and Tvedt, the ``d+`` type layer bound, applied to each packet.
+    """
+    if instance.model.kind not in _SEND_ONE or instance.n_packets < 2:
+        return None
+    n = instance.n
+    nbrs = [list(instance.graph.adj[v]) for v in range(n)]
+    cost = n + sum(map(len, nbrs))
+    evaluations = WORK_BUDGET // cost
+    if evaluations == 0:
+        return None
+    value = 0
+    for sources, demand in _candidates(instance, nbrs, evaluations):
+        value = max(value, layers_value(nbrs, sources, demand))
+    return Bound(
+        "packet-layers",
+        _LOWER,
+        value,
+        "Ivanova-Haugland-Tvedt (d+ type) per packet: a schedule kept to one packet "
+        "broadcasts it, one neighbour per node and round",
+    )
