@@ -1,0 +1,182 @@
+"""Implied counting constraints for the per-packet transfer encoding (``p``-capped models).
+
+A node set ``S`` can gain only so much knowledge per round: every new fact "``v`` knows
+``p``" with ``v`` in ``S`` needs a transfer into ``v`` in that round, a receiver takes at
+most ``p`` packets per round, and the port rules limit how many nodes of ``S`` can receive
+in one round. Summed over rounds this gives, for every round ``t``,
+
+``sum_{v in S, q} K[v,q,t] <= |K_0(S)| + t * mu(S) * p``
+
+where ``K_0(S)`` is what ``S`` holds at the start and ``mu(S)`` the most receivers ``S`` can
+have in one round. The counting across rounds is what a CDCL solver cannot find by itself
+(a pigeonhole argument); stated as one cardinality constraint per round (a totalizer in CNF,
+a linear constraint in CP-SAT), a demand that needs more knowledge at round ``R`` conflicts by
+propagation, and so do partial schedules that fall behind the budget.
+
+Rules (each implied by the model, so a DRAT proof with them proves the plain claim):
+
+- *soundness of the count*: every true ``K[v,q,t]`` that ``v`` did not hold goes back to the
+  last round ``s <= t`` where it turned true; the justification clause of
+  :mod:`.transfer` gives a transfer ``q`` into ``v`` in round ``s``; distinct ``(v, q)`` give
+  distinct transfers, and round ``s`` has at most ``mu(S) * p`` transfers into ``S`` (one
+  transmission into each receiver, at most ``p`` packets each). So the count is at most
+  ``t * mu(S) * p`` above the holdings.
+- *global* (``S`` = every node): ``mu`` is the most receivers of a round: telephone ``2 nu``
+  (the calls form a matching, ``nu`` the maximum matching of the graph), half-duplex ``nu``
+  (the arcs form a directed matching), single-port the maximum matching of the bipartite
+  double cover (one arc out and one in per node), multicast the nodes with a neighbour
+  (each receives one transmission).
+- *per set* (point-to-point models): for a set ``T`` of at most two nodes, ``S`` = the nodes
+  outside ``T`` whose neighbours all lie in ``T`` (the leaves of a star, the pendant vertices
+  behind one neighbour); every arc into ``S`` comes from a node that sends to at most one
+  neighbour, so ``mu(S)`` is at most the maximum matching between senders and ``S`` (at most
+  ``|T|``). Kept where ``mu(S) < |S|``, the cases the per-node learn cap does not already
+  bound round by round, and dropped where a kept superset has no larger ``mu`` (its
+  constraint implies the smaller set's).
+- *call limit*: with ``calls=N`` at most ``N`` calls (``2N`` receivers in telephone) or ``N``
+  transmissions (multicast: receivers at most the ``N`` largest neighbourhoods in ``S``).
+
+Variables: none of its own (the totalizers' auxiliaries come from the formula's vpool).
+
+References
+----------
+.. [1] V. V. Dimakopoulos, "Single-port multinode broadcasting", 1999.
+.. [2] T. F. Gonzalez, "An efficient algorithm for gossiping in the multicasting
+   communication environment", IEEE TPDS, 2003.
+.. [3] J.-C. Bermond, L. Gargano, S. Perennes, "Optimal sequential gossiping by short
+   messages", Discrete Applied Mathematics 86, 1998.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+import networkx as nx
+
+from gossipcert.instance import Instance, ModelKind
+
+#: models where every node sends to at most one neighbour per round
+POINT_TO_POINT = (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX, ModelKind.SINGLE_PORT)
+
+
+def _sender_matching(nbrs: list[list[int]], receivers: frozenset[int]) -> int:
+    """Maximum matching between every node (as a sender) and ``receivers`` along edges."""
+    b = nx.Graph()
+    left = [("s", u) for u in range(len(nbrs))]
+    b.add_nodes_from(left)
+    for v in receivers:
+        for u in nbrs[v]:
+            b.add_edge(("s", u), ("r", v))
+    return len(nx.bipartite.hopcroft_karp_matching(b, top_nodes=left)) // 2
+
+
+def receiver_bound(instance: Instance, nbrs: list[list[int]], subset: frozenset[int]) -> int:
+    """The most nodes of ``subset`` that can receive in one round under the model.
+
+    Parameters
+    ----------
+    instance : Instance
+    nbrs : list of list of int
+        The neighbours of each node.
+    subset : frozenset of int
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> inst = parse_instance("star:5", "single-port:p=1", "gossip")
+    >>> nbrs = [sorted(inst.graph.adj[v]) for v in range(inst.n)]
+    >>> receiver_bound(inst, nbrs, frozenset(range(5)))
+    2
+    >>> receiver_bound(inst, nbrs, frozenset({1, 2, 3, 4}))
+    1
+    >>> inst = parse_instance("ring:5", "half-duplex:p=1", "gossip")
+    >>> receiver_bound(inst, [sorted(inst.graph.adj[v]) for v in range(5)], frozenset(range(5)))
+    2
+    """
+    model = instance.model
+    kind = model.kind
+    calls = model.calls_per_round
+    whole = len(subset) == instance.n
+    if kind == ModelKind.MULTICAST:
+        out = sum(1 for v in subset if nbrs[v])
+        if calls is not None:
+            reach = sorted(sum(1 for v in nbrs[u] if v in subset) for u in range(instance.n))
+            out = min(out, sum(reach[-calls:]))
+        return out
+    out = _sender_matching(nbrs, subset)
+    if whole and kind != ModelKind.SINGLE_PORT:
+        g = nx.Graph()
+        g.add_nodes_from(range(instance.n))
+        g.add_edges_from((u, v) for u in range(instance.n) for v in nbrs[u])
+        nu = len(nx.max_weight_matching(g, maxcardinality=True))
+        out = min(out, 2 * nu if kind == ModelKind.TELEPHONE else nu)
+    if calls is not None:
+        out = min(out, 2 * calls if kind == ModelKind.TELEPHONE else calls)
+    return out
+
+
+def counting_sets(instance: Instance, nbrs: list[list[int]]) -> list[tuple[frozenset[int], int]]:
+    """The node sets the counting constraints bound, each with its receiver bound ``mu``.
+
+    Every node; and, in the point-to-point models, for each set ``T`` of one or two nodes,
+    the nodes outside ``T`` with every neighbour in ``T``, where fewer of them can receive
+    in a round than there are.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> inst = parse_instance("star:5", "single-port:p=1", "gossip")
+    >>> counting_sets(inst, [sorted(inst.graph.adj[v]) for v in range(inst.n)])
+    [(frozenset({0, 1, 2, 3, 4}), 2), (frozenset({1, 2, 3, 4}), 1)]
+    """
+    everyone = frozenset(range(instance.n))
+    out = [(everyone, receiver_bound(instance, nbrs, everyone))]
+    if instance.model.kind not in POINT_TO_POINT:
+        return out
+    seen = {everyone}
+    for size in (1, 2):
+        for ts in combinations(range(instance.n), size):
+            tset = set(ts)
+            subset = frozenset(
+                v for v in range(instance.n) if v not in tset and nbrs[v] and set(nbrs[v]) <= tset
+            )
+            if len(subset) < 2 or subset in seen:
+                continue
+            seen.add(subset)
+            mu = receiver_bound(instance, nbrs, subset)
+            if mu < len(subset):
+                out.append((subset, mu))
+    # a set inside another with no larger bound is implied by it: count(S') <= count(S)
+    return [(s, mu) for s, mu in out if not any(s < big and mu_big <= mu for big, mu_big in out)]
+
+
+def add_packet_counts(encoding: Any, t: int, slack: int = 0) -> None:
+    """The counting constraints of round ``t`` of a ``p``-capped transfer encoding.
+
+    Parameters
+    ----------
+    encoding : TransferEncoding
+        With ``cap`` set; its ``counting_sets`` attribute is filled on first use.
+    t : int
+        The round.
+    slack : int
+        Added to every bound (0; a negative value makes the constraints unsound, for tests
+        that check they can fail).
+    """
+    inst = encoding.instance
+    if getattr(encoding, "counting_sets", None) is None:
+        encoding.counting_sets = counting_sets(inst, encoding.nbrs)
+    for subset, mu in encoding.counting_sets:
+        lits: list[int] = []
+        for v in sorted(subset):
+            for q in range(inst.n_packets):
+                k = encoding.knows(v, q, t)
+                if not isinstance(k, bool):
+                    lits.append(k)
+        # constants True are the holdings; the rest is learnt, at most mu * p per round
+        encoding.formula.at_most(lits, t * mu * encoding.cap + slack)
