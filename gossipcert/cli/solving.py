@@ -408,7 +408,8 @@ def check_cmd(
     """Re-check a certificate from scratch: rebuild the instance, replay the schedule,
     recompute the bound or regenerate the CNF and re-check the DRAT proof with every
     checker available (dratify with deletions ignored, the project's own checker, and
-    drat-trim when it is on the PATH or named by GOSSIPCERT_DRAT_TRIM).
+    drat-trim when it is on the PATH or named by GOSSIPCERT_DRAT_TRIM). A steps certificate
+    (solve --objective steps -o) is checked point by point the same way.
 
     Exit 0 when every step holds, 1 on any mismatch or rejected proof, 2 when the file cannot
     be read, 3 when the time limit ran out before a verdict (neither holds nor fails).
