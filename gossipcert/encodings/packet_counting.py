@@ -21,18 +21,31 @@ Rules (each implied by the model, so a DRAT proof with them proves the plain cla
   distinct transfers, and round ``s`` has at most ``mu(S) * p`` transfers into ``S`` (one
   transmission into each receiver, at most ``p`` packets each). So the count is at most
   ``t * mu(S) * p`` above the holdings.
-- *global* (``S`` = every node): ``mu`` is the most receivers of a round: telephone ``2 nu``
-  (the calls form a matching, ``nu`` the maximum matching of the graph), half-duplex ``nu``
-  (the arcs form a directed matching), single-port the maximum matching of the bipartite
-  double cover (one arc out and one in per node), multicast the nodes with a neighbour
-  (each receives one transmission).
-- *per set* (point-to-point models): for a set ``T`` of at most two nodes, ``S`` = the nodes
-  outside ``T`` whose neighbours all lie in ``T`` (the leaves of a star, the pendant vertices
-  behind one neighbour); every arc into ``S`` comes from a node that sends to at most one
-  neighbour, so ``mu(S)`` is at most the maximum matching between senders and ``S`` (at most
-  ``|T|``). Kept where ``mu(S) < |S|``, the cases the per-node learn cap does not already
-  bound round by round, and dropped where a kept superset has no larger ``mu`` (its
-  constraint implies the smaller set's).
+- *receivers of a set* ``mu(S)``, the most nodes of ``S`` that receive in one round:
+  half-duplex: the arcs form a directed matching, one receiver per matched edge, so ``mu``
+  is the maximum matching of the edges touching ``S``; telephone: the calls form a matching
+  and a call ``{u, v}`` has receivers at both ends, so ``mu`` is the maximum matching of the
+  edges touching ``S``, an edge weighing its number of ends in ``S``; single-port: one arc
+  out and one in per node, so ``mu`` is the maximum matching between all nodes (senders) and
+  ``S`` (receivers) along edges; multicast: every node of ``S`` with a neighbour.
+- *global*: ``S`` = every node (``mu`` is then ``nu``, ``2 nu``, the matching of the
+  bipartite double cover, the nodes with a neighbour).
+- *per set* (point-to-point models): for a set ``T`` of at most two nodes, ``S_T`` = the
+  nodes outside ``T`` whose neighbours all lie in ``T`` (the leaves of a star, the pendant
+  vertices behind one neighbour), and ``S_T`` with ``T`` (a centre that sends to its leaves
+  or receives, not both, in half-duplex). Kept where ``mu(S) < |S|``, the cases the per-node
+  learn cap does not already bound round by round, and dropped where a kept superset has no
+  larger ``mu`` (its constraint implies the smaller set's).
+- *busy node* (point-to-point models): every transfer into or out of a node ``c`` uses one
+  of its arcs of the round: at most one in half-duplex, two (a call, or one out and one in)
+  in telephone and single-port, so at most ``b = p`` or ``2p`` transfers touch ``c`` per
+  round. The facts "``c`` knows ``q``" (``q`` not held by ``c``) and, for each component
+  ``C`` of ``G - c`` and each packet ``q`` with no holder in ``C``, "``r_C`` knows ``q``"
+  (``r_C`` the smallest neighbour of ``c`` in ``C``) each need their own such transfer: a
+  packet from outside ``C`` enters ``C`` only across an arc ``c -> C``, and distinct facts
+  give distinct (receiver, packet) pairs. So ``sum K[facts, t] <= t * b`` (a centre that
+  must feed its leaves and a subtree behind it, atlas graphs where the per-set count is
+  short of the optimum).
 - *call limit*: with ``calls=N`` at most ``N`` calls (``2N`` receivers in telephone) or ``N``
   transmissions (multicast: receivers at most the ``N`` largest neighbourhoods in ``S``).
 
@@ -71,6 +84,17 @@ def _sender_matching(nbrs: list[list[int]], receivers: frozenset[int]) -> int:
     return len(nx.bipartite.hopcroft_karp_matching(b, top_nodes=left)) // 2
 
 
+def _touching_matching(nbrs: list[list[int]], subset: frozenset[int], both: bool) -> int:
+    """Maximum weight of a matching of the edges that touch ``subset``, an edge weighing its
+    number of ends in ``subset`` (``both``) or 1."""
+    g = nx.Graph()
+    for v in subset:
+        for u in nbrs[v]:
+            g.add_edge(u, v, weight=(int(u in subset) + 1) if both else 1)
+    matching = nx.max_weight_matching(g)
+    return sum(g.edges[e]["weight"] for e in matching)
+
+
 def receiver_bound(instance: Instance, nbrs: list[list[int]], subset: frozenset[int]) -> int:
     """The most nodes of ``subset`` that can receive in one round under the model.
 
@@ -95,26 +119,27 @@ def receiver_bound(instance: Instance, nbrs: list[list[int]], subset: frozenset[
     >>> receiver_bound(inst, nbrs, frozenset({1, 2, 3, 4}))
     1
     >>> inst = parse_instance("ring:5", "half-duplex:p=1", "gossip")
-    >>> receiver_bound(inst, [sorted(inst.graph.adj[v]) for v in range(5)], frozenset(range(5)))
+    >>> nbrs = [sorted(inst.graph.adj[v]) for v in range(inst.n)]
+    >>> receiver_bound(inst, nbrs, frozenset(range(5)))
     2
+    >>> inst = parse_instance("star:5", "half-duplex:p=1", "gossip")
+    >>> nbrs = [sorted(inst.graph.adj[v]) for v in range(inst.n)]
+    >>> receiver_bound(inst, nbrs, frozenset({0, 1, 2}))  # the centre sends or receives
+    1
     """
     model = instance.model
     kind = model.kind
     calls = model.calls_per_round
-    whole = len(subset) == instance.n
     if kind == ModelKind.MULTICAST:
         out = sum(1 for v in subset if nbrs[v])
         if calls is not None:
             reach = sorted(sum(1 for v in nbrs[u] if v in subset) for u in range(instance.n))
             out = min(out, sum(reach[-calls:]))
         return out
-    out = _sender_matching(nbrs, subset)
-    if whole and kind != ModelKind.SINGLE_PORT:
-        g = nx.Graph()
-        g.add_nodes_from(range(instance.n))
-        g.add_edges_from((u, v) for u in range(instance.n) for v in nbrs[u])
-        nu = len(nx.max_weight_matching(g, maxcardinality=True))
-        out = min(out, 2 * nu if kind == ModelKind.TELEPHONE else nu)
+    if kind == ModelKind.SINGLE_PORT:
+        out = _sender_matching(nbrs, subset)
+    else:
+        out = _touching_matching(nbrs, subset, both=kind == ModelKind.TELEPHONE)
     if calls is not None:
         out = min(out, 2 * calls if kind == ModelKind.TELEPHONE else calls)
     return out
@@ -145,14 +170,57 @@ def counting_sets(instance: Instance, nbrs: list[list[int]]) -> list[tuple[froze
             subset = frozenset(
                 v for v in range(instance.n) if v not in tset and nbrs[v] and set(nbrs[v]) <= tset
             )
-            if len(subset) < 2 or subset in seen:
+            if not subset:
                 continue
-            seen.add(subset)
-            mu = receiver_bound(instance, nbrs, subset)
-            if mu < len(subset):
-                out.append((subset, mu))
+            for cand in (subset, subset | tset):
+                if len(cand) < 2 or cand in seen:
+                    continue
+                seen.add(cand)
+                mu = receiver_bound(instance, nbrs, cand)
+                if mu < len(cand):
+                    out.append((cand, mu))
     # a set inside another with no larger bound is implied by it: count(S') <= count(S)
     return [(s, mu) for s, mu in out if not any(s < big and mu_big <= mu for big, mu_big in out)]
+
+
+def busy_facts(instance: Instance, nbrs: list[list[int]]) -> list[list[tuple[int, int]]]:
+    """For each node ``c``, the facts ``(v, q)`` that each need a transfer touching ``c``.
+
+    Only for the point-to-point models (empty otherwise); a list is kept where it has more
+    facts than ``c`` alone learns (where it says more than the learn cap).
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> inst = parse_instance("path:3", "half-duplex:p=1", "gossip")
+    >>> facts = busy_facts(inst, [sorted(inst.graph.adj[v]) for v in range(inst.n)])
+    >>> facts[1]  # the middle node learns two packets and feeds both ends two each
+    [(1, 0), (1, 2), (0, 1), (0, 2), (2, 0), (2, 1)]
+    >>> facts[0]  # an end learns two, and its packet enters the rest once
+    [(0, 1), (0, 2), (1, 0)]
+    """
+    if instance.model.kind not in POINT_TO_POINT:
+        return []
+    g = nx.Graph()
+    g.add_nodes_from(range(instance.n))
+    g.add_edges_from((u, v) for u in range(instance.n) for v in nbrs[u])
+    holders = instance.holdings
+    out: list[list[tuple[int, int]]] = []
+    for c in range(instance.n):
+        facts = [(c, q) for q in range(instance.n_packets) if not holders[c] >> q & 1]
+        own = len(facts)
+        rest = g.subgraph(v for v in range(instance.n) if v != c)
+        for comp in sorted(map(sorted, nx.connected_components(rest))):
+            entry = [v for v in comp if v in nbrs[c]]
+            if not entry:
+                continue
+            inside = 0
+            for v in comp:
+                inside |= holders[v]
+            facts += [(entry[0], q) for q in range(instance.n_packets) if not inside >> q & 1]
+        if len(facts) > own:
+            out.append(facts)
+    return out
 
 
 def add_packet_counts(encoding: Any, t: int, slack: int = 0) -> None:
@@ -180,3 +248,9 @@ def add_packet_counts(encoding: Any, t: int, slack: int = 0) -> None:
                     lits.append(k)
         # constants True are the holdings; the rest is learnt, at most mu * p per round
         encoding.formula.at_most(lits, t * mu * encoding.cap + slack)
+    if getattr(encoding, "busy_facts", None) is None:
+        encoding.busy_facts = busy_facts(inst, encoding.nbrs)
+    per_round = encoding.cap * (1 if inst.model.kind == ModelKind.HALF_DUPLEX else 2)
+    for facts in encoding.busy_facts:
+        lits = [k for v, q in facts if not isinstance(k := encoding.knows(v, q, t), bool)]
+        encoding.formula.at_most(lits, t * per_round + slack)

@@ -128,6 +128,8 @@ class TransferEncoding(HorizonEncoding):
         self.selectors: dict[int, int] = {}
         #: the node sets of the packet counting, with their receiver bounds (on first use)
         self.counting_sets: list[tuple[frozenset[int], int]] | None = None
+        #: per node, the facts that each need a transfer touching it (on first use)
+        self.busy_facts: list[list[tuple[int, int]]] | None = None
 
     # -------------------------------------------------------------- variables
 
