@@ -50,6 +50,9 @@ Rules (each implied by the model, so a DRAT proof with them proves the plain cla
   transmissions (multicast: receivers at most the ``N`` largest neighbourhoods in ``S``).
 
 Variables: none of its own (the totalizers' auxiliaries come from the formula's vpool).
+A constraint whose totalizer would be larger than :data:`MAX_TOTALIZER` (literals times the
+bound) is left out: leaving out an implied constraint is always sound, and on large instances
+the count would cost more than it saves.
 
 References
 ----------
@@ -68,6 +71,9 @@ from typing import Any
 import networkx as nx
 
 from gossipcert.instance import Instance, ModelKind
+
+#: the largest ``literals * bound`` of a counting constraint that is added (a size cap)
+MAX_TOTALIZER = 400_000
 
 #: models where every node sends to at most one neighbour per round
 POINT_TO_POINT = (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX, ModelKind.SINGLE_PORT)
@@ -247,10 +253,16 @@ def add_packet_counts(encoding: Any, t: int, slack: int = 0) -> None:
                 if not isinstance(k, bool):
                     lits.append(k)
         # constants True are the holdings; the rest is learnt, at most mu * p per round
-        encoding.formula.at_most(lits, t * mu * encoding.cap + slack)
+        _at_most(encoding, lits, t * mu * encoding.cap + slack)
     if getattr(encoding, "busy_facts", None) is None:
         encoding.busy_facts = busy_facts(inst, encoding.nbrs)
     per_round = encoding.cap * (1 if inst.model.kind == ModelKind.HALF_DUPLEX else 2)
     for facts in encoding.busy_facts:
         lits = [k for v, q in facts if not isinstance(k := encoding.knows(v, q, t), bool)]
-        encoding.formula.at_most(lits, t * per_round + slack)
+        _at_most(encoding, lits, t * per_round + slack)
+
+
+def _at_most(encoding: Any, lits: list[int], bound: int) -> None:
+    """``sum(lits) <= bound`` unless it is trivial or over the size cap."""
+    if len(lits) > bound and len(lits) * max(bound, 1) <= MAX_TOTALIZER:
+        encoding.formula.at_most(lits, bound)
