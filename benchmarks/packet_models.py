@@ -16,7 +16,8 @@ breaking, no dominance; a closed-form certificate needs no search, so both times
 the bounds' and constructions'). Table 2 (not for ``front``) isolates the two solver
 questions -- a schedule of ``R*`` rounds (find) and none of ``R* - 1`` (prove) -- and times
 each with the search's rules on (symmetry, no useless sends, canonical order of calls, learn
-cap) and all off (``plain``), each under ``--query-limit`` seconds. ``front`` computes each
+cap, packet counting), with every rule but the packet counting (``no-count``) and all off
+(``plain``), each under ``--query-limit`` seconds. ``front`` computes each
 Pareto front with the rules and with ``--strict``.
 """
 
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from gossipcert.bounds import all_bounds
 from gossipcert.encodings import EncodingOptions, encoding_for
@@ -37,6 +39,7 @@ from gossipcert.instance import Instance, parse_instance
 
 RULES = {
     "rules": EncodingOptions.for_search(),
+    "no-count": replace(EncodingOptions.for_search(), packet_count=False),
     "plain": EncodingOptions(
         dominance=False, symmetry=False, learn_cap=False, useless=False, canonical=False
     ),
@@ -140,15 +143,18 @@ def run_group(
     if not ablation:
         return
     print(f"\n### {name}: solver questions, rules on and off (SAT, {query_limit:g} s each)\n")
-    print("| graph | model | R* | find rules | find plain | prove rules | prove plain |")
-    print("|---|---|---|---|---|---|---|")
+    print(
+        "| graph | model | R* | find rules | find no-count | find plain | prove rules "
+        "| prove no-count | prove plain |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     for inst, graph, model, opt in rows:
         if opt is None:
             continue
         cells = [
             query(inst, RULES[k], r, query_limit)
             for r in (opt, opt - 1)
-            for k in ("rules", "plain")
+            for k in ("rules", "no-count", "plain")
         ]
         print(f"| {graph} | {model} | {opt} | " + " | ".join(cells) + " |", flush=True)
 

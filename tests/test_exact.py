@@ -141,6 +141,7 @@ def test_strict_proof_covers_the_plain_encoding() -> None:
         # the single-packet encoding's idle budget, likewise
         "waste": False,
         "last_round": False,  # the default (on with counting)
+        "packet_count": False,  # the transfer encoding's counting, off under --strict
     }
     assert "note" not in res.evidence
 

@@ -43,7 +43,7 @@ class MulticastEncoding(TransferEncoding):
     """Multicast with per-packet transfers; see the module docstring."""
 
     kinds = (ModelKind.MULTICAST,)
-    uses = ("prune", "symmetry", "learn_cap", "useless")
+    uses = ("prune", "symmetry", "learn_cap", "useless", "packet_count")
 
     def arc(self, u: int, v: int, t: int) -> int:
         """Variable: ``v`` receives ``u``'s transmission of round ``t``."""

@@ -57,6 +57,10 @@ class EncodingOptions:
         Half-duplex knowledge encoding: at most ``floor(n/2)`` nodes miss a demand after
         round ``R - 1`` (:mod:`gossipcert.encodings.half_duplex`). Implied. Off by default so
         that certificates written before it existed regenerate the same formula.
+    packet_count : bool
+        Transfer encoding, ``p``-capped models: the knowledge of a node set grows by at most
+        ``p`` per receiver per round (:mod:`gossipcert.encodings.packet_counting`). Implied.
+        Off by default for the same reason; on in every search unless ``strict``.
     """
 
     prune: bool = True
@@ -71,6 +75,7 @@ class EncodingOptions:
     eager: bool = False
     waste: bool = False
     last_round: bool = False
+    packet_count: bool = False
 
     @classmethod
     def for_search(
@@ -83,7 +88,8 @@ class EncodingOptions:
         """The options of a search: everything sound on, unless ``strict``; the broadcast
         encoding for single-packet instances unless ``broadcast`` is False, the tree
         encoding for all-port trees unless ``tree`` is False; the half-duplex last-round
-        count with ``counting``."""
+        count with ``counting``; the transfer encoding's packet counting unless ``strict``
+        (implied, but a plain encoding is what ``--strict`` asks for)."""
         return cls(
             counting=counting,
             last_round=counting,
@@ -95,6 +101,7 @@ class EncodingOptions:
             tree=tree,
             eager=not strict,
             waste=True,
+            packet_count=not strict,
         )
 
     def to_json(self) -> dict[str, bool]:

@@ -43,6 +43,9 @@ Pruning and dominance (each with its argument):
 - *no useless sends* (sound): ``X[p,u,v,t] -> not K[v,p,t-1]``; a packet the receiver already
   knows adds nothing, so dropping it from a schedule keeps it valid and of the same length.
 - *canonical order* (sound, sequential models): see :mod:`.sequential`.
+- *packet counting* (implied, ``p``-capped models): a node set gains at most ``p`` packets
+  per receiver per round, and the port rules bound its receivers; one cardinality
+  constraint per set and round (:mod:`.packet_counting`, with each family's argument).
 - *symmetry* (sound): lex-leader on the first round's arcs (:mod:`gossipcert.exact.symmetry`);
   an automorphism maps a schedule to one of the same length, with every packet relabelled
   along with its holders.
@@ -63,6 +66,7 @@ from collections.abc import Callable, Hashable
 from gossipcert.encodings.formula import Formula, Lit
 from gossipcert.encodings.horizon import HorizonEncoding
 from gossipcert.encodings.options import EncodingOptions, earliest_rounds
+from gossipcert.encodings.packet_counting import add_packet_counts
 from gossipcert.encodings.sequential import add_call_limit, add_canonical_order
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, ModelKind, bits
@@ -84,7 +88,16 @@ class TransferEncoding(HorizonEncoding):
     #: the models this encoding implements
     kinds: tuple[ModelKind, ...] = ()
     #: the fields of :class:`EncodingOptions` this encoding reads (the others are off)
-    uses: tuple[str, ...] = ("prune", "symmetry", "learn_cap", "useless", "canonical")
+    uses: tuple[str, ...] = (
+        "prune",
+        "symmetry",
+        "learn_cap",
+        "useless",
+        "canonical",
+        "packet_count",
+    )
+    #: added to every packet-counting bound; only tests change it (a negative value is unsound)
+    count_slack: int = 0
 
     def __init__(
         self,
@@ -100,7 +113,7 @@ class TransferEncoding(HorizonEncoding):
         if instance.model.calls_per_round is None:
             uses = tuple(u for u in uses if u != "canonical")
         if instance.model.packet_cap is None:
-            uses = tuple(u for u in uses if u != "learn_cap")
+            uses = tuple(u for u in uses if u not in ("learn_cap", "packet_count"))
         self.instance = instance
         self.options = (options or EncodingOptions()).only(uses)
         self.formula = formula or Formula()
@@ -113,6 +126,10 @@ class TransferEncoding(HorizonEncoding):
         self.arcs = [(u, v) for u in range(instance.n) for v in self.nbrs[u]]
         self.earliest = earliest_rounds(instance)
         self.selectors: dict[int, int] = {}
+        #: the node sets of the packet counting, with their receiver bounds (on first use)
+        self.counting_sets: list[tuple[frozenset[int], int]] | None = None
+        #: per node, the facts that each need a transfer touching it (on first use)
+        self.busy_facts: list[list[tuple[int, int]]] | None = None
 
     # -------------------------------------------------------------- variables
 
@@ -211,6 +228,8 @@ class TransferEncoding(HorizonEncoding):
             self.add_packet_cap(t)
             if self.options.learn_cap and self.cap is not None:
                 self._add_learn_cap(t)
+            if self.options.packet_count and self.cap is not None:
+                add_packet_counts(self, t, self.count_slack)
         self.horizon = max(self.horizon, horizon)
 
     def _add_learn_cap(self, t: int) -> None:

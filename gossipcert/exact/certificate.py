@@ -13,6 +13,11 @@ the lower-bound evidence:
   :mod:`gossipcert.exact.cube_check`;
 - ``solver-claim``: a solver's word only (weaker, and labelled so).
 
+A steps certificate (``gossipcert-steps-certificate/1``) holds points of a linear-cost front
+instead: for each, ``R``, the least steps ``S``, a schedule of at most ``R`` rounds and ``S``
+steps, and a DRAT proof that ``S - 1`` steps in ``R`` rounds are impossible
+(:mod:`gossipcert.exact.steps_proof`).
+
 :func:`check_certificate` re-derives everything: it rebuilds the instance from the stored edge
 list, replays the schedule in the verifier, recomputes the closed-form bound, or regenerates
 the CNF, compares its hash and re-checks the proof with every checker of
@@ -40,6 +45,7 @@ from gossipcert.exact.backends import SatBackend, Status
 from gossipcert.exact.checkers import check_proof
 from gossipcert.exact.proof import reliance, standalone_cnf, standalone_formula, unpack_proof
 from gossipcert.exact.search import SolveResult
+from gossipcert.exact.steps_proof import check_steps_point
 from gossipcert.instance import (
     Instance,
     ProblemKind,
@@ -48,10 +54,11 @@ from gossipcert.instance import (
     parse_problem,
     problem_from_dict,
 )
-from gossipcert.schedule import from_json, to_json
+from gossipcert.schedule import Schedule, from_json, to_json
 from gossipcert.simulate import simulate
 
 FORMAT = "gossipcert-certificate/1"
+STEPS_FORMAT = "gossipcert-steps-certificate/1"
 
 
 def graph_record(g: nx.Graph) -> dict[str, Any]:
@@ -88,22 +95,10 @@ def build_certificate(result: SolveResult) -> dict[str, Any]:
     if result.status != "optimal" or result.schedule is None:
         raise CertificateError(f"only an optimal result has a certificate (got {result.status})")
     inst = result.instance
-    problem: dict[str, Any] = {"spec": inst.problem.spec()}
-    if inst.problem.custom is not None:
-        packets, holdings, demands = inst.problem.custom
-        problem["custom"] = {
-            "packets": list(packets),
-            "holdings": {str(k): list(v) for k, v in holdings},
-            "demands": {str(k): list(v) for k, v in demands},
-        }
     return {
         "format": FORMAT,
         "gossipcert": __version__,
-        "instance": {
-            "graph": graph_record(inst.graph),
-            "model": inst.model.spec(),
-            "problem": problem,
-        },
+        "instance": instance_record(inst),
         "optimum": result.optimum,
         "lower_bound": result.lower_bound,
         "upper_bound": result.upper_bound,
@@ -113,6 +108,35 @@ def build_certificate(result: SolveResult) -> dict[str, Any]:
         "symmetry_breaking": _uses_symmetry(result),
         "backend": result.backend,
         "times": {k: round(v, 3) for k, v in result.times.items()},
+    }
+
+
+def instance_record(inst: Instance) -> dict[str, Any]:
+    """The instance as stored in a certificate: the graph record, the model and problem."""
+    problem: dict[str, Any] = {"spec": inst.problem.spec()}
+    if inst.problem.custom is not None:
+        packets, holdings, demands = inst.problem.custom
+        problem["custom"] = {
+            "packets": list(packets),
+            "holdings": {str(k): list(v) for k, v in holdings},
+            "demands": {str(k): list(v) for k, v in demands},
+        }
+    return {"graph": graph_record(inst.graph), "model": inst.model.spec(), "problem": problem}
+
+
+def build_steps_certificate(
+    inst: Instance, points: list[tuple[int, int, Schedule, dict[str, Any]]]
+) -> dict[str, Any]:
+    """The steps certificate of linear-cost points ``(R, S, schedule, DRAT evidence)``."""
+    return {
+        "format": STEPS_FORMAT,
+        "gossipcert": __version__,
+        "instance": instance_record(inst),
+        "claim": ", ".join(f"S_min({r}) = {s}" for r, s, _, _ in points),
+        "points": [
+            {"rounds": r, "steps": s, "schedule": to_json(sched, inst), "evidence": ev}
+            for r, s, sched, ev in points
+        ],
     }
 
 
@@ -143,8 +167,8 @@ def read_certificate(path: str | Path) -> dict[str, Any]:
         raise CertificateError(f"certificate {str(p)!r} does not exist") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CertificateError(f"certificate {str(p)!r} is not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise CertificateError(f"{str(p)!r} is not a {FORMAT} file")
+    if not isinstance(data, dict) or data.get("format") not in (FORMAT, STEPS_FORMAT):
+        raise CertificateError(f"{str(p)!r} is not a {FORMAT} or {STEPS_FORMAT} file")
     return data
 
 
@@ -232,6 +256,13 @@ def _check(
             f"stored graph (edges, labels, routers, capacities) "
             f"{'matches' if same else 'DIFFERS FROM'} {spec}",
         )
+    if cert.get("format") == STEPS_FORMAT:
+        points = cert.get("points")
+        if not isinstance(points, list) or not points:
+            raise CertificateError("a steps certificate needs a non-empty list of points")
+        for point in points:
+            check_steps_point(inst, point, time_limit, out, full)
+        return
     optimum = cert.get("optimum")
     if not isinstance(optimum, int) or isinstance(optimum, bool) or optimum < 0:
         out.add(False, f"optimum {optimum!r} is not a round count")
