@@ -32,7 +32,7 @@ from typing import Any
 from gossipcert.clock import limit_origin
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import SolverError
-from gossipcert.exact.backends import BACKENDS
+from gossipcert.exact.backends import BACKENDS, allow_long_slices
 from gossipcert.exact.search import Progress, SolveResult, _Search, _verified
 from gossipcert.exact.split import SplitSearch, SplitSettings
 from gossipcert.instance import Instance
@@ -157,6 +157,8 @@ def call_in_child(
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child (its coverage is not collected)
         os.close(rfd)
+        if deadline is not None:  # killed at the deadline: CaDiCaL may run in long slices
+            allow_long_slices()
         _child(wfd, fn, args)
     os.close(wfd)
     reader = _Reader(rfd)
