@@ -10,7 +10,9 @@ step to the parent through a pipe. The child gets the limit minus a small margin
 on its own with its full answer. On the command line the limit counts from the process's
 start (:mod:`gossipcert.clock`); at the limit the parent kills it and answers from the last
 state reported: the best lower bound and its evidence, and the best schedule, verified again
-by :func:`gossipcert.simulate.simulate` in the parent.
+by :func:`gossipcert.simulate.simulate` in the parent. Since the kill bounds the time, the
+child lets CaDiCaL's conflict-budget slices double up to the time left
+(:func:`gossipcert.exact.backends.allow_long_slices`) instead of restarting every second.
 
 - :func:`call_in_child`: the mechanism (any function, any messages);
 - :func:`solve_within`: :func:`gossipcert.exact.search.solve` under a hard limit;
