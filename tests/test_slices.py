@@ -73,3 +73,18 @@ def test_without_deadline_slices_keep_doubling(clock: list[float]) -> None:
     solver = FakeSolver(clock, answer_after=1000.0)
     assert backends.solve_sliced(solver, [], None) is True  # type: ignore[arg-type]
     assert len(solver.budgets) <= 10
+
+
+def _long_slices_on(send: object) -> bool:
+    del send
+    return backends._long_slices
+
+
+def test_the_watchdog_child_allows_long_slices() -> None:
+    import time
+
+    from gossipcert.exact.watchdog import call_in_child
+
+    assert call_in_child(_long_slices_on, (), time.monotonic() + 30) == ("result", True)
+    assert call_in_child(_long_slices_on, (), None) == ("result", False)
+    assert backends._long_slices is False  # the parent keeps its one-second slices
