@@ -12,7 +12,8 @@ symmetry breaking included) is built once per way and answered by CaDiCaL 1.9.5 
 Every new ``solve`` call backtracks CaDiCaL to the root, reruns its "lucky" phases, resets
 its restart and rephase schedules and leaves the stable mode, so short slices can keep a
 satisfiable query from its answer. The table gives the answer, the wall and CPU seconds and
-the number of ``solve`` calls of each way (each with ``--time-limit`` seconds at most).
+the number of ``solve`` calls of each way (each sliced way with ``--time-limit`` seconds at
+most); a model's schedule is decoded and verified.
 
 Run, e.g.::
 
@@ -31,7 +32,7 @@ from pysat.solvers import Solver
 
 from gossipcert.encodings import encoding_for
 from gossipcert.exact import backends
-from gossipcert.exact.search import search_options
+from gossipcert.exact.search import _verified, search_options
 from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.instance import parse_instance
 
@@ -46,6 +47,7 @@ def run(graph: str, model: str, problem: str, rounds: int, way: str, limit: floa
     enc.extend_to(rounds)
     if enc.options.symmetry:
         add_lex_leader(enc, automorphism_generators(inst))
+    selector = enc.selector(rounds)  # adds the query's clauses to the formula
     solver = Solver(name="cadical195", bootstrap_with=enc.formula.cnf_since(0))
     calls = 0
 
@@ -56,12 +58,15 @@ def run(graph: str, model: str, problem: str, rounds: int, way: str, limit: floa
     w0, c0 = time.monotonic(), time.process_time()
     if way == "one call":
         calls = 1
-        result: bool | None = solver.solve(assumptions=[enc.selector(rounds)])
+        result: bool | None = solver.solve(assumptions=[selector])
     else:
         backends.allow_long_slices(way == "doubling")
-        result = backends.solve_sliced(solver, [enc.selector(rounds)], w0 + limit, tick)
+        result = backends.solve_sliced(solver, [selector], w0 + limit, tick)
         calls += 1 if result is not None else 0
     wall, cpu = time.monotonic() - w0, time.process_time() - c0
+    if result:  # the model's schedule goes through the verifier
+        model = {lit for lit in solver.get_model() or [] if lit > 0}
+        _verified(inst, enc.decode(rounds, lambda v: v in model), f"{way} solver's")
     solver.delete()
     answer = {True: "sat", False: "unsat", None: "unknown"}[result]
     return f"| {graph} | {rounds} | {way} | {answer} | {wall:.1f} | {cpu:.1f} | {calls} |"
