@@ -6,7 +6,13 @@ limit that runs out gives ``UNKNOWN``, never a guess.
 
 - ``sat``: one CaDiCaL 1.9.5 solver, extended as the formula grows, queried with assumption
   literals. CaDiCaL cannot be interrupted from Python, so it runs in conflict-budget slices
-  and the wall clock is checked between slices.
+  and the wall clock is checked between slices. Every slice is a new ``solve`` call, which
+  costs CaDiCaL part of its search state: it backtracks to the root, tries its "lucky"
+  phases again, resets its restart and rephase schedules and switches from the stable mode
+  back to the focused one (``init_search_limits``). One-second slices thus keep a long
+  satisfiable query out of the stable mode that finds models. Where a watchdog kills the
+  process at its time limit anyway (:func:`allow_long_slices`, set in the forked child of
+  :mod:`gossipcert.exact.watchdog`), the slices double in length up to the time left.
 - ``cpsat``: the formula compiled to a CP-SAT model (clauses, at-most-one, linear ``<=``),
   assumptions added as fixed literals, solved with two workers and a time limit; it accepts
   a solution hint.
@@ -43,6 +49,37 @@ Tick = Callable[[], None]
 #: target wall-clock seconds of one conflict-budget slice (between two ticks)
 SLICE_SECONDS = 1.0
 
+#: whether slices may grow (a watchdog enforces the time limit of this process)
+_long_slices = False
+
+
+def allow_long_slices(on: bool = True) -> None:
+    """Let :func:`solve_sliced` double its slices up to the time left.
+
+    Call this only in a process that is killed at its time limit from outside (the forked
+    child of :func:`gossipcert.exact.watchdog.call_in_child`): a slice sized from the
+    conflict rate may then overrun a deadline a little without breaking the limit, and the
+    solver keeps its search state (stable mode, restart schedule) for longer runs.
+    """
+    global _long_slices
+    _long_slices = on
+
+
+def next_budget(budget: int, spent: float, target: float) -> int:
+    """Conflicts for a slice of about ``target`` seconds, after ``budget`` took ``spent``.
+
+    Examples
+    --------
+    >>> next_budget(20_000, 0.5, 2.0)
+    80000
+    >>> next_budget(20_000, 0.01, 100.0)  # at most eight times the last slice
+    160000
+    >>> next_budget(20_000, 10.0, 0.01)  # never below a thousand conflicts
+    1000
+    """
+    rate = budget / max(spent, 1e-3)
+    return int(min(max(rate * target, 1_000), budget * 8))
+
 
 def _interrupted(exc: Exception) -> bool:
     """Whether ``exc`` is PySAT's report of a SIGINT caught inside the solver."""
@@ -59,10 +96,14 @@ def solve_sliced(
 
     CaDiCaL cannot be interrupted from Python, so a deadline (a ``time.monotonic()`` value) is
     kept by slices of conflicts sized to last about :data:`SLICE_SECONDS` each; ``tick`` is
-    called between slices (progress reports). Returns None when the deadline passes. A SIGINT
-    caught by the solver is raised as :class:`KeyboardInterrupt`.
+    called between slices (progress reports). Where :func:`allow_long_slices` is on, each
+    slice aims at twice the length of the last one, at most the time left before
+    ``deadline`` (a slice restarts part of CaDiCaL's search, see the module's docstring).
+    Returns None when the deadline passes. A SIGINT caught by the solver is raised as
+    :class:`KeyboardInterrupt`.
     """
     budget = 20_000
+    target = SLICE_SECONDS
     while deadline is None or time.monotonic() < deadline:
         solver.conf_budget(budget)
         t0 = time.monotonic()
@@ -74,8 +115,14 @@ def solve_sliced(
             raise
         if result is not None:
             return result
-        spent = time.monotonic() - t0
-        if spent < SLICE_SECONDS / 2:
+        now = time.monotonic()
+        spent = now - t0
+        if _long_slices:
+            target *= 2
+            if deadline is not None:
+                target = min(target, max(deadline - now, SLICE_SECONDS))
+            budget = next_budget(budget, spent, target)
+        elif spent < SLICE_SECONDS / 2:
             budget = min(budget * 2, 2_000_000)
         elif spent > SLICE_SECONDS * 2:
             budget = max(budget // 2, 1_000)

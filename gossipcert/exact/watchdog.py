@@ -10,7 +10,9 @@ step to the parent through a pipe. The child gets the limit minus a small margin
 on its own with its full answer. On the command line the limit counts from the process's
 start (:mod:`gossipcert.clock`); at the limit the parent kills it and answers from the last
 state reported: the best lower bound and its evidence, and the best schedule, verified again
-by :func:`gossipcert.simulate.simulate` in the parent.
+by :func:`gossipcert.simulate.simulate` in the parent. Since the kill bounds the time, the
+child lets CaDiCaL's conflict-budget slices double up to the time left
+(:func:`gossipcert.exact.backends.allow_long_slices`) instead of restarting every second.
 
 - :func:`call_in_child`: the mechanism (any function, any messages);
 - :func:`solve_within`: :func:`gossipcert.exact.search.solve` under a hard limit;
@@ -32,7 +34,7 @@ from typing import Any
 from gossipcert.clock import limit_origin
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import SolverError
-from gossipcert.exact.backends import BACKENDS
+from gossipcert.exact.backends import BACKENDS, allow_long_slices
 from gossipcert.exact.search import Progress, SolveResult, _Search, _verified
 from gossipcert.exact.split import SplitSearch, SplitSettings
 from gossipcert.instance import Instance
@@ -157,6 +159,8 @@ def call_in_child(
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child (its coverage is not collected)
         os.close(rfd)
+        if deadline is not None:  # killed at the deadline: CaDiCaL may run in long slices
+            allow_long_slices()
         _child(wfd, fn, args)
     os.close(wfd)
     reader = _Reader(rfd)
