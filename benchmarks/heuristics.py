@@ -127,7 +127,7 @@ TABLE6: list[tuple[str, str, int]] = [
 ]  # fmt: skip
 
 
-def run_table6(budget: float, max_nodes: int) -> list[str]:
+def run_table6(budget: float, max_nodes: int, wanted: set[str]) -> list[str]:
     """Markdown lines: per graph, the paper's rounds beside the coloring heuristic's sequence.
 
     The search stops at the paper's rounds (``min_rounds``): the question is whether it
@@ -136,6 +136,8 @@ def run_table6(budget: float, max_nodes: int) -> list[str]:
     head = "| graph | n | paper R | ours R | at most the paper's | sequence | s |"
     lines = [head, "|" + "|".join("---" for _ in range(head.count("|") - 1)) + "|"]
     for spec, name, rounds in TABLE6:
+        if wanted and spec not in wanted:
+            continue
         inst = parse_instance(spec, "telephone", "gossip")
         if inst.n > max_nodes:
             cells = [name, str(inst.n), str(rounds), f"not run (n > {max_nodes})", "-", "-", "-"]
@@ -259,6 +261,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--out", default="", help="write the Markdown table here")
     args = ap.parse_args(argv)
     rows = TABLE1 if args.table == "table1" else TABLE5
+    wanted: set[str] = set()
     if args.rows:
         wanted = set(args.rows.split(";" if ";" in args.rows else ","))
         rows = [r for r in rows if r.spec in wanted or r.spec.split(",")[0] in wanted]
@@ -266,7 +269,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.table == "table3":
         lines = run_table3(args.budget)
     elif args.table == "table6":
-        lines = run_table6(args.budget, args.max_nodes)
+        lines = run_table6(args.budget, args.max_nodes, wanted)
     else:
         lines = run_table(rows, args.budget, args.max_nodes, coloring=args.table == "table5")
     title = {
