@@ -251,3 +251,18 @@ def test_linear_cost_adapts_to_tau() -> None:
         for problem in ("gossip", "broadcast:3", "gather:0"):
             inst = parse_instance("petersen", model, problem)
             assert simulate(inst, run_matching(inst).schedule).ok
+
+
+def test_the_sweep_tries_the_greedy_matching_second_on_meshes() -> None:
+    # the 20x20 mesh is bipartite: the default takes the double-cover matching, 39 rounds;
+    # the greedy matching's ties in edge order reach the diameter, 38 (optimal)
+    inst = parse_instance("mesh:20x20", "telephone", "gossip")
+    grid = default_grid(inst)
+    assert grid[1] == MatchingParams(approx=True)
+    assert rounds_of(inst, grid[0]) == 39
+    res = sweep(inst, 600.0, grid=grid[:2], lower_bound=38)
+    assert len(res.best.schedule) == 38
+    assert res.best.params.approx is True
+    # graphs that take Edmonds' matching get no such entry
+    ring = parse_instance("ring:9", "telephone", "gossip")
+    assert all(p.approx is None for p in default_grid(ring))

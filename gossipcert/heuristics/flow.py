@@ -100,6 +100,41 @@ def packet_classes(know: Words, demand: Words, n_packets: int) -> tuple[Bools, B
     return np.take(kb, first, axis=1), lack[:, keep], counts.astype(np.float32)
 
 
+def _gather(
+    src: npt.NDArray[np.generic],
+    hops: list[tuple[Index | slice, Index]],
+    out: npt.NDArray[np.generic],
+    buf: npt.NDArray[np.generic],
+    combine: np.ufunc,
+) -> None:
+    """``out[v] = combine over the neighbours w of v of src[w]`` (rows), into ``out``.
+
+    ``buf`` is scratch space of ``out``'s shape: the gathers reuse it instead of allocating
+    a large temporary per neighbour slot (the allocations cost as much system time as the
+    arithmetic on graphs of thousands of nodes).
+    """
+    who, whom = hops[0]
+    np.take(
+        src,
+        whom,
+        axis=0,
+        out=out[: len(whom)] if isinstance(who, slice) else buf[: len(whom)],
+        mode="clip",
+    )
+    if not isinstance(who, slice):
+        out[...] = 0
+        out[who] = buf[: len(whom)]
+    elif len(whom) < len(out):
+        out[len(whom) :] = 0
+    for who, whom in hops[1:]:
+        part = buf[: len(whom)]
+        np.take(src, whom, axis=0, out=part, mode="clip")
+        if isinstance(who, slice):
+            combine(out[who], part, out=out[who])
+        else:
+            out[who] = combine(out[who], part)
+
+
 def border_mass(
     kb: Bools, lack: Bools, nbr: Index, top: int, dist_exp: float, num_exp: float
 ) -> Floats32:
@@ -115,18 +150,21 @@ def border_mass(
     frontier = np.zeros((n + 1, q), dtype=bool)
     frontier[:-1] = kb
     unseen = ~kb
+    # scratch arrays reused level after level
+    nxt = np.empty((n, q), dtype=bool)
+    scratch = np.empty((n, q), dtype=bool)
     remaining = int(lack.sum())
     depth = 0
     while remaining and depth < top:
         body += unseen  # a cell at distance d is unseen for d levels
-        nxt = frontier[nbr[:, 0]]
-        for who, whom in hops[1:]:
-            nxt[who] |= frontier[whom]
+        _gather(frontier, hops, nxt, scratch, np.bitwise_or)
         nxt &= unseen
         depth += 1
         unseen ^= nxt
-        remaining -= int(np.count_nonzero(nxt & lack))
+        np.logical_and(nxt, lack, out=scratch)
+        remaining -= int(np.count_nonzero(scratch))
         frontier[:-1] = nxt
+    del nxt, scratch, frontier
     np.copyto(body, far, where=unseen)
     dist[n] = -5  # the padding row is nobody's parent or child
     table = np.zeros(depth + 1, dtype=np.float32)
@@ -142,15 +180,15 @@ def border_mass(
     inverse = np.maximum(parents, np.float32(1.0)) ** np.float32(-num_exp)
     del parents, below
     share = np.zeros((n + 1, q), dtype=np.float32)
+    got = np.empty((n, q), dtype=np.float32)
+    buf = np.empty((n, q), dtype=np.float32)
     level = body == depth
     for d in range(depth, 0, -1):
         np.multiply(mass, inverse, out=share[:-1])
         share[:-1] *= level
         if d > 1:
-            got = share[nbr[:, 0]]
-            for who, whom in hops[1:]:
-                got[who] += share[whom]
-            level = body == d - 1
+            _gather(share, hops, got, buf, np.add)
+            np.equal(body, d - 1, out=level)
             got *= level
             mass += got
     # share now holds, on level-1 nodes, the mass per border edge

@@ -198,6 +198,20 @@ def resolved_approach(instance: Instance, params: MatchingParams) -> str:
     return _Engine(instance, params).approach
 
 
+def resolved_matcher(instance: Instance, params: MatchingParams) -> str:
+    """The matching a run with ``params`` uses: ``"greedy"``, ``"exact"`` or ``"cover"``.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> resolved_matcher(parse_instance("ring:9", "telephone", "gossip"), MatchingParams())
+    'exact'
+    >>> resolved_matcher(parse_instance("mesh:3x3", "telephone", "gossip"), MatchingParams())
+    'cover'
+    """
+    return _Engine(instance, params).matcher
+
+
 def check_model(instance: Instance) -> None:
     """Raise :class:`UnsupportedModelError` unless telephone/half-duplex, unbounded packets."""
     kind = instance.model.kind

@@ -27,6 +27,7 @@ from gossipcert.heuristics.matching import (
     MatchingResult,
     Progress,
     resolved_approach,
+    resolved_matcher,
     run_matching,
 )
 from gossipcert.instance import Instance
@@ -53,9 +54,10 @@ class SweepResult:
 def default_grid(instance: Instance, base: MatchingParams | None = None) -> list[MatchingParams]:
     """The settings a sweep tries, ``base`` first.
 
-    ``Dist_Exp`` in 8, 4, 16, 1, 32, 2, with and without a decrease (factor 0.9 a round); the
-    bitset BFS approach's band 0 and 1 (when the setting resolves to it); look-ahead (one
-    round, four candidates) on small graphs.
+    The greedy matching with ``base``'s weights second where ``base`` takes the
+    double-cover matching; then ``Dist_Exp`` in 8, 4, 16, 1, 32, 2, with and without a
+    decrease (factor 0.9 a round); the bitset BFS approach's band 0 and 1 (when the setting
+    resolves to it); look-ahead (one round, four candidates) on small graphs.
 
     Examples
     --------
@@ -68,6 +70,10 @@ def default_grid(instance: Instance, base: MatchingParams | None = None) -> list
     """
     base = base or MatchingParams()
     grid = [base]
+    if base.approx is None and resolved_matcher(instance, base) == "cover":
+        # the greedy matching second: on meshes its ties in edge order beat the heavier
+        # double-cover matching (Mesh 80x80 in 159 rounds against 164, 40x40 in 78 against 80)
+        grid.append(replace(base, approx=True))
     # the band is a setting of the bitset weights only
     bands = (0, 1) if resolved_approach(instance, base) == "bfs" else (base.band,)
     for de in (8.0, 4.0, 16.0, 1.0, 32.0, 2.0):
