@@ -86,6 +86,10 @@ def test_steps_certificate_holds_and_fails_when_changed() -> None:
     other = copy.deepcopy(cert)
     other["instance"]["model"] = "half-duplex"
     assert check_certificate(other).status == "fails"
+    # a claim that the points do not show (what `check` prints beside its verdict)
+    forged = copy.deepcopy(cert)
+    forged["claim"] = "S_min(3) = 4"
+    assert check_certificate(forged).status == "fails"
 
 
 def test_prove_steps_refuses_a_count_that_is_not_least() -> None:

@@ -124,6 +124,17 @@ def instance_record(inst: Instance) -> dict[str, Any]:
     return {"graph": graph_record(inst.graph), "model": inst.model.spec(), "problem": problem}
 
 
+def steps_claim(points: list[tuple[Any, Any]]) -> str:
+    """The claim of a steps certificate, from its ``(R, S)`` points: ``S_min(5) = 11, ...``.
+
+    Examples
+    --------
+    >>> steps_claim([(5, 11), (6, 10)])
+    'S_min(5) = 11, S_min(6) = 10'
+    """
+    return ", ".join(f"S_min({r}) = {s}" for r, s in points)
+
+
 def build_steps_certificate(
     inst: Instance, points: list[tuple[int, int, Schedule, dict[str, Any]]]
 ) -> dict[str, Any]:
@@ -132,7 +143,7 @@ def build_steps_certificate(
         "format": STEPS_FORMAT,
         "gossipcert": __version__,
         "instance": instance_record(inst),
-        "claim": ", ".join(f"S_min({r}) = {s}" for r, s, _, _ in points),
+        "claim": steps_claim([(r, s) for r, s, _, _ in points]),
         "points": [
             {"rounds": r, "steps": s, "schedule": to_json(sched, inst), "evidence": ev}
             for r, s, sched, ev in points
@@ -262,6 +273,13 @@ def _check(
             raise CertificateError("a steps certificate needs a non-empty list of points")
         for point in points:
             check_steps_point(inst, point, time_limit, out, full)
+        derived = steps_claim([(p.get("rounds"), p.get("steps")) for p in points])
+        out.add(
+            cert.get("claim") == derived,
+            f"claim {cert.get('claim')!r} "
+            + ("is" if cert.get("claim") == derived else f"is NOT {derived!r},")
+            + " what the points show",
+        )
         return
     optimum = cert.get("optimum")
     if not isinstance(optimum, int) or isinstance(optimum, bool) or optimum < 0:
