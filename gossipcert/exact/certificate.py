@@ -42,8 +42,12 @@ from gossipcert.bounds import bound_by_name
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import CertificateError, GossipcertError
 from gossipcert.exact.backends import SatBackend, Status
-from gossipcert.exact.checkers import check_proof
-from gossipcert.exact.proof import reliance, standalone_cnf, standalone_formula, unpack_proof
+from gossipcert.exact.proof import (
+    recheck_stored_proof,
+    reliance,
+    standalone_cnf,
+    standalone_formula,
+)
 from gossipcert.exact.search import SolveResult
 from gossipcert.exact.steps_proof import check_steps_point
 from gossipcert.instance import (
@@ -375,21 +379,8 @@ def _check_drat_evidence(
         f"CNF for {rounds} rounds regenerated: {cnf.nvars} variables, {len(cnf.clauses)} "
         f"clauses, sha256 {'matches' if digest == ev.get('cnf_sha256') else 'DIFFERS'}",
     )
-    try:
-        proof = unpack_proof(ev["proof_xz_base64"])
-    except Exception as exc:  # any corruption of the stored proof is a failed check
-        out.add(False, f"stored proof cannot be read: {exc}")
-        return
-    deadline = None if time_limit is None else time.monotonic() + time_limit
-    verdict = check_proof(cnf.dimacs(), proof, deadline, full=full)
-    for o in verdict.outcomes:
-        out.add(
-            {"verified": True, "over-budget": True, "timeout": None}.get(o.status, False),
-            f"DRAT proof ({proof.count(chr(10))} lines) re-checked by {o.checker} "
-            f"(deletions: {o.deletions}): {o.status} in {o.seconds:.1f}s ({o.message})",
-        )
-    if verdict.status == "rejected" and any(o.ok for o in verdict.outcomes):
-        out.add(False, "THE PROOF CHECKERS DISAGREE: " + verdict.summary())
+    for ok, text in recheck_stored_proof(cnf, ev.get("proof_xz_base64"), time_limit, full):
+        out.add(ok, text)
 
 
 def _check_claim(

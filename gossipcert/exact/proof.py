@@ -19,12 +19,14 @@ import hashlib
 import lzma
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from pysat.solvers import Solver
 
 from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.encodings.formula import Formula
 from gossipcert.exact.backends import solve_sliced
+from gossipcert.exact.checkers import check_proof
 from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.instance import Instance
 
@@ -123,3 +125,29 @@ def pack_proof(proof: str) -> str:
 def unpack_proof(data: str) -> str:
     """Inverse of :func:`pack_proof`."""
     return lzma.decompress(base64.b64decode(data)).decode()
+
+
+def recheck_stored_proof(
+    cnf: StandaloneCNF, packed: Any, time_limit: float | None, full: bool = False
+) -> list[tuple[bool | None, str]]:
+    """Re-check a stored (packed) DRAT proof of ``cnf`` with every checker: one line per
+    checker, ``(verdict, text)`` with True (verified, or over its budget after the others
+    verified), False (rejected, or the stored proof cannot be read) or None (no verdict in
+    time), and a failing line when the checkers disagree."""
+    try:
+        proof = unpack_proof(packed)
+    except Exception as exc:  # any corruption of the stored proof is a failed check
+        return [(False, f"stored proof cannot be read: {exc}")]
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    verdict = check_proof(cnf.dimacs(), proof, deadline, full=full)
+    lines: list[tuple[bool | None, str]] = [
+        (
+            {"verified": True, "over-budget": True, "timeout": None}.get(o.status, False),
+            f"DRAT proof ({proof.count(chr(10))} lines) re-checked by {o.checker} "
+            f"(deletions: {o.deletions}): {o.status} in {o.seconds:.1f}s ({o.message})",
+        )
+        for o in verdict.outcomes
+    ]
+    if verdict.status == "rejected" and any(o.ok for o in verdict.outcomes):
+        lines.append((False, "THE PROOF CHECKERS DISAGREE: " + verdict.summary()))
+    return lines

@@ -43,7 +43,13 @@ from gossipcert.encodings import EncodingOptions, TransferEncoding, encoding_for
 from gossipcert.encodings.formula import Formula
 from gossipcert.errors import SolverError
 from gossipcert.exact.checkers import check_proof
-from gossipcert.exact.proof import StandaloneCNF, pack_proof, prove_unsat, reliance, unpack_proof
+from gossipcert.exact.proof import (
+    StandaloneCNF,
+    pack_proof,
+    prove_unsat,
+    recheck_stored_proof,
+    reliance,
+)
 from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.instance import Instance
 from gossipcert.schedule import from_json
@@ -225,19 +231,8 @@ def check_steps_point(
         f"R = {rounds}: CNF for {steps - 1} steps regenerated: {cnf.nvars} variables, "
         f"{len(cnf.clauses)} clauses, sha256 {'matches' if same else 'DIFFERS'}",
     )
-    try:
-        proof = unpack_proof(ev["proof_xz_base64"])
-    except Exception as exc:  # any corruption of the stored proof is a failed check
-        out.add(False, f"R = {rounds}: stored proof cannot be read: {exc}")
-        return
-    deadline = None if time_limit is None else time.monotonic() + time_limit
-    verdict = check_proof(cnf.dimacs(), proof, deadline, full=full)
-    for o in verdict.outcomes:
-        out.add(
-            {"verified": True, "over-budget": True, "timeout": None}.get(o.status, False),
-            f"R = {rounds}: DRAT proof ({proof.count(chr(10))} lines) re-checked by "
-            f"{o.checker}: {o.status} in {o.seconds:.1f}s ({o.message})",
-        )
+    for ok, text in recheck_stored_proof(cnf, ev.get("proof_xz_base64"), time_limit, full):
+        out.add(ok, f"R = {rounds}: {text}")
 
 
 def certify_points(
