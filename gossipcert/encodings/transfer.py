@@ -237,19 +237,26 @@ class TransferEncoding(HorizonEncoding):
         assert self.cap is not None
         inst = self.instance
         for v in range(inst.n):
-            lits: list[int] = []
-            fixed = 0
-            for p in range(inst.n_packets):
-                now, before = self.knows(v, p, t), self.knows(v, p, t - 1)
-                if now is True:
-                    fixed += 1
-                elif now is not False:
-                    lits.append(now)
-                if before is False:
-                    fixed += 1
-                elif before is not True:
-                    lits.append(-before)
+            lits, fixed = self.learned_literals(v, t)
             self.formula.at_most(lits, self.cap + inst.n_packets - fixed)
+
+    def learned_literals(self, v: int, t: int) -> tuple[list[int], int]:
+        """What ``v`` learns in round ``t`` as a count: ``K[v,q,t]`` and ``not K[v,q,t-1]``
+        over the packets, whose true literals number ``n_packets`` plus what ``v`` learns;
+        returns the literals that are not constants and how many constants are true."""
+        lits: list[int] = []
+        fixed = 0
+        for q in range(self.instance.n_packets):
+            now, before = self.knows(v, q, t), self.knows(v, q, t - 1)
+            if now is True:
+                fixed += 1
+            elif now is not False:
+                lits.append(now)
+            if before is False:
+                fixed += 1
+            elif before is not True:
+                lits.append(-before)
+        return lits, fixed
 
     # -------------------------------------------------------------- decoding and hints
 

@@ -98,18 +98,7 @@ def steps_formula(
             if sent:
                 f.at_most(sent + slack, top)
         for v in range(instance.n):
-            lits: list[int] = []
-            fixed = 0
-            for q in range(n_packets):
-                now, before = enc.knows(v, q, t), enc.knows(v, q, t - 1)
-                if now is True:
-                    fixed += 1
-                elif now is not False:
-                    lits.append(now)
-                if before is False:
-                    fixed += 1
-                elif before is not True:
-                    lits.append(-before)
+            lits, fixed = enc.learned_literals(v, t)
             f.at_most(lits + slack, n_packets + top - fixed)
     f.at_most(every, max_steps)
     return f, gens
