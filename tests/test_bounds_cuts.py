@@ -69,6 +69,11 @@ def test_cut_bound_is_sound_packet_models(model: str, problem: str) -> None:
         ("path:5", "all-port:c=2", "scatter:0", 4),
         # single-port gossip on a ring: n - 1 packets enter a node, one a round
         ("ring:6", "single-port", "gossip", 5),
+        # a leaf of a star: the centre's packet can cross in round 1, the other three
+        # leaves' packets from round 2 on, two a round (the threshold on heads; the
+        # optimum is 3, `gather-spread`)
+        ("star:5", "all-port:c=2", "gossip", 3),
+        ("debruijn:5", "all-port:c=2", "gossip", 9),
     ],
 )
 def test_cut_bound_values(graph: str, model: str, problem: str, expected: int) -> None:

@@ -19,12 +19,19 @@ Packet ``p`` cannot cross before round ``head(p) = min over cut arcs (a, b) of
 dist(holders(p), a) + 1``, and after its first crossing, in round ``t``, every node ``d`` of
 ``T`` that demands it is reached no earlier than ``t + min over cut arcs (a, b) of
 dist(b, d)`` (every route from ``S`` to ``d`` enters ``T`` by a cut arc, not before ``t``);
-let ``tail(p)`` be the largest of these over its demanders in ``T``. For every threshold
-``h``, the ``k_h`` packets with ``tail >= h`` need ``k_h`` first crossings, at most ``C(S)``
-a round, none before the smallest of their heads ``m_h``; the last of them crosses in round
-``m_h - 1 + ceil(k_h / C(S))`` or later and is delivered ``h`` rounds after that:
+let ``tail(p)`` be the largest of these over its demanders in ``T``. For every pair of
+thresholds ``m`` and ``h``, the ``k(m, h)`` packets with ``head >= m`` and ``tail >= h`` need
+``k(m, h)`` first crossings, at most ``C(S)`` a round, none before round ``m``; the last of
+them crosses in round ``m - 1 + ceil(k(m, h) / C(S))`` or later and is delivered ``h``
+rounds after that:
 
-    R >= max over h of  m_h - 1 + ceil(k_h / C(S)) + h.
+    R >= max over m, h with k(m, h) > 0 of  m - 1 + ceil(k(m, h) / C(S)) + h.
+
+(The packets of a star's other leaves reach the centre no earlier than round 1, so the
+threshold on heads counts what a single threshold on tails misses: three of them for a
+leaf of ``star:5`` under ``all-port:c=2`` give ``2 - 1 + ceil(3/2) + 0 = 3``.) Packets with
+the same holders and the same demanders share their head and tail on every cut, so the
+bound is evaluated per such class, on arrays (:class:`CutData`).
 
 The cuts tried: every set of nodes for small graphs (``n <= 8``), otherwise each single
 node and its complement, the two sides of every bridge, the balls around every node and,
@@ -41,34 +48,23 @@ References
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 import networkx as nx
+import numpy as np
 
 from gossipcert import graphs
-from gossipcert.bounds.base import _LOWER, Bound, _holders, _memo
+from gossipcert.bounds.base import _LOWER, Bound, _memo
 from gossipcert.instance import Instance, ModelKind, bits
 
 #: every subset of the nodes is tried up to this many nodes
 ALL_CUTS_MAX_NODES = 8
 
 
-def cut_capacity(instance: Instance, side: frozenset[int]) -> int | None:
-    """Most distinct packets that can cross from ``side`` to the rest in one round.
-
-    None when the model puts no limit on it (unbounded packets), 0 when no arc leaves.
-
-    Examples
-    --------
-    >>> from gossipcert.instance import parse_instance
-    >>> cut_capacity(parse_instance("fattree:4", "all-port", "total-exchange"),
-    ...              frozenset({0, 1, 4}))
-    1
-    """
+def _capacity(instance: Instance, arcs: list[tuple[int, int]]) -> int | None:
+    """Most distinct packets that cross the given cut arcs in one round (see the module)."""
     g = instance.graph
     m = instance.model
-    arcs = [(a, b) for a in side for b in g.adj[a] if b not in side]
     if not arcs:
         return 0
     if m.kind is ModelKind.ALL_PORT:
@@ -84,56 +80,144 @@ def cut_capacity(instance: Instance, side: frozenset[int]) -> int | None:
     return cap
 
 
-def cut_value(
-    instance: Instance,
-    side: frozenset[int],
-    dist: dict[int, dict[int, int]],
-    holders: list[list[int]],
-) -> int:
+def cut_capacity(instance: Instance, side: frozenset[int]) -> int | None:
+    """Most distinct packets that can cross from ``side`` to the rest in one round.
+
+    None when the model puts no limit on it (unbounded packets), 0 when no arc leaves.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> cut_capacity(parse_instance("fattree:4", "all-port", "total-exchange"),
+    ...              frozenset({0, 1, 4}))
+    1
+    """
+    g = instance.graph
+    return _capacity(instance, [(a, b) for a in side for b in g.adj[a] if b not in side])
+
+
+class CutData:
+    """What every cut of one instance shares, as arrays: distances, arcs, packet classes.
+
+    Packets are grouped by their holders and by their demanders: two packets with the same
+    holders and the same demanders have the same head and tail on every cut, so each
+    (holders, demanders) class is evaluated once, with its number of packets.
+
+    Parameters
+    ----------
+    instance : Instance
+    """
+
+    def __init__(self, instance: Instance) -> None:
+        n = instance.n
+        self.instance = instance
+        g = instance.graph
+        #: dist[u, v]: the graph distance (connected graphs only)
+        self.dist = np.full((n, n), n + 1, dtype=np.int32)
+        for u in range(n):
+            for v, d in nx.single_source_shortest_path_length(g, u).items():
+                self.dist[u, v] = d
+        arcs = [(a, b) for a, b in g.edges()] + [(b, a) for a, b in g.edges()]
+        self.arc_tail = np.array([a for a, _ in arcs], dtype=np.int64)
+        self.arc_head = np.array([b for _, b in arcs], dtype=np.int64)
+        holder_rows: dict[int, int] = {}
+        demand_rows: dict[int, int] = {}
+        classes: dict[tuple[int, int], int] = {}
+        holders_of: list[int] = [0] * instance.n_packets
+        demanders_of: list[int] = [0] * instance.n_packets
+        for v in range(n):
+            for p in bits(instance.holdings[v]):
+                holders_of[p] |= 1 << v
+            for p in bits(instance.demands[v]):
+                demanders_of[p] |= 1 << v
+        for p in range(instance.n_packets):
+            if not demanders_of[p]:
+                continue
+            h = holder_rows.setdefault(holders_of[p], len(holder_rows))
+            d = demand_rows.setdefault(demanders_of[p], len(demand_rows))
+            classes[h, d] = classes.get((h, d), 0) + 1
+
+        def matrix(rows: dict[int, int]) -> np.ndarray:
+            out = np.zeros((len(rows), n), dtype=bool)
+            for mask, i in rows.items():
+                out[i, list(bits(mask))] = True
+            return out
+
+        #: holds[i, v]: node v holds the packets of holder class i
+        self.holds = matrix(holder_rows)
+        #: demands[j, v]: node v demands the packets of demand class j
+        self.demands = matrix(demand_rows)
+        self.class_holder = np.array([h for h, _ in classes], dtype=np.int64)
+        self.class_demand = np.array([d for _, d in classes], dtype=np.int64)
+        self.class_size = np.array(list(classes.values()), dtype=np.int64)
+        self.far = n + 1
+
+    def value(self, side: frozenset[int]) -> int:
+        """The bound of the module docstring for the cut ``side`` / rest; 0 if none."""
+        n = self.instance.n
+        in_side = np.zeros(n, dtype=bool)
+        in_side[list(side)] = True
+        crossing_arcs = in_side[self.arc_tail] & ~in_side[self.arc_head]
+        if not crossing_arcs.any():
+            return 0
+        starts = np.unique(self.arc_tail[crossing_arcs])
+        ends = np.unique(self.arc_head[crossing_arcs])
+        out = ~in_side
+        # packets that some node outside demands and no node outside holds
+        held_out = (self.holds & out).any(axis=1)[self.class_holder]
+        need_out = (self.demands & out).any(axis=1)[self.class_demand]
+        crossing = need_out & ~held_out
+        if not crossing.any():
+            return 0
+        arcs = list(
+            zip(
+                self.arc_tail[crossing_arcs].tolist(),
+                self.arc_head[crossing_arcs].tolist(),
+                strict=True,
+            )
+        )
+        cap = _capacity(self.instance, arcs)
+        if cap is None or cap == 0:
+            return 0
+        # head: the earliest round a packet can cross; tail: rounds from the cut to its
+        # farthest demander outside
+        to_cut = self.dist[:, starts].min(axis=1) + 1
+        from_cut = np.where(out, self.dist[ends, :].min(axis=0), -1)
+        head_of_holders = np.where(self.holds, to_cut, self.far + 1).min(axis=1)
+        tail_of_demands = np.where(self.demands, from_cut, -1).max(axis=1)
+        heads = head_of_holders[self.class_holder[crossing]]
+        tails = tail_of_demands[self.class_demand[crossing]]
+        sizes = self.class_size[crossing]
+        if heads.max() > self.far or tails.max() > self.far or tails.min() < 0:
+            return 0
+        # k(m, h): packets with head >= m and tail >= h, as suffix sums of a histogram
+        hist = np.zeros((int(heads.max()) + 1, int(tails.max()) + 1), dtype=np.int64)
+        np.add.at(hist, (heads, tails), sizes)
+        k = hist[::-1, ::-1].cumsum(axis=0).cumsum(axis=1)[::-1, ::-1]
+        m = np.arange(hist.shape[0])[:, None]
+        h = np.arange(hist.shape[1])[None, :]
+        values = np.where(k > 0, m - 1 + -(-k // cap) + h, 0)
+        return int(values.max())
+
+
+def cut_value(instance: Instance, side: frozenset[int], data: CutData | None = None) -> int:
     """The bound of the module docstring for one cut (``side`` is ``S``); 0 if none.
 
-    ``dist[u][v]`` are the graph's distances and ``holders[p]`` the holders of packet ``p``.
+    Parameters
+    ----------
+    instance : Instance
+    side : frozenset of int
+        The nodes of ``S``.
+    data : CutData, optional
+        The instance's shared arrays (built when not given).
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> cut_value(parse_instance("path:5", "all-port", "scatter:0"), frozenset({0}))
+    4
     """
-    n = instance.n
-    other = [v for v in range(n) if v not in side]
-    held_out = 0
-    for v in other:
-        held_out |= instance.holdings[v]
-    need_out = 0
-    for v in other:
-        need_out |= instance.demands[v]
-    crossing = need_out & ~held_out
-    if not crossing:
-        return 0
-    cap = cut_capacity(instance, side)
-    if cap is None or cap == 0:
-        return 0
-    g = instance.graph
-    arcs = [(a, b) for a in side for b in g.adj[a] if b not in side]
-    starts = {a for a, _ in arcs}
-    ends = {b for _, b in arcs}
-    # the rounds from a holder h to the far side of the cut, and from the cut to a node d
-    to_cut: dict[int, float] = {}
-    from_cut = {d: min(dist[b].get(d, math.inf) for b in ends) for d in other}
-    tails: list[tuple[int, int]] = []  # (tail, head) per crossing packet
-    for p in bits(crossing):
-        for h in holders[p]:
-            if h not in to_cut:
-                to_cut[h] = min(dist[h].get(a, math.inf) for a in starts) + 1
-        head = min(to_cut[h] for h in holders[p])
-        tail = max(from_cut[d] for d in other if instance.demands[d] >> p & 1)
-        if math.isinf(head) or math.isinf(tail):
-            return 0
-        tails.append((int(tail), int(head)))
-    tails.sort(reverse=True)
-    best = 0
-    min_head = math.inf
-    for k, (h, head) in enumerate(tails, start=1):
-        min_head = min(min_head, head)
-        if k < len(tails) and tails[k][0] == h:
-            continue  # the threshold h counts every packet with tail >= h
-        best = max(best, int(min_head) - 1 + -(-k // cap) + h)
-    return best
+    return (data or CutData(instance)).value(side)
 
 
 def _cuts(instance: Instance) -> Iterator[frozenset[int]]:
@@ -195,11 +279,10 @@ def cut_bound(instance: Instance) -> Bound | None:
         if m.kind is not ModelKind.ALL_PORT and m.packet_cap is None:
             return None
         g = instance.graph
-        dist = {v: dict(nx.single_source_shortest_path_length(g, v)) for v in range(instance.n)}
-        holders = _holders(instance)
+        data = CutData(instance)
         best: tuple[int, str] | None = None
         for side in _cuts(instance):
-            value = cut_value(instance, side, dist, holders)
+            value = data.value(side)
             if value > 0 and (best is None or value > best[0]):
                 names = sorted(str(graphs.node_ref(g, v)) for v in side)
                 best = (value, "{" + ", ".join(names) + "}")
