@@ -58,7 +58,11 @@ over the most that can cross it in a round, plus the distance before and after i
 Broadcast (one packet, one-port models; :mod:`.broadcast`): ``broadcast-layers`` (distance
 layers, generalizing distance and doubling: Fraigniaud-Lazard, Ivanova-Haugland-Tvedt ``d+``
 type), ``broadcast-cut`` (subtrees behind a cut vertex; exact broadcast time of trees,
-Slater-Cockayne-Hedetniemi).
+Slater-Cockayne-Hedetniemi). :mod:`.broadcast_order`: ``broadcast-order`` (the sources and
+their children call one neighbour per round: injective call positions, two generations
+deep). :mod:`.broadcast_ranks`: ``broadcast-ranks`` (a node is named by the ranks of the
+calls on its chain from a source; their sum is at most ``R``, their number at least its
+distance).
 
 Per packet (one-port models, several packets; :mod:`.packet_layers`): ``packet-layers`` (the
 ``broadcast-layers`` value of each packet's own broadcast, the largest over the packets; for
@@ -166,6 +170,8 @@ from gossipcert.bounds.broadcast import (
     broadcast_cut_bound,
     broadcast_layers_bound,
 )
+from gossipcert.bounds.broadcast_order import broadcast_order_bound
+from gossipcert.bounds.broadcast_ranks import broadcast_ranks_bound
 from gossipcert.bounds.cuts import cut_bound
 from gossipcert.bounds.dimakopoulos import (
     dimakopoulos_half_duplex_bound,
@@ -257,6 +263,8 @@ __all__ = [
     "bound_by_name",
     "broadcast_cut_bound",
     "broadcast_layers_bound",
+    "broadcast_order_bound",
+    "broadcast_ranks_bound",
     "cut_bound",
     "dd_broadcast_bound",
     "dd_broadcast_upper_bound",
@@ -301,6 +309,8 @@ LOWER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     pendant_leaves_bound,
     broadcast_layers_bound,
     broadcast_cut_bound,
+    broadcast_ranks_bound,
+    broadcast_order_bound,
     packet_layers_bound,
     dimakopoulos_receive_bound,
     dimakopoulos_half_duplex_bound,
