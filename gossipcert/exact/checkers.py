@@ -16,7 +16,7 @@ that is sound on its own:
 
 When drat-trim is present it runs first and writes its *core lemmas* (``-l``: the lemmas its
 backward check used, in order, with deletions). That file is a DRAT proof of the same
-formula in its own right, usually a fraction of the solver's, so ``dratify`` and the
+formula in its own right, often a part of the solver's, so ``dratify`` and the
 project's checker judge it instead of the whole proof: each still verifies, on its own, a
 refutation of the formula, so no verdict rests on drat-trim being right. Should either reject
 the core lemmas, both judge the proof as handed in too, and that verdict stands.
