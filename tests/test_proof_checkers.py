@@ -322,3 +322,66 @@ def test_the_projects_checker_stops_at_its_budget_without_a_verdict(monkeypatch)
     # --full: the project's checker runs to the end
     full = check_proof(cnf.dimacs(), proof, full=True)
     assert {o.status for o in full.outcomes} == {"verified"}
+
+
+# ------------------------------------------------------------------ drat-trim's core lemmas
+
+
+def _fake_drat_trim(tmp_path, core: str) -> str:
+    """A stand-in for drat-trim that says ``s VERIFIED`` to anything and writes ``core`` as
+    its core lemmas (a lying checker)."""
+    import sys
+
+    script = tmp_path / "fake-drat-trim"
+    script.write_text(
+        f"#!{sys.executable}\n"
+        "import sys\n"
+        "args = sys.argv\n"
+        "if '-l' in args:\n"
+        f"    open(args[args.index('-l') + 1], 'w').write({core!r})\n"
+        "print('s VERIFIED')\n"
+    )
+    script.chmod(0o755)
+    return str(script)
+
+
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_a_lying_drat_trim_cannot_make_a_forgery_pass(name: str, tmp_path, monkeypatch) -> None:
+    # its "core lemmas" go to dratify and the project's checker, who judge them on their own
+    from gossipcert.exact import checkers
+
+    monkeypatch.setenv(checkers.DRAT_TRIM_ENV, _fake_drat_trim(tmp_path, "0\n"))
+    cnf, proof = ADVERSARIAL[name]
+    v = check_proof(cnf, proof)
+    assert v.status == "rejected", v.summary()
+    assert [o.status for o in v.outcomes][-1] == "verified"  # the liar said yes
+
+
+def test_bad_core_lemmas_fall_back_to_the_proof_handed_in(tmp_path, monkeypatch) -> None:
+    from gossipcert.exact import checkers
+
+    monkeypatch.setenv(checkers.DRAT_TRIM_ENV, _fake_drat_trim(tmp_path, "0\n"))
+    inst = parse_instance("butterfly:3", "telephone", "gossip")
+    cnf = standalone_cnf(inst, 5, EncodingOptions())
+    proof = prove_unsat(cnf).proof
+    assert proof is not None
+    assert run_dratify(cnf.dimacs(), "0\n").status == "rejected"  # "0" alone refutes nothing
+    v = check_proof(cnf.dimacs(), proof)
+    # the genuine proof is then checked and verified
+    assert v.status == "verified", v.summary()
+    assert all("core lemmas" not in o.message for o in v.outcomes)
+
+
+@pytest.mark.skipif(drat_trim_binary() is None, reason="no drat-trim binary on this machine")
+def test_dratify_and_the_projects_checker_judge_drat_trims_core_lemmas() -> None:
+    inst = parse_instance("butterfly:3", "telephone", "gossip")
+    cnf = standalone_cnf(inst, 5, EncodingOptions())
+    proof = prove_unsat(cnf).proof
+    assert proof is not None
+    v = check_proof(cnf.dimacs(), proof)
+    assert v.status == "verified" and len(v.outcomes) == 3, v.summary()
+    dratify_, own, trim = v.outcomes
+    assert trim.checker.startswith("drat-trim") and trim.ok
+    assert "core lemmas" in dratify_.message and "core lemmas" in own.message
+    kept, total = (int(x) for x in dratify_.message.split("(")[-1].split(" steps")[0].split(" of "))
+    assert 0 < kept <= total

@@ -14,6 +14,13 @@ that is sound on its own:
 - ``drat-trim`` (backward checking, deletions of unit clauses ignored), whenever a binary is
   found: the ``GOSSIPCERT_DRAT_TRIM`` environment variable, or ``drat-trim`` on the ``PATH``.
 
+When drat-trim is present it runs first and writes its *core lemmas* (``-l``: the lemmas its
+backward check used, in order, with deletions). That file is a DRAT proof of the same
+formula in its own right, often a part of the solver's, so ``dratify`` and the
+project's checker judge it instead of the whole proof: each still verifies, on its own, a
+refutation of the formula, so no verdict rests on drat-trim being right. Should either reject
+the core lemmas, both judge the proof as handed in too, and that verdict stands.
+
 :func:`check_proof` runs them all. ``dratify`` (native code) and ``drat-trim`` (C) are
 *required*: each must verify the proof. The project's own checker is plain Python and checks
 every lemma forwards, so on proofs of millions of lines it is far slower than the others; it
@@ -37,7 +44,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -199,27 +206,51 @@ def run_drat_trim(
     Its verdict is read from its ``s VERIFIED`` / ``s NOT VERIFIED`` line together with its
     exit status; anything else is an ``error``.
     """
+    return run_drat_trim_core(cnf_text, proof, binary, deadline)[0]
+
+
+def run_drat_trim_core(
+    cnf_text: str, proof: str, binary: str, deadline: float | None = None, core: bool = False
+) -> tuple[CheckOutcome, str | None]:
+    """:func:`run_drat_trim`, and with ``core`` the core lemmas it writes (its ``-l`` file:
+    the lemmas its backward check used, with deletions, a DRAT proof of the same formula in
+    its own right) when it verifies the proof; else ``None``."""
     start = time.monotonic()
     name = f"drat-trim ({binary})"
     policy = "those of unit clauses ignored (backward checking)"
     left = _remaining(deadline)
+    lemmas: str | None = None
     with tempfile.TemporaryDirectory(prefix="gossipcert-drat-") as tmp:
         cnf_path, proof_path = Path(tmp, "formula.cnf"), Path(tmp, "proof.drat")
+        core_path = Path(tmp, "core.drat")
         cnf_path.write_text(cnf_text)
         proof_path.write_text(proof)
         cmd = [binary, str(cnf_path), str(proof_path)]
+        if core:
+            cmd += ["-l", str(core_path)]
         if left is not None:
             cmd += ["-t", str(max(1, int(left) + 1))]
         try:
             run = subprocess.run(cmd, capture_output=True, text=True, timeout=left, check=False)
         except subprocess.TimeoutExpired:
-            return CheckOutcome(
+            out = CheckOutcome(
                 name, TIMEOUT, policy, time.monotonic() - start, "no verdict before the time limit"
             )
+            return out, None
         except OSError as exc:
-            return CheckOutcome(name, ERROR, policy, time.monotonic() - start, f"cannot run: {exc}")
+            out = CheckOutcome(name, ERROR, policy, time.monotonic() - start, f"cannot run: {exc}")
+            return out, None
+        if core and core_path.exists():
+            lemmas = core_path.read_text()
+    outcome = _drat_trim_outcome(run, name, policy, time.monotonic() - start)
+    return outcome, (lemmas if outcome.ok else None)
+
+
+def _drat_trim_outcome(
+    run: subprocess.CompletedProcess[str], name: str, policy: str, seconds: float
+) -> CheckOutcome:
+    """drat-trim's verdict from its output and exit status."""
     lines = {s.strip() for s in run.stdout.splitlines() if s.startswith("s ")}
-    seconds = time.monotonic() - start
     if lines == {"s VERIFIED"} and run.returncode == 0:
         return CheckOutcome(name, VERIFIED, policy, seconds, "s VERIFIED")
     if "s NOT VERIFIED" in lines:
@@ -269,6 +300,20 @@ class ProofVerdict:
         return f"{head} — " + "; ".join(parts)
 
 
+def _steps(proof: str) -> int:
+    """Number of steps (non-empty lines) of a text DRAT proof."""
+    return sum(1 for line in proof.splitlines() if line.strip())
+
+
+def _dratify_and_own(
+    cnf_text: str, proof: str, deadline: float | None, full: bool
+) -> list[CheckOutcome]:
+    """dratify, then the project's own checker within its budget, on one proof."""
+    first = run_dratify(cnf_text, proof, deadline)
+    budget = None if full else max(OWN_BUDGET_SECONDS, OWN_BUDGET_FACTOR * first.seconds)
+    return [first, run_gossipcert(cnf_text, proof, deadline, budget)]
+
+
 def check_proof(
     cnf_text: str,
     proof: str,
@@ -287,7 +332,8 @@ def check_proof(
     deadline : float, optional
         A ``time.monotonic()`` value for all checkers together.
     drat_trim : bool
-        Also run drat-trim when a binary is found (see :func:`drat_trim_binary`).
+        Also run drat-trim when a binary is found (see :func:`drat_trim_binary`); the other
+        checkers then judge its core lemmas (module docstring).
     full : bool
         Let the project's own checker run to the end (no budget).
 
@@ -302,12 +348,20 @@ def check_proof(
     >>> check_proof("p cnf 1 2\\n1 0\\n-1 0\\n", "0\\n").status
     'verified'
     """
-    first = run_dratify(cnf_text, proof, deadline)
-    budget = None if full else max(OWN_BUDGET_SECONDS, OWN_BUDGET_FACTOR * first.seconds)
-    outcomes = [first, run_gossipcert(cnf_text, proof, deadline, budget)]
     binary = drat_trim_binary() if drat_trim else None
+    trim, lemmas = None, None
     if binary is not None:
-        outcomes.append(run_drat_trim(cnf_text, proof, binary, deadline))
+        trim, lemmas = run_drat_trim_core(cnf_text, proof, binary, deadline, core=True)
+    outcomes = _dratify_and_own(cnf_text, lemmas if lemmas is not None else proof, deadline, full)
+    if lemmas is not None:
+        if any(o.status in (REJECTED, ERROR) for o in outcomes):
+            # the core lemmas are not the proof that was handed in: judge that one too
+            outcomes = _dratify_and_own(cnf_text, proof, deadline, full)
+        else:
+            note = f"on drat-trim's core lemmas ({_steps(lemmas)} of {_steps(proof)} steps)"
+            outcomes = [replace(o, message=f"{o.message} {note}") for o in outcomes]
+    if trim is not None:
+        outcomes.append(trim)
     statuses = {o.status for o in outcomes}
     if statuses & {REJECTED, ERROR}:
         status = REJECTED
