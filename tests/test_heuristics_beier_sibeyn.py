@@ -266,3 +266,18 @@ def test_the_sweep_tries_the_greedy_matching_second_on_meshes() -> None:
     # graphs that take Edmonds' matching get no such entry
     ring = parse_instance("ring:9", "telephone", "gossip")
     assert all(p.approx is None for p in default_grid(ring))
+
+
+def test_the_sweep_tries_a_decreasing_dist_exp_with_the_greedy_matching_on_meshes() -> None:
+    # the 16x16 mesh: the greedy matching at the default Dist_Exp takes 31 rounds; starting
+    # at 16 and decreasing it reaches the diameter, 30 (optimal)
+    inst = parse_instance("mesh:16x16", "telephone", "gossip")
+    grid = default_grid(inst)
+    decreasing = MatchingParams(approx=True, dist_exp=16.0, dist_exp_decay=0.98)
+    assert grid[1:3] == [MatchingParams(approx=True), decreasing]
+    assert rounds_of(inst, grid[1]) == 31
+    res = sweep(inst, 600.0, grid=grid[:3], lower_bound=30)
+    assert len(res.best.schedule) == 30
+    best = res.best.params
+    assert (best.approx, best.dist_exp, best.dist_exp_decay) == (True, 16.0, 0.98)
+    assert simulate(inst, res.best.schedule).ok

@@ -7,9 +7,15 @@ import pytest
 
 from gossipcert import graphs
 from gossipcert.constructions.beier_sibeyn import matching_sequence
-from gossipcert.errors import UnsupportedModelError
+from gossipcert.errors import NotApplicableError, UnsupportedModelError
 from gossipcert.exact.search import solve
-from gossipcert.heuristics.coloring import coloring_heuristic, greedy_coloring_matchings
+from gossipcert.heuristics.coloring import (
+    PRUNING,
+    _default_matchings,
+    _Search,
+    coloring_heuristic,
+    greedy_coloring_matchings,
+)
 from gossipcert.instance import make_instance, parse_instance, parse_model, parse_problem
 from gossipcert.simulate import simulate
 
@@ -82,3 +88,36 @@ def test_only_unbounded_telephone() -> None:
         coloring_heuristic(parse_instance("ring:6", "half-duplex", "gossip"))
     with pytest.raises(UnsupportedModelError):
         coloring_heuristic(parse_instance("ring:6", "telephone:p=1", "gossip"))
+
+
+def test_a_filtered_search_without_the_window_rule_finds_what_the_windows_prune() -> None:
+    # CCC 5 (paper: 13 rounds): every windowed setting exhausts its search at 13 rounds
+    # without a sequence; the filtered setting without the window rule finds one
+    inst = parse_instance("ccc:5", "telephone", "gossip")
+    for setting in (s for s in PRUNING if s[1]):
+        with pytest.raises(NotApplicableError):
+            coloring_heuristic(inst, pruning=(setting,), min_rounds=13, max_rounds=13)
+    filtered = tuple(s for s in PRUNING if not s[1] and s[2] > 0)
+    assert filtered
+    res = coloring_heuristic(inst, pruning=filtered, min_rounds=13, max_rounds=13)
+    assert len(res.sequence) == 13 and simulate(inst, res.schedule).ok
+
+
+@pytest.mark.parametrize("spec", ["ccc:4", "butterfly:3", "pancake:4", "mesh:3x4"])
+def test_packed_knowledge_matches_plain_bitsets(spec: str) -> None:
+    # the search's gain and step on packed rows against Python-integer bitsets, 6 rounds
+    inst = parse_instance(spec, "telephone", "gossip")
+    ms = [sorted(m) for m in _default_matchings(inst)]
+    search = _Search(inst, ms, 6, 0.0, 1, False, float("inf"))
+    packed, plain = search.holdings, list(inst.holdings)
+    for r in range(6):
+        i = r % len(ms)
+        gain = 0
+        nxt = list(plain)
+        for u, v in ms[i]:
+            both = plain[u] | plain[v]
+            gain += (both & ~plain[u]).bit_count() + (both & ~plain[v]).bit_count()
+            nxt[u] = nxt[v] = both
+        assert search._gain(packed, i) == gain
+        packed, plain = search._apply(packed, i), nxt
+        assert [int.from_bytes(row.tobytes(), "little") for row in packed] == plain
