@@ -79,6 +79,25 @@ def _applies(instance: Instance) -> bool:
     return instance.n_packets == 1 and instance.model.kind in _SEND_ONE
 
 
+def one_packet_view(instance: Instance) -> tuple[list[list[int]], list[int], list[bool]] | None:
+    """``(neighbours, sources, demands)`` of a one-packet instance under a one-port model
+    (a node passes the packet to at most one neighbour per round); None otherwise.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> one_packet_view(parse_instance("path:3", "telephone", "broadcast:0"))
+    ([[1], [0, 2], [1]], [0], [True, True, True])
+    """
+    if not _applies(instance):
+        return None
+    n = instance.n
+    nbrs = [list(instance.graph.adj[v]) for v in range(n)]
+    sources = [v for v in range(n) if instance.holdings[v] & 1]
+    demand = [bool(instance.demands[v] & 1) for v in range(n)]
+    return nbrs, sources, demand
+
+
 def _distances(nbrs: list[list[int]], sources: list[int]) -> list[int]:
     n = len(nbrs)
     dist = [-1] * n
@@ -204,13 +223,10 @@ def broadcast_layers_bound(instance: Instance) -> Bound | None:
     >>> broadcast_layers_bound(parse_instance("path:9", "telephone", "broadcast:4,5")).value
     4
     """
-    if not _applies(instance):
+    view = one_packet_view(instance)
+    if view is None:
         return None
-    n = instance.n
-    nbrs = [list(instance.graph.adj[v]) for v in range(n)]
-    sources = [v for v in range(n) if instance.holdings[v] & 1]
-    demand = [bool(instance.demands[v] & 1) for v in range(n)]
-    value = layers_value(nbrs, sources, demand)
+    value = layers_value(*view)
     return Bound(
         "broadcast-layers",
         _LOWER,

@@ -60,9 +60,9 @@ import itertools
 from collections import deque
 
 from gossipcert.bounds.base import _LOWER, Bound
-from gossipcert.instance import Instance, ModelKind
+from gossipcert.bounds.broadcast import one_packet_view
+from gossipcert.instance import Instance
 
-_SEND_ONE = (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX, ModelKind.SINGLE_PORT)
 #: a node with more non-holder neighbours than this is not given its own call ordering
 _MAX_FAN = 5
 #: search steps per horizon before the horizon is taken as feasible (a count, so that the
@@ -285,13 +285,10 @@ def broadcast_order_bound(instance: Instance) -> Bound | None:
     >>> broadcast_order_bound(parse_instance("path:5", "telephone", "broadcast:2")).value
     3
     """
-    if instance.n_packets != 1 or instance.model.kind not in _SEND_ONE:
+    view = one_packet_view(instance)
+    if view is None:
         return None
-    n = instance.n
-    nbrs = [list(instance.graph.adj[v]) for v in range(n)]
-    sources = [v for v in range(n) if instance.holdings[v] & 1]
-    demand = [bool(instance.demands[v] & 1) for v in range(n)]
-    value = order_value(nbrs, sources, demand)
+    value = order_value(*view)
     return Bound(
         "broadcast-order",
         _LOWER,

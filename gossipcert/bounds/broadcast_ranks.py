@@ -53,9 +53,8 @@ from __future__ import annotations
 from collections import Counter, deque
 
 from gossipcert.bounds.base import _LOWER, Bound
-from gossipcert.instance import Instance, ModelKind
-
-_SEND_ONE = (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX, ModelKind.SINGLE_PORT)
+from gossipcert.bounds.broadcast import one_packet_view
+from gossipcert.instance import Instance
 
 
 def rank_sequences(first: int, fan: int, rounds: int) -> list[int]:
@@ -167,13 +166,10 @@ def broadcast_ranks_bound(instance: Instance) -> Bound | None:
     >>> broadcast_ranks_bound(parse_instance("ccc:5", "telephone", "broadcast:0")).value
     11
     """
-    if instance.n_packets != 1 or instance.model.kind not in _SEND_ONE:
+    view = one_packet_view(instance)
+    if view is None:
         return None
-    n = instance.n
-    nbrs = [list(instance.graph.adj[v]) for v in range(n)]
-    sources = [v for v in range(n) if instance.holdings[v] & 1]
-    demand = [bool(instance.demands[v] & 1) for v in range(n)]
-    value = ranks_value(nbrs, sources, demand)
+    value = ranks_value(*view)
     return Bound(
         "broadcast-ranks",
         _LOWER,
