@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
-from test_broadcast_encoding import connected_graphs, project_instance, reference_time
+from test_broadcast_encoding import cases, reference_case
 
 from gossipcert.bounds import all_bounds, distance_bound, doubling_bound
 from gossipcert.bounds.broadcast import (
@@ -19,20 +17,16 @@ from gossipcert.instance import parse_instance
 
 def _check(max_n: int) -> tuple[list[str], int]:
     bad, stronger = [], 0
-    for g in connected_graphs(max_n):
-        n = g.number_of_nodes()
-        edges = tuple(sorted((min(e), max(e)) for e in g.edges))
-        for src in [(s,) for s in range(n)] + list(itertools.combinations(range(n), 2)):
-            inst = project_instance(g, "telephone", src)
-            want = reference_time(n, edges, src, False)
-            layers = broadcast_layers_bound(inst)
-            cut = broadcast_cut_bound(inst)
-            assert layers is not None and cut is not None
-            if max(layers.value, cut.value) > want:
-                bad.append(f"{edges} from {src}: optimum {want}, {layers.value}, {cut.value}")
-            old = max(distance_bound(inst).value, doubling_bound(inst).value)  # type: ignore[union-attr]
-            assert layers.value >= old  # generalizes both
-            stronger += max(layers.value, cut.value) > old
+    for g, src in cases(max_n):
+        name, inst, want = reference_case(g, src, "telephone")
+        layers = broadcast_layers_bound(inst)
+        cut = broadcast_cut_bound(inst)
+        assert layers is not None and cut is not None
+        if max(layers.value, cut.value) > want:
+            bad.append(f"{name}: optimum {want}, {layers.value}, {cut.value}")
+        old = max(distance_bound(inst).value, doubling_bound(inst).value)  # type: ignore[union-attr]
+        assert layers.value >= old  # generalizes both
+        stronger += max(layers.value, cut.value) > old
     return bad, stronger
 
 

@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-import itertools
-
 import networkx as nx
 import pytest
-from test_broadcast_encoding import connected_graphs, project_instance, reference_time
+from test_broadcast_encoding import cases, project_instance, reference_case, reference_time
 
 from gossipcert.bounds import all_bounds
 from gossipcert.bounds.broadcast import broadcast_cut_bound, broadcast_layers_bound
@@ -21,20 +19,16 @@ def _check(max_n: int) -> tuple[list[str], int, int]:
     both ``broadcast-layers`` and ``broadcast-cut``."""
     bad: list[str] = []
     order_wins = ranks_wins = 0
-    for g in connected_graphs(max_n):
-        n = g.number_of_nodes()
-        edges = tuple(sorted((min(e), max(e)) for e in g.edges))
-        for src in [(s,) for s in range(n)] + list(itertools.combinations(range(n), 2)):
-            inst = project_instance(g, "telephone", src)
-            want = reference_time(n, edges, src, False)
-            order = broadcast_order_bound(inst)
-            ranks = broadcast_ranks_bound(inst)
-            assert order is not None and ranks is not None
-            if max(order.value, ranks.value) > want:
-                bad.append(f"{edges} from {src}: optimum {want}, {order.value}, {ranks.value}")
-            old = max(broadcast_layers_bound(inst).value, broadcast_cut_bound(inst).value)  # type: ignore[union-attr]
-            order_wins += order.value > old
-            ranks_wins += ranks.value > old
+    for g, src in cases(max_n):
+        name, inst, want = reference_case(g, src, "telephone")
+        order = broadcast_order_bound(inst)
+        ranks = broadcast_ranks_bound(inst)
+        assert order is not None and ranks is not None
+        if max(order.value, ranks.value) > want:
+            bad.append(f"{name}: optimum {want}, {order.value}, {ranks.value}")
+        old = max(broadcast_layers_bound(inst).value, broadcast_cut_bound(inst).value)  # type: ignore[union-attr]
+        order_wins += order.value > old
+        ranks_wins += ranks.value > old
     return bad, order_wins, ranks_wins
 
 

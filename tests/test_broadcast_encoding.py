@@ -127,19 +127,24 @@ def cases(max_n: int, min_n: int = 2) -> list[tuple[nx.Graph, tuple[int, ...]]]:
     return out
 
 
+def reference_case(g: nx.Graph, sources: tuple[int, ...], model: str) -> tuple[str, Instance, int]:
+    """A case's name, its instance and the reference's minimum broadcast time."""
+    edges = tuple(sorted((min(e), max(e)) for e in g.edges))
+    want = reference_time(g.number_of_nodes(), edges, sources, model == "half-duplex")
+    return f"{edges} from {sources}", project_instance(g, model, sources), want
+
+
 def check_cases(todo: list[tuple[nx.Graph, tuple[int, ...]]], model: str) -> list[str]:
     bad = []
     for g, sources in todo:
-        edges = tuple(sorted((min(e), max(e)) for e in g.edges))
-        want = reference_time(g.number_of_nodes(), edges, sources, model == "half-duplex")
-        inst = project_instance(g, model, sources)
+        name, inst, want = reference_case(g, sources, model)
         got = (
             encoding_optimum(inst, True, False),
             encoding_optimum(inst, True, True),
             encoding_optimum(inst, False, True),
         )
         if got != (want, want, want):
-            bad.append(f"{edges} from {sources}: reference {want}, encodings {got}")
+            bad.append(f"{name}: reference {want}, encodings {got}")
     return bad
 
 
