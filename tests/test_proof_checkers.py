@@ -312,7 +312,7 @@ def test_the_projects_checker_stops_at_its_budget_without_a_verdict(monkeypatch)
     assert proof is not None
     monkeypatch.setattr(checkers, "OWN_BUDGET_SECONDS", 0.0)
     monkeypatch.setattr(checkers, "OWN_BUDGET_FACTOR", 0.0)
-    v = check_proof(cnf.dimacs(), proof)
+    v = check_proof(cnf.dimacs(), proof, drat_trim=False)  # the path with dratify
     own = [o for o in v.outcomes if o.checker == "gossipcert-drat"]
     assert own[0].status == "over-budget" and v.status == "verified"
     assert "stopped at its budget" in v.summary()
@@ -320,16 +320,16 @@ def test_the_projects_checker_stops_at_its_budget_without_a_verdict(monkeypatch)
     forged = ADVERSARIAL["reason-clause-deletion"]
     assert check_proof(*forged).status == "rejected"
     # --full: the project's checker runs to the end
-    full = check_proof(cnf.dimacs(), proof, full=True)
+    full = check_proof(cnf.dimacs(), proof, drat_trim=False, full=True)
     assert {o.status for o in full.outcomes} == {"verified"}
 
 
-# ------------------------------------------------------------------ drat-trim's core lemmas
+# ------------------------------------------------------------------ drat-trim's LRAT path
 
 
-def _fake_drat_trim(tmp_path, core: str) -> str:
-    """A stand-in for drat-trim that says ``s VERIFIED`` to anything and writes ``core`` as
-    its core lemmas (a lying checker)."""
+def _fake_drat_trim(tmp_path, lrat: str) -> str:
+    """A stand-in for drat-trim that says ``s VERIFIED`` to anything and writes ``lrat`` as
+    its LRAT proof (a lying checker)."""
     import sys
 
     script = tmp_path / "fake-drat-trim"
@@ -337,51 +337,70 @@ def _fake_drat_trim(tmp_path, core: str) -> str:
         f"#!{sys.executable}\n"
         "import sys\n"
         "args = sys.argv\n"
-        "if '-l' in args:\n"
-        f"    open(args[args.index('-l') + 1], 'w').write({core!r})\n"
+        "if '-L' in args:\n"
+        f"    open(args[args.index('-L') + 1], 'w').write({lrat!r})\n"
         "print('s VERIFIED')\n"
     )
     script.chmod(0o755)
     return str(script)
 
 
+#: bogus LRAT proofs a lying drat-trim might hand over: the empty clause from the first
+#: clauses, the empty clause alone, nothing at all
+BOGUS_LRAT = ["1000 0 1 2 0\n", "1000 0 0\n", ""]
+
+
+@pytest.mark.parametrize("lrat", BOGUS_LRAT)
 @pytest.mark.parametrize("name", sorted(ADVERSARIAL))
-def test_a_lying_drat_trim_cannot_make_a_forgery_pass(name: str, tmp_path, monkeypatch) -> None:
-    # its "core lemmas" go to dratify and the project's checker, who judge them on their own
+def test_a_lying_drat_trim_cannot_make_a_forgery_pass(
+    name: str, lrat: str, tmp_path, monkeypatch
+) -> None:
+    # its LRAT file goes to gossipcert-lrat, which judges it on its own; when that rejects,
+    # dratify and the project's DRAT checker judge the proof as handed in
     from gossipcert.exact import checkers
 
-    monkeypatch.setenv(checkers.DRAT_TRIM_ENV, _fake_drat_trim(tmp_path, "0\n"))
+    monkeypatch.setenv(checkers.DRAT_TRIM_ENV, _fake_drat_trim(tmp_path, lrat))
     cnf, proof = ADVERSARIAL[name]
     v = check_proof(cnf, proof)
     assert v.status == "rejected", v.summary()
     assert [o.status for o in v.outcomes][-1] == "verified"  # the liar said yes
+    assert "LRAT file was rejected" in v.outcomes[-1].message
 
 
-def test_bad_core_lemmas_fall_back_to_the_proof_handed_in(tmp_path, monkeypatch) -> None:
+def test_a_bad_lrat_file_falls_back_to_the_proof_handed_in(tmp_path, monkeypatch) -> None:
     from gossipcert.exact import checkers
 
-    monkeypatch.setenv(checkers.DRAT_TRIM_ENV, _fake_drat_trim(tmp_path, "0\n"))
+    monkeypatch.setenv(checkers.DRAT_TRIM_ENV, _fake_drat_trim(tmp_path, "1000 0 0\n"))
     inst = parse_instance("butterfly:3", "telephone", "gossip")
     cnf = standalone_cnf(inst, 5, EncodingOptions())
     proof = prove_unsat(cnf).proof
     assert proof is not None
-    assert run_dratify(cnf.dimacs(), "0\n").status == "rejected"  # "0" alone refutes nothing
     v = check_proof(cnf.dimacs(), proof)
-    # the genuine proof is then checked and verified
+    # the genuine proof is then checked by dratify and the project's DRAT checker
     assert v.status == "verified", v.summary()
-    assert all("core lemmas" not in o.message for o in v.outcomes)
+    assert [o.checker.split()[0] for o in v.outcomes][:2] == ["dratify", "gossipcert-drat"]
+
+
+def test_a_valid_lrat_file_is_the_whole_check(tmp_path, monkeypatch) -> None:
+    # an LRAT refutation that holds: gossipcert-lrat and drat-trim decide, dratify is not run
+    from gossipcert.exact import checkers
+
+    cnf = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"
+    lrat = "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0\n"
+    monkeypatch.setenv(checkers.DRAT_TRIM_ENV, _fake_drat_trim(tmp_path, lrat))
+    v = check_proof(cnf, "2 0\n0\n")
+    assert v.status == "verified", v.summary()
+    assert [o.checker.split()[0] for o in v.outcomes] == ["gossipcert-lrat", "drat-trim"]
 
 
 @pytest.mark.skipif(drat_trim_binary() is None, reason="no drat-trim binary on this machine")
-def test_dratify_and_the_projects_checker_judge_drat_trims_core_lemmas() -> None:
+def test_drat_trim_and_the_lrat_checker_judge_a_real_proof() -> None:
     inst = parse_instance("butterfly:3", "telephone", "gossip")
     cnf = standalone_cnf(inst, 5, EncodingOptions())
     proof = prove_unsat(cnf).proof
     assert proof is not None
     v = check_proof(cnf.dimacs(), proof)
-    assert v.status == "verified" and len(v.outcomes) == 3, v.summary()
-    dratify_, own, trim = v.outcomes
+    assert v.status == "verified" and len(v.outcomes) == 2, v.summary()
+    lrat, trim = v.outcomes
     assert trim.checker.startswith("drat-trim") and trim.ok
-    assert "core lemmas" in dratify_.message and "core lemmas" in own.message
-    kept, total = (int(x) for x in dratify_.message.split("(")[-1].split(" steps")[0].split(" of "))
-    assert 0 < kept <= total
+    assert lrat.checker == "gossipcert-lrat" and "empty clause derived" in lrat.message

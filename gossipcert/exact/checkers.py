@@ -14,26 +14,46 @@ that is sound on its own:
 - ``drat-trim`` (backward checking, deletions of unit clauses ignored), whenever a binary is
   found: the ``GOSSIPCERT_DRAT_TRIM`` environment variable, or ``drat-trim`` on the ``PATH``.
 
-When drat-trim is present it runs first and writes its *core lemmas* (``-l``: the lemmas its
-backward check used, in order, with deletions). That file is a DRAT proof of the same
-formula in its own right, often a part of the solver's, so ``dratify`` and the
-project's checker judge it instead of the whole proof: each still verifies, on its own, a
-refutation of the formula, so no verdict rests on drat-trim being right. Should either reject
-the core lemmas, both judge the proof as handed in too, and that verdict stands.
+When drat-trim is present it runs first and writes an **LRAT** proof (``-L``: the lemmas its
+backward check used, each with the clauses its unit propagation uses, in order, and with
+deletions). The project's LRAT checker ``gossipcert-lrat`` (:mod:`gossipcert.exact.lrat`)
+then checks that file against the formula, and these two are the checkers of that path:
 
-:func:`check_proof` runs them all. ``dratify`` (native code) and ``drat-trim`` (C) are
-*required*: each must verify the proof. The project's own checker is plain Python and checks
-every lemma forwards, so on proofs of millions of lines it is far slower than the others; it
-runs within a budget (``max(60 s, dratify's time)`` unless told to run to the end), and
-when it stops at that budget it gives no verdict and the proof rests on the required
-checkers, which the output says. A rejection by any checker is a rejection (and a
-disagreement is said loudly); a required checker that runs out of the caller's time leaves
-the answer ``timeout`` — no verdict, never a failure.
+- they share no code: drat-trim is C and checks the DRAT proof backwards; gossipcert-lrat is
+  this project's Python and checks the LRAT file forwards, one step at a time;
+- deletions are handled soundly by both: drat-trim ignores deletions of unit clauses, and
+  gossipcert-lrat applies every deletion, which is sound in LRAT because no state carries
+  over from one step to the next (each step names the clauses it rests on, and those must
+  be live);
+- no verdict rests on drat-trim being right: the LRAT file is untrusted input to
+  gossipcert-lrat, which accepts it only when every added clause follows from the clauses
+  it names and the empty clause is derived, i.e. when the file is a refutation of the
+  formula on its own. A wrong drat-trim can therefore make the check reject or fall back,
+  never pass a formula that is satisfiable;
+- a DRAT proof that drat-trim verified and whose LRAT gossipcert-lrat verified is thus a
+  refutation confirmed by two independent checkers, and dratify is not needed on this
+  path. It takes seconds where dratify takes minutes on proofs of a million lines.
+
+Should gossipcert-lrat reject drat-trim's LRAT file (or drat-trim write none), the proof as
+handed in is judged by dratify and the project's DRAT checker as without drat-trim, and that
+verdict stands beside drat-trim's. Without a drat-trim binary nothing changes: dratify and
+the project's DRAT checker judge the proof.
+
+:func:`check_proof` runs them all. On the path without LRAT, ``dratify`` (native code) and
+``drat-trim`` (C) are *required*: each must verify the proof. The project's own DRAT checker
+is plain Python and checks every lemma forwards, so on proofs of millions of lines it is far
+slower than the others; it runs within a budget (``max(60 s, dratify's time)`` unless told
+to run to the end), and when it stops at that budget it gives no verdict and the proof rests
+on the required checkers, which the output says. A rejection by any checker is a rejection
+(and a disagreement is said loudly); a required checker that runs out of the caller's time
+leaves the answer ``timeout`` — no verdict, never a failure.
 
 References
 ----------
 .. [1] N. Wetzler, M. J. H. Heule and W. A. Hunt, Jr., "DRAT-trim: efficient checking and
    trimming using expressive clausal proofs", SAT 2014, LNCS 8561.
+.. [2] L. Cruz-Filipe, M. J. H. Heule, W. A. Hunt, Jr., M. Kaufmann and P. Schneider-Kamp,
+   "Efficient certified RAT verification", CADE 2017, LNCS 10395 (LRAT).
 """
 
 from __future__ import annotations
@@ -51,6 +71,9 @@ from typing import Any
 import dratify
 
 from gossipcert.exact.drat import CHECKER_NAME, check_drat_text
+from gossipcert.exact.lrat import CHECKER_NAME as LRAT_NAME
+from gossipcert.exact.lrat import DELETIONS as LRAT_DELETIONS
+from gossipcert.exact.lrat import check_lrat_file
 
 try:  # the optional Rust engine of dratify registers itself on import
     import cdclkit  # noqa: F401
@@ -206,28 +229,27 @@ def run_drat_trim(
     Its verdict is read from its ``s VERIFIED`` / ``s NOT VERIFIED`` line together with its
     exit status; anything else is an ``error``.
     """
-    return run_drat_trim_core(cnf_text, proof, binary, deadline)[0]
+    return run_drat_trim_lrat(cnf_text, proof, binary, deadline, lrat=False)[0]
 
 
-def run_drat_trim_core(
-    cnf_text: str, proof: str, binary: str, deadline: float | None = None, core: bool = False
-) -> tuple[CheckOutcome, str | None]:
-    """:func:`run_drat_trim`, and with ``core`` the core lemmas it writes (its ``-l`` file:
-    the lemmas its backward check used, with deletions, a DRAT proof of the same formula in
-    its own right) when it verifies the proof; else ``None``."""
+def run_drat_trim_lrat(
+    cnf_text: str, proof: str, binary: str, deadline: float | None = None, lrat: bool = True
+) -> tuple[CheckOutcome, CheckOutcome | None]:
+    """:func:`run_drat_trim`, and with ``lrat`` the verdict of ``gossipcert-lrat`` on the
+    LRAT proof drat-trim writes (``-L``) when it verifies the proof; else ``None`` (drat-trim
+    did not verify the proof, or ``lrat`` is False)."""
     start = time.monotonic()
     name = f"drat-trim ({binary})"
     policy = "those of unit clauses ignored (backward checking)"
     left = _remaining(deadline)
-    lemmas: str | None = None
     with tempfile.TemporaryDirectory(prefix="gossipcert-drat-") as tmp:
         cnf_path, proof_path = Path(tmp, "formula.cnf"), Path(tmp, "proof.drat")
-        core_path = Path(tmp, "core.drat")
+        lrat_path = Path(tmp, "proof.lrat")
         cnf_path.write_text(cnf_text)
         proof_path.write_text(proof)
         cmd = [binary, str(cnf_path), str(proof_path)]
-        if core:
-            cmd += ["-l", str(core_path)]
+        if lrat:
+            cmd += ["-L", str(lrat_path)]
         if left is not None:
             cmd += ["-t", str(max(1, int(left) + 1))]
         try:
@@ -240,10 +262,20 @@ def run_drat_trim_core(
         except OSError as exc:
             out = CheckOutcome(name, ERROR, policy, time.monotonic() - start, f"cannot run: {exc}")
             return out, None
-        if core and core_path.exists():
-            lemmas = core_path.read_text()
-    outcome = _drat_trim_outcome(run, name, policy, time.monotonic() - start)
-    return outcome, (lemmas if outcome.ok else None)
+        outcome = _drat_trim_outcome(run, name, policy, time.monotonic() - start)
+        if not (lrat and outcome.ok):
+            return outcome, None
+        return outcome, run_lrat(cnf_text, lrat_path, deadline)
+
+
+def run_lrat(cnf_text: str, path: Path, deadline: float | None = None) -> CheckOutcome:
+    """``gossipcert-lrat`` (:func:`gossipcert.exact.lrat.check_lrat_file`) on an LRAT file;
+    a missing file is a rejection."""
+    if not path.exists():
+        return CheckOutcome(LRAT_NAME, REJECTED, LRAT_DELETIONS, 0.0, "no LRAT file was written")
+    v = check_lrat_file(cnf_text, path, deadline)
+    message = v.message if v.status != TIMEOUT else f"no verdict: {v.message}"
+    return CheckOutcome(LRAT_NAME, v.status, LRAT_DELETIONS, v.seconds, message)
 
 
 def _drat_trim_outcome(
@@ -300,11 +332,6 @@ class ProofVerdict:
         return f"{head} — " + "; ".join(parts)
 
 
-def _steps(proof: str) -> int:
-    """Number of steps (non-empty lines) of a text DRAT proof."""
-    return sum(1 for line in proof.splitlines() if line.strip())
-
-
 def _dratify_and_own(
     cnf_text: str, proof: str, deadline: float | None, full: bool
 ) -> list[CheckOutcome]:
@@ -332,10 +359,11 @@ def check_proof(
     deadline : float, optional
         A ``time.monotonic()`` value for all checkers together.
     drat_trim : bool
-        Also run drat-trim when a binary is found (see :func:`drat_trim_binary`); the other
-        checkers then judge its core lemmas (module docstring).
+        Also run drat-trim when a binary is found (see :func:`drat_trim_binary`); its LRAT
+        file is then checked by gossipcert-lrat instead of running dratify and the
+        project's DRAT checker (module docstring).
     full : bool
-        Let the project's own checker run to the end (no budget).
+        Let the project's own DRAT checker run to the end (no budget).
 
     Returns
     -------
@@ -349,17 +377,18 @@ def check_proof(
     'verified'
     """
     binary = drat_trim_binary() if drat_trim else None
-    trim, lemmas = None, None
+    trim, lrat = None, None
     if binary is not None:
-        trim, lemmas = run_drat_trim_core(cnf_text, proof, binary, deadline, core=True)
-    outcomes = _dratify_and_own(cnf_text, lemmas if lemmas is not None else proof, deadline, full)
-    if lemmas is not None:
-        if any(o.status in (REJECTED, ERROR) for o in outcomes):
-            # the core lemmas are not the proof that was handed in: judge that one too
-            outcomes = _dratify_and_own(cnf_text, proof, deadline, full)
-        else:
-            note = f"on drat-trim's core lemmas ({_steps(lemmas)} of {_steps(proof)} steps)"
-            outcomes = [replace(o, message=f"{o.message} {note}") for o in outcomes]
+        trim, lrat = run_drat_trim_lrat(cnf_text, proof, binary, deadline)
+    if lrat is not None and lrat.status in (VERIFIED, TIMEOUT):
+        # the LRAT path (module docstring): drat-trim and gossipcert-lrat
+        outcomes = [lrat]
+    else:
+        outcomes = _dratify_and_own(cnf_text, proof, deadline, full)
+        if lrat is not None:  # drat-trim verified, but its LRAT file did not hold
+            assert trim is not None
+            note = f"; its LRAT file was rejected by {lrat.checker}: {lrat.message}"
+            trim = replace(trim, message=trim.message + note)
     if trim is not None:
         outcomes.append(trim)
     statuses = {o.status for o in outcomes}
