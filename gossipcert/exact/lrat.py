@@ -115,17 +115,18 @@ class _RejectedError(Exception):
 def _propagate(live: dict[int, frozenset[int]], false: set[int], hints: list[int]) -> bool:
     """Unit propagation over ``hints`` (ids of live clauses, in order), extending ``false``
     (the literals set false); True at a conflict, False when the hints run out first."""
+    get, add = live.get, false.add  # the hot loop of the checker
     for h in hints:
-        clause = live.get(h)
+        clause = get(h)
         if clause is None:
             raise _RejectedError(f"hint {h} is not a live clause")
         rest = clause - false
-        if not rest:
-            return True
-        if len(rest) > 1:
+        if len(rest) != 1:
+            if not rest:
+                return True
             raise _RejectedError(f"hint {h} is not unit ({len(rest)} literals not false)")
-        (unit,) = rest
-        false.add(-unit)
+        for unit in rest:
+            add(-unit)
     return False
 
 
@@ -176,7 +177,9 @@ class _Checker:
         return not lits
 
     def _justified(self, lits: list[int], clause: frozenset[int], hints: list[int]) -> bool:
-        first_group = next((k for k, h in enumerate(hints) if h < 0), len(hints))
+        first_group = len(hints)
+        if hints and min(hints) < 0:
+            first_group = next(k for k, h in enumerate(hints) if h < 0)
         false = set(clause)
         if _propagate(self.live, false, hints[:first_group]):
             return True
@@ -209,7 +212,7 @@ class _Checker:
 
 def _numbers(tokens: list[str]) -> list[int]:
     try:
-        return [int(t) for t in tokens]
+        return list(map(int, tokens))
     except ValueError:
         raise _RejectedError("a token that is not an integer") from None
 

@@ -23,12 +23,13 @@ from typing import Any
 
 from pysat.solvers import Solver
 
-from gossipcert.encodings import EncodingOptions, encoding_for
+from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
 from gossipcert.encodings.formula import Formula
 from gossipcert.exact.backends import solve_sliced
 from gossipcert.exact.checkers import check_proof
 from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.instance import Instance
+from gossipcert.schedule import Schedule
 
 PROOF_SOLVER = "cadical195"
 
@@ -54,15 +55,23 @@ class StandaloneCNF:
         return hashlib.sha256(self.dimacs().encode()).hexdigest()
 
 
-def standalone_formula(
+def standalone_encoding(
     instance: Instance, rounds: int, options: EncodingOptions
-) -> tuple[Formula, int]:
-    """The formula of ``instance`` for horizon ``rounds`` with every demand required, and the
+) -> tuple[Encoding, int]:
+    """The encoding of ``instance`` for horizon ``rounds`` with every demand required, and the
     number of symmetry generators used (same variables and constraint order every time)."""
     enc = encoding_for(instance, options)
     enc.extend_to(rounds)
     gens = add_lex_leader(enc, automorphism_generators(instance)) if enc.options.symmetry else 0
     enc.require(rounds)
+    return enc, gens
+
+
+def standalone_formula(
+    instance: Instance, rounds: int, options: EncodingOptions
+) -> tuple[Formula, int]:
+    """The formula of :func:`standalone_encoding`, and the number of symmetry generators."""
+    enc, gens = standalone_encoding(instance, rounds, options)
     return enc.formula, gens
 
 
@@ -96,6 +105,89 @@ def prove_unsat(cnf: StandaloneCNF, deadline: float | None = None) -> ProofResul
             return ProofResult("sat", None, time.monotonic() - start)
         lines = solver.get_proof() or []
     return ProofResult("unsat", "\n".join(lines) + "\n", time.monotonic() - start)
+
+
+@dataclass(frozen=True)
+class DecidedHorizon:
+    """A horizon solved with the proof on: the standalone CNF, the solver's result (with its
+    DRAT proof when ``unsat``; ``seconds`` counts every call so far) and, when ``sat``, the
+    schedule of the model (not yet verified)."""
+
+    cnf: StandaloneCNF
+    result: ProofResult
+    schedule: Schedule | None
+
+
+class HorizonProver:
+    """The standalone CNF of one horizon in a CaDiCaL solver that writes its DRAT proof as it
+    goes, so that deciding the horizon also proves it: a refutation needs no second solve.
+
+    :meth:`solve` may be called again after it ran out of time; the solver resumes with what
+    it learnt (its proof continues). The CNF is that of :func:`standalone_cnf` (the same text,
+    so the same hash), and a model is decoded by the encoding that wrote it.
+
+    Parameters
+    ----------
+    instance : Instance
+    rounds : int
+    options : EncodingOptions
+    """
+
+    def __init__(self, instance: Instance, rounds: int, options: EncodingOptions) -> None:
+        enc, gens = standalone_encoding(instance, rounds, options)
+        self.encoding = enc
+        clauses = enc.formula.cnf_since(0)  # first: it may number new variables
+        self.cnf = StandaloneCNF(rounds, options, enc.formula.vpool.top, clauses, gens)
+        self.solver: Any = Solver(
+            name=PROOF_SOLVER, bootstrap_with=self.cnf.clauses, with_proof=True
+        )
+        self.seconds = 0.0
+
+    def solve(self, deadline: float | None = None, tick: Any = None) -> DecidedHorizon:
+        """Solve on until ``deadline`` (a ``time.monotonic()`` value; status ``unknown`` when
+        it passes); ``tick`` is called between solver slices."""
+        if self.solver is None:
+            raise RuntimeError("the prover is closed")
+        start = time.monotonic()
+        found = solve_sliced(self.solver, [], deadline, tick)
+        self.seconds += time.monotonic() - start
+        rounds = self.cnf.rounds
+        if found is None:
+            return DecidedHorizon(self.cnf, ProofResult("unknown", None, self.seconds), None)
+        if found:
+            true = {x for x in self.solver.get_model() or [] if x > 0}
+            schedule = self.encoding.decode(rounds, true.__contains__)
+            return DecidedHorizon(self.cnf, ProofResult("sat", None, self.seconds), schedule)
+        proof = "\n".join(self.solver.get_proof() or []) + "\n"
+        return DecidedHorizon(self.cnf, ProofResult("unsat", proof, self.seconds), None)
+
+    def close(self) -> None:
+        """Free the solver (idempotent)."""
+        if self.solver is not None:
+            self.solver.delete()
+            self.solver = None
+
+
+def decide_with_proof(
+    instance: Instance, rounds: int, options: EncodingOptions, deadline: float | None = None
+) -> DecidedHorizon:
+    """Decide whether ``rounds`` rounds suffice on the standalone CNF with the DRAT proof on
+    (:class:`HorizonProver`, solved once and closed).
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> inst = parse_instance("path:4", "telephone", "gossip")
+    >>> decide_with_proof(inst, 2, EncodingOptions()).result.status
+    'unsat'
+    >>> len(decide_with_proof(inst, 3, EncodingOptions()).schedule.rounds)
+    3
+    """
+    prover = HorizonProver(instance, rounds, options)
+    try:
+        return prover.solve(deadline)
+    finally:
+        prover.close()
 
 
 def reliance(relies: list[str], covered_by: str = "the proof") -> str:

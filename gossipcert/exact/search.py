@@ -15,10 +15,14 @@
    ``feasible`` with bounds ``[L, U]``. Without any schedule the ascending queries alone
    extend the horizon until one is found. Models the encodings do not cover get the bounds
    only (``optimal`` when they meet, ``feasible`` or ``unknown`` otherwise).
-5. The claim "``R* - 1`` rounds are impossible" is then re-proved on a standalone CNF by
+5. The claim "``R* - 1`` rounds are impossible" is then proved on a standalone CNF by
    CaDiCaL with a DRAT proof, judged by independent checkers
    (:func:`gossipcert.exact.checkers.check_proof`); if that does not finish in time the
-   evidence is the back-end's infeasibility claim, labelled as such.
+   evidence is the back-end's infeasibility claim, labelled as such. With the SAT back-end
+   every query at ``r = U - 1`` (the one whose refutation certifies ``U``) is itself asked on
+   that CNF with the proof on (:class:`gossipcert.exact.proof.HorizonProver`), so the
+   horizon is solved once and its proof reused; a probe that runs out of its slice is
+   resumed, not restarted, by the ascending query at the same horizon.
 
 Every schedule returned has passed :func:`gossipcert.simulate.simulate`.
 """
@@ -36,7 +40,13 @@ from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
 from gossipcert.errors import HeuristicError, SolverError, UnsupportedModelError
 from gossipcert.exact.backends import BACKENDS, Status, make_backend
 from gossipcert.exact.checkers import ProofVerdict, check_proof
-from gossipcert.exact.proof import pack_proof, prove_unsat, standalone_cnf
+from gossipcert.exact.proof import (
+    DecidedHorizon,
+    HorizonProver,
+    pack_proof,
+    prove_unsat,
+    standalone_cnf,
+)
 from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.instance import Instance, bits
 from gossipcert.schedule import Schedule
@@ -200,6 +210,10 @@ class _Search:
         self.best: tuple[Schedule, Report] | None = None
         self.upper_source = "none"
         self.unsat_at: int | None = None
+        #: the deciding horizon solved with the proof on (reused by ``prove``)
+        self.decided: DecidedHorizon | None = None
+        #: the solver of horizon ``U - 1`` with the proof on, kept to resume after a time-out
+        self.prover: HorizonProver | None = None
         self.t_find = self.t_prove = 0.0
 
     # ---------------------------------------------------------------- helpers
@@ -368,16 +382,68 @@ class _Search:
                 slice_end = now + PROBE_SECONDS
                 if self.deadline is not None:
                     slice_end = min(slice_end, now + (self.deadline - now) / 4)
-                if self.query(enc, solver, self.upper - 1, slice_end) is not Status.SAT:
+                if self.ask(enc, solver, self.upper - 1, slice_end) is not Status.SAT:
                     break
             # ascending from the lower bound: each refutation raises it, a model ends it
             while self.upper is None or self.lower < self.upper:
-                if self.query(enc, solver, self.lower, self.deadline) is Status.UNKNOWN:
+                if self.ask(enc, solver, self.lower, self.deadline) is Status.UNKNOWN:
                     return False
         finally:
             solver.close()
+            if self.prover is not None:
+                self.prover.close()
             self.times.update(find=self.t_find, prove=self.t_prove)
         return True
+
+    def ask(self, enc: Encoding, solver: Any, r: int, until: float | None) -> Status:
+        """:meth:`query`, except that ``r = U - 1`` (a refutation there certifies ``U``) is
+        asked with the DRAT proof on (:meth:`decide`) when the proof will be wanted."""
+        if self.proof and self.backend == "sat" and self.upper is not None and r == self.upper - 1:
+            return self.decide(r, until)
+        return self.query(enc, solver, r, until)
+
+    def decide(self, r: int, until: float | None) -> Status:
+        """Ask whether ``r`` rounds suffice on the standalone CNF with the proof on
+        (:class:`HorizonProver`): a refutation comes with its proof, which ``prove`` reuses. A
+        time-out keeps the solver, and the next call for ``r`` resumes it."""
+        if self.prover is not None and self.prover.cnf.rounds != r:
+            self.prover.close()
+            self.prover = None
+        if self.prover is None:
+            self.prover = HorizonProver(self.instance, r, self.options)
+        q0 = time.monotonic()
+        got = self.prover.solve(until, lambda: self.heartbeat(r))
+        dt = time.monotonic() - q0
+        status = {"sat": Status.SAT, "unsat": Status.UNSAT}.get(got.result.status, Status.UNKNOWN)
+        self.emit({"event": "query", "rounds": r, "status": status.value, "seconds": round(dt, 3)})
+        if status is Status.UNKNOWN:
+            return status
+        self.prover.close()
+        self.prover = None
+        if status is Status.SAT:
+            assert got.schedule is not None
+            self.t_find += dt
+            self.best = _verified(self.instance, got.schedule, "proof solver's")
+            self.upper_source = "sat-solver"
+            self.emit({"event": "upper-bound", "value": self.upper, "source": self.upper_source})
+        else:
+            self.t_prove += dt
+            self.unsat_at, self.lower, self.decided = r, r + 1, got
+            self.emit({"event": "lower-bound", "value": self.lower, "source": "sat-solver"})
+        return status
+
+    def heartbeat(self, r: int) -> None:
+        """A progress event during a long query (not logged)."""
+        if self.progress is not None:
+            self.progress(
+                {
+                    "event": "heartbeat",
+                    "time": round(time.monotonic() - self.start, 3),
+                    "rounds": r,
+                    "lower": self.lower,
+                    "upper": self.upper,
+                }
+            )
 
     # ---------------------------------------------------------------- 4. proof
 
@@ -399,8 +465,11 @@ class _Search:
             return self.claim()
         rounds = self.unsat_at
         p0 = time.monotonic()
-        cnf = standalone_cnf(self.instance, rounds, self.options)
-        pr = prove_unsat(cnf, self.deadline)
+        if self.decided is not None and self.decided.cnf.rounds == rounds:
+            cnf, pr = self.decided.cnf, self.decided.result  # decided with the proof on
+        else:
+            cnf = standalone_cnf(self.instance, rounds, self.options)
+            pr = prove_unsat(cnf, self.deadline)
         self.emit(
             {
                 "event": "proof",

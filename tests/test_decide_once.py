@@ -1,0 +1,73 @@
+"""The deciding horizon is solved once: its refutation carries the proof the certificate uses."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from gossipcert.encodings.knowledge import EncodingOptions
+from gossipcert.exact import search
+from gossipcert.exact.certificate import build_certificate, check_certificate
+from gossipcert.exact.checkers import run_dratify
+from gossipcert.exact.proof import HorizonProver, decide_with_proof, standalone_cnf
+from gossipcert.instance import parse_instance
+from gossipcert.simulate import simulate
+
+
+def test_decide_with_proof_refutes_with_a_checked_proof_of_the_standalone_cnf() -> None:
+    inst = parse_instance("butterfly:3", "telephone", "gossip")
+    got = decide_with_proof(inst, 5, EncodingOptions())
+    assert got.result.status == "unsat" and got.schedule is None
+    assert got.cnf.sha256() == standalone_cnf(inst, 5, EncodingOptions()).sha256()
+    assert got.result.proof is not None
+    assert run_dratify(got.cnf.dimacs(), got.result.proof).ok
+
+
+def test_decide_with_proof_decodes_a_model_into_a_schedule() -> None:
+    inst = parse_instance("butterfly:3", "telephone", "gossip")
+    got = decide_with_proof(inst, 6, EncodingOptions())
+    assert got.result.status == "sat" and got.result.proof is None
+    assert got.schedule is not None
+    rep = simulate(inst, got.schedule)
+    assert rep.ok and rep.rounds == 6  # 6 is the optimum (Beier-Sibeyn, Table 5)
+
+
+def test_a_prover_out_of_time_resumes_and_its_proof_still_holds() -> None:
+    inst = parse_instance("ccc:3", "telephone", "gossip")
+    prover = HorizonProver(inst, 6, EncodingOptions())
+    try:
+        first = prover.solve(time.monotonic())  # no time at all: no verdict
+        assert first.result.status == "unknown"
+        got = prover.solve(time.monotonic() + 0.05)  # a few slices, then on to the end
+        while got.result.status == "unknown":
+            got = prover.solve()
+        assert got.result.status == "unsat" and got.result.proof is not None
+        assert got.result.seconds >= first.result.seconds
+        assert run_dratify(got.cnf.dimacs(), got.result.proof).ok
+    finally:
+        prover.close()
+    with pytest.raises(RuntimeError):
+        prover.solve()
+
+
+@pytest.mark.parametrize(
+    ("graph", "model", "optimum"),
+    # petersen: the first query at U - 1 = 4 finds a model (U becomes 4), then 3 is refuted
+    [("ring:7", "half-duplex", 7), ("petersen", "telephone", 4), ("ccc:3", "telephone", 7)],
+)
+def test_solve_proves_the_deciding_horizon_without_a_second_solve(
+    graph: str, model: str, optimum: int, monkeypatch
+) -> None:
+    def no_second_solve(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the deciding horizon was solved a second time for its proof")
+
+    monkeypatch.setattr(search, "prove_unsat", no_second_solve)
+    inst = parse_instance(graph, model, "gossip")
+    res = search.solve(inst, use_bounds=False)
+    assert res.status == "optimal" and res.optimum == optimum
+    assert res.evidence["kind"] == "drat"
+    # the proof is of the standalone CNF that `check` regenerates, and it holds there
+    assert check_certificate(build_certificate(res)).status == "holds"
+    deciding = [e for e in res.log if e["event"] == "query" and e["rounds"] == optimum - 1]
+    assert [e["status"] for e in deciding][-1] == "unsat"
