@@ -209,9 +209,21 @@ def reliance(relies: list[str], covered_by: str = "the proof") -> str:
     )
 
 
+#: xz preset of stored proofs: on a proof of a million lines (70 MB), preset 1 took 6 s of CPU
+#: and wrote 17.9 MB where the default 6 took 107 s and wrote 14.6 MB (``unpack_proof`` reads
+#: any preset)
+PACK_PRESET = 1
+
+
 def pack_proof(proof: str) -> str:
-    """Compress a proof for storage in a JSON certificate (xz, then base64)."""
-    return base64.b64encode(lzma.compress(proof.encode())).decode()
+    """Compress a proof for storage in a JSON certificate (xz, then base64).
+
+    Examples
+    --------
+    >>> unpack_proof(pack_proof("1 0\\n0\\n")) == "1 0\\n0\\n"
+    True
+    """
+    return base64.b64encode(lzma.compress(proof.encode(), preset=PACK_PRESET)).decode()
 
 
 def unpack_proof(data: str) -> str:
