@@ -12,6 +12,7 @@ from gossipcert.exact.certificate import build_certificate, check_certificate
 from gossipcert.exact.checkers import run_dratify
 from gossipcert.exact.proof import HorizonProver, decide_with_proof, standalone_cnf
 from gossipcert.instance import parse_instance
+from gossipcert.schedule import Schedule
 from gossipcert.simulate import simulate
 
 
@@ -53,8 +54,12 @@ def test_a_prover_out_of_time_resumes_and_its_proof_still_holds() -> None:
 
 @pytest.mark.parametrize(
     ("graph", "model", "optimum"),
-    # petersen: the first query at U - 1 = 4 finds a model (U becomes 4), then 3 is refuted
-    [("ring:7", "half-duplex", 7), ("petersen", "telephone", 4), ("ccc:3", "telephone", 7)],
+    # the closed-form bound is one below the best schedule: the first query decides
+    [
+        ("ccc:3", "telephone", 7),
+        ("hypercube:3", "half-duplex", 6),
+        ("complete:6", "half-duplex", 5),
+    ],
 )
 def test_solve_proves_the_deciding_horizon_without_a_second_solve(
     graph: str, model: str, optimum: int, monkeypatch
@@ -64,10 +69,37 @@ def test_solve_proves_the_deciding_horizon_without_a_second_solve(
 
     monkeypatch.setattr(search, "prove_unsat", no_second_solve)
     inst = parse_instance(graph, model, "gossip")
-    res = search.solve(inst, use_bounds=False)
+    res = search.solve(inst)
     assert res.status == "optimal" and res.optimum == optimum
     assert res.evidence["kind"] == "drat"
     # the proof is of the standalone CNF that `check` regenerates, and it holds there
     assert check_certificate(build_certificate(res)).status == "holds"
     deciding = [e for e in res.log if e["event"] == "query" and e["rounds"] == optimum - 1]
-    assert [e["status"] for e in deciding][-1] == "unsat"
+    assert [e["status"] for e in deciding] == ["unsat"]
+
+
+def test_a_deciding_query_that_finds_a_model_lowers_the_upper_bound() -> None:
+    # Petersen telephone gossip: the closed-form bound 4 is the optimum; start the search
+    # from a 5-round schedule (the optimum after an empty round), so 4 is the deciding query
+    inst = parse_instance("petersen", "telephone", "gossip")
+    best = search.solve(inst).schedule
+    assert best is not None and len(best.rounds) == 4
+    s = search._Search(inst, "sat", None, EncodingOptions.for_search(), True, True, None)
+    s.lower_bound()
+    assert s.lower == 4
+    s.best = search._verified(inst, Schedule(((), *best.rounds)), "padded")
+    assert s.upper == 5
+    enc = s.encode()
+    assert enc is not None and s.search(enc)
+    assert s.upper == 4 and s.upper_source == "sat-solver" and s.decided is None
+    assert simulate(inst, s.best[0]).rounds == 4
+    assert [e["rounds"] for e in s.log if e["event"] == "query"] == [4]
+
+
+def test_a_probe_that_refutes_below_a_looser_bound_is_proved_again() -> None:
+    # without the closed-form bounds the probe at U - 1 refutes on the incremental solver
+    # (L < U - 1, so it is not the deciding query) and the proof is a second solve
+    inst = parse_instance("ring:7", "half-duplex", "gossip")
+    res = search.solve(inst, use_bounds=False)
+    assert res.status == "optimal" and res.optimum == 7 and res.evidence["kind"] == "drat"
+    assert check_certificate(build_certificate(res)).status == "holds"

@@ -32,7 +32,8 @@ then checks that file against the formula, and these two are the checkers of tha
   never pass a formula that is satisfiable;
 - a DRAT proof that drat-trim verified and whose LRAT gossipcert-lrat verified is thus a
   refutation confirmed by two independent checkers, and dratify is not needed on this
-  path. It takes seconds where dratify takes minutes on proofs of a million lines.
+  path. On a proof of a million lines (Petersen half-duplex, 6 rounds) it took about a
+  minute (drat-trim 37 s, gossipcert-lrat 29 s) where dratify gave no verdict in four.
 
 Should gossipcert-lrat reject drat-trim's LRAT file (or drat-trim write none), the proof as
 handed in is judged by dratify and the project's DRAT checker as without drat-trim, and that

@@ -19,10 +19,11 @@
    CaDiCaL with a DRAT proof, judged by independent checkers
    (:func:`gossipcert.exact.checkers.check_proof`); if that does not finish in time the
    evidence is the back-end's infeasibility claim, labelled as such. With the SAT back-end
-   every query at ``r = U - 1`` (the one whose refutation certifies ``U``) is itself asked on
-   that CNF with the proof on (:class:`gossipcert.exact.proof.HorizonProver`), so the
-   horizon is solved once and its proof reused; a probe that runs out of its slice is
-   resumed, not restarted, by the ascending query at the same horizon.
+   the deciding query ``r = L = U - 1`` (a refutation certifies ``U``, a model ``U - 1``)
+   is itself asked on that CNF with the proof on
+   (:class:`gossipcert.exact.proof.HorizonProver`), so that horizon is solved once and its
+   proof reused; a probe there that runs out of its slice is resumed, not restarted, by the
+   ascending query.
 
 Every schedule returned has passed :func:`gossipcert.simulate.simulate`.
 """
@@ -396,9 +397,13 @@ class _Search:
         return True
 
     def ask(self, enc: Encoding, solver: Any, r: int, until: float | None) -> Status:
-        """:meth:`query`, except that ``r = U - 1`` (a refutation there certifies ``U``) is
-        asked with the DRAT proof on (:meth:`decide`) when the proof will be wanted."""
-        if self.proof and self.backend == "sat" and self.upper is not None and r == self.upper - 1:
+        """:meth:`query`, except that the deciding query ``r = L = U - 1`` (either answer
+        ends the search) is asked with the DRAT proof on (:meth:`decide`) when the proof
+        will be wanted. Other queries keep the incremental solver: a probe below a looser
+        lower bound may well find a model, and a proof solver per probe would rebuild the
+        CNF and log a proof for nothing."""
+        deciding = self.upper is not None and r == self.lower == self.upper - 1
+        if deciding and self.proof and self.backend == "sat":
             return self.decide(r, until)
         return self.query(enc, solver, r, until)
 
