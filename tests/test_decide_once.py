@@ -96,10 +96,13 @@ def test_a_deciding_query_that_finds_a_model_lowers_the_upper_bound() -> None:
     assert [e["rounds"] for e in s.log if e["event"] == "query"] == [4]
 
 
-def test_a_probe_that_refutes_below_a_looser_bound_is_proved_again() -> None:
-    # without the closed-form bounds the probe at U - 1 refutes on the incremental solver
-    # (L < U - 1, so it is not the deciding query) and the proof is a second solve
+def test_a_cheap_refutation_below_a_loose_upper_bound_is_proved_again() -> None:
+    # ring:7 half-duplex: the heuristic gives 8 rounds; the quick ascending pass refutes 5
+    # and 6 on the incremental solver, the deciding query at 7 finds a model, so the proof
+    # of 6 is a second (short) solve
     inst = parse_instance("ring:7", "half-duplex", "gossip")
-    res = search.solve(inst, use_bounds=False)
+    res = search.solve(inst)
     assert res.status == "optimal" and res.optimum == 7 and res.evidence["kind"] == "drat"
+    queries = [(e["rounds"], e["status"]) for e in res.log if e["event"] == "query"]
+    assert queries == [(5, "unsat"), (6, "unsat"), (7, "sat")]
     assert check_certificate(build_certificate(res)).status == "holds"

@@ -67,8 +67,10 @@ def test_killed_search_answers_from_its_last_state(monkeypatch: pytest.MonkeyPat
     assert time.monotonic() - t0 < 30  # killed, not run to the end (which takes hours)
     assert res.timed_out and not res.interrupted
     assert res.status == "feasible"
-    assert res.lower_bound == best_lower_bound(inst).value
-    assert res.evidence["kind"] == "closed-form"
+    # the closed-form bound, or a higher one that the search's quick pass refuted in time
+    closed = best_lower_bound(inst).value
+    assert res.lower_bound >= closed
+    assert res.evidence["kind"] == ("closed-form" if res.lower_bound == closed else "solver-claim")
     rep = simulate(inst, res.schedule)
     assert rep.ok and rep.rounds == res.upper_bound
     assert any(e["event"] == "upper-bound" for e in events)

@@ -7,7 +7,9 @@
    :func:`schedule_by_horizon` asks the solver, doubling the horizon).
 3. If ``L = U`` the optimum is certified without a solver (evidence: the bound).
 4. Otherwise one encoding with horizon ``U - 1`` is handed to a back-end and queried with the
-   assumption "all demands met after round ``r``". First descending probes at ``r = U - 1``
+   assumption "all demands met after round ``r``". First a quick ascending pass from
+   ``r = L`` up to ``U - 2`` (each query at most 5 s; it stops at the first that is not
+   refuted) takes the cheap refutations. Then descending probes at ``r = U - 1``
    (each given at most 30 s or a quarter of the remaining time) ask whether the best schedule
    is already optimal: a model is decoded into a schedule, verified, and lowers ``U``. Then
    ascending queries from ``r = L``: "unsatisfiable" at ``r`` raises ``L`` to ``r + 1``, a
@@ -60,6 +62,8 @@ ENCODINGS = ("auto", "broadcast", "knowledge", "tree")
 
 #: seconds for each descending probe "is the best schedule optimal?"
 PROBE_SECONDS = 30.0
+#: seconds for each query of the quick ascending pass before the probes
+QUICK_SECONDS = 5.0
 
 
 @dataclass
@@ -377,6 +381,14 @@ class _Search:
         """
         solver = make_backend(self.backend, enc.formula)
         try:
+            # a quick ascending pass: cheap refutations below U - 1 first (each query at
+            # most QUICK_SECONDS), so that the probe at U - 1 is the deciding query
+            while self.upper is not None and self.lower < self.upper - 1:
+                until = time.monotonic() + QUICK_SECONDS
+                if self.deadline is not None:
+                    until = min(until, self.deadline)
+                if self.query(enc, solver, self.lower, until) is not Status.UNSAT:
+                    break
             # descending probes: is the best schedule already optimal? each gets a slice
             while self.upper is not None and self.lower < self.upper:
                 now = time.monotonic()
