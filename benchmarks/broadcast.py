@@ -171,6 +171,8 @@ def _note(fam: str, row: dict[str, object], lb: int | None, upper: int | None) -
     if row["status"] != "optimal":
         return ""
     opt = int(row["upper"])  # type: ignore[call-overload]
+    if row["evidence"] == "solver-claim":
+        return f"not certified: {opt - 1} rounds refuted by the solver, its DRAT proof not checked"
     if fam in ("ccc", "se"):
         return "" if opt == lb else f"differs from the table's optimum {lb}"
     parts = ["closed (the table's LB holds only asymptotically)"]
