@@ -125,6 +125,8 @@ def _what_ran(log: list[dict[str, object]]) -> str:
 
 
 def _answer(row: dict[str, object]) -> str:
+    if row["status"] == "optimal" and row["evidence"] == "solver-claim":
+        return f"{row['upper']} (uncertified)"
     if row["status"] == "optimal":
         return f"**{row['upper']}**"
     return f"[{row['lower']}, {row['upper']}]"
