@@ -155,3 +155,25 @@ def test_search_records_the_budget_and_certifies() -> None:
     assert not check_certificate(cert).ok
     del cert["evidence"]["encoding"]["waste"]
     assert not check_certificate(cert).ok
+
+
+@pytest.mark.parametrize("seed", range(1, 7))
+def test_scaled_budget_keeps_the_optimum(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a cap of 2 scales every slack above 2: weights and slack divided by up to 8
+    import gossipcert.encodings.waste as waste
+
+    monkeypatch.setattr(waste, "BUDGET_CAP", 2)
+    n = 10 + seed % 4
+    inst = parse_instance(f"random:{n},{n + 3},seed={seed}", "telephone", "broadcast:0")
+    assert _optimum(inst, True) == _optimum(inst, False)
+
+
+def test_scaled_budget_stays_small_on_a_large_slack() -> None:
+    # de Bruijn 8 at 10 rounds: slack 2^10 - 256 = 768; unscaled, the weighted totalizer
+    # alone had about seven million clauses
+    inst = parse_instance("debruijn:8", "telephone", "broadcast:0")
+    enc = BroadcastEncoding(inst, EncodingOptions(broadcast=True, waste=True))
+    enc.extend_to(10)
+    mark = enc.formula.mark()
+    assert idle_budget(enc, 10, enc.formula.var(("D", 10))) == 768
+    assert 1_000 < len(enc.formula.cnf_since(mark)) < 400_000

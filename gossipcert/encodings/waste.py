@@ -29,7 +29,12 @@ When ``2^R`` is close to the number of nodes the slack is small and the budget i
   (for a holder, always informed, the selector is refuted);
 - *the rest of the budget*: for the other rounds an idle indicator ``Z[v,t]`` (forced true
   when ``v`` is informed and calls nobody) is counted round by round, and the weighted sum of
-  the counts is bounded by ``slack``.
+  the counts is bounded by ``slack``. A totalizer for that sum has about ``slack^2`` clauses
+  per merge (seven million on de Bruijn 8 at 10 rounds, where the slack is 768), so a slack
+  above :data:`BUDGET_CAP` is scaled: with ``q = ceil(slack / BUDGET_CAP)``,
+  ``sum floor(2^(R-t) / q) W_t <= sum 2^(R-t) W_t / q <= slack / q``, and as the left side is
+  an integer it is at most ``floor(slack / q)``. This is still implied; rounds whose weight
+  drops to zero are not counted.
 
 Every clause carries the negation of the selector ``D_R``, so the budget of ``R`` rounds binds
 only in the query "``R`` rounds suffice", and one incremental formula can hold the budgets of
@@ -63,6 +68,10 @@ from gossipcert.encodings.formula import Formula, Lit
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     from gossipcert.encodings.broadcast import BroadcastEncoding
+
+
+#: the largest budget counted exactly; a larger slack is divided down to about this size
+BUDGET_CAP = 128
 
 
 def _merge(f: Formula, key: Hashable, a: list[int], b: list[int], cap: int) -> list[int]:
@@ -167,9 +176,13 @@ def idle_budget(enc: BroadcastEncoding, r: int, selector: int) -> int:
         latest = r - slots - spare  # the last round after which v may not be informed yet
         if latest >= 0:
             f.clause([-selector, _negate(enc.informed(v, latest))])
+    # the weighted sum, with weights and slack divided by ``scale`` (rounded down)
+    scale = -(-slack // BUDGET_CAP) if slack > BUDGET_CAP else 1
+    budget = slack // scale
     counts: list[tuple[int, list[int]]] = []
     for t in range(1, r + 1):
         weight = 2 ** (r - t)
+        scaled = weight // scale
         calls: dict[int, list[int]] = {}
         for u, w in enc.arcs(t):
             calls.setdefault(u, []).append(f.var(("S", u, w, t)))
@@ -181,15 +194,17 @@ def idle_budget(enc: BroadcastEncoding, r: int, selector: int) -> int:
             if weight > slack:  # no informed node may be idle
                 f.clause([-selector, _negate(before), *calls.get(v, [])])
                 continue
+            if not scaled:  # the scaled budget does not count this round
+                continue
             z = f.var(("Z", v, t, r))
             f.clause([-selector, _negate(before), z, *calls.get(v, [])])
             idle.append([z])
         if idle:
-            counts.append((weight, unary_sum(f, ("WC", t, r), idle, slack // weight + 1)))
-    leaves = [[out] * weight for weight, outs in counts for out in outs]
-    total = unary_sum(f, ("WT", r), leaves, slack + 1)
-    if len(total) > slack:
-        f.clause([-selector, -total[slack]])
+            counts.append((scaled, unary_sum(f, ("WC", t, r), idle, budget // scaled + 1)))
+    leaves = [[out] * scaled for scaled, outs in counts for out in outs]
+    total = unary_sum(f, ("WT", r), leaves, budget + 1)
+    if len(total) > budget:
+        f.clause([-selector, -total[budget]])
     return slack
 
 
