@@ -15,9 +15,13 @@ upwards. At each level the search
    only those with gain at least ``f · W``, ``W`` the best gain (the "``f · W`` filter");
 3. tries them best first.
 
-A branch is cut when some node cannot learn everything in the rounds left even if its
-knowledge doubled every round. The pruning may miss solutions (section 6 says so); the
-result is an upper bound, and every schedule returned is replayed by the verifier.
+A branch is cut only by two bounds, which never drop a sequence that still meets every
+demand in the rounds left: a node learns at most what its partner knows in a round, and the
+nodes knowing a packet at most double in a round (:class:`_Search`). The settings' filters
+may miss solutions (section 6 says so); the result is an upper bound, and every schedule
+returned is replayed by the verifier. On gossip over the four section-8 families the search
+keeps one knowledge row per orbit of the matchings' symmetry
+(:mod:`gossipcert.heuristics.coloring_symmetry`) and visits the same sequences.
 
 References
 ----------
@@ -36,11 +40,13 @@ import numpy as np
 from gossipcert.constructions.beier_sibeyn import coloring_matchings, matching_sequence
 from gossipcert.errors import NotApplicableError, UnsupportedModelError
 from gossipcert.heuristics import bitsets
+from gossipcert.heuristics.coloring_symmetry import MatchingSymmetry, matching_symmetry
 from gossipcert.instance import Instance, ModelKind
 from gossipcert.schedule import Schedule
 from gossipcert.simulate import simulate
 
 Matching = list[tuple[int, int]]
+Index = bitsets.Index
 
 
 @dataclass(frozen=True)
@@ -129,6 +135,7 @@ def coloring_heuristic(
     max_rounds: int | None = None,
     pruning: tuple[tuple[int, bool, float], ...] = PRUNING,
     time_limit: float = 10.0,
+    symmetry: bool = True,
 ) -> ColoringResult:
     """Search for a short gossiping sequence of matchings.
 
@@ -159,6 +166,10 @@ def coloring_heuristic(
         18-round sequence within a minute where the windowed settings find none.
     time_limit : float
         Seconds for the whole search.
+    symmetry : bool
+        Search on one knowledge row per orbit of the matchings' symmetry where
+        :func:`~gossipcert.heuristics.coloring_symmetry.matching_symmetry` finds one (gossip
+        on CCC, wrapped butterfly, star and pancake graphs). Same sequences, found faster.
 
     Returns
     -------
@@ -194,13 +205,21 @@ def coloring_heuristic(
         raise NotApplicableError(f"the coloring heuristic needs 1 to 10 matchings, got {len(ms)}")
     start = time.monotonic()
     deadline = start + time_limit
+    sym = matching_symmetry(instance, ms) if symmetry else None
     rounds = 4 * instance.n if max_rounds is None else max_rounds
     best: tuple[str, int] | None = None
     # a greedy dive finds some sequence at once; then each success lowers the horizon
     while rounds >= max(1, min_rounds) and time.monotonic() < deadline:
         for k, (no_repeat, window, f) in enumerate(pruning):
             share = (deadline - time.monotonic()) / (len(pruning) - k)
-            search = _Search(instance, ms, rounds, f, no_repeat, window, time.monotonic() + share)
+            until = time.monotonic() + share
+            search = (
+                _Search(instance, ms, rounds, f, no_repeat, window, until)
+                if sym is None
+                else _SymmetricSearch(
+                    instance, ms, rounds, f, no_repeat, window, until, symmetry=sym
+                )
+            )
             seq = search.run()
             if seq is not None:
                 best = (seq, search.nodes)
@@ -224,7 +243,17 @@ class _Search:
 
     Knowledge is packed (:mod:`gossipcert.heuristics.bitsets`): row ``v`` of an ``n x W``
     array of ``uint64`` is what node ``v`` knows, so a matching's gain and its application are
-    a few NumPy operations on the rows of its edges' ends.
+    a few NumPy operations on the rows of its edges' ends. There is one such array for the
+    whole search: a round is applied in place and undone on the way back, from the words it
+    changed (each bit is learnt once along a path, so the undo records of a path together
+    hold at most the bits of one state, where a copy per level would hold ``rounds`` states).
+
+    Two sound bounds cut a branch (neither drops a sequence that gossips in the rounds
+    left): a node's knowledge grows by at most its partner's each round
+    (:meth:`_node_bound`), and the nodes knowing a packet at most double each round
+    (:meth:`_packet_bound`). The optional ``doubling`` filter is *not* a bound: it assumes
+    that a node's own knowledge at most doubles each round, which fails as soon as a node
+    talks to a better informed partner; it only narrows a heuristic setting.
     """
 
     def __init__(
@@ -236,14 +265,16 @@ class _Search:
         no_repeat: int,
         window: bool,
         deadline: float,
+        doubling: bool = False,
     ) -> None:
         self.p = len(matchings)
         self.rounds = rounds
         self.f = f
         self.no_repeat = no_repeat
         self.window = window and len(matchings) > 1
+        self.doubling = doubling
         self.deadline = deadline
-        n = instance.n
+        n, n_packets = instance.n, instance.n_packets
         # ends[i] = (u, v): the two ends of every edge of matching i, as index arrays
         self.ends = [
             (
@@ -252,47 +283,133 @@ class _Search:
             )
             for m in matchings
         ]
-        self.holdings = bitsets.pack(instance.holdings, n)[:-1]
-        self.demands = bitsets.pack(instance.demands, n)[:-1]
+        # both[i]: the ends of matching i, u's then v's (each node at most once)
+        self.both = [np.concatenate(e) for e in self.ends]
+        self.holdings = bitsets.pack(instance.holdings, n_packets)[:-1]
+        self.demands = bitsets.pack(instance.demands, n_packets)[:-1]
+        self.width = self.holdings.shape[1]
+        self.n_packets = n_packets
         # what each node must end up knowing (its holdings and its demands)
         self.need = bitsets.popcount(self.holdings | self.demands)
+        # partners[v, j]: the j-th node matched with v by some matching, n past the last
+        graph = nx.Graph()
+        graph.add_nodes_from(range(n))
+        graph.add_edges_from(e for m in matchings for e in m)
+        self.partners = bitsets.neighbour_table(graph)
+        # the packets whose spread _packet_bound follows: the words of up to four columns
+        step = max(1, self.width // 4)
+        self.sample_words = list(range(0, self.width, step))[:4]
+        self.know = self.holdings.copy()
+        self.count = bitsets.popcount(self.know)  # count[v]: packets node v knows
+        # scratch rows for the gains: one end's rows, the other's, their per-word popcounts
+        half = max((len(u) for u, _ in self.ends), default=0)
+        self._rows_u = np.empty((half, self.width), dtype=np.uint64)
+        self._rows_v = np.empty((half, self.width), dtype=np.uint64)
+        self._bits = np.empty((half, self.width), dtype=np.uint8)
         self.nodes = 0
         self.timed_out = False
 
-    def _done(self, know: bitsets.Words) -> bool:
-        return not np.any(self.demands & ~know)
-
-    def _hopeless(self, know: bitsets.Words, left: int) -> bool:
-        # a node's knowledge at most doubles per round: it needs as many packets as it lacks
-        if left >= 30:
+    def _done(self) -> bool:
+        if np.any(self.count < self.need):  # a node that knows fewer than it needs
             return False
-        return bool(np.any(bitsets.popcount(know) * (1 << left) < self.need))
+        return not np.any(self.demands & ~self.know)
 
-    def _gain(self, know: bitsets.Words, i: int) -> int:
+    def _node_bound(self, left: int) -> bool:
+        """True when some node cannot reach what it needs in ``left`` rounds.
+
+        In a round a node learns at most what its partner knows, and its partner is one of
+        the nodes some matching pairs it with, so ``b_v(0) = |K_v|`` and
+        ``b_v(s + 1) = min(P, b_v(s) + max over partners w of b_w(s))`` bound ``|K_v|`` after
+        ``s`` rounds (by induction: ``|K_v ∪ K_w| <= |K_v| + |K_w|``). This also holds a
+        packet back from nodes farther than ``left`` from all its holders.
+        """
+        need = self.need
+        bound = np.append(self.count, 0)  # the zero at n pads the partner table
+        body = bound[:-1]
+        for _ in range(left):
+            if np.all(body >= need):
+                return False
+            body += bound[self.partners].max(axis=1)
+            np.minimum(body, self.n_packets, out=body)
+        return bool(np.any(body < need))
+
+    def _packet_bound(self, left: int) -> bool:
+        """True when some sampled packet cannot reach every node that needs it in time.
+
+        In a round each node that knows a packet tells at most one partner, so the number
+        of nodes that know packet ``q`` at most doubles: ``c_q 2^left`` must reach the nodes
+        that know it now or must know it at the end. Only the packets of a few words are
+        counted (a subset of packets gives a weaker bound, still sound).
+        """
+        if left >= 62 or (1 << left) >= self.count.shape[0]:
+            return False  # c_q >= 1 for every packet some node holds
+        for w in self.sample_words:
+            col = np.ascontiguousarray(self.know[:, w])
+            want = col | self.demands[:, w]
+            known = np.unpackbits(col.view(np.uint8), bitorder="little").reshape(-1, 64)
+            wanted = np.unpackbits(want.view(np.uint8), bitorder="little").reshape(-1, 64)
+            c = known.sum(axis=0, dtype=np.int64)
+            if np.any(c * (1 << left) < wanted.sum(axis=0, dtype=np.int64)):
+                return True
+        return False
+
+    def _doubling_filter(self, left: int) -> bool:
+        # the heuristic filter (not a bound): |K_v| 2^left must reach what v needs
+        if left >= 62:
+            return False
+        return bool(np.any(self.count * (1 << left) < self.need))
+
+    def _hopeless(self, left: int) -> bool:
+        if self.doubling and self._doubling_filter(left):
+            return True
+        return self._packet_bound(left) or self._node_bound(left)
+
+    def _gain(self, i: int) -> int:
         u, v = self.ends[i]
+        k = len(u)
+        a, b, bits = self._rows_u[:k], self._rows_v[:k], self._bits[:k]
+        np.take(self.know, u, axis=0, out=a)
+        np.take(self.know, v, axis=0, out=b)
         # packets learnt over the matching: what one end knows and the other does not
-        return int(np.bitwise_count(know[u] ^ know[v]).sum(dtype=np.int64))
+        np.bitwise_xor(a, b, out=a)
+        np.bitwise_count(a, out=bits)
+        return int(bits.sum(dtype=np.int64))
 
-    def _apply(self, know: bitsets.Words, i: int) -> bitsets.Words:
-        u, v = self.ends[i]
-        both = know[u] | know[v]
-        nxt = know.copy()
-        nxt[u] = both
-        nxt[v] = both
-        return nxt
+    def _apply(self, i: int) -> tuple[Index, bitsets.Words, Index, Index]:
+        """Apply matching ``i`` in place; return what :meth:`_undo` needs."""
+        half = len(self.ends[i][0])
+        ends = self.both[i]
+        old = self.know[ends]
+        union = old[:half] | old[half:]
+        new = np.concatenate((union, union))
+        learnt = new ^ old  # the bits each end learns (new is a superset of old)
+        where = np.flatnonzero(learnt)
+        # flat positions in self.know of the changed words, and the bits they gained
+        pos = ends[where // self.width] * self.width + where % self.width
+        bits = learnt.reshape(-1)[where]
+        self.know[ends] = new
+        old_count = self.count[ends]
+        counts = np.bitwise_count(union).sum(axis=1, dtype=np.int64)
+        self.count[ends] = np.concatenate((counts, counts))
+        return pos, bits, ends, old_count
+
+    def _undo(self, record: tuple[Index, bitsets.Words, Index, Index]) -> None:
+        pos, bits, ends, old_count = record
+        self.know.reshape(-1)[pos] ^= bits
+        self.count[ends] = old_count
 
     def run(self) -> str | None:
         path: list[int] = []
-        found = self._dfs(self.holdings, path)
+        found = self._dfs(path)
         return "".join(map(str, path)) if found else None
 
-    def _dfs(self, know: bitsets.Words, path: list[int]) -> bool:
+    def _dfs(self, path: list[int]) -> bool:
         self.nodes += 1
-        if self._done(know):
+        if self._done():
             return True
         depth = len(path)
         left = self.rounds - depth
-        if left == 0 or self._hopeless(know, left):
+        if left == 0 or self._hopeless(left):
             return False
         if self.nodes % 64 == 0 and time.monotonic() > self.deadline:
             self.timed_out = True
@@ -304,7 +421,7 @@ class _Search:
             missing = set(range(p)) - set(path[-p:])
             if missing:
                 candidates = [i for i in candidates if i in missing]
-        scored = [(g, i) for i in candidates if (g := self._gain(know, i))]
+        scored = [(g, i) for i in candidates if (g := self._gain(i))]
         if not scored:
             return False
         best = max(g for g, _ in scored)
@@ -312,12 +429,103 @@ class _Search:
         scored.sort(key=lambda s: (-s[0], s[1]))
         for _, i in scored:
             path.append(i)
-            if self._dfs(self._apply(know, i), path):
+            record = self._apply(i)
+            if self._dfs(path):
                 return True
+            self._undo(record)
             path.pop()
             if self.timed_out:
                 return False
         return False
+
+
+class _SymmetricSearch(_Search):
+    """:class:`_Search` on one knowledge row per orbit (:mod:`.coloring_symmetry`).
+
+    ``K[s]`` (a boolean row over the packets) is what ``reps[s]`` knows; a node ``h(r_s)``
+    knows ``h(K[s])``. Gains are the full search's (every orbit has ``|G|`` nodes, so the
+    packets learnt over a matching are ``|G|`` times those its representatives learn), so
+    both searches visit the same sequences in the same order and find the same one; the
+    bounds here count every packet exactly (the nodes knowing a packet of orbit ``t`` are
+    ``sum_s |K[s] ∩ orbit t|``).
+    """
+
+    def __init__(
+        self,
+        instance: Instance,
+        matchings: list[Matching],
+        rounds: int,
+        f: float,
+        no_repeat: int,
+        window: bool,
+        deadline: float,
+        doubling: bool = False,
+        *,
+        symmetry: MatchingSymmetry,
+    ) -> None:
+        self.p = len(matchings)
+        self.rounds = rounds
+        self.f = f
+        self.no_repeat = no_repeat
+        self.window = window and len(matchings) > 1
+        self.doubling = doubling
+        self.deadline = deadline
+        self.sym = symmetry
+        n = instance.n
+        self.n_packets = n
+        self.orbits = len(symmetry.reps)
+        # know[s, q]: whether the representative of orbit s knows packet q
+        self.know = np.zeros((self.orbits, n), dtype=bool)
+        self.know[np.arange(self.orbits), symmetry.reps] = True
+        self.count = self.know.sum(axis=1, dtype=np.int64)
+        self.need = np.full(self.orbits, n, dtype=np.int64)
+        # the nodes sorted by orbit, and where each orbit starts, for the packet counts
+        self._by_orbit = np.argsort(symmetry.orbit, kind="stable")
+        self._starts = np.arange(0, n, symmetry.size)
+        self._rows = np.arange(self.orbits)[:, None]
+        self.nodes = 0
+        self.timed_out = False
+
+    def _partner_rows(self, i: int) -> np.ndarray:
+        # row of M_i's partner of every representative: K[partner][h^{-1}]
+        return self.know[self.sym.partner[i][:, None], self.sym.pull[i]]
+
+    def _done(self) -> bool:
+        return bool(np.all(self.count >= self.need))
+
+    def _node_bound(self, left: int) -> bool:
+        # b_s(t + 1) = min(P, b_s(t) + max over matchings of the partner's b(t))
+        partner = np.where(self.sym.matched, self.sym.partner, self.orbits)
+        bound = np.append(self.count, 0)
+        body = bound[:-1]
+        for _ in range(left):
+            if np.all(body >= self.need):
+                return False
+            body += bound[partner].max(axis=0)
+            np.minimum(body, self.n_packets, out=body)
+        return bool(np.any(body < self.need))
+
+    def _packet_bound(self, left: int) -> bool:
+        if left >= 62 or (1 << left) >= self.n_packets:
+            return False
+        per_orbit = np.add.reduceat(
+            self.know[:, self._by_orbit], self._starts, axis=1, dtype=np.int64
+        )
+        knowers = per_orbit.sum(axis=0, dtype=np.int64)  # of each packet of orbit t
+        return bool(np.any(knowers * (1 << left) < self.n_packets))
+
+    def _gain(self, i: int) -> int:
+        learnt = self._partner_rows(i) & ~self.know
+        return int(learnt.sum(dtype=np.int64)) * self.sym.size
+
+    def _apply(self, i: int) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[override]
+        old = self.know, self.count
+        self.know = self.know | self._partner_rows(i)
+        self.count = self.know.sum(axis=1, dtype=np.int64)
+        return old
+
+    def _undo(self, record: tuple[np.ndarray, np.ndarray]) -> None:  # type: ignore[override]
+        self.know, self.count = record
 
 
 def coloring_schedule(instance: Instance) -> Schedule:
