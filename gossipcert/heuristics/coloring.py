@@ -251,9 +251,10 @@ class _Search:
     Two sound bounds cut a branch (neither drops a sequence that gossips in the rounds
     left): a node's knowledge grows by at most its partner's each round
     (:meth:`_node_bound`), and the nodes knowing a packet at most double each round
-    (:meth:`_packet_bound`). The optional ``doubling`` filter is *not* a bound: it assumes
-    that a node's own knowledge at most doubles each round, which fails as soon as a node
-    talks to a better informed partner; it only narrows a heuristic setting.
+    (:meth:`_packet_bound`). (An earlier cut assumed that a node's own knowledge at most
+    doubles each round, which fails as soon as a node talks to a better informed partner:
+    it lost broadcast sequences outright, and on gossip it is no useful filter either — on
+    butterfly 8 at 17 rounds it cut the sequence the strictest setting finds without it.)
     """
 
     def __init__(
@@ -265,14 +266,12 @@ class _Search:
         no_repeat: int,
         window: bool,
         deadline: float,
-        doubling: bool = False,
     ) -> None:
         self.p = len(matchings)
         self.rounds = rounds
         self.f = f
         self.no_repeat = no_repeat
         self.window = window and len(matchings) > 1
-        self.doubling = doubling
         self.deadline = deadline
         n, n_packets = instance.n, instance.n_packets
         # ends[i] = (u, v): the two ends of every edge of matching i, as index arrays
@@ -353,15 +352,7 @@ class _Search:
                 return True
         return False
 
-    def _doubling_filter(self, left: int) -> bool:
-        # the heuristic filter (not a bound): |K_v| 2^left must reach what v needs
-        if left >= 62:
-            return False
-        return bool(np.any(self.count * (1 << left) < self.need))
-
     def _hopeless(self, left: int) -> bool:
-        if self.doubling and self._doubling_filter(left):
-            return True
         return self._packet_bound(left) or self._node_bound(left)
 
     def _gain(self, i: int) -> int:
@@ -459,7 +450,6 @@ class _SymmetricSearch(_Search):
         no_repeat: int,
         window: bool,
         deadline: float,
-        doubling: bool = False,
         *,
         symmetry: MatchingSymmetry,
     ) -> None:
@@ -468,7 +458,6 @@ class _SymmetricSearch(_Search):
         self.f = f
         self.no_repeat = no_repeat
         self.window = window and len(matchings) > 1
-        self.doubling = doubling
         self.deadline = deadline
         self.sym = symmetry
         n = instance.n
