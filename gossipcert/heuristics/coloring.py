@@ -463,28 +463,42 @@ class _SymmetricSearch(_Search):
         n = instance.n
         self.n_packets = n
         self.orbits = len(symmetry.reps)
-        # know[s, q]: whether the representative of orbit s knows packet q
+        # column j of a row is packet order[j]: the packets sorted by orbit, so that the
+        # packets of orbit t are the columns t * |G| .. (t + 1) * |G| - 1
+        order = np.argsort(symmetry.orbit, kind="stable")
+        column = np.argsort(order)
+        self.order = order
+        # know[s, j]: whether the representative of orbit s knows packet order[j]
         self.know = np.zeros((self.orbits, n), dtype=bool)
-        self.know[np.arange(self.orbits), symmetry.reps] = True
+        self.know[np.arange(self.orbits), column[symmetry.reps]] = True
         self.count = self.know.sum(axis=1, dtype=np.int64)
         self.need = np.full(self.orbits, n, dtype=np.int64)
-        # the nodes sorted by orbit, and where each orbit starts, for the packet counts
-        self._by_orbit = np.argsort(symmetry.orbit, kind="stable")
-        self._starts = np.arange(0, n, symmetry.size)
-        self._rows = np.arange(self.orbits)[:, None]
+        # take[i]: flat positions in know of M_i's partner rows (K[partner][h^{-1}], columns
+        # reordered), so that one gather reads every representative's partner
+        self.take = [
+            (symmetry.partner[i][:, None] * n + column[symmetry.pull[i][:, order]]).ravel()
+            for i in range(self.p)
+        ]
+        # partner orbit per matching, the padding orbit (count 0) where unmatched
+        self.partner_orbit = np.where(symmetry.matched, symmetry.partner, self.orbits)
+        # partner rows computed by _gain at each level of the current path, by matching
+        self._cache: list[dict[int, np.ndarray]] = [{}]
         self.nodes = 0
         self.timed_out = False
 
     def _partner_rows(self, i: int) -> np.ndarray:
-        # row of M_i's partner of every representative: K[partner][h^{-1}]
-        return self.know[self.sym.partner[i][:, None], self.sym.pull[i]]
+        rows = self._cache[-1].get(i)
+        if rows is None:
+            rows = self.know.reshape(-1)[self.take[i]].reshape(self.know.shape)
+            self._cache[-1][i] = rows
+        return rows
 
     def _done(self) -> bool:
         return bool(np.all(self.count >= self.need))
 
     def _node_bound(self, left: int) -> bool:
         # b_s(t + 1) = min(P, b_s(t) + max over matchings of the partner's b(t))
-        partner = np.where(self.sym.matched, self.sym.partner, self.orbits)
+        partner = self.partner_orbit
         bound = np.append(self.count, 0)
         body = bound[:-1]
         for _ in range(left):
@@ -497,10 +511,9 @@ class _SymmetricSearch(_Search):
     def _packet_bound(self, left: int) -> bool:
         if left >= 62 or (1 << left) >= self.n_packets:
             return False
-        per_orbit = np.add.reduceat(
-            self.know[:, self._by_orbit], self._starts, axis=1, dtype=np.int64
-        )
-        knowers = per_orbit.sum(axis=0, dtype=np.int64)  # of each packet of orbit t
+        # per_orbit[s, t] = |K[s] ∩ orbit t|; the nodes knowing a packet of orbit t
+        per_orbit = self.know.reshape(self.orbits, self.orbits, -1).sum(axis=2)
+        knowers = per_orbit.sum(axis=0, dtype=np.int64)
         return bool(np.any(knowers * (1 << left) < self.n_packets))
 
     def _gain(self, i: int) -> int:
@@ -511,10 +524,16 @@ class _SymmetricSearch(_Search):
         old = self.know, self.count
         self.know = self.know | self._partner_rows(i)
         self.count = self.know.sum(axis=1, dtype=np.int64)
+        self._cache.append({})
         return old
 
     def _undo(self, record: tuple[np.ndarray, np.ndarray]) -> None:  # type: ignore[override]
         self.know, self.count = record
+        self._cache.pop()
+
+    def packets_known(self, s: int) -> list[int]:
+        """The packets the representative of orbit ``s`` knows, in increasing order."""
+        return sorted(self.order[np.flatnonzero(self.know[s])].tolist())
 
 
 def coloring_schedule(instance: Instance) -> Schedule:
