@@ -31,6 +31,7 @@ References
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
 
@@ -46,6 +47,9 @@ from gossipcert.schedule import Schedule
 from gossipcert.simulate import simulate
 
 Matching = list[tuple[int, int]]
+
+#: entries of a search's table of failed (state, last rounds) pairs
+MEMO_LIMIT = 2_000_000
 Index = bitsets.Index
 
 
@@ -305,6 +309,9 @@ class _Search:
         self._rows_u = np.empty((half, self.width), dtype=np.uint64)
         self._rows_v = np.empty((half, self.width), dtype=np.uint64)
         self._bits = np.empty((half, self.width), dtype=np.uint8)
+        # failed[(state, last rounds)]: the most rounds left with which that node was
+        # searched to the end without a sequence (a transposition table)
+        self.failed: dict[tuple[bytes, tuple[int, ...]], int] = {}
         self.nodes = 0
         self.timed_out = False
 
@@ -312,6 +319,10 @@ class _Search:
         if np.any(self.count < self.need):  # a node that knows fewer than it needs
             return False
         return not np.any(self.demands & ~self.know)
+
+    def _state_key(self) -> bytes | None:
+        """A digest of the knowledge, for :attr:`failed`; None: too large to be worth it."""
+        return None
 
     def _node_bound(self, left: int) -> bool:
         """True when some node cannot reach what it needs in ``left`` rounds.
@@ -406,6 +417,13 @@ class _Search:
             self.timed_out = True
             return False
         p = self.p
+        # the state and the last rounds the rules look at fix the subtree below this node
+        state = self._state_key()
+        key = None
+        if state is not None:
+            key = (state, tuple(path[-p:] if self.window else path[-self.no_repeat :]))
+            if self.failed.get(key, -1) >= left:
+                return False  # searched before with as many rounds left, in vain
         banned = set(path[-self.no_repeat :]) if p > self.no_repeat else set(path[-1:])
         candidates = [i for i in range(p) if i not in banned]
         if self.window and depth >= p:
@@ -427,6 +445,8 @@ class _Search:
             path.pop()
             if self.timed_out:
                 return False
+        if key is not None and len(self.failed) < MEMO_LIMIT:
+            self.failed[key] = left
         return False
 
 
@@ -483,8 +503,14 @@ class _SymmetricSearch(_Search):
         self.partner_orbit = np.where(symmetry.matched, symmetry.partner, self.orbits)
         # partner rows computed by _gain at each level of the current path, by matching
         self._cache: list[dict[int, np.ndarray]] = [{}]
+        # failed[(state, last rounds)]: the most rounds left with which that node was
+        # searched to the end without a sequence (a transposition table)
+        self.failed: dict[tuple[bytes, tuple[int, ...]], int] = {}
         self.nodes = 0
         self.timed_out = False
+
+    def _state_key(self) -> bytes | None:
+        return hashlib.blake2b(self.know.tobytes(), digest_size=16).digest()
 
     def _partner_rows(self, i: int) -> np.ndarray:
         rows = self._cache[-1].get(i)
