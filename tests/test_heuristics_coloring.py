@@ -212,7 +212,8 @@ def test_the_bounds_never_cut_a_branch_that_gossips(spec: str, problem: str) -> 
 
 
 @pytest.mark.parametrize(
-    ("spec", "rounds"), [("ccc:4", 9), ("ccc:5", 13), ("pancake:5", 8), ("butterfly:4", 7)]
+    ("spec", "rounds"),
+    [("ccc:4", 9), ("ccc:5", 13), ("pancake:5", 8), ("butterfly:4", 7), ("butterfly:5", 11)],
 )
 def test_the_search_on_orbits_is_the_full_search(spec: str, rounds: int) -> None:
     # same gains, so the same sequence (the orbit search also skips repeated states)
@@ -245,7 +246,9 @@ def test_repeated_states_are_searched_once(monkeypatch: pytest.MonkeyPatch) -> N
     assert nodes[0] < nodes[1] * 0.8
 
 
-@pytest.mark.parametrize("spec", ["ccc:4", "pancake:5", "star-graph:4", "butterfly:4"])
+@pytest.mark.parametrize(
+    "spec", ["ccc:4", "pancake:5", "star-graph:4", "butterfly:4", "butterfly:5"]
+)
 def test_orbit_rows_give_every_node_s_knowledge(spec: str) -> None:
     # after each round of a fixed sequence, K[h(r)] = h(K[r]) rebuilds the full state
     inst = parse_instance(spec, "telephone", "gossip")

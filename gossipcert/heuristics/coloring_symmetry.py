@@ -18,10 +18,11 @@ against every matching.
 The group's generators come from the graph family (``coords`` of :mod:`gossipcert.graphs`):
 the translations ``x -> x xor 2^b`` of the cube coordinate of CCC and wrapped butterfly
 nodes, and the relabellings of symbols (left multiplications) of star and pancake nodes;
-each generator is checked to map every matching onto itself before it is used, and any
-failure falls back to the full search. CCC 9 then has 9 rows of 4,608 packets where the
-full search has 4,608; star and pancake graphs have a single row (the group acts
-transitively).
+each generator is checked to map every matching onto itself, and only those that do are
+used (the odd wrapped butterflies' matchings split the cube coordinate by its top bit, so
+that translation is dropped); with none left the search runs on every node. CCC 9 then
+has 9 rows of 4,608 packets where the full search has 4,608; star and pancake graphs have
+a single row (the group acts transitively).
 
 References
 ----------
@@ -181,8 +182,8 @@ def matching_symmetry(instance: Instance, matchings: list[Matching]) -> Matching
     Returns
     -------
     MatchingSymmetry or None
-        None when the instance is not gossip, the family has no known group, a generator
-        fails to preserve a matching, or the matchings' union is disconnected.
+        None when the instance is not gossip, the family has no known group, no generator
+        preserves every matching, or the matchings' union is disconnected.
 
     Examples
     --------
@@ -204,7 +205,8 @@ def matching_symmetry(instance: Instance, matchings: list[Matching]) -> Matching
     if not gens:
         return None
     mate = _mates(n, matchings)
-    if not all(_preserves(g, mate) for g in gens):
+    gens = [g for g in gens if _preserves(g, mate)]  # a subgroup still acts freely
+    if not gens:
         return None
     label = _orbits(n, gens)
     reps = np.unique(label)
