@@ -248,9 +248,9 @@ class _Search:
     Knowledge is packed (:mod:`gossipcert.heuristics.bitsets`): row ``v`` of an ``n x W``
     array of ``uint64`` is what node ``v`` knows, so a matching's gain and its application are
     a few NumPy operations on the rows of its edges' ends. There is one such array for the
-    whole search: a round is applied in place and undone on the way back, from the words it
-    changed (each bit is learnt once along a path, so the undo records of a path together
-    hold at most the bits of one state, where a copy per level would hold ``rounds`` states).
+    whole search: a round is applied in place and undone on the way back from a record of
+    the words it changed and the bits they gained (a bit is gained once along a path, so the
+    records are sparse where the rounds teach little, and no level keeps a whole state).
 
     Two sound bounds cut a branch (neither drops a sequence that gossips in the rounds
     left): a node's knowledge grows by at most its partner's each round
