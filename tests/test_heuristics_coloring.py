@@ -106,12 +106,14 @@ def test_a_filtered_search_without_the_window_rule_finds_what_the_windows_prune(
     assert len(res.sequence) == 13 and simulate(inst, res.schedule).ok
 
 
+@pytest.mark.parametrize("sparse", [False, True])
 @pytest.mark.parametrize("spec", ["ccc:4", "butterfly:3", "pancake:4", "mesh:3x4"])
-def test_packed_knowledge_matches_plain_bitsets(spec: str) -> None:
-    # the search's gain, step and undo on packed rows against Python-integer bitsets
+def test_packed_knowledge_matches_plain_bitsets(spec: str, sparse: bool) -> None:
+    # the search's gain, step and undo (both records) against Python-integer bitsets
     inst = parse_instance(spec, "telephone", "gossip")
     ms = [sorted(m) for m in _default_matchings(inst)]
     search = _Search(inst, ms, 6, 0.0, 1, False, float("inf"))
+    search.sparse_undo = sparse
     plain = list(inst.holdings)
     states, records = [], []
     for r in range(6):

@@ -50,6 +50,8 @@ Matching = list[tuple[int, int]]
 
 #: entries of a search's table of failed (state, last rounds) pairs
 MEMO_LIMIT = 2_000_000
+#: bytes of undo records a path may keep as whole rows; past it, only the changed words
+UNDO_BYTES = 1 << 28
 Index = bitsets.Index
 
 
@@ -248,9 +250,10 @@ class _Search:
     Knowledge is packed (:mod:`gossipcert.heuristics.bitsets`): row ``v`` of an ``n x W``
     array of ``uint64`` is what node ``v`` knows, so a matching's gain and its application are
     a few NumPy operations on the rows of its edges' ends. There is one such array for the
-    whole search: a round is applied in place and undone on the way back from a record of
-    the words it changed and the bits they gained (a bit is gained once along a path, so the
-    records are sparse where the rounds teach little, and no level keeps a whole state).
+    whole search: a round is applied in place and undone on the way back, from the old rows
+    of its edges' ends, or, where ``rounds`` of those would pass :data:`UNDO_BYTES`, from
+    the words it changed and the bits they gained (a bit is gained once along a path, so
+    those records stay sparse where the rounds teach little; about 7x slower to make).
 
     Two sound bounds cut a branch (neither drops a sequence that gossips in the rounds
     left): a node's knowledge grows by at most its partner's each round
@@ -304,6 +307,8 @@ class _Search:
         self.sample_words = list(range(0, self.width, step))[:4]
         self.know = self.holdings.copy()
         self.count = bitsets.popcount(self.know)  # count[v]: packets node v knows
+        # whether a path's undo records would not fit as whole rows (see _apply)
+        self.sparse_undo = rounds * self.know.nbytes > UNDO_BYTES
         # scratch rows for the gains: one end's rows, the other's, their per-word popcounts
         half = max((len(u) for u, _ in self.ends), default=0)
         self._rows_u = np.empty((half, self.width), dtype=np.uint64)
@@ -378,26 +383,38 @@ class _Search:
         return int(bits.sum(dtype=np.int64))
 
     def _apply(self, i: int) -> tuple[Index, bitsets.Words, Index, Index]:
-        """Apply matching ``i`` in place; return what :meth:`_undo` needs."""
+        """Apply matching ``i`` in place; return what :meth:`_undo` needs.
+
+        The record is ``(rows or flat positions, old rows or gained bits, ends, old
+        counts)``: the ends' old rows when a whole path of them fits in :data:`UNDO_BYTES`
+        (fast), else only the changed words and the bits they gained (small).
+        """
         half = len(self.ends[i][0])
         ends = self.both[i]
         old = self.know[ends]
         union = old[:half] | old[half:]
-        new = np.concatenate((union, union))
-        learnt = new ^ old  # the bits each end learns (new is a superset of old)
+        old_count = self.count[ends]
+        counts = np.bitwise_count(union).sum(axis=1, dtype=np.int64)
+        self.count[ends] = np.concatenate((counts, counts))
+        if not self.sparse_undo:
+            self.know[ends[:half]] = union
+            self.know[ends[half:]] = union
+            return ends, old, ends, old_count
+        learnt = np.concatenate((union, union))
+        learnt ^= old  # the bits each end learns (the union is a superset of its row)
         where = np.flatnonzero(learnt)
         # flat positions in self.know of the changed words, and the bits they gained
         pos = ends[where // self.width] * self.width + where % self.width
         bits = learnt.reshape(-1)[where]
-        self.know[ends] = new
-        old_count = self.count[ends]
-        counts = np.bitwise_count(union).sum(axis=1, dtype=np.int64)
-        self.count[ends] = np.concatenate((counts, counts))
+        self.know.reshape(-1)[pos] ^= bits
         return pos, bits, ends, old_count
 
     def _undo(self, record: tuple[Index, bitsets.Words, Index, Index]) -> None:
-        pos, bits, ends, old_count = record
-        self.know.reshape(-1)[pos] ^= bits
+        where, words, ends, old_count = record
+        if self.sparse_undo:
+            self.know.reshape(-1)[where] ^= words
+        else:
+            self.know[where] = words
         self.count[ends] = old_count
 
     def run(self) -> str | None:
