@@ -259,9 +259,8 @@ class _Search:
     left): a node's knowledge grows by at most its partner's each round
     (:meth:`_node_bound`), and the nodes knowing a packet at most double each round
     (:meth:`_packet_bound`). (An earlier cut assumed that a node's own knowledge at most
-    doubles each round, which fails as soon as a node talks to a better informed partner:
-    it lost broadcast sequences outright, and on gossip it is no useful filter either — on
-    butterfly 8 at 17 rounds it cut the sequence the strictest setting finds without it.)
+    doubles each round, which fails as soon as a node talks to a better informed partner;
+    it lost broadcast sequences outright.)
     """
 
     def __init__(
