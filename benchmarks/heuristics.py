@@ -7,6 +7,7 @@ Usage::
     python benchmarks/heuristics.py table5 --budget 60 --max-nodes 4096
     python benchmarks/heuristics.py table1 --rows hypercube:13,debruijn:13
     python benchmarks/heuristics.py table6 --budget 30 --max-nodes 5040   # Table 6, coloring
+    python benchmarks/heuristics.py table6 --rows ccc:10 --at-paper --setting 1,0,0
 
 Every row runs the matching heuristic's parameter sweep (:func:`gossipcert.heuristics.sweep.
 sweep`, default grid, the first setting always to the end) within ``--budget`` seconds and
@@ -38,8 +39,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gossipcert.errors import GossipcertError
-from gossipcert.heuristics.coloring import coloring_heuristic
+from gossipcert.errors import GossipcertError, NotApplicableError
+from gossipcert.heuristics.coloring import PRUNING, coloring_heuristic
 from gossipcert.heuristics.sweep import sweep
 from gossipcert.instance import parse_instance
 from gossipcert.simulate import simulate
@@ -127,11 +128,19 @@ TABLE6: list[tuple[str, str, int]] = [
 ]  # fmt: skip
 
 
-def run_table6(budget: float, max_nodes: int, wanted: set[str]) -> list[str]:
+def run_table6(
+    budget: float,
+    max_nodes: int,
+    wanted: set[str],
+    at_paper: bool = False,
+    pruning: tuple[tuple[int, bool, float], ...] = PRUNING,
+) -> list[str]:
     """Markdown lines: per graph, the paper's rounds beside the coloring heuristic's sequence.
 
     The search stops at the paper's rounds (``min_rounds``): the question is whether it
-    finds a sequence at least as short, within ``budget`` seconds.
+    finds a sequence at least as short, within ``budget`` seconds. With ``at_paper`` it
+    searches only at the paper's rounds (``max_rounds`` too, no first dive), with the
+    pruning settings ``pruning``.
     """
     head = "| graph | n | paper R | ours R | at most the paper's | sequence | s |"
     lines = [head, "|" + "|".join("---" for _ in range(head.count("|") - 1)) + "|"]
@@ -143,7 +152,19 @@ def run_table6(budget: float, max_nodes: int, wanted: set[str]) -> list[str]:
             cells = [name, str(inst.n), str(rounds), f"not run (n > {max_nodes})", "-", "-", "-"]
         else:
             print(name, file=sys.stderr, flush=True)
-            res = coloring_heuristic(inst, min_rounds=rounds, time_limit=budget)
+            try:
+                res = coloring_heuristic(
+                    inst,
+                    min_rounds=rounds,
+                    max_rounds=rounds if at_paper else None,
+                    pruning=pruning,
+                    time_limit=budget,
+                )
+            except NotApplicableError as exc:  # only at_paper: no sequence at that horizon
+                cells = [name, str(inst.n), str(rounds), "none", "no", str(exc), "-"]
+                lines.append("| " + " | ".join(cells) + " |")
+                print(lines[-1], flush=True)
+                continue
             rep = simulate(inst, res.schedule)
             assert rep.ok and rep.rounds == len(res.sequence)
             ok = "yes" if rep.rounds <= rounds else "no"
@@ -259,6 +280,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--max-nodes", type=int, default=10240, help="skip larger graphs")
     ap.add_argument("--rows", default="", help="comma-separated graph specs (default: all)")
     ap.add_argument("--out", default="", help="write the Markdown table here")
+    ap.add_argument(
+        "--at-paper", action="store_true", help="table6: search only at the paper's rounds"
+    )
+    ap.add_argument(
+        "--setting",
+        default="",
+        help="table6: one pruning setting NO_REPEAT,WINDOW(0/1),F instead of all, e.g. 1,0,0",
+    )
     args = ap.parse_args(argv)
     rows = TABLE1 if args.table == "table1" else TABLE5
     wanted: set[str] = set()
@@ -269,7 +298,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.table == "table3":
         lines = run_table3(args.budget)
     elif args.table == "table6":
-        lines = run_table6(args.budget, args.max_nodes, wanted)
+        pruning = PRUNING
+        if args.setting:
+            no_repeat, window, f = args.setting.split(",")
+            pruning = ((int(no_repeat), window.strip() == "1", float(f)),)
+        lines = run_table6(args.budget, args.max_nodes, wanted, args.at_paper, pruning)
     else:
         lines = run_table(rows, args.budget, args.max_nodes, coloring=args.table == "table5")
     title = {

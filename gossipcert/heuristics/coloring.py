@@ -15,9 +15,13 @@ upwards. At each level the search
    only those with gain at least ``f · W``, ``W`` the best gain (the "``f · W`` filter");
 3. tries them best first.
 
-A branch is cut when some node cannot learn everything in the rounds left even if its
-knowledge doubled every round. The pruning may miss solutions (section 6 says so); the
-result is an upper bound, and every schedule returned is replayed by the verifier.
+A branch is cut only by two bounds, which never drop a sequence that still meets every
+demand in the rounds left: a node learns at most what its partner knows in a round, and the
+nodes knowing a packet at most double in a round (:class:`_Search`). The settings' filters
+may miss solutions (section 6 says so); the result is an upper bound, and every schedule
+returned is replayed by the verifier. On gossip over the four section-8 families the search
+keeps one knowledge row per orbit of the matchings' symmetry
+(:mod:`gossipcert.heuristics.coloring_symmetry`) and visits the same sequences.
 
 References
 ----------
@@ -27,6 +31,7 @@ References
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
 
@@ -36,11 +41,18 @@ import numpy as np
 from gossipcert.constructions.beier_sibeyn import coloring_matchings, matching_sequence
 from gossipcert.errors import NotApplicableError, UnsupportedModelError
 from gossipcert.heuristics import bitsets
+from gossipcert.heuristics.coloring_symmetry import MatchingSymmetry, matching_symmetry
 from gossipcert.instance import Instance, ModelKind
 from gossipcert.schedule import Schedule
 from gossipcert.simulate import simulate
 
 Matching = list[tuple[int, int]]
+
+#: entries of a search's table of failed (state, last rounds) pairs
+MEMO_LIMIT = 2_000_000
+#: bytes of undo records a path may keep as whole rows; past it, only the changed words
+UNDO_BYTES = 1 << 28
+Index = bitsets.Index
 
 
 @dataclass(frozen=True)
@@ -129,6 +141,7 @@ def coloring_heuristic(
     max_rounds: int | None = None,
     pruning: tuple[tuple[int, bool, float], ...] = PRUNING,
     time_limit: float = 10.0,
+    symmetry: bool = True,
 ) -> ColoringResult:
     """Search for a short gossiping sequence of matchings.
 
@@ -159,6 +172,10 @@ def coloring_heuristic(
         18-round sequence within a minute where the windowed settings find none.
     time_limit : float
         Seconds for the whole search.
+    symmetry : bool
+        Search on one knowledge row per orbit of the matchings' symmetry where
+        :func:`~gossipcert.heuristics.coloring_symmetry.matching_symmetry` finds one (gossip
+        on CCC, wrapped butterfly, star and pancake graphs). Same sequences, found faster.
 
     Returns
     -------
@@ -194,13 +211,21 @@ def coloring_heuristic(
         raise NotApplicableError(f"the coloring heuristic needs 1 to 10 matchings, got {len(ms)}")
     start = time.monotonic()
     deadline = start + time_limit
+    sym = matching_symmetry(instance, ms) if symmetry else None
     rounds = 4 * instance.n if max_rounds is None else max_rounds
     best: tuple[str, int] | None = None
     # a greedy dive finds some sequence at once; then each success lowers the horizon
     while rounds >= max(1, min_rounds) and time.monotonic() < deadline:
         for k, (no_repeat, window, f) in enumerate(pruning):
             share = (deadline - time.monotonic()) / (len(pruning) - k)
-            search = _Search(instance, ms, rounds, f, no_repeat, window, time.monotonic() + share)
+            until = time.monotonic() + share
+            search = (
+                _Search(instance, ms, rounds, f, no_repeat, window, until)
+                if sym is None
+                else _SymmetricSearch(
+                    instance, ms, rounds, f, no_repeat, window, until, symmetry=sym
+                )
+            )
             seq = search.run()
             if seq is not None:
                 best = (seq, search.nodes)
@@ -224,7 +249,18 @@ class _Search:
 
     Knowledge is packed (:mod:`gossipcert.heuristics.bitsets`): row ``v`` of an ``n x W``
     array of ``uint64`` is what node ``v`` knows, so a matching's gain and its application are
-    a few NumPy operations on the rows of its edges' ends.
+    a few NumPy operations on the rows of its edges' ends. There is one such array for the
+    whole search: a round is applied in place and undone on the way back, from the old rows
+    of its edges' ends, or, where ``rounds`` of those would pass :data:`UNDO_BYTES`, from
+    the words it changed and the bits they gained (a bit is gained once along a path, so
+    those records stay sparse where the rounds teach little; about 7x slower to make).
+
+    Two sound bounds cut a branch (neither drops a sequence that gossips in the rounds
+    left): a node's knowledge grows by at most its partner's each round
+    (:meth:`_node_bound`), and the nodes knowing a packet at most double each round
+    (:meth:`_packet_bound`). (An earlier cut assumed that a node's own knowledge at most
+    doubles each round, which fails as soon as a node talks to a better informed partner;
+    it lost broadcast sequences outright.)
     """
 
     def __init__(
@@ -243,7 +279,7 @@ class _Search:
         self.no_repeat = no_repeat
         self.window = window and len(matchings) > 1
         self.deadline = deadline
-        n = instance.n
+        n, n_packets = instance.n, instance.n_packets
         # ends[i] = (u, v): the two ends of every edge of matching i, as index arrays
         self.ends = [
             (
@@ -252,59 +288,165 @@ class _Search:
             )
             for m in matchings
         ]
-        self.holdings = bitsets.pack(instance.holdings, n)[:-1]
-        self.demands = bitsets.pack(instance.demands, n)[:-1]
+        # both[i]: the ends of matching i, u's then v's (each node at most once)
+        self.both = [np.concatenate(e) for e in self.ends]
+        self.holdings = bitsets.pack(instance.holdings, n_packets)[:-1]
+        self.demands = bitsets.pack(instance.demands, n_packets)[:-1]
+        self.width = self.holdings.shape[1]
+        self.n_packets = n_packets
         # what each node must end up knowing (its holdings and its demands)
         self.need = bitsets.popcount(self.holdings | self.demands)
+        # partners[v, j]: the j-th node matched with v by some matching, n past the last
+        graph = nx.Graph()
+        graph.add_nodes_from(range(n))
+        graph.add_edges_from(e for m in matchings for e in m)
+        self.partners = bitsets.neighbour_table(graph)
+        # the packets whose spread _packet_bound follows: the words of up to four columns
+        step = max(1, self.width // 4)
+        self.sample_words = list(range(0, self.width, step))[:4]
+        self.know = self.holdings.copy()
+        self.count = bitsets.popcount(self.know)  # count[v]: packets node v knows
+        # whether a path's undo records would not fit as whole rows (see _apply)
+        self.sparse_undo = rounds * self.know.nbytes > UNDO_BYTES
+        # scratch rows for the gains: one end's rows, the other's, their per-word popcounts
+        half = max((len(u) for u, _ in self.ends), default=0)
+        self._rows_u = np.empty((half, self.width), dtype=np.uint64)
+        self._rows_v = np.empty((half, self.width), dtype=np.uint64)
+        self._bits = np.empty((half, self.width), dtype=np.uint8)
+        # failed[(state, last rounds)]: the most rounds left with which that node was
+        # searched to the end without a sequence (a transposition table)
+        self.failed: dict[tuple[bytes, tuple[int, ...]], int] = {}
         self.nodes = 0
         self.timed_out = False
 
-    def _done(self, know: bitsets.Words) -> bool:
-        return not np.any(self.demands & ~know)
-
-    def _hopeless(self, know: bitsets.Words, left: int) -> bool:
-        # a node's knowledge at most doubles per round: it needs as many packets as it lacks
-        if left >= 30:
+    def _done(self) -> bool:
+        if np.any(self.count < self.need):  # a node that knows fewer than it needs
             return False
-        return bool(np.any(bitsets.popcount(know) * (1 << left) < self.need))
+        return not np.any(self.demands & ~self.know)
 
-    def _gain(self, know: bitsets.Words, i: int) -> int:
+    def _state_key(self) -> bytes | None:
+        """A digest of the knowledge, for :attr:`failed`; None: too large to be worth it."""
+        return None
+
+    def _node_bound(self, left: int) -> bool:
+        """True when some node cannot reach what it needs in ``left`` rounds.
+
+        In a round a node learns at most what its partner knows, and its partner is one of
+        the nodes some matching pairs it with, so ``b_v(0) = |K_v|`` and
+        ``b_v(s + 1) = min(P, b_v(s) + max over partners w of b_w(s))`` bound ``|K_v|`` after
+        ``s`` rounds (by induction: ``|K_v ∪ K_w| <= |K_v| + |K_w|``). This also holds a
+        packet back from nodes farther than ``left`` from all its holders.
+        """
+        need = self.need
+        bound = np.append(self.count, 0)  # the zero at n pads the partner table
+        body = bound[:-1]
+        for _ in range(left):
+            if np.all(body >= need):
+                return False
+            body += bound[self.partners].max(axis=1)
+            np.minimum(body, self.n_packets, out=body)
+        return bool(np.any(body < need))
+
+    def _packet_bound(self, left: int) -> bool:
+        """True when some sampled packet cannot reach every node that needs it in time.
+
+        In a round each node that knows a packet tells at most one partner, so the number
+        of nodes that know packet ``q`` at most doubles: ``c_q 2^left`` must reach the nodes
+        that know it now or must know it at the end. Only the packets of a few words are
+        counted (a subset of packets gives a weaker bound, still sound).
+        """
+        if left >= 62 or (1 << left) >= self.count.shape[0]:
+            return False  # c_q >= 1 for every packet some node holds
+        for w in self.sample_words:
+            col = np.ascontiguousarray(self.know[:, w])
+            want = col | self.demands[:, w]
+            known = np.unpackbits(col.view(np.uint8), bitorder="little").reshape(-1, 64)
+            wanted = np.unpackbits(want.view(np.uint8), bitorder="little").reshape(-1, 64)
+            c = known.sum(axis=0, dtype=np.int64)
+            if np.any(c * (1 << left) < wanted.sum(axis=0, dtype=np.int64)):
+                return True
+        return False
+
+    def _hopeless(self, left: int) -> bool:
+        return self._packet_bound(left) or self._node_bound(left)
+
+    def _gain(self, i: int) -> int:
         u, v = self.ends[i]
+        k = len(u)
+        a, b, bits = self._rows_u[:k], self._rows_v[:k], self._bits[:k]
+        np.take(self.know, u, axis=0, out=a)
+        np.take(self.know, v, axis=0, out=b)
         # packets learnt over the matching: what one end knows and the other does not
-        return int(np.bitwise_count(know[u] ^ know[v]).sum(dtype=np.int64))
+        np.bitwise_xor(a, b, out=a)
+        np.bitwise_count(a, out=bits)
+        return int(bits.sum(dtype=np.int64))
 
-    def _apply(self, know: bitsets.Words, i: int) -> bitsets.Words:
-        u, v = self.ends[i]
-        both = know[u] | know[v]
-        nxt = know.copy()
-        nxt[u] = both
-        nxt[v] = both
-        return nxt
+    def _apply(self, i: int) -> tuple[Index, bitsets.Words, Index, Index]:
+        """Apply matching ``i`` in place; return what :meth:`_undo` needs.
+
+        The record is ``(rows or flat positions, old rows or gained bits, ends, old
+        counts)``: the ends' old rows when a whole path of them fits in :data:`UNDO_BYTES`
+        (fast), else only the changed words and the bits they gained (small).
+        """
+        half = len(self.ends[i][0])
+        ends = self.both[i]
+        old = self.know[ends]
+        union = old[:half] | old[half:]
+        old_count = self.count[ends]
+        counts = np.bitwise_count(union).sum(axis=1, dtype=np.int64)
+        self.count[ends] = np.concatenate((counts, counts))
+        if not self.sparse_undo:
+            self.know[ends[:half]] = union
+            self.know[ends[half:]] = union
+            return ends, old, ends, old_count
+        learnt = np.concatenate((union, union))
+        learnt ^= old  # the bits each end learns (the union is a superset of its row)
+        where = np.flatnonzero(learnt)
+        # flat positions in self.know of the changed words, and the bits they gained
+        pos = ends[where // self.width] * self.width + where % self.width
+        bits = learnt.reshape(-1)[where]
+        self.know.reshape(-1)[pos] ^= bits
+        return pos, bits, ends, old_count
+
+    def _undo(self, record: tuple[Index, bitsets.Words, Index, Index]) -> None:
+        where, words, ends, old_count = record
+        if self.sparse_undo:
+            self.know.reshape(-1)[where] ^= words
+        else:
+            self.know[where] = words
+        self.count[ends] = old_count
 
     def run(self) -> str | None:
         path: list[int] = []
-        found = self._dfs(self.holdings, path)
+        found = self._dfs(path)
         return "".join(map(str, path)) if found else None
 
-    def _dfs(self, know: bitsets.Words, path: list[int]) -> bool:
+    def _dfs(self, path: list[int]) -> bool:
         self.nodes += 1
-        if self._done(know):
+        if self._done():
             return True
         depth = len(path)
         left = self.rounds - depth
-        if left == 0 or self._hopeless(know, left):
+        if left == 0 or self._hopeless(left):
             return False
         if self.nodes % 64 == 0 and time.monotonic() > self.deadline:
             self.timed_out = True
             return False
         p = self.p
+        # the state and the last rounds the rules look at fix the subtree below this node
+        state = self._state_key()
+        key = None
+        if state is not None:
+            key = (state, tuple(path[-p:] if self.window else path[-self.no_repeat :]))
+            if self.failed.get(key, -1) >= left:
+                return False  # searched before with as many rounds left, in vain
         banned = set(path[-self.no_repeat :]) if p > self.no_repeat else set(path[-1:])
         candidates = [i for i in range(p) if i not in banned]
         if self.window and depth >= p:
             missing = set(range(p)) - set(path[-p:])
             if missing:
                 candidates = [i for i in candidates if i in missing]
-        scored = [(g, i) for i in candidates if (g := self._gain(know, i))]
+        scored = [(g, i) for i in candidates if (g := self._gain(i))]
         if not scored:
             return False
         best = max(g for g, _ in scored)
@@ -312,12 +454,128 @@ class _Search:
         scored.sort(key=lambda s: (-s[0], s[1]))
         for _, i in scored:
             path.append(i)
-            if self._dfs(self._apply(know, i), path):
+            record = self._apply(i)
+            if self._dfs(path):
                 return True
+            self._undo(record)
             path.pop()
             if self.timed_out:
                 return False
+        if key is not None and len(self.failed) < MEMO_LIMIT:
+            self.failed[key] = left
         return False
+
+
+class _SymmetricSearch(_Search):
+    """:class:`_Search` on one knowledge row per orbit (:mod:`.coloring_symmetry`).
+
+    ``K[s]`` (a boolean row over the packets) is what ``reps[s]`` knows; a node ``h(r_s)``
+    knows ``h(K[s])``. Gains are the full search's (every orbit has ``|G|`` nodes, so the
+    packets learnt over a matching are ``|G|`` times those its representatives learn), so
+    both searches visit the same sequences in the same order and find the same one; the
+    bounds here count every packet exactly (the nodes knowing a packet of orbit ``t`` are
+    ``sum_s |K[s] ∩ orbit t|``).
+    """
+
+    def __init__(
+        self,
+        instance: Instance,
+        matchings: list[Matching],
+        rounds: int,
+        f: float,
+        no_repeat: int,
+        window: bool,
+        deadline: float,
+        *,
+        symmetry: MatchingSymmetry,
+    ) -> None:
+        self.p = len(matchings)
+        self.rounds = rounds
+        self.f = f
+        self.no_repeat = no_repeat
+        self.window = window and len(matchings) > 1
+        self.deadline = deadline
+        self.sym = symmetry
+        n = instance.n
+        self.n_packets = n
+        self.orbits = len(symmetry.reps)
+        # column j of a row is packet order[j]: the packets sorted by orbit, so that the
+        # packets of orbit t are the columns t * |G| .. (t + 1) * |G| - 1
+        order = np.argsort(symmetry.orbit, kind="stable")
+        column = np.argsort(order)
+        self.order = order
+        # know[s, j]: whether the representative of orbit s knows packet order[j]
+        self.know = np.zeros((self.orbits, n), dtype=bool)
+        self.know[np.arange(self.orbits), column[symmetry.reps]] = True
+        self.count = self.know.sum(axis=1, dtype=np.int64)
+        self.need = np.full(self.orbits, n, dtype=np.int64)
+        # take[i]: flat positions in know of M_i's partner rows (K[partner][h^{-1}], columns
+        # reordered), so that one gather reads every representative's partner
+        self.take = [
+            (symmetry.partner[i][:, None] * n + column[symmetry.pull[i][:, order]]).ravel()
+            for i in range(self.p)
+        ]
+        # partner orbit per matching, the padding orbit (count 0) where unmatched
+        self.partner_orbit = np.where(symmetry.matched, symmetry.partner, self.orbits)
+        # partner rows computed by _gain at each level of the current path, by matching
+        self._cache: list[dict[int, np.ndarray]] = [{}]
+        # failed[(state, last rounds)]: the most rounds left with which that node was
+        # searched to the end without a sequence (a transposition table)
+        self.failed: dict[tuple[bytes, tuple[int, ...]], int] = {}
+        self.nodes = 0
+        self.timed_out = False
+
+    def _state_key(self) -> bytes | None:
+        return hashlib.blake2b(self.know.tobytes(), digest_size=16).digest()
+
+    def _partner_rows(self, i: int) -> np.ndarray:
+        rows = self._cache[-1].get(i)
+        if rows is None:
+            rows = self.know.reshape(-1)[self.take[i]].reshape(self.know.shape)
+            self._cache[-1][i] = rows
+        return rows
+
+    def _done(self) -> bool:
+        return bool(np.all(self.count >= self.need))
+
+    def _node_bound(self, left: int) -> bool:
+        # b_s(t + 1) = min(P, b_s(t) + max over matchings of the partner's b(t))
+        partner = self.partner_orbit
+        bound = np.append(self.count, 0)
+        body = bound[:-1]
+        for _ in range(left):
+            if np.all(body >= self.need):
+                return False
+            body += bound[partner].max(axis=0)
+            np.minimum(body, self.n_packets, out=body)
+        return bool(np.any(body < self.need))
+
+    def _packet_bound(self, left: int) -> bool:
+        if left >= 62 or (1 << left) >= self.n_packets:
+            return False
+        # per_orbit[s, t] = |K[s] ∩ orbit t|; the nodes knowing a packet of orbit t
+        per_orbit = self.know.reshape(self.orbits, self.orbits, -1).sum(axis=2)
+        knowers = per_orbit.sum(axis=0, dtype=np.int64)
+        return bool(np.any(knowers * (1 << left) < self.n_packets))
+
+    def _gain(self, i: int) -> int:
+        learnt = self._partner_rows(i) & ~self.know
+        return int(learnt.sum(dtype=np.int64)) * self.sym.size
+
+    def _apply(self, i: int) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[override]
+        old = self.know, self.count
+        self.know = self.know | self._partner_rows(i)
+        self.count = self.know.sum(axis=1, dtype=np.int64)
+        self._cache.append({})
+        return old
+
+    def _undo(self, record: tuple[np.ndarray, np.ndarray]) -> None:  # type: ignore[override]
+        self.know, self.count = record
+        self._cache.pop()
+
+    def packets_known(self, s: int) -> list[int]:
+        """The packets the representative of orbit ``s`` knows, in increasing order."""
+        return sorted(self.order[np.flatnonzero(self.know[s])].tolist())
 
 
 def coloring_schedule(instance: Instance) -> Schedule:
