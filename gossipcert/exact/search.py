@@ -342,20 +342,7 @@ class _Search:
         hint = None
         if self.backend == "cpsat" and self.best is not None:
             hint = enc.hint(self.best[0], enc.horizon)
-
-        def tick() -> None:  # a heartbeat during long queries (not logged)
-            if self.progress is not None:
-                self.progress(
-                    {
-                        "event": "heartbeat",
-                        "time": round(time.monotonic() - self.start, 3),
-                        "rounds": r,
-                        "lower": self.lower,
-                        "upper": self.upper,
-                    }
-                )
-
-        status = solver.solve([enc.selector(r)], until, hint, tick)
+        status = solver.solve([enc.selector(r)], until, hint, lambda: self.heartbeat(r))
         dt = time.monotonic() - q0
         self.emit({"event": "query", "rounds": r, "status": status.value, "seconds": round(dt, 3)})
         if status is Status.SAT:

@@ -273,12 +273,7 @@ class _Search:
         window: bool,
         deadline: float,
     ) -> None:
-        self.p = len(matchings)
-        self.rounds = rounds
-        self.f = f
-        self.no_repeat = no_repeat
-        self.window = window and len(matchings) > 1
-        self.deadline = deadline
+        self._settings(matchings, rounds, f, no_repeat, window, deadline)
         n, n_packets = instance.n, instance.n_packets
         # ends[i] = (u, v): the two ends of every edge of matching i, as index arrays
         self.ends = [
@@ -318,6 +313,24 @@ class _Search:
         self.failed: dict[tuple[bytes, tuple[int, ...]], int] = {}
         self.nodes = 0
         self.timed_out = False
+
+    def _settings(
+        self,
+        matchings: list[Matching],
+        rounds: int,
+        f: float,
+        no_repeat: int,
+        window: bool,
+        deadline: float,
+    ) -> None:
+        """The search's settings, shared by both searches: the matchings' count, the
+        horizon, the filter factor, the no-repeat depth, the window rule, the deadline."""
+        self.p = len(matchings)
+        self.rounds = rounds
+        self.f = f
+        self.no_repeat = no_repeat
+        self.window = window and len(matchings) > 1
+        self.deadline = deadline
 
     def _done(self) -> bool:
         if np.any(self.count < self.need):  # a node that knows fewer than it needs
@@ -489,12 +502,7 @@ class _SymmetricSearch(_Search):
         *,
         symmetry: MatchingSymmetry,
     ) -> None:
-        self.p = len(matchings)
-        self.rounds = rounds
-        self.f = f
-        self.no_repeat = no_repeat
-        self.window = window and len(matchings) > 1
-        self.deadline = deadline
+        self._settings(matchings, rounds, f, no_repeat, window, deadline)
         self.sym = symmetry
         n = instance.n
         self.n_packets = n
