@@ -370,12 +370,11 @@ def test_a_lying_drat_trim_cannot_make_a_forgery_pass(
 def test_a_bad_lrat_file_falls_back_to_the_proof_handed_in(tmp_path, monkeypatch) -> None:
     from gossipcert.exact import checkers
 
-    monkeypatch.setenv(checkers.DRAT_TRIM_ENV, _fake_drat_trim(tmp_path, "1000 0 0\n"))
-    inst = parse_instance("butterfly:3", "telephone", "gossip")
-    cnf = standalone_cnf(inst, 5, EncodingOptions())
-    proof = prove_unsat(cnf).proof
-    assert proof is not None
-    v = check_proof(cnf.dimacs(), proof)
+    # a genuine DRAT refutation of the four clauses over two variables, and an LRAT file
+    # whose only step (the empty clause, no hints) does not hold
+    monkeypatch.setenv(checkers.DRAT_TRIM_ENV, _fake_drat_trim(tmp_path, "5 0 0\n"))
+    cnf = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"
+    v = check_proof(cnf, "2 0\n0\n")
     # the genuine proof is then checked by dratify and the project's DRAT checker
     assert v.status == "verified", v.summary()
     assert [o.checker.split()[0] for o in v.outcomes][:2] == ["dratify", "gossipcert-drat"]
