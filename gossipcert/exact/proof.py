@@ -78,7 +78,12 @@ def standalone_formula(
 def standalone_cnf(instance: Instance, rounds: int, options: EncodingOptions) -> StandaloneCNF:
     """The CNF of :func:`standalone_formula`."""
     formula, gens = standalone_formula(instance, rounds, options)
-    clauses = formula.cnf_since(0)
+    return _cnf_of(formula, rounds, options, gens)
+
+
+def _cnf_of(formula: Formula, rounds: int, options: EncodingOptions, gens: int) -> StandaloneCNF:
+    """The :class:`StandaloneCNF` of a standalone formula."""
+    clauses = formula.cnf_since(0)  # first: it may number new variables
     return StandaloneCNF(rounds, options, formula.vpool.top, clauses, gens)
 
 
@@ -98,13 +103,18 @@ def prove_unsat(cnf: StandaloneCNF, deadline: float | None = None) -> ProofResul
     """
     start = time.monotonic()
     with Solver(name=PROOF_SOLVER, bootstrap_with=cnf.clauses, with_proof=True) as solver:
-        result = solve_sliced(solver, [], deadline)
-        if result is None:
-            return ProofResult("unknown", None, time.monotonic() - start)
-        if result:
-            return ProofResult("sat", None, time.monotonic() - start)
-        lines = solver.get_proof() or []
-    return ProofResult("unsat", "\n".join(lines) + "\n", time.monotonic() - start)
+        found = solve_sliced(solver, [], deadline)
+        return _proof_result(solver, found, time.monotonic() - start)
+
+
+def _proof_result(solver: Any, found: bool | None, seconds: float) -> ProofResult:
+    """What a proof-writing solver's answer ``found`` (None: out of time) means, with its
+    DRAT proof when it refuted the formula."""
+    if found is None:
+        return ProofResult("unknown", None, seconds)
+    if found:
+        return ProofResult("sat", None, seconds)
+    return ProofResult("unsat", "\n".join(solver.get_proof() or []) + "\n", seconds)
 
 
 @dataclass(frozen=True)
@@ -136,8 +146,7 @@ class HorizonProver:
     def __init__(self, instance: Instance, rounds: int, options: EncodingOptions) -> None:
         enc, gens = standalone_encoding(instance, rounds, options)
         self.encoding = enc
-        clauses = enc.formula.cnf_since(0)  # first: it may number new variables
-        self.cnf = StandaloneCNF(rounds, options, enc.formula.vpool.top, clauses, gens)
+        self.cnf = _cnf_of(enc.formula, rounds, options, gens)
         self.solver: Any = Solver(
             name=PROOF_SOLVER, bootstrap_with=self.cnf.clauses, with_proof=True
         )
@@ -151,15 +160,11 @@ class HorizonProver:
         start = time.monotonic()
         found = solve_sliced(self.solver, [], deadline, tick)
         self.seconds += time.monotonic() - start
-        rounds = self.cnf.rounds
-        if found is None:
-            return DecidedHorizon(self.cnf, ProofResult("unknown", None, self.seconds), None)
+        schedule = None
         if found:
             true = {x for x in self.solver.get_model() or [] if x > 0}
-            schedule = self.encoding.decode(rounds, true.__contains__)
-            return DecidedHorizon(self.cnf, ProofResult("sat", None, self.seconds), schedule)
-        proof = "\n".join(self.solver.get_proof() or []) + "\n"
-        return DecidedHorizon(self.cnf, ProofResult("unsat", proof, self.seconds), None)
+            schedule = self.encoding.decode(self.cnf.rounds, true.__contains__)
+        return DecidedHorizon(self.cnf, _proof_result(self.solver, found, self.seconds), schedule)
 
     def close(self) -> None:
         """Free the solver (idempotent)."""
