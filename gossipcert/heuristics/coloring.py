@@ -492,9 +492,9 @@ class _Search:
         return self.sequence if self.advance() else None
 
     def _dfs(self, path: list[int]) -> Generator[None, None, bool]:
-        self.nodes += 1
-        if self.nodes > self.pause_at:
+        if self.nodes >= self.pause_at:
             yield  # paused here; advance raises pause_at and resumes
+        self.nodes += 1
         if self._done():
             return True
         depth = len(path)
