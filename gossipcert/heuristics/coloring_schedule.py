@@ -25,7 +25,10 @@ out in *slices*:
   (CCC 10's 23 rounds need about 85 s of the unfiltered setting alone).
 
 Slices count search nodes, not seconds, so the schedule, and the sequence found, do not
-depend on the machine's load while the time limit does not bind.
+depend on the machine's load while the time limit does not bind. The price is memory: the
+searches of all the settings still in turn are alive at once, each with its own knowledge
+(a few MB per orbit search; on a graph without the orbit reduction, one ``n x n`` bit
+matrix each).
 
 References
 ----------
