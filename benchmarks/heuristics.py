@@ -142,14 +142,15 @@ def run_table6(
     searches only at the paper's rounds (``max_rounds`` too, no first dive), with the
     pruning settings ``pruning``.
     """
-    head = "| graph | n | paper R | ours R | at most the paper's | sequence | s |"
+    head = "| graph | n | paper R | ours R | at most the paper's | sequence | setting | s |"
     lines = [head, "|" + "|".join("---" for _ in range(head.count("|") - 1)) + "|"]
     for spec, name, rounds in TABLE6:
         if wanted and spec not in wanted:
             continue
         inst = parse_instance(spec, "telephone", "gossip")
         if inst.n > max_nodes:
-            cells = [name, str(inst.n), str(rounds), f"not run (n > {max_nodes})", "-", "-", "-"]
+            cells = [name, str(inst.n), str(rounds), f"not run (n > {max_nodes})", "-", "-"]
+            cells += ["-", "-"]
         else:
             print(name, file=sys.stderr, flush=True)
             try:
@@ -161,7 +162,7 @@ def run_table6(
                     time_limit=budget,
                 )
             except NotApplicableError as exc:  # only at_paper: no sequence at that horizon
-                cells = [name, str(inst.n), str(rounds), "none", "no", str(exc), "-"]
+                cells = [name, str(inst.n), str(rounds), "none", "no", str(exc), "-", "-"]
                 lines.append("| " + " | ".join(cells) + " |")
                 print(lines[-1], flush=True)
                 continue
@@ -170,7 +171,10 @@ def run_table6(
             ok = "yes" if rep.rounds <= rounds else "no"
             mark = "**" if rep.rounds < rounds else ""
             cells = [name, str(inst.n), str(rounds), f"{mark}{rep.rounds}{mark}", ok]
-            cells += [f"`{res.sequence}`", f"{res.seconds:.1f}"]
+            # the pruning setting (no_repeat, window, f) that found the sequence
+            k = [k for r, k, _, outcome in res.trace if outcome == "found"][-1]
+            no_repeat, window, f = pruning[k]
+            cells += [f"`{res.sequence}`", f"{no_repeat},{int(window)},{f:g}", f"{res.seconds:.1f}"]
         lines.append("| " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
     return lines

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 import networkx as nx
 import numpy as np
@@ -281,3 +282,21 @@ def test_the_sweep_tries_a_decreasing_dist_exp_with_the_greedy_matching_on_meshe
     best = res.best.params
     assert (best.approx, best.dist_exp, best.dist_exp_decay) == (True, 16.0, 0.98)
     assert simulate(inst, res.best.schedule).ok
+
+
+@pytest.mark.parametrize(
+    ("k", "decay"), [(17, 0.98), (19, 0.98), pytest.param(31, 0.99, marks=pytest.mark.slow)]
+)
+def test_a_large_decreasing_dist_exp_reaches_the_meshs_diameter(k: int, decay: float) -> None:
+    # flow weights, the heavy (double-cover) matching, Dist_Exp 60 decreasing a little each
+    # round (section 5.2): the mesh's diameter 2(k - 1), its gossip optimum, where the
+    # sweep's first three settings take one round more (17x17, 19x19)
+    inst = parse_instance(f"mesh:{k}x{k}", "telephone", "gossip")
+    grid = default_grid(inst)
+    large = MatchingParams(dist_exp=60.0, dist_exp_decay=decay)
+    assert grid[3:5] == [replace(large, dist_exp_decay=0.98), replace(large, dist_exp_decay=0.99)]
+    if k < 30:  # the first three settings miss it (31x31: seconds each, not rerun here)
+        assert [rounds_of(inst, p) for p in grid[:3]] == [2 * k - 1] * 3
+    res = run_matching(inst, large)
+    assert len(res.schedule) == 2 * (k - 1)
+    assert simulate(inst, res.schedule).ok

@@ -32,7 +32,9 @@ References
 from __future__ import annotations
 
 import hashlib
+import math
 import time
+from collections.abc import Generator
 from dataclasses import dataclass
 
 import networkx as nx
@@ -41,6 +43,7 @@ import numpy as np
 from gossipcert.constructions.beier_sibeyn import coloring_matchings, matching_sequence
 from gossipcert.errors import NotApplicableError, UnsupportedModelError
 from gossipcert.heuristics import bitsets
+from gossipcert.heuristics.coloring_schedule import setting_slices
 from gossipcert.heuristics.coloring_symmetry import MatchingSymmetry, matching_symmetry
 from gossipcert.instance import Instance, ModelKind
 from gossipcert.schedule import Schedule
@@ -68,8 +71,13 @@ class ColoringResult:
     schedule : Schedule
         Verified.
     nodes : int
-        Search nodes visited in the last horizon tried.
+        Search nodes the setting that found the sequence visited.
     seconds : float
+    trace : tuple of (int, int, int, str)
+        Per horizon and setting searched: ``(rounds, setting, search nodes, outcome)``,
+        the setting an index into ``pruning`` and the outcome ``"found"``,
+        ``"exhausted"`` (no sequence in its pruned tree), ``"stopped"`` (another setting
+        found one first, or a probe below the floor ended) or ``"time"``.
     """
 
     sequence: str
@@ -77,6 +85,7 @@ class ColoringResult:
     schedule: Schedule
     nodes: int
     seconds: float
+    trace: tuple[tuple[int, int, int, str], ...] = ()
 
 
 def greedy_coloring_matchings(graph: nx.Graph) -> list[Matching]:
@@ -147,7 +156,9 @@ def coloring_heuristic(
 
     A first greedy dive finds a sequence; every later search asks for one round fewer than
     the best so far, until a horizon below ``min_rounds``, a horizon where no setting finds
-    a sequence, or the time limit.
+    a sequence, or the time limit. At each horizon the pruning settings search in turns of
+    a growing number of search nodes (:mod:`gossipcert.heuristics.coloring_schedule`), so a
+    strict setting that searches long in vain does not hold back a permissive one.
 
     Parameters
     ----------
@@ -160,16 +171,18 @@ def coloring_heuristic(
         Stop below ``min_rounds`` (a lower bound); the first dive has horizon
         ``max_rounds`` (default ``4 n``).
     pruning : tuple of (no_repeat, window, f)
-        The settings tried at each horizon, in order, each with an equal share of the time
-        left: a matching differs from the previous ``no_repeat`` ones (1 or 2); ``window``,
-        every matching appears in every window of ``p + 1`` rounds; ``f``, keep only
-        matchings whose gain is at least ``f`` times the best gain (0 keeps every matching
-        that moves something). Section 6 notes that the strict settings suit most graph
-        classes; the sequences of CCC in Table 6 repeat a matching two rounds apart and
-        leave a matching out of a window of ``p + 1`` (``01212`` in CCC 8's), which only
-        the settings without the window rule can find. Among those, a middle filter
-        (``f = 0.35``) is tried before the unfiltered search: on CCC 8 it finds an
-        18-round sequence within a minute where the windowed settings find none.
+        The settings tried at each horizon, interleaved in slices of search nodes
+        (:func:`~gossipcert.heuristics.coloring_schedule.setting_slices`: each setting's
+        search is resumed where it paused; the settings before the one that found the
+        previous sequence get one short probe): a matching differs from the previous
+        ``no_repeat`` ones (1 or 2); ``window``, every matching appears in every window of
+        ``p + 1`` rounds; ``f``, keep only matchings whose gain is at least ``f`` times the
+        best gain (0 keeps every matching that moves something). Section 6 notes that the
+        strict settings suit most graph classes; the sequences of CCC in Table 6 repeat a
+        matching two rounds apart and leave a matching out of a window of ``p + 1``
+        (``01212`` in CCC 8's), which only the settings without the window rule can find.
+        Among those, a middle filter (``f = 0.35``) comes before the unfiltered search: on
+        CCC 8 it finds an 18-round sequence where the windowed settings find none.
     time_limit : float
         Seconds for the whole search.
     symmetry : bool
@@ -214,25 +227,42 @@ def coloring_heuristic(
     sym = matching_symmetry(instance, ms) if symmetry else None
     rounds = 4 * instance.n if max_rounds is None else max_rounds
     best: tuple[str, int] | None = None
+    trace: list[tuple[int, int, int, str]] = []
+    floor = 0  # the setting that found the last sequence (coloring_schedule)
     # a greedy dive finds some sequence at once; then each success lowers the horizon
     while rounds >= max(1, min_rounds) and time.monotonic() < deadline:
-        for k, (no_repeat, window, f) in enumerate(pruning):
-            share = (deadline - time.monotonic()) / (len(pruning) - k)
-            until = time.monotonic() + share
-            search = (
-                _Search(instance, ms, rounds, f, no_repeat, window, until)
-                if sym is None
-                else _SymmetricSearch(
-                    instance, ms, rounds, f, no_repeat, window, until, symmetry=sym
+        searches: dict[int, _Search] = {}
+        done: set[int] = set()
+        winner = None
+        for k, nodes in setting_slices(len(pruning), floor, done):
+            search = searches.get(k)
+            if search is None:
+                no_repeat, window, f = pruning[k]
+                search = searches[k] = (
+                    _Search(instance, ms, rounds, f, no_repeat, window, deadline)
+                    if sym is None
+                    else _SymmetricSearch(
+                        instance, ms, rounds, f, no_repeat, window, deadline, symmetry=sym
+                    )
                 )
-            )
-            seq = search.run()
-            if seq is not None:
-                best = (seq, search.nodes)
-                rounds = len(seq) - 1
+            found = search.advance(nodes)
+            if found is None and k >= floor:
+                continue  # paused: its next slice comes
+            done.add(k)
+            del searches[k]  # ended, or a probe of a setting below the floor
+            outcome = "found" if found else "stopped" if found is None else "exhausted"
+            trace.append((rounds, k, search.nodes, "time" if search.timed_out else outcome))
+            if search.timed_out:
                 break
-        else:
-            break  # no setting found a sequence this short
+            if found:
+                winner = k
+                best = (search.sequence, search.nodes)
+                break
+        trace.extend((rounds, k, s.nodes, "stopped") for k, s in sorted(searches.items()))
+        if winner is None:
+            break  # no setting found a sequence this short (or the time is over)
+        floor = winner
+        rounds = len(best[0]) - 1 if best is not None else rounds
     if best is None:
         raise NotApplicableError(
             f"no matching sequence found within {time.monotonic() - start:.1f}s"
@@ -241,7 +271,7 @@ def coloring_heuristic(
     sched = matching_sequence(instance, seq, ms)
     if not simulate(instance, sched).ok:  # the search's bookkeeping and the verifier disagree
         raise NotApplicableError(f"sequence {seq} failed verification")
-    return ColoringResult(seq, ms, sched, nodes, time.monotonic() - start)
+    return ColoringResult(seq, ms, sched, nodes, time.monotonic() - start, tuple(trace))
 
 
 class _Search:
@@ -331,6 +361,10 @@ class _Search:
         self.no_repeat = no_repeat
         self.window = window and len(matchings) > 1
         self.deadline = deadline
+        # the walk pauses once it has visited pause_at search nodes (advance)
+        self.pause_at = math.inf
+        self.path: list[int] = []  # the matchings of the current branch
+        self._walk: Generator[None, None, bool] | None = None
 
     def _done(self) -> bool:
         if np.any(self.count < self.need):  # a node that knows fewer than it needs
@@ -429,12 +463,37 @@ class _Search:
             self.know[where] = words
         self.count[ends] = old_count
 
-    def run(self) -> str | None:
-        path: list[int] = []
-        found = self._dfs(path)
-        return "".join(map(str, path)) if found else None
+    @property
+    def sequence(self) -> str:
+        """The current branch as digits: the sequence found once :meth:`advance` is True."""
+        return "".join(map(str, self.path))
 
-    def _dfs(self, path: list[int]) -> bool:
+    def advance(self, nodes: float = math.inf) -> bool | None:
+        """Search ``nodes`` more search nodes, from where the walk last paused.
+
+        Returns
+        -------
+        bool or None
+            True: a sequence was found (:attr:`sequence`); False: there is none in this
+            setting's pruned tree, or the deadline passed (:attr:`timed_out`); None: paused,
+            to be resumed by the next call.
+        """
+        self.pause_at = self.nodes + nodes
+        if self._walk is None:
+            self._walk = self._dfs(self.path)
+        try:
+            next(self._walk)
+        except StopIteration as stop:
+            return bool(stop.value)
+        return None
+
+    def run(self) -> str | None:
+        """The whole search at once: the sequence found, or None."""
+        return self.sequence if self.advance() else None
+
+    def _dfs(self, path: list[int]) -> Generator[None, None, bool]:
+        if self.nodes >= self.pause_at:
+            yield  # paused here; advance raises pause_at and resumes
         self.nodes += 1
         if self._done():
             return True
@@ -442,7 +501,7 @@ class _Search:
         left = self.rounds - depth
         if left == 0 or self._hopeless(left):
             return False
-        if self.nodes % 64 == 0 and time.monotonic() > self.deadline:
+        if time.monotonic() > self.deadline:  # a node costs far more than the clock
             self.timed_out = True
             return False
         p = self.p
@@ -468,7 +527,7 @@ class _Search:
         for _, i in scored:
             path.append(i)
             record = self._apply(i)
-            if self._dfs(path):
+            if (yield from self._dfs(path)):
                 return True
             self._undo(record)
             path.pop()
@@ -534,12 +593,12 @@ class _SymmetricSearch(_Search):
         self.timed_out = False
 
     def _state_key(self) -> bytes | None:
-        return hashlib.blake2b(self.know.tobytes(), digest_size=16).digest()
+        return hashlib.blake2b(np.packbits(self.know).tobytes(), digest_size=16).digest()
 
     def _partner_rows(self, i: int) -> np.ndarray:
         rows = self._cache[-1].get(i)
         if rows is None:
-            rows = self.know.reshape(-1)[self.take[i]].reshape(self.know.shape)
+            rows = np.take(self.know.reshape(-1), self.take[i]).reshape(self.know.shape)
             self._cache[-1][i] = rows
         return rows
 
@@ -561,19 +620,21 @@ class _SymmetricSearch(_Search):
     def _packet_bound(self, left: int) -> bool:
         if left >= 62 or (1 << left) >= self.n_packets:
             return False
-        # per_orbit[s, t] = |K[s] ∩ orbit t|; the nodes knowing a packet of orbit t
-        per_orbit = self.know.reshape(self.orbits, self.orbits, -1).sum(axis=2)
-        knowers = per_orbit.sum(axis=0, dtype=np.int64)
+        # knowers[t]: the nodes knowing a packet of orbit t (the columns of orbit t)
+        size = self.sym.size
+        knowers = np.array(
+            [np.count_nonzero(self.know[:, t * size : (t + 1) * size]) for t in range(self.orbits)]
+        )
         return bool(np.any(knowers * (1 << left) < self.n_packets))
 
     def _gain(self, i: int) -> int:
-        learnt = self._partner_rows(i) & ~self.know
-        return int(learnt.sum(dtype=np.int64)) * self.sym.size
+        # packets learnt: known to the partner (True) and not to the node (False)
+        return int(np.count_nonzero(self._partner_rows(i) > self.know)) * self.sym.size
 
     def _apply(self, i: int) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[override]
         old = self.know, self.count
         self.know = self.know | self._partner_rows(i)
-        self.count = self.know.sum(axis=1, dtype=np.int64)
+        self.count = np.array([np.count_nonzero(row) for row in self.know], dtype=np.int64)
         self._cache.append({})
         return old
 
