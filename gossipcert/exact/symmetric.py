@@ -83,6 +83,13 @@ def _edge(u: int, v: int) -> Edge:
     return (u, v) if u < v else (v, u)
 
 
+def _neg(lit: int | bool) -> int | bool:
+    """The negation of a literal or of a constant."""
+    if isinstance(lit, bool):
+        return not lit
+    return -lit
+
+
 def check_generators(instance: Instance, generators: Sequence[Sequence[int]]) -> list[Perm]:
     """Check that every generator is an automorphism of the gossip instance.
 
@@ -201,7 +208,14 @@ class SymmetricResult:
 class SymmetricEncoding:
     """The orbit CNF of an instance, a group and a horizon (see the module docstring)."""
 
-    def __init__(self, instance: Instance, generators: Sequence[Sequence[int]], rounds: int):
+    def __init__(
+        self,
+        instance: Instance,
+        generators: Sequence[Sequence[int]],
+        rounds: int,
+        equal: bool = True,
+        counting: bool = False,
+    ):
         if rounds < 0:
             raise SpecError(f"the horizon must be at least 0, not {rounds}")
         gens = check_generators(instance, generators)
@@ -237,7 +251,9 @@ class SymmetricEncoding:
         self.clauses: list[list[int]] = []
         #: some pair is out of reach in ``rounds`` rounds (no schedule at all)
         self.out_of_reach = False
-        self._build(sorted(set(node_rep.values())))
+        reps = sorted(set(node_rep.values()))
+        self._build(reps)
+        self._implied(reps, equal, counting)
 
     # -- literals: an int, or True / False for constants
     def _know(self, v: int, p: int, t: int) -> int | bool:
@@ -295,6 +311,77 @@ class SymmetricEncoding:
             elif final is not True:
                 add([final])
 
+    def _add(self, lits: list[int | bool]) -> None:
+        """Add a clause whose literals may be the constants True / False."""
+        if any(x is True for x in lits):
+            return
+        clause = [x for x in lits if x is not False]
+        if not clause:
+            self.out_of_reach = True
+            return
+        self.clauses.append(clause)  # type: ignore[arg-type]
+
+    def _count(self, lits: list[int | bool], bound: int, at_least: bool) -> None:
+        """``sum(lits) >= bound`` (or ``<=``); repeated literals count with multiplicity."""
+        fixed = sum(1 for x in lits if x is True)
+        free: list[int] = []
+        seen: set[int] = set()
+        for x in lits:
+            if isinstance(x, bool):
+                continue
+            if x in seen:  # a fresh copy, so that the encoder sees distinct literals
+                y = self.vpool.id(("copy", len(self.clauses)))
+                self.clauses += [[-y, x], [y, -x]]
+                x = y
+            seen.add(x)
+            free.append(x)
+        need = bound - fixed
+        if at_least:
+            if need > len(free):
+                self.out_of_reach = True
+            elif need > 0:
+                enc = CardEnc.atleast(free, need, vpool=self.vpool, encoding=EncType.seqcounter)
+                self.clauses.extend(enc.clauses)
+        elif need < 0:
+            self.out_of_reach = True
+        elif need < len(free):
+            enc = CardEnc.atmost(free, need, vpool=self.vpool, encoding=EncType.seqcounter)
+            self.clauses.extend(enc.clauses)
+
+    def _implied(self, node_reps: list[int], equal: bool, counting: bool) -> None:
+        """Constraints that the true knowledge of every valid schedule meets.
+
+        Adding them keeps every invariant schedule a model (with its true knowledge):
+
+        - ``equal``: a call ``{v, u}`` in round ``t`` leaves ``v`` and ``u`` with equal
+          knowledge;
+        - ``counting``: a node knows at most ``2^t`` packets after round ``t`` (one call per
+          round at most doubles it) and at least ``ceil(P / 2^(R - t))`` (it must reach all
+          ``P`` by round ``R``, at most doubling each round).
+        """
+        g = self.instance.graph
+        n_p = self.instance.n_packets
+        for t in range(1, self.rounds + 1 if equal else 1):
+            for v in node_reps:
+                for u in g.adj[v]:
+                    call = self._call(v, u, t)
+                    if call is False:
+                        continue
+                    for p in range(n_p):
+                        kv, ku = self._know(v, p, t), self._know(u, p, t)
+                        if kv == ku and type(kv) is type(ku):
+                            continue
+                        self._add([_neg(call), _neg(kv), ku])
+                        self._add([_neg(call), _neg(ku), kv])
+        for t in range(1, self.rounds if counting else 1):
+            for v in node_reps:
+                lits = [self._know(v, p, t) for p in range(n_p)]
+                if 2**t < n_p:
+                    self._count(lits, 2**t, at_least=False)
+                low = -(-n_p // 2 ** (self.rounds - t))
+                if low > 1:
+                    self._count(lits, low, at_least=True)
+
     def schedule(self, model: set[int]) -> Schedule:
         """The expanded schedule of a model (every edge of each calling orbit)."""
         rounds = []
@@ -315,6 +402,8 @@ def symmetric_search(
     rounds: int,
     time_limit: float | None = None,
     solver: str = "cadical195",
+    equal: bool = True,
+    counting: bool = False,
 ) -> SymmetricResult:
     """Look for an ``rounds``-round gossip schedule invariant under the generated group.
 
@@ -330,6 +419,10 @@ def symmetric_search(
         Seconds for the solver (checked between conflict-budget slices).
     solver : str
         A PySAT solver name.
+    equal, counting : bool
+        Add the implied constraints: equal knowledge after a call (default on); at most
+        ``2^t`` and at least ``ceil(P / 2^(R - t))`` packets per node after round ``t``
+        (default off: its cardinality encodings make the formula several times larger).
 
     Returns
     -------
@@ -356,7 +449,7 @@ def symmetric_search(
     'unsat'
     """
     t0 = time.monotonic()
-    enc = SymmetricEncoding(instance, generators, rounds)
+    enc = SymmetricEncoding(instance, generators, rounds, equal, counting)
     order = group_order(enc.generators, instance.n)
     stats: dict[str, float] = {
         "edge_orbits": len(enc.orbit_edges),
