@@ -29,6 +29,8 @@ from collections.abc import Sequence
 import networkx as nx
 
 from gossipcert.errors import NotApplicableError, SpecError
+from gossipcert.exact.symmetry import automorphism_generators
+from gossipcert.instance import Instance
 
 Perm = tuple[int, ...]
 
@@ -147,3 +149,25 @@ def star_subgroups(graph: nx.Graph) -> dict[str, list[list[int]]]:
         "LR<(012)(34)x(123)> C6": [both(lft((0, 1, 2), (3, 4)), rgt((1, 2, 3)))],
         "LR<(01)(23)x(12)(34)> C2": [both(lft((0, 1), (2, 3)), rgt((1, 2), (3, 4)))],
     }
+
+
+def nauty_subgroups(instance: Instance) -> dict[str, list[list[int]]]:
+    """Small subgroups of the instance's automorphism group, from nauty's generators.
+
+    Each generator alone (``g0``, ``g1``, ...), each product of two (``g0*g1``: first
+    ``g0``, then ``g1``), and all of them together (``all``).
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> sorted(nauty_subgroups(parse_instance("debruijn:4", "telephone", "gossip")))
+    ['all', 'g0', 'g0*g1', 'g1']
+    """
+    gens = automorphism_generators(instance)
+    out: dict[str, list[list[int]]] = {f"g{i}": [g] for i, g in enumerate(gens)}
+    for i, a in enumerate(gens):
+        for j in range(i + 1, len(gens)):
+            out[f"g{i}*g{j}"] = [[gens[j][a[v]] for v in range(len(a))]]
+    if len(gens) > 1:
+        out["all"] = [list(g) for g in gens]
+    return out
