@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from test_exact_bruteforce import brute_force
+from typer.testing import CliRunner
 
 from gossipcert.errors import NotApplicableError, SpecError
 from gossipcert.exact.backends import Status
@@ -11,6 +15,7 @@ from gossipcert.exact.symmetric import group_order, symmetric_search
 from gossipcert.exact.symmetric_groups import cycle_perm, left_map, right_map, star_subgroups
 from gossipcert.graphs.networks import star_graph
 from gossipcert.instance import Instance, parse_instance
+from gossipcert.schedule import write_schedule
 from gossipcert.simulate import simulate
 
 
@@ -125,3 +130,17 @@ def test_star_graph_4_left_group_finds_a_verified_schedule() -> None:
     res = symmetric_search(inst, gens, 6)
     assert res.status is Status.SAT and res.schedule is not None
     assert simulate(inst, res.schedule).ok
+
+
+def test_solve_resumes_from_a_stored_symmetric_schedule(tmp_path: Path) -> None:
+    from gossipcert.cli import app
+
+    inst = parse_instance("ring:8", "telephone", "gossip")
+    found = symmetric_search(inst, [_rotation(8, 2)], 4)
+    assert found.schedule is not None
+    path = tmp_path / "ring8.json"
+    write_schedule(found.schedule, inst, path)
+    res = CliRunner().invoke(app, ["solve", "ring:8", "--resume", str(path), "--json", "-q"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["status"] == "optimal" and data["optimum"] == 4
