@@ -58,8 +58,9 @@ References
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import networkx as nx
 from pysat.card import CardEnc, EncType
@@ -74,6 +75,7 @@ from gossipcert.simulate import simulate
 
 Perm = tuple[int, ...]
 Edge = tuple[int, int]
+T = TypeVar("T", int, tuple[int, int])
 
 #: the largest group whose elements :func:`group_order` enumerates
 MAX_GROUP = 100_000
@@ -161,11 +163,15 @@ def group_order(generators: Sequence[Perm], n: int, limit: int = MAX_GROUP) -> i
     return len(seen)
 
 
-def _orbits(items: list, image) -> dict:  # type: ignore[no-untyped-def, type-arg]
-    """Union-find: map each item to its orbit's representative (the first item met)."""
+def _orbits(items: list[T], image: Callable[[T], list[T]]) -> dict[T, T]:
+    """Union-find: map each item to its orbit's representative (the least item).
+
+    The orbits of a group are the orbits of its generators: ``image(x)`` lists the images
+    of ``x`` under the generators.
+    """
     parent = {x: x for x in items}
 
-    def find(x):  # type: ignore[no-untyped-def]
+    def find(x: T) -> T:
         while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]
