@@ -7,7 +7,8 @@ file is trusted on reading: the lower bound and its evidence are recorded for th
 only, and the new search derives its own.
 
 A certificate (``gossipcert-certificate/1``) holds a schedule in the same place, so it can be
-resumed from too.
+resumed from too, and so can a plain schedule file (``gossipcert-schedule/1``, e.g. one
+written by the symmetric schedule search).
 
 Examples
 --------
@@ -28,6 +29,7 @@ from typing import Any
 from gossipcert.errors import ScheduleFormatError
 from gossipcert.exact.search import SolveResult
 from gossipcert.instance import Instance
+from gossipcert.schedule import FORMAT as SCHEDULE_FORMAT
 from gossipcert.schedule import Schedule, from_json, to_json
 
 FORMAT = "gossipcert-partial/1"
@@ -60,7 +62,8 @@ def partial_text(result: SolveResult) -> str:
 
 
 def read_resume_schedule(path: str | Path, instance: Instance) -> Schedule | None:
-    """The schedule stored in a partial-results file or a certificate (not yet verified).
+    """The schedule stored in a partial-results file, a certificate or a schedule file (not yet
+    verified).
 
     Returns None when the file records no schedule.
 
@@ -78,10 +81,12 @@ def read_resume_schedule(path: str | Path, instance: Instance) -> Schedule | Non
         raise ScheduleFormatError(f"cannot read resume file {str(p)!r}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise ScheduleFormatError(f"resume file {str(p)!r} is not valid JSON: {exc}") from None
+    if isinstance(data, dict) and data.get("format") == SCHEDULE_FORMAT:
+        return from_json(data, instance)
     if not isinstance(data, dict) or "schedule" not in data:
         raise ScheduleFormatError(
             f"resume file {str(p)!r} is neither a partial-results file nor a certificate "
-            "(it has no 'schedule')"
+            "(it has no 'schedule') nor a schedule file"
         )
     if data["schedule"] is None:
         return None
