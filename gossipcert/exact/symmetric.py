@@ -58,9 +58,8 @@ References
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
 
 import networkx as nx
 from pysat.card import CardEnc, EncType
@@ -69,13 +68,13 @@ from pysat.solvers import Solver
 
 from gossipcert.errors import NotApplicableError, SolverError, SpecError
 from gossipcert.exact.backends import Status, solve_sliced
+from gossipcert.exact.symmetry import orbit_roots
 from gossipcert.instance import Instance, ModelKind, ProblemKind
 from gossipcert.schedule import Schedule
 from gossipcert.simulate import simulate
 
 Perm = tuple[int, ...]
 Edge = tuple[int, int]
-T = TypeVar("T", int, tuple[int, int])
 
 #: the largest group whose elements :func:`group_order` enumerates
 MAX_GROUP = 100_000
@@ -163,28 +162,6 @@ def group_order(generators: Sequence[Perm], n: int, limit: int = MAX_GROUP) -> i
     return len(seen)
 
 
-def _orbits(items: list[T], image: Callable[[T], list[T]]) -> dict[T, T]:
-    """Union-find: map each item to its orbit's representative (the least item).
-
-    The orbits of a group are the orbits of its generators: ``image(x)`` lists the images
-    of ``x`` under the generators.
-    """
-    parent = {x: x for x in items}
-
-    def find(x: T) -> T:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for x in items:
-        for y in image(x):
-            a, b = find(x), find(y)
-            if a != b:
-                parent[max(a, b)] = min(a, b)
-    return {x: find(x) for x in items}
-
-
 @dataclass
 class SymmetricResult:
     """The answer of one symmetric search.
@@ -237,7 +214,7 @@ class SymmetricEncoding:
                     origin[p] = v
         packet_of = {v: p for p, v in enumerate(origin)}
         self.edges = sorted(_edge(u, v) for u, v in g.edges)
-        edge_rep = _orbits(self.edges, lambda e: [_edge(s[e[0]], s[e[1]]) for s in gens])
+        edge_rep = orbit_roots(self.edges, lambda e: [_edge(s[e[0]], s[e[1]]) for s in gens])
         self.edge_orbit: dict[Edge, Edge] = edge_rep
         members: dict[Edge, list[Edge]] = {}
         for e, r in edge_rep.items():
@@ -247,10 +224,10 @@ class SymmetricEncoding:
             r for r, es in members.items() if len({x for e in es for x in e}) < 2 * len(es)
         }
         pairs = [(v, p) for v in range(n) for p in range(instance.n_packets)]
-        self.pair_orbit = _orbits(
+        self.pair_orbit = orbit_roots(
             pairs, lambda vp: [(s[vp[0]], packet_of[s[origin[vp[1]]]]) for s in gens]
         )
-        node_rep = _orbits(list(range(n)), lambda v: [s[v] for s in gens])
+        node_rep = orbit_roots(list(range(n)), lambda v: [s[v] for s in gens])
         self.dist = dict(nx.all_pairs_shortest_path_length(g))
         self.origin = origin
         self.vpool = IDPool()

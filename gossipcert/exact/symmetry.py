@@ -24,13 +24,44 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
+from typing import TypeVar
 
 import pynauty
 
 from gossipcert import graphs
 from gossipcert.encodings import Encoding
 from gossipcert.instance import Instance, ModelKind, ProblemKind, resolve_roots
+
+K = TypeVar("K", bound=Hashable)
+
+
+def orbit_roots(items: list[K], image: Callable[[K], list[K]]) -> dict[K, K]:
+    """Map each item to the least item of its orbit (union-find).
+
+    The orbits of a group are the orbits of its generators: ``image(x)`` lists the images
+    of ``x`` under the generators (an image outside ``items`` is a ``KeyError``; callers
+    that take generators from outside check them first or catch it).
+
+    Examples
+    --------
+    >>> orbit_roots([0, 1, 2, 3], lambda v: [(v + 2) % 4])
+    {0: 0, 1: 1, 2: 0, 3: 1}
+    """
+    parent = {x: x for x in items}
+
+    def find(x: K) -> K:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for x in items:
+        for y in image(x):
+            a, b = find(x), find(y)
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    return {x: find(x) for x in items}
 
 
 def node_cells(instance: Instance) -> list[set[int]]:
