@@ -43,12 +43,10 @@ writes to the store; the workers (a local process pool, or a Dask cluster) compu
 from __future__ import annotations
 
 import math
-import multiprocessing
 import os
 import time
 import tomllib
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +56,7 @@ import pandas as pd
 from gossipcert.claims import Claim, describe_values, judge, parse_claim
 from gossipcert.errors import GossipcertError, SpecError
 from gossipcert.instance import Instance, parse_instance
+from gossipcert.parallel import DaskRunner, local_map
 from gossipcert.store import Store, atomic_write, entry_stem, instance_key
 
 #: the columns of the CSV table, in order
@@ -387,92 +386,28 @@ Runner = Callable[[list[Task], int], Iterator[tuple[Task, dict[str, Any]]]]
 
 
 def _local_runner(tasks: list[Task], jobs: int) -> Iterator[tuple[Task, dict[str, Any]]]:
-    if jobs <= 1:
-        for t in tasks:
-            yield t, evaluate(t)
-        return
-    ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx)
-    try:
-        futures: dict[Future[dict[str, Any]], Task] = {pool.submit(evaluate, t): t for t in tasks}
-        for fut in as_completed(futures):
-            yield futures[fut], fut.result()
-    finally:
-        # on an interruption or an error, drop the queued instances instead of running them
-        pool.shutdown(wait=False, cancel_futures=True)
+    for i, result in local_map(evaluate, tasks, jobs):
+        yield tasks[i], result
 
 
-class DaskRunner:
-    """Runs the tasks on the Dask scheduler at ``address``; ``workers`` is the number of
-    worker threads of the cluster once connected (for the progress bar).
-
-    Raises
-    ------
-    GossipcertError
-        Dask is not installed (``pip install "gossipcert[dask]"``) or the scheduler cannot
-        be reached.
-    """
-
-    def __init__(self, address: str) -> None:
-        self.address = address
-        self.workers: int | None = None
-        self.client: Any = None
-
-    def connect(self) -> None:
-        """Connect to the scheduler (done by the first call if not before)."""
-        try:
-            from dask.distributed import Client
-        except ImportError:
-            raise GossipcertError(
-                '--scheduler needs Dask: pip install "gossipcert[dask]"'
-            ) from None
-        try:
-            self.client = Client(self.address, timeout=10)
-        except (OSError, TimeoutError, ValueError) as exc:  # unreachable, or a bad address
-            raise GossipcertError(
-                f"cannot reach the Dask scheduler at {self.address}: {exc}"
-            ) from None
-        self.workers = sum(self.client.nthreads().values()) or None
+class SweepDaskRunner(DaskRunner):
+    """A sweep's runner on the Dask scheduler at ``address``: each task is evaluated on the
+    cluster (see :class:`gossipcert.parallel.DaskRunner`)."""
 
     def __call__(self, tasks: list[Task], jobs: int) -> Iterator[tuple[Task, dict[str, Any]]]:
         """Submit every task and yield the results as they arrive; then disconnect."""
+        del jobs  # the cluster's workers decide
         try:
             for i, result in self.map(evaluate, tasks):
                 yield tasks[i], result
         finally:
             self.close()
 
-    def map(
-        self, func: Callable[[Any], Any], items: list[Any], deadline: float | None = None
-    ) -> Iterator[tuple[int, Any]]:
-        """Run ``func`` on every item on the cluster; yield ``(index, result)`` as they
-        arrive, until ``deadline`` (a ``time.monotonic()`` value; the rest is cancelled)."""
-        if self.client is None:
-            self.connect()
-        from dask.distributed import as_completed as dask_completed
 
-        futures = self.client.map(func, items, pure=False)
-        index = {f.key: i for i, f in enumerate(futures)}
-        left = None if deadline is None else max(0.0, deadline - time.monotonic())
-        try:
-            for fut in dask_completed(futures, timeout=left):
-                yield index[fut.key], fut.result()
-        except TimeoutError:
-            return
-        finally:
-            self.client.cancel(futures)
-
-    def close(self) -> None:
-        """Disconnect from the scheduler."""
-        if self.client is not None:
-            self.client.close()
-            self.client = None
-
-
-def dask_runner(address: str) -> DaskRunner:
+def dask_runner(address: str) -> SweepDaskRunner:
     """A runner that sends the tasks to the Dask scheduler at ``address``, connected
-    (see :class:`DaskRunner`)."""
-    runner = DaskRunner(address)
+    (see :class:`SweepDaskRunner`)."""
+    runner = SweepDaskRunner(address)
     runner.connect()
     return runner
 

@@ -82,18 +82,3 @@ def test_solve_portfolio_on_the_command_line() -> None:
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
     assert data["optimum"] == 6
-
-
-def test_a_worker_whose_parent_is_gone_exits() -> None:
-    import multiprocessing
-    import os
-
-    from gossipcert.exact.cubes import _die_with_parent
-
-    ctx = multiprocessing.get_context("fork")
-    orphan = ctx.Process(target=_die_with_parent, args=(-1,))  # "started by" no such parent
-    child = ctx.Process(target=_die_with_parent, args=(os.getpid(),))
-    for p in (orphan, child):
-        p.start()
-        p.join(30)
-    assert (orphan.exitcode, child.exitcode) == (1, 0)

@@ -67,6 +67,7 @@ from gossipcert.exact.checkers import check_proof
 from gossipcert.exact.proof import PROOF_SOLVER, StandaloneCNF, pack_proof, unpack_proof
 from gossipcert.exact.symmetry import automorphism_generators, node_cells, orbit_roots
 from gossipcert.instance import Instance, ModelKind, ProblemKind
+from gossipcert.parallel import DaskRunner, local_map
 from gossipcert.schedule import Schedule
 
 Key = tuple[int, ...]
@@ -338,66 +339,20 @@ def solve_cube(job: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- runners
 
 
-def _die_with_parent(parent: int | None = None) -> None:  # pragma: no cover - in workers
-    """Pool worker initializer: the worker is killed when its parent dies (Linux).
-
-    ``parent``: the parent's process id when it started the worker. A parent that died
-    before this ran (a search killed at its time limit while the worker was starting) sends
-    no signal, so then the worker exits at once instead of running on as an orphan."""
-    import ctypes
-    import os
-    import signal
-
-    try:
-        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if parent is not None and os.getppid() != parent:
-        os._exit(1)
-
-
 def local_runner(jobs: list[dict[str, Any]], workers: int, deadline: float | None) -> Iterator:
     """Yield ``(i, record)`` as the cubes finish, on a local process pool (``workers > 1``)
-    or in this process. Stops at ``deadline``; the unfinished workers are killed."""
-    if workers <= 1:
-        for i, job in enumerate(jobs):
-            if deadline is not None and time.monotonic() >= deadline:
-                return
-            yield i, solve_cube(job)
-        return
-    import multiprocessing
-    import os
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from concurrent.futures import TimeoutError as FuturesTimeout
-
-    ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(
-        max_workers=workers, mp_context=ctx, initializer=_die_with_parent, initargs=(os.getpid(),)
-    )
-    try:
-        futures = {pool.submit(solve_cube, job): i for i, job in enumerate(jobs)}
-        left = None if deadline is None else max(0.0, deadline - time.monotonic())
-        try:
-            for fut in as_completed(futures, timeout=left):
-                yield futures[fut], fut.result()
-        except FuturesTimeout:
-            return
-    finally:
-        procs = list(getattr(pool, "_processes", {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for p in procs:  # a cube still running past the deadline is stopped
-            if p.is_alive():
-                p.kill()
+    or in this process. Stops at ``deadline``; the unfinished workers are killed (see
+    :func:`gossipcert.parallel.local_map`)."""
+    return local_map(solve_cube, jobs, workers, deadline)
 
 
 def dask_runner_for(address: str) -> Callable[..., Iterator]:
     """A runner sending the cubes to the Dask scheduler at ``address`` (see
-    :class:`gossipcert.tables.DaskRunner`)."""
-    from gossipcert.tables import dask_runner
+    :class:`gossipcert.parallel.DaskRunner`)."""
 
     def run(jobs: list[dict[str, Any]], workers: int, deadline: float | None) -> Iterator:
         del workers
-        runner = dask_runner(address)
+        runner = DaskRunner(address)
         try:
             yield from runner.map(solve_cube, jobs, deadline)
         finally:

@@ -205,9 +205,9 @@ def _entrant_main(
     workers: int,
     parent: int,
 ) -> None:  # pragma: no cover - runs in a child process
-    from gossipcert.exact.cubes import _die_with_parent
+    from gossipcert.parallel import die_with_parent
 
-    _die_with_parent(parent)  # a search killed at its time limit takes its entrants with it
+    die_with_parent(parent)  # a search killed at its time limit takes its entrants with it
 
     def send(label: str, sched: Schedule) -> None:
         out.put(("schedule", name, label, sched))

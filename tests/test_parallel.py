@@ -1,0 +1,42 @@
+"""The local process pool and its deadline (gossipcert.parallel)."""
+
+from __future__ import annotations
+
+import time
+
+from gossipcert.parallel import local_map
+
+
+def test_local_map_in_process_gives_every_result() -> None:
+    assert sorted(local_map(abs, [-3, 1, -2], workers=1)) == [(0, 3), (1, 1), (2, 2)]
+
+
+def test_local_map_in_process_starts_nothing_after_the_deadline() -> None:
+    assert list(local_map(abs, [-1, -2], workers=1, deadline=time.monotonic() - 1)) == []
+
+
+def test_local_map_pool_gives_every_result() -> None:
+    assert sorted(local_map(abs, [-3, 1, -2, 5], workers=2)) == [(0, 3), (1, 1), (2, 2), (3, 5)]
+
+
+def test_local_map_pool_stops_at_the_deadline() -> None:
+    t0 = time.monotonic()
+    # one quick item, one that would sleep for a minute: the deadline ends the wait
+    got = list(local_map(time.sleep, [0, 60], workers=2, deadline=t0 + 8))
+    assert got == [(0, None)]
+    assert time.monotonic() - t0 < 30
+
+
+def test_a_worker_whose_parent_is_gone_exits() -> None:
+    import multiprocessing
+    import os
+
+    from gossipcert.parallel import die_with_parent
+
+    ctx = multiprocessing.get_context("fork")
+    orphan = ctx.Process(target=die_with_parent, args=(-1,))  # "started by" no such parent
+    child = ctx.Process(target=die_with_parent, args=(os.getpid(),))
+    for p in (orphan, child):
+        p.start()
+        p.join(30)
+    assert (orphan.exitcode, child.exitcode) == (1, 0)
