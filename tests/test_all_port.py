@@ -248,7 +248,7 @@ def test_ebft_total_exchange_eight_leaves_beats_the_conjecture() -> None:
 
 def test_shortest_routes_schedule_is_valid_and_short() -> None:
     from gossipcert.errors import HeuristicError
-    from gossipcert.heuristics.shortest_routes import applies, shortest_route_schedule
+    from gossipcert.exact.shortest_routes import applies, shortest_route_schedule
 
     inst = parse_instance("ring:6", "all-port", "alltoall")
     assert applies(inst)

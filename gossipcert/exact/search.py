@@ -158,7 +158,7 @@ def upper_bound_schedules(
     bound; ``target`` (default: the best closed-form lower bound) lets the randomized
     heuristics stop early."""
     from gossipcert.constructions.catalog import upper_bound_candidates
-    from gossipcert.heuristics import shortest_routes
+    from gossipcert.exact import shortest_routes
     from gossipcert.heuristics.broadcast import broadcast_greedy
     from gossipcert.heuristics.run import upper_bound_heuristics
 
