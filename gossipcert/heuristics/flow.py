@@ -38,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gossipcert.heuristics.bitsets import Index, Words, slots
+from gossipcert.heuristics.flow_levels import border_mass
 from gossipcert.heuristics.weights import EdgeWeights, reach_sets
 
 Bools = npt.NDArray[np.bool_]
@@ -135,12 +136,15 @@ def _gather(
             out[who] = combine(out[who], part)
 
 
-def border_mass(
+def border_mass_dense(
     kb: Bools, lack: Bools, nbr: Index, top: int, dist_exp: float, num_exp: float
 ) -> Floats32:
     """Per node ``w`` and class: the mass one border edge into ``w`` receives.
 
-    Nonzero only where ``w`` lies at distance 1 from the class's dispersion region.
+    Nonzero only where ``w`` lies at distance 1 from the class's dispersion region. This
+    form works on whole ``n x Q`` arrays, one pass per level; :func:`flow_weights` takes
+    :func:`gossipcert.heuristics.flow_levels.border_mass`, which gives the same numbers
+    on the cells of each level only.
     """
     n, q = kb.shape
     hops = slots(nbr)
