@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gossipcert.heuristics.bitsets import Index, Words, slots
-from gossipcert.heuristics.flow_levels import border_mass
+from gossipcert.heuristics.flow_levels import border_mass_levels
 from gossipcert.heuristics.weights import EdgeWeights, reach_sets
 
 Bools = npt.NDArray[np.bool_]
@@ -209,6 +209,7 @@ def flow_weights(
     dist_exp: float,
     num_exp: float = 1.0,
     chunk_cells: int = CHUNK_CELLS,
+    top_guess: int | None = None,
 ) -> EdgeWeights:
     """The flow form of the BFS approach (see the module docstring).
 
@@ -226,6 +227,12 @@ def flow_weights(
         ``Dist_Exp`` and ``Num_Exp`` of formula (9).
     chunk_cells : int
         At most this many (node, class) cells at once.
+    top_guess : int, optional
+        A guess of the round's largest distance ``top`` (e.g. the last round's minus one).
+        The classes' searches check it: it is kept only if every demand lies within it and
+        some at exactly that distance, otherwise the round is redone with ``top`` from the
+        packed reach sets. The weights are the same either way; a right guess saves the
+        reach sets' ``top`` passes over the packed knowledge.
 
     Returns
     -------
@@ -242,23 +249,56 @@ def flow_weights(
     >>> w = flow_weights(know, demand, neighbour_table(g), u, v, 3, 1.0)
     >>> w.forward.tolist(), w.backward.tolist(), w.eccentricity
     ([1.5, 0.5], [0.5, 1.5], 2)
+    >>> guessed = flow_weights(know, demand, neighbour_table(g), u, v, 3, 1.0, top_guess=1)
+    >>> guessed.forward.tolist(), guessed.eccentricity
+    ([1.5, 0.5], 2)
     """
     m = len(u)
-    n = know.shape[0] - 1
+    kb, lack, size = packet_classes(know, demand, n_packets)
+    if top_guess is not None and top_guess > 0:
+        found = _flow_sums(kb, lack, size, nbr, u, v, top_guess, dist_exp, num_exp, chunk_cells)
+        if found is not None:
+            return EdgeWeights(found[0], found[1], top_guess)
     top = len(reach_sets(know, demand, nbr)) - 1
     if top == 0:
         return EdgeWeights(np.zeros(m), np.zeros(m), 0)
-    kb, lack, size = packet_classes(know, demand, n_packets)
-    q = kb.shape[1]
+    found = _flow_sums(kb, lack, size, nbr, u, v, top, dist_exp, num_exp, chunk_cells, False)
+    assert found is not None
+    return EdgeWeights(found[0], found[1], top)
+
+
+def _flow_sums(
+    kb: Bools,
+    lack: Bools,
+    size: Floats32,
+    nbr: Index,
+    u: Index,
+    v: Index,
+    top: int,
+    dist_exp: float,
+    num_exp: float,
+    chunk_cells: int,
+    check: bool = True,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None:
+    """Forward and backward weights of the edges for a given ``top``, chunk by chunk.
+
+    With ``check``, ``None`` unless ``top`` is the largest distance of a lacking cell.
+    """
+    n, q = kb.shape
+    m = len(u)
     fwd = np.zeros(m)
     bwd = np.zeros(m)
     width = max(1, chunk_cells // max(n, 1))
+    deepest = 0
     for lo in range(0, q, width):
         hi = min(q, lo + width)
         k_part = np.ascontiguousarray(kb[:, lo:hi])
-        border = border_mass(
+        border, depth, complete = border_mass_levels(
             k_part, np.ascontiguousarray(lack[:, lo:hi]), nbr, top, dist_exp, num_exp
         )
+        if check and not complete:
+            return None
+        deepest = max(deepest, depth)
         border *= size[lo:hi]
         kf = k_part.astype(np.float32)
         step = max(1, _EDGE_CELLS // (hi - lo))
@@ -267,4 +307,6 @@ def flow_weights(
             uu, vv = u[a:b], v[a:b]
             fwd[a:b] += np.einsum("ij,ij->i", kf[uu], border[vv])
             bwd[a:b] += np.einsum("ij,ij->i", kf[vv], border[uu])
-    return EdgeWeights(fwd, bwd, top)
+    if check and deepest != top:
+        return None
+    return fwd, bwd

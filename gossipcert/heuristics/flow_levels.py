@@ -81,7 +81,7 @@ def _class_major(a: Bools) -> Bools:
 class Level:
     """The cells at one distance: their nodes, flat cells, neighbour cells, parent counts."""
 
-    __slots__ = ("node", "cell", "around", "parents")
+    __slots__ = ("around", "cell", "node", "parents")
 
     def __init__(self, node: Cells, cell: Cells) -> None:
         self.node = node
@@ -92,14 +92,16 @@ class Level:
 
 def levels_bfs(
     kb: Bools, lack: Bools, nbr: Index, top: int
-) -> tuple[npt.NDArray[np.int16], list[Level]]:
-    """Distances of all cells and the cells of each level ``1..depth``.
+) -> tuple[npt.NDArray[np.int16], list[Level], int]:
+    """Distances of all cells, the cells of each level ``1..depth``, the lacking cells left.
 
     Cells are numbered class-major, ``class * (n + 1) + node`` (node ``n`` is the padding
     of each class), so that a cell's neighbours lie near it in memory. The search stops, as
     the dense one does, when every lacking cell is reached or at depth ``top``. Returns the
     flat distance array (``_FAR`` where not reached, ``_PAD`` on the padding) and the levels
-    ``d >= 1`` (list index ``d - 1``), every one with its neighbour cells and parent counts.
+    ``d >= 1`` (list index ``d - 1``), every one with its neighbour cells and parent counts,
+    and the number of lacking cells not reached (0 unless the search stopped at ``top`` or
+    ran out of cells to reach).
     """
     n, q = kb.shape
     idx = np.int32 if (n + 1) * q < np.iinfo(np.int32).max else np.int64
@@ -127,17 +129,19 @@ def levels_bfs(
         for j in range(1, closer.shape[1]):
             parents += closer[:, j]
         level.parents = parents
-        if not (remaining and depth < top and len(level.cell)):
+        if not (remaining and depth < top):
             break
         depth += 1
         fresh = seen == _FAR
         cand = level.around[fresh]
         keep = _unique(cand, stamp)
         cand = cand[keep]
+        if not len(cand):  # nothing more reachable
+            break
         dist[cand] = depth
-        levels.append(Level(around_nodes[fresh][keep], cand))
+        levels.append(Level(cand % idx(n + 1), cand))
         remaining -= int(np.count_nonzero(lack_flat[cand]))
-    return dist, levels
+    return dist, levels, remaining
 
 
 def border_mass(
@@ -158,10 +162,20 @@ def border_mass(
     >>> border_mass(kb, lack, neighbour_table(nx.path_graph(3)), 2, 1.0, 1.0).ravel().tolist()
     [0.0, 1.5, 0.0]
     """
+    return border_mass_levels(kb, lack, nbr, top, dist_exp, num_exp)[0]
+
+
+def border_mass_levels(
+    kb: Bools, lack: Bools, nbr: Index, top: int, dist_exp: float, num_exp: float
+) -> tuple[Floats32, int, bool]:
+    """:func:`border_mass`, the depth of the search, and whether it reached every lacking cell.
+
+    With every lacking cell reached, the depth is the largest eccentricity of the classes.
+    """
     n, q = kb.shape
     if top == 0 or not lack.any():
-        return np.zeros((n, q), dtype=np.float32)
-    _, levels = levels_bfs(kb, lack, nbr, top)
+        return np.zeros((n, q), dtype=np.float32), 0, True
+    _, levels, left = levels_bfs(kb, lack, nbr, top)
     depth = len(levels)
     table = np.zeros(depth + 1, dtype=np.float32)
     table[1:] = (np.arange(1, depth + 1, dtype=np.float32) / np.float32(top)) ** np.float32(
@@ -189,4 +203,4 @@ def border_mass(
         level.around = None  # free as we go
     out = np.zeros((q, n + 1), dtype=np.float32)
     out.ravel()[cell] = share[cell]
-    return np.ascontiguousarray(out[:, :n].T)
+    return np.ascontiguousarray(out[:, :n].T), depth, left == 0

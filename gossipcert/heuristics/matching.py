@@ -88,6 +88,11 @@ EXACT_MATCHING_NODES = 300
 #: above (Hypercube 13 at 1.5e11, meshes of thousands of nodes at 1e12 and more)
 FLOW_WORK = 1e11
 
+#: the flow weights guess the round's largest distance as the last one's minus one when it
+#: fell by one in the last round and is above this (meshes: every round of a good run);
+#: the guess is checked, so it changes no weight, only the work
+GUESS_TOP_FROM = 16
+
 #: progress callback: (rounds done, (node, packet) demands still unmet)
 Progress = Callable[[int, int], None]
 
@@ -264,6 +269,8 @@ class _Engine:
         self.start = pack([instance.holdings[x] for x in self.label], instance.n_packets)
         self.n_packets = instance.n_packets
         self.approach = params.approach
+        # the largest distances of the flow weights' rounds so far
+        self.tops: list[int] = []
         if self.approach == "auto":
             depth = len(reach_sets(self.start, self.demand, self.nbr)) - 1
             degree = 2 * len(self.u) / max(1, self.n)
@@ -281,7 +288,9 @@ class _Engine:
         if self.approach == "potential":
             return potential_weights(know, self.demand, self.u, self.v)
         if self.approach == "flow":
-            return flow_weights(
+            tops = self.tops
+            falling = len(tops) >= 2 and tops[-1] == tops[-2] - 1 > GUESS_TOP_FROM
+            w = flow_weights(
                 know,
                 self.demand,
                 self.nbr,
@@ -290,7 +299,10 @@ class _Engine:
                 self.n_packets,
                 self.dist_exp(t),
                 self.params.num_exp,
+                top_guess=tops[-1] - 1 if falling else None,
             )
+            tops.append(w.eccentricity)
+            return w
         return bfs_weights(
             know, self.demand, self.nbr, self.u, self.v, self.dist_exp(t), self.params.band
         )
