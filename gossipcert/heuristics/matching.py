@@ -88,6 +88,17 @@ EXACT_MATCHING_NODES = 300
 #: above (Hypercube 13 at 1.5e11, meshes of thousands of nodes at 1e12 and more)
 FLOW_WORK = 1e11
 
+#: graphs whose first round's largest distance is at least this (meshes, tori, rings) and
+#: whose flow weights fit :data:`FLOW_LEVELS_WORK` try the flow weights first in a sweep,
+#: even where ``auto`` takes the bitset weights (:func:`long_flow_fits`)
+LONG_DEPTH = 32
+
+#: the work of the level-list flow weights (:mod:`~gossipcert.heuristics.flow_levels`):
+#: (node, packet) pairs times degree times the first round's largest distance (one pass
+#: over the cells per round, at most that many rounds); Mesh 80x80 is 2.6e10 (about 500
+#: CPU seconds)
+FLOW_LEVELS_WORK = 5e10
+
 #: the flow weights guess the round's largest distance as the last one's minus one when it
 #: fell by one in the last round and is above this (meshes: every round of a good run);
 #: the guess is checked, so it changes no weight, only the work
@@ -215,6 +226,30 @@ def resolved_matcher(instance: Instance, params: MatchingParams) -> str:
     'cover'
     """
     return _Engine(instance, params).matcher
+
+
+def long_flow_fits(instance: Instance) -> bool:
+    """Whether ``instance`` has a large first-round distance and affordable flow weights.
+
+    True when the largest distance of a wanted packet in round 1 is at least
+    :data:`LONG_DEPTH` and the level-list flow weights' work is at most
+    :data:`FLOW_LEVELS_WORK`. On such graphs the bitset BFS weights, which ``auto`` takes
+    above :data:`FLOW_WORK`, miss the diameter where the flow weights reach it (square
+    meshes: ``benchmarks/heuristics_meshes.py``), so the sweep tries the flow weights first.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> long_flow_fits(parse_instance("mesh:40x40", "telephone", "gossip"))
+    True
+    >>> long_flow_fits(parse_instance("hypercube:8", "telephone", "gossip"))
+    False
+    """
+    engine = _Engine(instance, replace(MatchingParams(), approach="flow"))
+    depth = len(reach_sets(engine.start, engine.demand, engine.nbr)) - 1
+    degree = 2 * len(engine.u) / max(1, engine.n)
+    work = instance.n * instance.n_packets * degree * depth
+    return depth >= LONG_DEPTH and work <= FLOW_LEVELS_WORK
 
 
 def check_model(instance: Instance) -> None:
