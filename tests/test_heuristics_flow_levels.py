@@ -11,12 +11,15 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from gossipcert.heuristics import matching
 from gossipcert.heuristics.bitsets import edge_arrays, neighbour_table, pack
 from gossipcert.heuristics.flow import border_mass_dense, flow_weights, packet_classes
 from gossipcert.heuristics.flow_levels import border_mass, levels_bfs
 from gossipcert.heuristics.matching import MatchingParams, _Engine
+from gossipcert.heuristics.sweep import default_grid, sweep
 from gossipcert.heuristics.weights import reach_sets
 from gossipcert.instance import parse_instance
+from gossipcert.simulate import simulate
 
 
 def _both(kb: np.ndarray, lack: np.ndarray, nbr: np.ndarray, top: int, de: float, ne: float):
@@ -98,3 +101,31 @@ def test_a_guessed_top_changes_no_weight(spec: str) -> None:
             assert np.array_equal(got.forward, plain.forward)
             assert np.array_equal(got.backward, plain.backward)
         know = engine.apply(know, *engine.plain_round(know, t))
+
+
+def test_the_sweep_tries_the_flow_weights_first_on_long_graphs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where `auto` takes the bitset weights, large diameters get the flow weights first.
+
+    ``FLOW_WORK`` is lowered so that small graphs stand in for Mesh 80x80 (where `auto`
+    takes the bitset weights, and the flow weights with Dist_Exp 60 decreasing by 0.99
+    reach the diameter, 158).
+    """
+    monkeypatch.setattr(matching, "FLOW_WORK", 1e3)
+    mesh = parse_instance("mesh:20x20", "telephone", "gossip")
+    assert matching.resolved_approach(mesh, MatchingParams()) == "bfs"
+    grid = default_grid(mesh)
+    assert [p.describe() for p in grid[:3]] == [
+        "flow dist-exp=60 decay=0.99",
+        "flow dist-exp=60 decay=0.98",
+        "auto dist-exp=8 band=0",
+    ]
+    res = sweep(mesh, 60.0, lower_bound=38)
+    assert len(res.best.schedule) == 38  # the diameter, with the first setting
+    assert len(res.tried) == 1 and simulate(mesh, res.best.schedule).ok
+    # small diameters keep the default first, and so does a lower FLOW_LEVELS_WORK
+    cube = parse_instance("hypercube:6", "telephone", "gossip")
+    assert default_grid(cube)[0] == MatchingParams()
+    monkeypatch.setattr(matching, "FLOW_LEVELS_WORK", 1e6)
+    assert default_grid(mesh)[0] == MatchingParams()
