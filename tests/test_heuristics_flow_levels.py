@@ -11,7 +11,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from gossipcert.heuristics import matching
+from gossipcert.heuristics import flow_levels, matching
 from gossipcert.heuristics.bitsets import edge_arrays, neighbour_table, pack
 from gossipcert.heuristics.flow import border_mass_dense, flow_weights, packet_classes
 from gossipcert.heuristics.flow_levels import border_mass, levels_bfs
@@ -129,3 +129,18 @@ def test_the_sweep_tries_the_flow_weights_first_on_long_graphs(
     assert default_grid(cube)[0] == MatchingParams()
     monkeypatch.setattr(matching, "FLOW_LEVELS_WORK", 1e6)
     assert default_grid(mesh)[0] == MatchingParams()
+
+
+def test_groups_of_classes_give_the_same_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(3)
+    g = nx.gnm_random_graph(40, 160, seed=3)
+    n = g.number_of_nodes()
+    know = [1 << x | (rng.getrandbits(n) & rng.getrandbits(n)) for x in range(n)]
+    kw, dw = pack(know, n), pack([(1 << n) - 1] * n, n)
+    nbr = neighbour_table(g)
+    top = len(reach_sets(kw, dw, nbr)) - 1
+    kb, lack, _ = packet_classes(kw, dw, n)
+    whole = border_mass(kb, lack, nbr, top, 8.0, 1.0)
+    monkeypatch.setattr(flow_levels, "AROUND_CELLS", 3 * (n + 1) * nbr.shape[1])
+    assert np.array_equal(border_mass(kb, lack, nbr, top, 8.0, 1.0), whole)
+    assert np.array_equal(border_mass_dense(kb, lack, nbr, top, 8.0, 1.0), whole)

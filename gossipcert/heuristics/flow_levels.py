@@ -42,6 +42,10 @@ Bools = npt.NDArray[np.bool_]
 Floats32 = npt.NDArray[np.float32]
 Cells = npt.NDArray[np.signedinteger]
 
+#: neighbour cells (cells times the largest degree) the levels of one search keep at most
+#: (4 bytes each): Mesh 80x80's chunks of 2,621 classes fit in one search
+AROUND_CELLS = 1 << 26
+
 #: distance of a cell not reached (as in the dense form)
 _FAR = np.iinfo(np.int16).max
 
@@ -171,10 +175,30 @@ def border_mass_levels(
     """:func:`border_mass`, the depth of the search, and whether it reached every lacking cell.
 
     With every lacking cell reached, the depth is the largest eccentricity of the classes.
+    The classes are searched in groups of at most :data:`AROUND_CELLS` neighbour cells
+    (the levels keep every cell's neighbour cells until the masses are summed), so graphs
+    of high degree do not need more memory than meshes; the classes are independent, so
+    the numbers do not depend on the grouping.
     """
     n, q = kb.shape
     if top == 0 or not lack.any():
         return np.zeros((n, q), dtype=np.float32), 0, True
+    width = max(1, AROUND_CELLS // ((n + 1) * nbr.shape[1]))
+    if width < q:
+        out = np.empty((n, q), dtype=np.float32)
+        deepest, complete = 0, True
+        for lo in range(0, q, width):
+            hi = min(q, lo + width)
+            out[:, lo:hi], depth, done = border_mass_levels(
+                np.ascontiguousarray(kb[:, lo:hi]),
+                np.ascontiguousarray(lack[:, lo:hi]),
+                nbr,
+                top,
+                dist_exp,
+                num_exp,
+            )
+            deepest, complete = max(deepest, depth), complete and done
+        return out, deepest, complete
     _, levels, left = levels_bfs(kb, lack, nbr, top)
     depth = len(levels)
     table = np.zeros(depth + 1, dtype=np.float32)
