@@ -11,7 +11,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from gossipcert.heuristics import flow_levels, matching
+from gossipcert.heuristics import flow, flow_levels, matching
 from gossipcert.heuristics.bitsets import edge_arrays, neighbour_table, pack
 from gossipcert.heuristics.flow import border_mass_dense, flow_weights, packet_classes
 from gossipcert.heuristics.flow_levels import border_mass, levels_bfs
@@ -144,3 +144,21 @@ def test_groups_of_classes_give_the_same_numbers(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(flow_levels, "AROUND_CELLS", 3 * (n + 1) * nbr.shape[1])
     assert np.array_equal(border_mass(kb, lack, nbr, top, 8.0, 1.0), whole)
     assert np.array_equal(border_mass_dense(kb, lack, nbr, top, 8.0, 1.0), whole)
+
+
+@pytest.mark.parametrize("spec", ["mesh:6x8", "pancake:4"])
+def test_either_form_inside_the_flow_weights(spec: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    inst = parse_instance(spec, "telephone", "gossip")
+    engine = _Engine(inst, MatchingParams(approach="flow"))
+    know = engine.start
+    u, v = edge_arrays(nx.relabel_nodes(inst.graph, {x: i for i, x in enumerate(engine.label)}))
+    for t in range(3):
+        args = (know, engine.demand, engine.nbr, u, v, engine.n_packets, 8.0)
+        found = []
+        for ratio in (0, 10**9):  # always the level lists, always dense
+            monkeypatch.setattr(flow, "LEVELS_RATIO", ratio)
+            found.append(flow_weights(*args, chunk_cells=60))
+        assert np.array_equal(found[0].forward, found[1].forward)
+        assert np.array_equal(found[0].backward, found[1].backward)
+        assert found[0].forward.any()
+        know = engine.apply(know, *engine.plain_round(know, t))

@@ -22,10 +22,13 @@ counts it once per border edge). Packets known by the same nodes and lacked by t
 demanding nodes get the same weights and are handled once (:func:`packet_classes`).
 
 The dense form (:func:`border_mass_dense`) does one gather per neighbour slot and level on
-whole ``n x Q`` arrays, ``O(top * n * Q * degree)`` per round. :func:`flow_weights` takes
-the level-list form of :mod:`gossipcert.heuristics.flow_levels` instead, which touches each
-(node, class) cell once per round, ``O(n * Q * degree)``, with the same numbers bit for bit
-(Mesh 80x80: about 5 CPU seconds a round instead of 25). ``top`` is the largest distance of
+whole ``n x Q`` arrays, ``O(top * n * Q * degree)`` per round. The level-list form of
+:mod:`gossipcert.heuristics.flow_levels` touches each (node, class) cell outside the
+dispersion regions once per round, ``O(n * Q * degree)``, at a higher cost per cell, with
+the same numbers bit for bit. :func:`flow_weights` takes, per chunk, the one that is
+cheaper by :data:`LEVELS_RATIO`: the level lists on graphs of large diameter (Mesh 80x80:
+about 5 CPU seconds a round instead of 25) and late in a run, the dense form while the
+distances are short. ``top`` is the largest distance of
 a wanted packet: from the packed reach sets, or a guess (the last round's minus one) that
 the classes' searches confirm. The classes are processed in chunks of at most
 :data:`CHUNK_CELLS` (node, class) cells, so the memory stays bounded (a few hundred MB)
@@ -51,6 +54,11 @@ Floats32 = npt.NDArray[np.float32]
 
 #: (node, class) cells per chunk of classes
 CHUNK_CELLS = 1 << 24
+
+#: the level-list form is taken when ``top`` times the chunk's cells is at least this many
+#: times its cells outside the dispersion regions (a cell of a level list costs about as
+#: much as this many dense cell-levels; Pancake 7, ``top`` 13 and less, stays dense)
+LEVELS_RATIO = 20
 
 #: edges per block when summing a chunk's border masses onto the edges
 _EDGE_CELLS = 1 << 22
@@ -151,6 +159,14 @@ def border_mass_dense(
     :func:`gossipcert.heuristics.flow_levels.border_mass`, which gives the same numbers
     on the cells of each level only.
     """
+    return border_mass_dense_levels(kb, lack, nbr, top, dist_exp, num_exp)[0]
+
+
+def border_mass_dense_levels(
+    kb: Bools, lack: Bools, nbr: Index, top: int, dist_exp: float, num_exp: float
+) -> tuple[Floats32, int, bool]:
+    """:func:`border_mass_dense`, the depth of the search, and whether it reached every
+    lacking cell (as :func:`~gossipcert.heuristics.flow_levels.border_mass_levels`)."""
     n, q = kb.shape
     hops = slots(nbr)
     far = np.int16(np.iinfo(np.int16).max)
@@ -201,7 +217,7 @@ def border_mass_dense(
             got *= level
             mass += got
     # share now holds, on level-1 nodes, the mass per border edge
-    return share[:-1]
+    return share[:-1], depth, remaining == 0
 
 
 def flow_weights(
@@ -298,7 +314,12 @@ def _flow_sums(
     for lo in range(0, q, width):
         hi = min(q, lo + width)
         k_part = np.ascontiguousarray(kb[:, lo:hi])
-        border, depth, complete = border_mass_levels(
+        # the dense form costs top passes over all cells, the level lists one (slower)
+        # pass over the cells outside the dispersion regions: the cheaper one, same numbers
+        outside = k_part.size - int(np.count_nonzero(k_part))
+        levels = top * k_part.size >= LEVELS_RATIO * outside
+        form = border_mass_levels if levels else border_mass_dense_levels
+        border, depth, complete = form(
             k_part, np.ascontiguousarray(lack[:, lo:hi]), nbr, top, dist_exp, num_exp
         )
         if check and not complete:
