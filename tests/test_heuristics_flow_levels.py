@@ -22,7 +22,10 @@ from gossipcert.instance import parse_instance
 from gossipcert.simulate import simulate
 
 
-def _both(kb: np.ndarray, lack: np.ndarray, nbr: np.ndarray, top: int, de: float, ne: float):
+def _both(
+    kb: np.ndarray, lack: np.ndarray, nbr: np.ndarray, top: int, de: float, ne: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The dense and the level-list border masses."""
     return (
         border_mass_dense(kb, lack, nbr, top, de, ne),
         border_mass(kb, lack, nbr, top, de, ne),
