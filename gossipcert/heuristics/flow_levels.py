@@ -12,10 +12,15 @@ This module keeps, per level, the list of the cells on it (their node and class)
 every step on those lists only:
 
 - breadth-first search: level 1 in one dense step (the cells next to ``DR(p)``), then each
-  level's cells push to their neighbours' cells not reached yet;
-- the masses, from the deepest level up: a cell's mass is its own demand's weight plus
-  what its children on the level below pass on; each cell passes its mass times
-  ``parents ** -Num_Exp`` on to its parents.
+  level's cells push to their neighbours' cells not reached yet (a cell reached twice in
+  one level is kept once); while a level is expanded its cells' parent counts (neighbours
+  one level closer) are read from the same gather;
+- the masses, from the farthest level to level 1: a cell's mass is its own demand's
+  weight plus what its children (neighbours one level farther) pass on; each cell passes
+  its mass times ``parents ** -Num_Exp`` on to each of its parents.
+
+Cells are numbered class-major (``class * (n + 1) + node``), so that the cells a gather
+reads lie near each other in memory.
 
 The arithmetic is the dense form's, in the same order per cell: the children's shares are
 added in the order of the neighbour slots (the dense form adds zeros for the neighbours that
