@@ -21,10 +21,18 @@ shortest path gets all of it (a node then counts once per shortest path, where t
 counts it once per border edge). Packets known by the same nodes and lacked by the same
 demanding nodes get the same weights and are handled once (:func:`packet_classes`).
 
-Per round the work is ``O(top * n * Q * degree)``: one gather per neighbour slot and level.
-The classes are processed in chunks of at most :data:`CHUNK_CELLS` (node, class) cells, so
-the memory stays bounded (a few hundred MB) whatever the graph's size; ``top`` is taken
-once for all chunks from the packed reach sets.
+The dense form (:func:`border_mass_dense`) does one gather per neighbour slot and level on
+whole ``n x Q`` arrays, ``O(top * n * Q * degree)`` per round. The level-list form of
+:mod:`gossipcert.heuristics.flow_levels` touches each (node, class) cell outside the
+dispersion regions once per round, ``O(n * Q * degree)``, at a higher cost per cell, with
+the same numbers bit for bit. :func:`flow_weights` takes, per chunk, the one that is
+cheaper by :data:`LEVELS_RATIO`: the level lists on graphs of large diameter (Mesh 80x80:
+about 5 CPU seconds a round instead of 25) and late in a run, the dense form while the
+distances are short. ``top`` is the largest distance of
+a wanted packet: from the packed reach sets, or a guess (the last round's minus one) that
+the classes' searches confirm. The classes are processed in chunks of at most
+:data:`CHUNK_CELLS` (node, class) cells, so the memory stays bounded (a few hundred MB)
+whatever the graph's size.
 
 References
 ----------
@@ -38,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from gossipcert.heuristics.bitsets import Index, Words, slots
+from gossipcert.heuristics.flow_levels import border_mass_levels
 from gossipcert.heuristics.weights import EdgeWeights, reach_sets
 
 Bools = npt.NDArray[np.bool_]
@@ -45,6 +54,11 @@ Floats32 = npt.NDArray[np.float32]
 
 #: (node, class) cells per chunk of classes
 CHUNK_CELLS = 1 << 24
+
+#: the level-list form is taken when ``top`` times the chunk's cells is at least this many
+#: times its cells outside the dispersion regions (a cell of a level list costs about as
+#: much as this many dense cell-levels; Pancake 7, ``top`` 13 and less, stays dense)
+LEVELS_RATIO = 20
 
 #: edges per block when summing a chunk's border masses onto the edges
 _EDGE_CELLS = 1 << 22
@@ -135,13 +149,24 @@ def _gather(
             out[who] = combine(out[who], part)
 
 
-def border_mass(
+def border_mass_dense(
     kb: Bools, lack: Bools, nbr: Index, top: int, dist_exp: float, num_exp: float
 ) -> Floats32:
     """Per node ``w`` and class: the mass one border edge into ``w`` receives.
 
-    Nonzero only where ``w`` lies at distance 1 from the class's dispersion region.
+    Nonzero only where ``w`` lies at distance 1 from the class's dispersion region. This
+    form works on whole ``n x Q`` arrays, one pass per level; :func:`flow_weights` takes
+    :func:`gossipcert.heuristics.flow_levels.border_mass`, which gives the same numbers
+    on the cells of each level only.
     """
+    return border_mass_dense_levels(kb, lack, nbr, top, dist_exp, num_exp)[0]
+
+
+def border_mass_dense_levels(
+    kb: Bools, lack: Bools, nbr: Index, top: int, dist_exp: float, num_exp: float
+) -> tuple[Floats32, int, bool]:
+    """:func:`border_mass_dense`, the depth of the search, and whether it reached every
+    lacking cell (as :func:`~gossipcert.heuristics.flow_levels.border_mass_levels`)."""
     n, q = kb.shape
     hops = slots(nbr)
     far = np.int16(np.iinfo(np.int16).max)
@@ -192,7 +217,7 @@ def border_mass(
             got *= level
             mass += got
     # share now holds, on level-1 nodes, the mass per border edge
-    return share[:-1]
+    return share[:-1], depth, remaining == 0
 
 
 def flow_weights(
@@ -205,6 +230,7 @@ def flow_weights(
     dist_exp: float,
     num_exp: float = 1.0,
     chunk_cells: int = CHUNK_CELLS,
+    top_guess: int | None = None,
 ) -> EdgeWeights:
     """The flow form of the BFS approach (see the module docstring).
 
@@ -222,6 +248,12 @@ def flow_weights(
         ``Dist_Exp`` and ``Num_Exp`` of formula (9).
     chunk_cells : int
         At most this many (node, class) cells at once.
+    top_guess : int, optional
+        A guess of the round's largest distance ``top`` (e.g. the last round's minus one).
+        The classes' searches check it: it is kept only if every demand lies within it and
+        some at exactly that distance, otherwise the round is redone with ``top`` from the
+        packed reach sets. The weights are the same either way; a right guess saves the
+        reach sets' ``top`` passes over the packed knowledge.
 
     Returns
     -------
@@ -238,23 +270,61 @@ def flow_weights(
     >>> w = flow_weights(know, demand, neighbour_table(g), u, v, 3, 1.0)
     >>> w.forward.tolist(), w.backward.tolist(), w.eccentricity
     ([1.5, 0.5], [0.5, 1.5], 2)
+    >>> guessed = flow_weights(know, demand, neighbour_table(g), u, v, 3, 1.0, top_guess=1)
+    >>> guessed.forward.tolist(), guessed.eccentricity
+    ([1.5, 0.5], 2)
     """
     m = len(u)
-    n = know.shape[0] - 1
+    kb, lack, size = packet_classes(know, demand, n_packets)
+    if top_guess is not None and top_guess > 0:
+        found = _flow_sums(kb, lack, size, nbr, u, v, top_guess, dist_exp, num_exp, chunk_cells)
+        if found is not None:
+            return EdgeWeights(found[0], found[1], top_guess)
     top = len(reach_sets(know, demand, nbr)) - 1
     if top == 0:
         return EdgeWeights(np.zeros(m), np.zeros(m), 0)
-    kb, lack, size = packet_classes(know, demand, n_packets)
-    q = kb.shape[1]
+    found = _flow_sums(kb, lack, size, nbr, u, v, top, dist_exp, num_exp, chunk_cells, False)
+    assert found is not None
+    return EdgeWeights(found[0], found[1], top)
+
+
+def _flow_sums(
+    kb: Bools,
+    lack: Bools,
+    size: Floats32,
+    nbr: Index,
+    u: Index,
+    v: Index,
+    top: int,
+    dist_exp: float,
+    num_exp: float,
+    chunk_cells: int,
+    check: bool = True,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None:
+    """Forward and backward weights of the edges for a given ``top``, chunk by chunk.
+
+    With ``check``, ``None`` unless ``top`` is the largest distance of a lacking cell.
+    """
+    n, q = kb.shape
+    m = len(u)
     fwd = np.zeros(m)
     bwd = np.zeros(m)
     width = max(1, chunk_cells // max(n, 1))
+    deepest = 0
     for lo in range(0, q, width):
         hi = min(q, lo + width)
         k_part = np.ascontiguousarray(kb[:, lo:hi])
-        border = border_mass(
+        # the dense form costs top passes over all cells, the level lists one (slower)
+        # pass over the cells outside the dispersion regions: the cheaper one, same numbers
+        outside = k_part.size - int(np.count_nonzero(k_part))
+        levels = top * k_part.size >= LEVELS_RATIO * outside
+        form = border_mass_levels if levels else border_mass_dense_levels
+        border, depth, complete = form(
             k_part, np.ascontiguousarray(lack[:, lo:hi]), nbr, top, dist_exp, num_exp
         )
+        if check and not complete:
+            return None
+        deepest = max(deepest, depth)
         border *= size[lo:hi]
         kf = k_part.astype(np.float32)
         step = max(1, _EDGE_CELLS // (hi - lo))
@@ -263,4 +333,6 @@ def flow_weights(
             uu, vv = u[a:b], v[a:b]
             fwd[a:b] += np.einsum("ij,ij->i", kf[uu], border[vv])
             bwd[a:b] += np.einsum("ij,ij->i", kf[vv], border[uu])
-    return EdgeWeights(fwd, bwd, top)
+    if check and deepest != top:
+        return None
+    return fwd, bwd

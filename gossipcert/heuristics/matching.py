@@ -33,7 +33,9 @@ nodes cost exactly that: telephone gossip on DeBruijn 10 took 19-20 rounds with 
 18 (the paper's) with the double-cover matching; Knödel 1024 took 12 and takes 11. The
 weights with node counts (flow) beat the bitset form, which keeps only whether a border
 edge leads to some farthest node: Knödel 1024 in 11 rounds against 14. Both run at the
-paper's scale now, the flow weights up to :data:`FLOW_WORK`.
+paper's scale now: ``auto`` takes the flow weights up to :data:`FLOW_WORK`, and a sweep
+tries them first on graphs of large diameter up to :data:`FLOW_LEVELS_WORK`
+(:func:`long_flow_fits`; Mesh 80x80 reaches its diameter, 158, in about 9 CPU minutes).
 
 Termination: while a demand is unmet, the packet with the largest remaining eccentricity has
 a border edge on a shortest path to its farthest demanding node, so some edge has a positive
@@ -87,6 +89,22 @@ EXACT_MATCHING_NODES = 300
 #: rounds), is at most this (a few CPU minutes; Knödel 8192 is 4e10), the bitset form
 #: above (Hypercube 13 at 1.5e11, meshes of thousands of nodes at 1e12 and more)
 FLOW_WORK = 1e11
+
+#: graphs whose first round's largest distance is at least this (meshes, tori, rings) and
+#: whose flow weights fit :data:`FLOW_LEVELS_WORK` try the flow weights first in a sweep,
+#: even where ``auto`` takes the bitset weights (:func:`long_flow_fits`)
+LONG_DEPTH = 32
+
+#: the work of the level-list flow weights (:mod:`~gossipcert.heuristics.flow_levels`):
+#: (node, packet) pairs times degree times the first round's largest distance (one pass
+#: over the cells per round, at most that many rounds); Mesh 80x80 is 2.6e10 (about 500
+#: CPU seconds)
+FLOW_LEVELS_WORK = 5e10
+
+#: the flow weights guess the round's largest distance as the last one's minus one when it
+#: fell by one in the last round and is above this (meshes: every round of a good run);
+#: the guess is checked, so it changes no weight, only the work
+GUESS_TOP_FROM = 16
 
 #: progress callback: (rounds done, (node, packet) demands still unmet)
 Progress = Callable[[int, int], None]
@@ -212,6 +230,30 @@ def resolved_matcher(instance: Instance, params: MatchingParams) -> str:
     return _Engine(instance, params).matcher
 
 
+def long_flow_fits(instance: Instance) -> bool:
+    """Whether ``instance`` has a large first-round distance and affordable flow weights.
+
+    True when the largest distance of a wanted packet in round 1 is at least
+    :data:`LONG_DEPTH` and the level-list flow weights' work is at most
+    :data:`FLOW_LEVELS_WORK`. On such graphs the bitset BFS weights, which ``auto`` takes
+    above :data:`FLOW_WORK`, miss the diameter where the flow weights reach it (square
+    meshes: ``benchmarks/heuristics_meshes.py``), so the sweep tries the flow weights first.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> long_flow_fits(parse_instance("mesh:40x40", "telephone", "gossip"))
+    True
+    >>> long_flow_fits(parse_instance("hypercube:8", "telephone", "gossip"))
+    False
+    """
+    engine = _Engine(instance, replace(MatchingParams(), approach="flow"))
+    depth = len(reach_sets(engine.start, engine.demand, engine.nbr)) - 1
+    degree = 2 * len(engine.u) / max(1, engine.n)
+    work = instance.n * instance.n_packets * degree * depth
+    return depth >= LONG_DEPTH and work <= FLOW_LEVELS_WORK
+
+
 def check_model(instance: Instance) -> None:
     """Raise :class:`UnsupportedModelError` unless telephone/half-duplex, unbounded packets."""
     kind = instance.model.kind
@@ -264,6 +306,8 @@ class _Engine:
         self.start = pack([instance.holdings[x] for x in self.label], instance.n_packets)
         self.n_packets = instance.n_packets
         self.approach = params.approach
+        # the largest distances of the flow weights' rounds so far
+        self.tops: list[int] = []
         if self.approach == "auto":
             depth = len(reach_sets(self.start, self.demand, self.nbr)) - 1
             degree = 2 * len(self.u) / max(1, self.n)
@@ -281,7 +325,9 @@ class _Engine:
         if self.approach == "potential":
             return potential_weights(know, self.demand, self.u, self.v)
         if self.approach == "flow":
-            return flow_weights(
+            tops = self.tops
+            falling = len(tops) >= 2 and tops[-1] == tops[-2] - 1 > GUESS_TOP_FROM
+            w = flow_weights(
                 know,
                 self.demand,
                 self.nbr,
@@ -290,7 +336,10 @@ class _Engine:
                 self.n_packets,
                 self.dist_exp(t),
                 self.params.num_exp,
+                top_guess=tops[-1] - 1 if falling else None,
             )
+            tops.append(w.eccentricity)
+            return w
         return bfs_weights(
             know, self.demand, self.nbr, self.u, self.v, self.dist_exp(t), self.params.band
         )

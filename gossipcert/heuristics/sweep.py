@@ -26,6 +26,7 @@ from gossipcert.heuristics.matching import (
     MatchingParams,
     MatchingResult,
     Progress,
+    long_flow_fits,
     resolved_approach,
     resolved_matcher,
     run_matching,
@@ -52,8 +53,12 @@ class SweepResult:
 
 
 def default_grid(instance: Instance, base: MatchingParams | None = None) -> list[MatchingParams]:
-    """The settings a sweep tries, ``base`` first.
+    """The settings a sweep tries, ``base`` first (but see below).
 
+    On graphs of large diameter where ``base`` resolves to the bitset weights and the
+    double-cover matching and the level-list flow weights are affordable
+    (:func:`~gossipcert.heuristics.matching.long_flow_fits`), the flow weights with
+    ``Dist_Exp`` 60 decreasing by 0.99 and by 0.98 a round come first, then ``base``.
     The greedy matching with ``base``'s weights second where ``base`` takes the
     double-cover matching, and third the greedy matching with ``Dist_Exp`` 16 decreasing by
     a factor 0.98 a round; with the flow weights, fourth and fifth ``base`` with
@@ -72,7 +77,21 @@ def default_grid(instance: Instance, base: MatchingParams | None = None) -> list
     True
     """
     base = base or MatchingParams()
-    grid = [base]
+    grid = []
+    if (
+        base.approach == "auto"
+        and base.approx is None
+        and resolved_approach(instance, base) == "bfs"
+        and resolved_matcher(instance, base) == "cover"
+        and long_flow_fits(instance)
+    ):
+        # graphs of large diameter (Mesh 80x80) where `auto` takes the bitset weights for
+        # the cost of the dense flow form: the level-list flow weights with Dist_Exp 60
+        # decreasing by 0.99 and by 0.98 a round first (Mesh 80x80 in 158 rounds, the
+        # diameter, with 0.99; the bitset weights miss the diameter already on 13x13)
+        flow = replace(base, approach="flow", dist_exp=60.0)
+        grid += [replace(flow, dist_exp_decay=0.99), replace(flow, dist_exp_decay=0.98)]
+    grid.append(base)
     if base.approx is None and resolved_matcher(instance, base) == "cover":
         # the greedy matching second: on meshes its ties in edge order beat the heavier
         # double-cover matching (Mesh 80x80 in 159 rounds against 164, 40x40 in 78 against 80)
