@@ -172,8 +172,12 @@ def _paper(fam: str, k: int) -> tuple[str, int | None, int | None]:
 
 
 def _note(fam: str, row: dict[str, object], lb: int | None, upper: int | None) -> str:
-    """What the certified optimum says about the table's entry."""
+    """What the certified optimum (or, in a bracket, the schedule) says about the table's
+    entry."""
     if row["status"] != "optimal":
+        best = row["upper"]
+        if isinstance(best, int) and upper is not None and best < upper:
+            return f"schedule of {best} rounds, shorter than the table's best ({upper})"
         return ""
     opt = int(row["upper"])  # type: ignore[call-overload]
     if row["evidence"] == "solver-claim":
