@@ -5,8 +5,9 @@ Two suites:
 - ``random``: ``random:N,M,seed=S`` from node 0 in the telephone model, for the sizes given
   (default 100/300, 200/600, 500/1500, 1000/3000 and 1000/5000) and seeds;
 - ``table4``: broadcast from node 0 on CCC, shuffle-exchange, butterfly and de Bruijn
-  graphs, beside Beier and Sibeyn's Table 4 (optimum / lower bound, upper bound and their
-  heuristic's result, HR); a gap of the table that the certified optimum closes is marked.
+  graphs, k = 3..14, beside Beier and Sibeyn's Table 4 (optimum / lower bound, upper bound
+  and their heuristic's result, HR); a gap of the table that the certified optimum closes is
+  marked.
 
 Each instance is solved by :func:`gossipcert.exact.watchdog.solve_within` (as ``gossipcert solve
 --time-limit`` does: the search in a child killed at the limit; SAT back-end, broadcast
@@ -30,6 +31,7 @@ References
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import resource
 import sys
@@ -129,7 +131,8 @@ def _answer(row: dict[str, object]) -> str:
         return f"{row['upper']} (uncertified)"
     if row["status"] == "optimal":
         return f"**{row['upper']}**"
-    return f"[{row['lower']}, {row['upper']}]"
+    upper = "-" if row["upper"] is None else row["upper"]  # no schedule within the limit
+    return f"[{row['lower']}, {upper}]"
 
 
 def random_suite(args: argparse.Namespace, emit: Callable[[list[str]], None]) -> list[str]:
@@ -169,8 +172,12 @@ def _paper(fam: str, k: int) -> tuple[str, int | None, int | None]:
 
 
 def _note(fam: str, row: dict[str, object], lb: int | None, upper: int | None) -> str:
-    """What the certified optimum says about the table's entry."""
+    """What the certified optimum (or, in a bracket, the schedule) says about the table's
+    entry."""
     if row["status"] != "optimal":
+        best = row["upper"]
+        if isinstance(best, int) and upper is not None and best < upper:
+            return f"schedule of {best} rounds, shorter than the table's best ({upper})"
         return ""
     opt = int(row["upper"])  # type: ignore[call-overload]
     if row["evidence"] == "solver-claim":
@@ -211,6 +218,60 @@ def table4_suite(args: argparse.Namespace, emit: Callable[[list[str]], None]) ->
     return lines
 
 
+RUN_PREFIX = "- `benchmarks/broadcast.py "
+
+
+def read_page(path: str) -> tuple[list[str], dict[str, str]]:
+    """The run lines and the table rows (by graph) of a page written with ``--merge``."""
+    runs: list[str] = []
+    rows: dict[str, str] = {}
+    with open(path) as fh:
+        for line in fh.read().splitlines():
+            if line.startswith(RUN_PREFIX):
+                runs.append(line)
+            elif line.startswith("| ") and not line.startswith("| graph |"):
+                rows[line.split("|")[1].strip()] = line
+    return runs, rows
+
+
+def _row_order(graph: str) -> tuple[int, int, str]:
+    """Rows by size parameter, then family in Table 4's order, then name."""
+    name, _, k = graph.partition(":")
+    fams = list(FAMILIES.values())
+    fam = fams.index(name) if name in fams else len(fams)
+    return (int(k) if k.isdigit() else 0, fam, graph)
+
+
+def merged_page(
+    suite: str, time_limit: float, runs: list[str], old_rows: dict[str, str], lines: list[str]
+) -> list[str]:
+    """A page built in parts: every run's command, and one row per graph, the newest."""
+    rows = dict(old_rows)
+    for line in lines[2:]:  # after the header and its separator
+        rows[line.split("|")[1].strip()] = line
+    return [
+        f"# Broadcast benchmark: {suite}, built in parts",
+        "",
+        "Telephone model, broadcast from node 0, SAT back-end; each row is the newest run of "
+        "its graph by one of the commands below (with `--merge`, which keeps the rows of the "
+        "graphs a command did not run). The machine has 2 cores shared with other jobs: "
+        "times are indicative only, CPU seconds are given beside wall seconds. The last "
+        f"command's limit was {time_limit:g} s per instance.",
+        "",
+        "An answer in bold is a certified optimum; `[L, U]` a bracket (the time limit ran "
+        "out; `-`: no schedule yet). Evidence: `drat` (checked DRAT proof that one round "
+        "fewer is impossible), `closed-form NAME` (the lower bound met the schedule), "
+        "`solver-claim` (the solver's refutation, proof not finished in time).",
+        "",
+        "Runs:",
+        "",
+        *runs,
+        "",
+        *lines[:2],
+        *(rows[g] for g in sorted(rows, key=_row_order)),
+    ]
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("suite", choices=["random", "table4"])
@@ -220,6 +281,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--families", nargs="+", default=list(FAMILIES), choices=list(FAMILIES))
     ap.add_argument("--time-limit", type=float, default=600.0, help="seconds per instance")
     ap.add_argument("--output", help="write the Markdown page here")
+    ap.add_argument(
+        "--merge",
+        action="store_true",
+        help="keep the rows of --output for the graphs not run now (a page built in parts)",
+    )
     args = ap.parse_args(argv)
     start = datetime.now(UTC)
     command = " ".join(sys.argv[1:] if argv is None else argv)
@@ -239,10 +305,24 @@ def main(argv: list[str] | None = None) -> None:
         "",
     ]
 
+    old_runs: list[str] = []
+    old_rows: dict[str, str] = {}
+    if args.merge and args.output and os.path.exists(args.output):
+        old_runs, old_rows = read_page(args.output)
+    run_line = (
+        f"- `benchmarks/broadcast.py {command}` on {start:%Y-%m-%d %H:%M} UTC "
+        f"({platform.python_version()}, {platform.machine()})"
+    )
+
     def emit(lines: list[str]) -> None:  # the page so far, rewritten after every row
-        if args.output:
-            with open(args.output, "w") as fh:
-                fh.write("\n".join(head + lines) + "\n")
+        if not args.output:
+            return
+        if args.merge:
+            page = merged_page(args.suite, args.time_limit, [*old_runs, run_line], old_rows, lines)
+        else:
+            page = head + lines
+        with open(args.output, "w") as fh:
+            fh.write("\n".join(page) + "\n")
 
     if args.suite == "random":
         random_suite(args, emit)

@@ -57,7 +57,11 @@ Constraint families, for every round ``t``:
   inform, at most ``2^R N_0 - M`` informing opportunities are lost, an idle node in round
   ``t`` losing ``2^(R-t)`` of them (:mod:`gossipcert.encodings.waste`);
 - *counting* (optional, implied: ``--counting``): ``|{v : I[v,t]}| <= |holders| * 2^t``,
-  since every informed node informs at most one node per round.
+  since every informed node informs at most one node per round. A totalizer over ``L``
+  literals cut at ``k`` has about ``2 L k`` clauses, quadratic in the graph when ``2^t`` nears
+  ``n`` (a 10,240-literal totalizer on butterfly 10 took about 24 GB), so a round is counted
+  only while ``L k <= COUNTING_CELLS``; leaving out an implied constraint keeps the encoding
+  exact, and the counting costs at most ``O(COUNTING_CELLS)`` clauses per round.
 
 References
 ----------
@@ -80,6 +84,11 @@ from gossipcert.encodings.waste import idle_budget
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, ModelKind
 from gossipcert.schedule import Round, Schedule, Transmission
+
+#: the largest ``literals * bound`` product of a round's counting constraint that is encoded;
+#: a larger one is left out (it is implied), so direct callers with the default options get
+#: a formula linear in ``n R`` and ``m R``
+COUNTING_CELLS = 1 << 14
 
 
 def _neg(lit: Lit) -> Lit:
@@ -248,7 +257,9 @@ class BroadcastEncoding(HorizonEncoding):
         if self.options.counting and t < 64:
             lits = [x for x in now if not isinstance(x, bool)]
             fixed = sum(1 for x in now if x is True)
-            f.at_most(lits, self.n_holders * 2**t - fixed)
+            bound = self.n_holders * 2**t - fixed
+            if bound < len(lits) and len(lits) * max(bound, 1) <= COUNTING_CELLS:
+                f.at_most(lits, bound)
 
     def _add_dominance(
         self,
