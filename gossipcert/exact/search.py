@@ -186,6 +186,8 @@ class _Search:
 
     #: PortfolioSettings, or None: race the schedule portfolio for the upper bound
     portfolio: Any = None
+    #: try schedules invariant under small automorphism groups (``symmetric_step``)
+    symmetric: bool = True
 
     def __init__(
         self,
@@ -293,6 +295,7 @@ class _Search:
                 self.upper_source = name
             if self.upper is not None and self.upper <= self.lower:
                 break
+        self.symmetric_schedules()
         if self.portfolio is not None and (self.upper is None or self.upper > self.lower):
             self.race_portfolio()
         if self.upper is not None:
@@ -303,6 +306,24 @@ class _Search:
                     f"bound {self.lower} ({self.lower_name}): that bound does not hold here"
                 )
         self.times["bounds"] = time.monotonic() - self.start
+
+    def symmetric_schedules(self) -> None:
+        """Shorter schedules invariant under small automorphism groups, for a short budget
+        (:mod:`gossipcert.exact.symmetric_step`), each verified like the candidates."""
+        from gossipcert.exact import symmetric_step as step
+
+        if not self.symmetric or self.upper is None or self.upper <= self.lower:
+            return
+        if not step.symmetric_step_applies(self.instance):
+            return
+        budget = step.step_budget(self.deadline)
+        for name, cand in step.symmetric_candidates(
+            self.instance, self.upper, self.lower, budget, self.emit
+        ):
+            rep = simulate(self.instance, cand)
+            if rep.ok and rep.rounds < self.upper:  # type: ignore[operator]
+                self.best = (Schedule(cand.rounds[: rep.rounds]), rep)
+                self.upper_source = name
 
     def race_portfolio(self) -> None:
         """A shorter schedule from the portfolio (:mod:`gossipcert.exact.portfolio`), given
