@@ -67,8 +67,11 @@ PROBES = [
 ]
 
 
-def probe(graph: str, problem: str, horizon: int, seconds: float) -> dict[str, float | str]:
-    """One query of ``horizon`` rounds with a deadline ``seconds`` away, in long slices."""
+def probe(
+    graph: str, problem: str, horizon: int, seconds: float, fixed_first: bool = False
+) -> dict[str, float | str]:
+    """One query of ``horizon`` rounds with a deadline ``seconds`` away, in long slices
+    (``fixed_first``: the former first slice of 20,000 conflicts, for comparison)."""
     from gossipcert.encodings import encoding_for
     from gossipcert.exact import backends
     from gossipcert.exact.search import search_options
@@ -82,9 +85,12 @@ def probe(graph: str, problem: str, horizon: int, seconds: float) -> dict[str, f
     sat._sync()
     build = time.monotonic() - t0
     clauses = sat.solver.nof_clauses()
-    first = backends.first_budget(clauses)
+    first = backends.FIRST_BUDGET if fixed_first else backends.first_budget(clauses)
     ticks: list[float] = []
     backends.allow_long_slices(True)
+    start_budget = backends._start_budget
+    if fixed_first:
+        backends._start_budget = lambda solver: backends.FIRST_BUDGET  # type: ignore[assignment]
     try:
         t1 = time.monotonic()
         deadline = t1 + seconds
@@ -92,6 +98,7 @@ def probe(graph: str, problem: str, horizon: int, seconds: float) -> dict[str, f
         wall = time.monotonic() - t1
     finally:
         backends.allow_long_slices(False)
+        backends._start_budget = start_budget  # type: ignore[assignment]
     stats = sat.solver.accum_stats() or {}
     conflicts = float(stats.get("conflicts", 0))
     rate = conflicts / max(wall, 1e-3)
@@ -104,12 +111,12 @@ def probe(graph: str, problem: str, horizon: int, seconds: float) -> dict[str, f
         "rate": rate,
         "wall": wall,
         "over": max(0.0, wall - seconds),
-        "old": backends.FIRST_BUDGET / max(rate, 1e-3),
+        "old": backends.FIRST_BUDGET / rate if rate > 0 else float("nan"),
         "status": status.value,
     }
 
 
-def probes(scale: float) -> None:
+def probes(scale: float, fixed_first: bool = False) -> None:
     """Print the table of :data:`PROBES`."""
     print(
         f"{'query':34} {'clauses':>9} {'build':>6} {'deadline':>8} {'first':>6} "
@@ -117,7 +124,7 @@ def probes(scale: float) -> None:
     )
     for graph, problem, horizon, seconds in PROBES:
         seconds *= scale
-        r = probe(graph, problem, horizon, seconds)
+        r = probe(graph, problem, horizon, seconds, fixed_first)
         name = f"{graph} {problem} r={horizon}"
         ok = float(r["over"]) <= max(5.0, 0.05 * seconds)
         print(
@@ -134,9 +141,14 @@ def main() -> None:
     ap.add_argument(
         "--probes", action="store_true", help="only the single-query table (slices in a search)"
     )
+    ap.add_argument(
+        "--fixed-first",
+        action="store_true",
+        help="with --probes: the former fixed first slice of 20,000 conflicts, for comparison",
+    )
     args = ap.parse_args()
     if args.probes:
-        probes(args.scale)
+        probes(args.scale, args.fixed_first)
         return
     print(f"{'instance':52} {'n':>5} {'limit':>7} {'wall':>7} {'over':>7} {'over%':>6}  status")
     from gossipcert.instance import parse_instance

@@ -76,7 +76,9 @@ def test_the_step_applies_to_large_telephone_gossip_only() -> None:
 def test_the_budget_shares_the_time_left() -> None:
     assert symmetric_step.step_budget(None) == symmetric_step.STEP_SECONDS
     assert symmetric_step.step_budget(1000.0, now=0.0) == symmetric_step.STEP_SECONDS
-    assert symmetric_step.step_budget(20.0, now=0.0) == pytest.approx(3.0)
+    assert symmetric_step.step_budget(20.0, now=0.0) == pytest.approx(
+        20.0 * symmetric_step.STEP_FRACTION
+    )
 
 
 def test_the_portfolio_entrant_wins_on_debruijn5() -> None:

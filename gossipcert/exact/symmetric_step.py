@@ -40,9 +40,11 @@ from gossipcert.schedule import Schedule
 MIN_NODES = 32
 
 #: at most this many seconds for the whole step ...
-STEP_SECONDS = 90.0
+STEP_SECONDS = 120.0
 #: ... and at most this share of the time left before the search's deadline
-STEP_FRACTION = 0.15
+STEP_FRACTION = 0.2
+#: share of the time left for the group that found the last schedule, at the next horizon
+FAVOURED_SHARE = 0.75
 
 Emit = Callable[[dict[str, Any]], None]
 
@@ -67,9 +69,9 @@ def step_budget(deadline: float | None, now: float | None = None) -> float:
     Examples
     --------
     >>> step_budget(None)
-    90.0
+    120.0
     >>> step_budget(100.0, now=0.0)
-    15.0
+    20.0
     >>> step_budget(10.0, now=20.0)
     0.0
     """
@@ -99,7 +101,8 @@ def symmetric_candidates(
         The best lower bound; no horizon below it is tried.
     seconds : float
         Wall-clock budget of the whole step; each attempt gets the time left divided by
-        the number of groups still in play.
+        the number of groups still in play, except that the group that found the last
+        schedule is asked first at the next horizon, with :data:`FAVOURED_SHARE` of it.
     emit : callable, optional
         Called with ``{"event": "symmetric", "group", "order", "rounds", "status",
         "seconds"}`` after each attempt.
@@ -128,6 +131,7 @@ def symmetric_candidates(
     if groups is None:
         groups = nauty_subgroups(instance)
     live = list(groups)
+    favoured: str | None = None
     h = upper - 1
     while live and h >= max(lower, 1):
         found = False
@@ -135,9 +139,12 @@ def symmetric_candidates(
             left = deadline - time.monotonic()
             if left <= 0:
                 return
+            share = left / len(live)
+            if name == favoured and len(live) > 1:
+                share = left * FAVOURED_SHARE
             t0 = time.monotonic()
             try:
-                res = symmetric_search(instance, groups[name], h, time_limit=left / len(live))
+                res = symmetric_search(instance, groups[name], h, time_limit=share)
             except NotApplicableError:
                 return
             if emit is not None:
@@ -155,6 +162,7 @@ def symmetric_candidates(
                 # the successful group first at the next horizon
                 live.remove(name)
                 live.insert(0, name)
+                favoured = name
                 yield f"symmetric H=<{name}>, order {res.order}", res.schedule
                 found = True
                 break
