@@ -316,6 +316,8 @@ class _Search:
             return
         if not step.symmetric_step_applies(self.instance):
             return
+        # reported first, so that a run killed at its limit keeps it
+        self.emit({"event": "upper-bound", "value": self.upper, "source": self.upper_source})
         budget = step.step_budget(self.deadline)
         for name, cand in step.symmetric_candidates(
             self.instance, self.upper, self.lower, budget, self.emit
@@ -324,6 +326,7 @@ class _Search:
             if rep.ok and rep.rounds < self.upper:  # type: ignore[operator]
                 self.best = (Schedule(cand.rounds[: rep.rounds]), rep)
                 self.upper_source = name
+                self.emit({"event": "upper-bound", "value": self.upper, "source": name})
 
     def race_portfolio(self) -> None:
         """A shorter schedule from the portfolio (:mod:`gossipcert.exact.portfolio`), given

@@ -15,6 +15,8 @@ verifies it (:func:`gossipcert.simulate.simulate`) like any other candidate.
   rounds, padded with empty rounds (which every group fixes), would be one of ``h`` rounds.
   A group that is ``unknown`` at ``h`` is dropped too (``h - 1`` is no easier).
 - ``unsat`` for a group is never a lower bound for the instance.
+- An attempt whose formula would take more than half its share of time to build
+  (:func:`estimated_clauses`, :data:`ENCODE_RATE`) is skipped: building cannot be stopped.
 
 Applies to telephone gossip with unbounded packets (the symmetric finder's model) on graphs
 of at least :data:`MIN_NODES` nodes (on smaller ones the generic search is quick).
@@ -45,6 +47,10 @@ STEP_SECONDS = 120.0
 STEP_FRACTION = 0.2
 #: share of the time left for the group that found the last schedule, at the next horizon
 FAVOURED_SHARE = 0.75
+#: estimated clauses (:func:`estimated_clauses`) the finder encodes per second; an attempt
+#: whose encoding would take more than half of its share is skipped (the encoding cannot
+#: be stopped)
+ENCODE_RATE = 150_000.0
 
 Emit = Callable[[dict[str, Any]], None]
 
@@ -79,6 +85,21 @@ def step_budget(deadline: float | None, now: float | None = None) -> float:
         return STEP_SECONDS
     now = time.monotonic() if now is None else now
     return max(0.0, min(STEP_SECONDS, STEP_FRACTION * (deadline - now)))
+
+
+def estimated_clauses(instance: Instance, order: int, rounds: int) -> int:
+    """About how many clauses the symmetric finder writes (an over-estimate, within a
+    factor of about two on de Bruijn and CCC graphs): ``n P / |H|`` pair orbits, each with a
+    support clause and three clauses per neighbour and round.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> estimated_clauses(parse_instance("debruijn:6", "telephone", "gossip"), 2, 9)
+    258048
+    """
+    degree = max((d for _, d in instance.graph.degree), default=0)
+    return instance.n * instance.n_packets // max(order, 1) * rounds * (3 * degree + 2)
 
 
 def symmetric_candidates(
@@ -124,12 +145,19 @@ def symmetric_candidates(
     >>> [len(s.rounds) for _, s in found]
     [5, 4]
     """
-    from gossipcert.exact.symmetric import symmetric_search
+    from gossipcert.exact.symmetric import check_generators, group_order, symmetric_search
     from gossipcert.exact.symmetric_groups import nauty_subgroups
 
     deadline = time.monotonic() + seconds
     if groups is None:
         groups = nauty_subgroups(instance)
+    try:
+        orders = {
+            name: group_order(check_generators(instance, gens), instance.n)
+            for name, gens in groups.items()
+        }
+    except NotApplicableError:
+        return
     live = list(groups)
     favoured: str | None = None
     h = upper - 1
@@ -143,10 +171,12 @@ def symmetric_candidates(
             if name == favoured and len(live) > 1:
                 share = left * FAVOURED_SHARE
             t0 = time.monotonic()
-            try:
-                res = symmetric_search(instance, groups[name], h, time_limit=share)
-            except NotApplicableError:
-                return
+            if estimated_clauses(instance, orders[name], h) > ENCODE_RATE * share / 2:
+                if emit is not None:
+                    emit({"event": "symmetric", "group": name, "rounds": h, "status": "skipped"})
+                live.remove(name)
+                continue
+            res = symmetric_search(instance, groups[name], h, time_limit=share)
             if emit is not None:
                 emit(
                     {
