@@ -4,7 +4,9 @@
 2. The upper bound ``U`` is the shortest verified schedule among the constructions and
    heuristics that apply, tried in that order until one meets ``L`` (the universal
    ``gather-spread`` construction always applies; should none give a schedule,
-   :func:`schedule_by_horizon` asks the solver, doubling the horizon).
+   :func:`schedule_by_horizon` asks the solver, doubling the horizon). For telephone gossip
+   on larger graphs, schedules invariant under small automorphism groups may then lower it
+   (:mod:`gossipcert.exact.symmetric_step`, a short budget).
 3. If ``L = U`` the optimum is certified without a solver (evidence: the bound).
 4. Otherwise one encoding with horizon ``U - 1`` is handed to a back-end and queried with the
    assumption "all demands met after round ``r``". First a quick ascending pass from
