@@ -89,3 +89,24 @@ def test_the_portfolio_entrant_wins_on_debruijn5() -> None:
     res = race(inst, PortfolioSettings(60.0, jobs=1), target=7, skip=others)
     assert res.won and res.rounds == 7 and res.entrant.startswith("symmetric")
     assert simulate(inst, res.schedule).rounds == 7
+
+
+def test_the_portfolio_skips_its_symmetric_entrant_after_the_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gossipcert.exact import portfolio
+
+    skipped: list[tuple[str, ...]] = []
+
+    def fake_race(*args: object, skip: tuple[str, ...] = (), **kwargs: object) -> object:
+        skipped.append(skip)
+        return portfolio.PortfolioResult(None, None, "none", False)
+
+    monkeypatch.setattr(portfolio, "race", fake_race)
+    for graph in ("debruijn:5", "debruijn:4"):  # 32 nodes: the step runs; 16: it does not
+        inst = parse_instance(graph, "telephone", "gossip")
+        s = _Search(inst, "sat", 60.0, EncodingOptions.for_search(), True, False, None)
+        s.portfolio = PortfolioSettings(1.0)
+        s.lower_bound()
+        s.upper_bound()
+    assert skipped == [("candidates", "symmetric"), ("candidates",)]

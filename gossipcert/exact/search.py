@@ -190,6 +190,8 @@ class _Search:
     portfolio: Any = None
     #: try schedules invariant under small automorphism groups (``symmetric_step``)
     symmetric: bool = True
+    #: the symmetric step ran (the portfolio's ``symmetric`` entrant is then skipped)
+    symmetric_ran: bool = False
 
     def __init__(
         self,
@@ -318,6 +320,7 @@ class _Search:
             return
         if not step.symmetric_step_applies(self.instance):
             return
+        self.symmetric_ran = True
         # reported first, so that a run killed at its limit keeps it
         self.emit({"event": "upper-bound", "value": self.upper, "source": self.upper_source})
         budget = step.step_budget(self.deadline)
@@ -332,7 +335,8 @@ class _Search:
 
     def race_portfolio(self) -> None:
         """A shorter schedule from the portfolio (:mod:`gossipcert.exact.portfolio`), given
-        at most half the time left; its ``candidates`` entrant is the step above, skipped."""
+        at most half the time left; its ``candidates`` entrant is the step above, skipped,
+        and so is its ``symmetric`` entrant where the symmetric step ran."""
         from gossipcert.exact.portfolio import race
 
         settings = self.portfolio
@@ -340,7 +344,8 @@ class _Search:
             left = (self.deadline - time.monotonic()) / 2
             settings = replace(settings, seconds=max(0.0, min(settings.seconds, left)))
         seeds = [] if self.best is None else [(self.upper_source, self.best[0])]
-        res = race(self.instance, settings, self.lower, seeds, self.emit, skip=("candidates",))
+        skip = ("candidates", "symmetric") if self.symmetric_ran else ("candidates",)
+        res = race(self.instance, settings, self.lower, seeds, self.emit, skip=skip)
         if res.schedule is not None and res.report is not None:
             if self.upper is None or res.report.rounds < self.upper:  # type: ignore[operator]
                 self.best = (res.schedule, res.report)
