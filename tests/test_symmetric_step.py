@@ -110,3 +110,14 @@ def test_the_portfolio_skips_its_symmetric_entrant_after_the_step(
         s.lower_bound()
         s.upper_bound()
     assert skipped == [("candidates", "symmetric"), ("candidates",)]
+
+
+def test_the_step_is_shown_in_the_progress_lines() -> None:
+    from typer.testing import CliRunner
+
+    from gossipcert.cli import app
+
+    out = CliRunner().invoke(app, ["solve", "shuffle-exchange:5", "-t", "60", "--no-proof"])
+    assert out.exit_code == 0, out.output
+    assert "schedules invariant under H=<" in out.output
+    assert "9 rounds: sat" in out.output
