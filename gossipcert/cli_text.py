@@ -137,6 +137,12 @@ class Progress:
             )
         elif kind == "proof-check":
             self._print(f"{t}  proof check: {esc(event['summary'])}")
+        elif kind == "symmetric":
+            took = f" ({event['seconds']:.2f}s)" if "seconds" in event else ""
+            self._print(
+                f"{t}  schedules invariant under H=<{esc(str(event['group']))}>, "
+                f"{rounds_text(event['rounds'])}: {event['status']}{took}"
+            )
         elif kind == "symmetry":
             self._print(f"{t}  symmetry breaking: {event['generators']} generators")
         elif kind == "split":

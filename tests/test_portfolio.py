@@ -60,11 +60,13 @@ def test_entrants_fit_the_model() -> None:
         "candidates",
         "cpsat-seed-0",
         "sat-phases",
+        "symmetric",
         "matching-sweep",
         "coloring",
         "cpsat-seed-1",
     ]
     assert "coloring" not in hd and "sat-phases" in hd
+    assert "symmetric" not in hd  # the symmetric finder covers the telephone model only
 
 
 def test_solve_with_the_portfolio_gives_the_same_optimum() -> None:

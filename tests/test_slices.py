@@ -11,11 +11,14 @@ from gossipcert.exact import backends
 
 
 class FakeSolver:
-    """A solver that never answers and spends one (fake) second per 10,000 conflicts."""
+    """A solver that never answers and spends one (fake) second per ``rate`` conflicts."""
 
-    def __init__(self, clock: list[float], answer_after: float | None = None) -> None:
+    def __init__(
+        self, clock: list[float], answer_after: float | None = None, rate: float = 10_000
+    ) -> None:
         self.clock = clock
         self.answer_after = answer_after
+        self.rate = rate
         self.budgets: list[int] = []
         self.slices: list[float] = []
 
@@ -24,7 +27,7 @@ class FakeSolver:
 
     def solve_limited(self, assumptions: list[int]) -> bool | None:
         del assumptions
-        spent = self.budgets[-1] / 10_000
+        spent = self.budgets[-1] / self.rate
         if self.answer_after is not None and self.clock[0] + spent >= self.answer_after:
             self.clock[0] = self.answer_after
             return True
@@ -73,6 +76,50 @@ def test_without_deadline_slices_keep_doubling(clock: list[float]) -> None:
     solver = FakeSolver(clock, answer_after=1000.0)
     assert backends.solve_sliced(solver, [], None) is True  # type: ignore[arg-type]
     assert len(solver.budgets) <= 10
+
+
+class LargeFakeSolver(FakeSolver):
+    """A 2.18-million-clause formula (butterfly:10 broadcast at 16 rounds) at 67 conflicts a
+    second: a first slice of 20,000 conflicts would last 300 s."""
+
+    def __init__(self, clock: list[float]) -> None:
+        super().__init__(clock, rate=67.0)
+
+    def nof_clauses(self) -> int:
+        return 2_180_000
+
+
+@pytest.mark.parametrize("long_slices", [False, True])
+def test_a_probe_on_a_large_formula_stops_in_time(clock: list[float], long_slices: bool) -> None:
+    backends.allow_long_slices(long_slices)
+    solver = LargeFakeSolver(clock)
+    assert backends.FIRST_BUDGET / solver.rate > 35.0  # the old fixed first slice overshoots
+    assert backends.solve_sliced(solver, [], 30.0) is None  # type: ignore[arg-type]
+    assert 30.0 <= clock[0] <= 30.0 + max(5.0, 0.05 * 30.0)
+    assert solver.budgets[0] == backends.first_budget(2_180_000)
+    assert solver.slices[0] <= 2 * backends.SLICE_SECONDS
+
+
+def test_the_next_call_starts_from_the_measured_rate(clock: list[float]) -> None:
+    solver = LargeFakeSolver(clock)
+    assert backends.solve_sliced(solver, [], 10.0) is None  # type: ignore[arg-type]
+    first = len(solver.budgets)
+    assert backends.solve_sliced(solver, [], 20.0) is None  # type: ignore[arg-type]
+    # 67 conflicts a second, one-second slices: the second call starts at 67, not at 22
+    assert solver.budgets[first] == 67
+    assert clock[0] <= 21.0
+
+
+def test_first_budget_shrinks_with_the_formula() -> None:
+    assert backends.first_budget(None) == backends.FIRST_BUDGET
+    assert backends.first_budget(10) == backends.FIRST_BUDGET
+    sizes = [10_000, 100_000, 1_000_000, 5_000_000, 10**9]
+    budgets = [backends.first_budget(c) for c in sizes]
+    assert budgets == sorted(budgets, reverse=True)
+    assert budgets[-1] == backends.MIN_BUDGET
+    # at the estimated speed, every first slice lasts at most about a second
+    for c, b in zip(sizes[:-1], budgets[:-1], strict=True):
+        assert b * c / backends.FIRST_SLICE_WORK <= backends.SLICE_SECONDS * 1.01
 
 
 def _long_slices_on(send: object) -> bool:

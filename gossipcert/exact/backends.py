@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
@@ -49,6 +50,20 @@ Tick = Callable[[], None]
 #: target wall-clock seconds of one conflict-budget slice (between two ticks)
 SLICE_SECONDS = 1.0
 
+#: the first slice of a formula of unknown size (and the largest first slice)
+FIRST_BUDGET = 20_000
+
+#: the smallest slice, in conflicts
+MIN_BUDGET = 10
+
+#: conflicts per second times clauses: a low estimate of CaDiCaL's speed on a loaded core
+#: (butterfly:10 broadcast at 16 rounds, 2.18 M clauses: 20,000 conflicts in 321 s of wall
+#: time at about 60 % of a core, i.e. 1.4e8 a wall second), used to size the first slice
+FIRST_SLICE_WORK = 5.0e7
+
+#: conflicts per second last measured on each solver, to size the first slice of its next call
+_rates: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
+
 #: whether slices may grow (a watchdog enforces the time limit of this process)
 _long_slices = False
 
@@ -65,6 +80,31 @@ def allow_long_slices(on: bool = True) -> None:
     _long_slices = on
 
 
+def first_budget(clauses: int | None, target: float = SLICE_SECONDS) -> int:
+    """Conflicts for a first slice of at most about ``target`` seconds on ``clauses`` clauses.
+
+    Nothing is measured yet, so the slice assumes the low speed :data:`FIRST_SLICE_WORK`
+    (a conflict costs propagations over a share of the clauses); it is at most
+    :data:`FIRST_BUDGET` and at least :data:`MIN_BUDGET`. ``None`` (size unknown) gives
+    :data:`FIRST_BUDGET`.
+
+    Examples
+    --------
+    >>> first_budget(1_000)  # small formulas: the fixed first slice
+    20000
+    >>> first_budget(100_000)
+    500
+    >>> first_budget(2_180_000)  # butterfly:10 broadcast at 16 rounds
+    22
+    >>> first_budget(2_180_000, target=30.0)
+    688
+    """
+    if clauses is None:
+        return FIRST_BUDGET
+    budget = FIRST_SLICE_WORK * target / max(clauses, 1)
+    return int(min(max(budget, MIN_BUDGET), FIRST_BUDGET))
+
+
 def next_budget(budget: int, spent: float, target: float) -> int:
     """Conflicts for a slice of about ``target`` seconds, after ``budget`` took ``spent``.
 
@@ -74,11 +114,31 @@ def next_budget(budget: int, spent: float, target: float) -> int:
     80000
     >>> next_budget(20_000, 0.01, 100.0)  # at most eight times the last slice
     160000
-    >>> next_budget(20_000, 10.0, 0.01)  # never below a thousand conflicts
-    1000
+    >>> next_budget(20_000, 100.0, 0.01)  # never below MIN_BUDGET conflicts
+    10
     """
     rate = budget / max(spent, 1e-3)
-    return int(min(max(rate * target, 1_000), budget * 8))
+    return int(min(max(rate * target, MIN_BUDGET), budget * 8))
+
+
+def _start_budget(solver: Any) -> int:
+    """The first slice of a call: from the rate measured on ``solver`` in its last call, or
+    else from the number of its clauses (:func:`first_budget`)."""
+    try:
+        rate = _rates.get(solver)
+    except TypeError:  # not weakly referenceable
+        rate = None
+    if rate is not None:
+        return int(min(max(rate * SLICE_SECONDS, MIN_BUDGET), FIRST_BUDGET * 8))
+    count = getattr(solver, "nof_clauses", None)
+    return first_budget(count() if callable(count) else None)
+
+
+def _remember_rate(solver: Any, budget: int, spent: float) -> None:
+    try:
+        _rates[solver] = budget / max(spent, 1e-3)
+    except TypeError:  # not weakly referenceable
+        pass
 
 
 def _interrupted(exc: Exception) -> bool:
@@ -95,14 +155,16 @@ def solve_sliced(
     """Run a PySAT solver in conflict-budget slices, checking the wall clock between them.
 
     CaDiCaL cannot be interrupted from Python, so a deadline (a ``time.monotonic()`` value) is
-    kept by slices of conflicts sized to last about :data:`SLICE_SECONDS` each; ``tick`` is
+    kept by slices of conflicts sized to last about :data:`SLICE_SECONDS` each (the first
+    from the formula's size or the solver's last measured rate, :func:`_start_budget`; the
+    others from the rate just measured); ``tick`` is
     called between slices (progress reports). Where :func:`allow_long_slices` is on, each
     slice aims at twice the length of the last one, at most the time left before
     ``deadline`` (a slice restarts part of CaDiCaL's search, see the module's docstring).
     Returns None when the deadline passes. A SIGINT caught by the solver is raised as
     :class:`KeyboardInterrupt`.
     """
-    budget = 20_000
+    budget = _start_budget(solver)
     target = SLICE_SECONDS
     while deadline is None or time.monotonic() < deadline:
         solver.conf_budget(budget)
@@ -117,6 +179,7 @@ def solve_sliced(
             return result
         now = time.monotonic()
         spent = now - t0
+        _remember_rate(solver, budget, spent)
         if _long_slices:
             target *= 2
             if deadline is not None:
@@ -125,7 +188,7 @@ def solve_sliced(
         elif spent < SLICE_SECONDS / 2:
             budget = min(budget * 2, 2_000_000)
         elif spent > SLICE_SECONDS * 2:
-            budget = max(budget // 2, 1_000)
+            budget = max(next_budget(budget, spent, SLICE_SECONDS), MIN_BUDGET)
         if tick is not None:
             tick()
     return None

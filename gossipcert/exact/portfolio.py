@@ -11,7 +11,10 @@ several *entrants* side by side, each in its own process:
 - ``coloring``: the coloring heuristic for the whole budget (telephone, unbounded packets);
 - ``cpsat-seed-S``: CP-SAT with :attr:`PortfolioSettings.workers` workers and random seed
   ``S``, hinted with the best schedule known when it starts;
-- ``sat-phases``: CaDiCaL with its decision phases set to that schedule.
+- ``sat-phases``: CaDiCaL with its decision phases set to that schedule;
+- ``symmetric``: schedules invariant under small automorphism groups, at descending
+  horizons (:mod:`gossipcert.exact.symmetric_step`; telephone gossip with unbounded
+  packets on a graph with automorphisms).
 
 Earlier solutions (the ``seeds``: a resumed run, a stored certificate) are verified first.
 A solver entrant takes its first horizon and its hint from the best schedule known when it
@@ -52,7 +55,14 @@ from gossipcert.simulate import Report, simulate
 Send = Callable[[str, Schedule], None]
 
 #: entrants in the order they get a process when there are fewer processes than entrants
-ENTRANTS = ("candidates", "cpsat-seed-0", "sat-phases", "matching-sweep", "coloring")
+ENTRANTS = (
+    "candidates",
+    "cpsat-seed-0",
+    "sat-phases",
+    "symmetric",
+    "matching-sweep",
+    "coloring",
+)
 
 
 @dataclass(frozen=True)
@@ -86,6 +96,8 @@ class PortfolioResult:
 def entrant_names(instance: Instance, settings: PortfolioSettings) -> list[str]:
     """The entrants that apply to ``instance``, in the order they start."""
     from gossipcert.encodings import REGISTRY
+    from gossipcert.exact.symmetric_step import symmetric_step_applies
+    from gossipcert.exact.symmetry import automorphism_generators
 
     solver = instance.model.kind in REGISTRY and not (
         instance.model.kind is ModelKind.ALL_PORT and instance.model.calls_per_round is not None
@@ -97,6 +109,8 @@ def entrant_names(instance: Instance, settings: PortfolioSettings) -> list[str]:
         names.append(cpsat[0])
     if solver:
         names.append("sat-phases")
+    if symmetric_step_applies(instance, min_nodes=2) and automorphism_generators(instance):
+        names.append("symmetric")
     names.append("matching-sweep")
     if coloring:
         names.append("coloring")
@@ -125,6 +139,27 @@ def _coloring(instance: Instance, target: int, budget: float, send: Send, **_: A
 
     res = coloring_heuristic(instance, min_rounds=target, time_limit=budget)
     send(f"coloring {res.sequence}", res.schedule)
+
+
+def _symmetric(
+    instance: Instance, target: int, budget: float, send: Send, hint: Schedule | None
+) -> None:
+    """Invariant schedules below the hint (or below the first candidate schedule)."""
+    from gossipcert.exact.search import upper_bound_schedules
+    from gossipcert.exact.symmetric_step import symmetric_candidates
+
+    deadline = time.monotonic() + budget
+    upper = None if hint is None else len(hint.rounds)
+    if upper is None:
+        for _, cand in upper_bound_schedules(instance, target):
+            rep = simulate(instance, cand)
+            if rep.ok and rep.rounds is not None and (upper is None or rep.rounds < upper):
+                upper = rep.rounds
+    if upper is None:
+        return
+    left = max(0.0, deadline - time.monotonic())
+    for label, sched in symmetric_candidates(instance, upper, target, left):
+        send(label, sched)
 
 
 def _solver(
@@ -215,6 +250,8 @@ def _entrant_main(
     try:
         if name in _RUNNERS:
             _RUNNERS[name](instance, target, budget, send)
+        elif name == "symmetric":
+            _symmetric(instance, target, budget, send, hint)
         else:
             kind = "cpsat" if name.startswith("cpsat") else "sat"
             seed = int(name.rsplit("-", 1)[1]) if kind == "cpsat" else 0

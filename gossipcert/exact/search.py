@@ -4,7 +4,9 @@
 2. The upper bound ``U`` is the shortest verified schedule among the constructions and
    heuristics that apply, tried in that order until one meets ``L`` (the universal
    ``gather-spread`` construction always applies; should none give a schedule,
-   :func:`schedule_by_horizon` asks the solver, doubling the horizon).
+   :func:`schedule_by_horizon` asks the solver, doubling the horizon). For telephone gossip
+   on larger graphs, schedules invariant under small automorphism groups may then lower it
+   (:mod:`gossipcert.exact.symmetric_step`, a short budget).
 3. If ``L = U`` the optimum is certified without a solver (evidence: the bound).
 4. Otherwise one encoding with horizon ``U - 1`` is handed to a back-end and queried with the
    assumption "all demands met after round ``r``". First a quick ascending pass from
@@ -186,6 +188,10 @@ class _Search:
 
     #: PortfolioSettings, or None: race the schedule portfolio for the upper bound
     portfolio: Any = None
+    #: try schedules invariant under small automorphism groups (``symmetric_step``)
+    symmetric: bool = True
+    #: the symmetric step ran (the portfolio's ``symmetric`` entrant is then skipped)
+    symmetric_ran: bool = False
 
     def __init__(
         self,
@@ -293,6 +299,7 @@ class _Search:
                 self.upper_source = name
             if self.upper is not None and self.upper <= self.lower:
                 break
+        self.symmetric_schedules()
         if self.portfolio is not None and (self.upper is None or self.upper > self.lower):
             self.race_portfolio()
         if self.upper is not None:
@@ -304,9 +311,32 @@ class _Search:
                 )
         self.times["bounds"] = time.monotonic() - self.start
 
+    def symmetric_schedules(self) -> None:
+        """Shorter schedules invariant under small automorphism groups, for a short budget
+        (:mod:`gossipcert.exact.symmetric_step`), each verified like the candidates."""
+        from gossipcert.exact import symmetric_step as step
+
+        if not self.symmetric or self.upper is None or self.upper <= self.lower:
+            return
+        if not step.symmetric_step_applies(self.instance):
+            return
+        self.symmetric_ran = True
+        # reported first, so that a run killed at its limit keeps it
+        self.emit({"event": "upper-bound", "value": self.upper, "source": self.upper_source})
+        budget = step.step_budget(self.deadline)
+        for name, cand in step.symmetric_candidates(
+            self.instance, self.upper, self.lower, budget, self.emit
+        ):
+            rep = simulate(self.instance, cand)
+            if rep.ok and rep.rounds < self.upper:  # type: ignore[operator]
+                self.best = (Schedule(cand.rounds[: rep.rounds]), rep)
+                self.upper_source = name
+                self.emit({"event": "upper-bound", "value": self.upper, "source": name})
+
     def race_portfolio(self) -> None:
         """A shorter schedule from the portfolio (:mod:`gossipcert.exact.portfolio`), given
-        at most half the time left; its ``candidates`` entrant is the step above, skipped."""
+        at most half the time left; its ``candidates`` entrant is the step above, skipped,
+        and so is its ``symmetric`` entrant where the symmetric step ran."""
         from gossipcert.exact.portfolio import race
 
         settings = self.portfolio
@@ -314,7 +344,8 @@ class _Search:
             left = (self.deadline - time.monotonic()) / 2
             settings = replace(settings, seconds=max(0.0, min(settings.seconds, left)))
         seeds = [] if self.best is None else [(self.upper_source, self.best[0])]
-        res = race(self.instance, settings, self.lower, seeds, self.emit, skip=("candidates",))
+        skip = ("candidates", "symmetric") if self.symmetric_ran else ("candidates",)
+        res = race(self.instance, settings, self.lower, seeds, self.emit, skip=skip)
         if res.schedule is not None and res.report is not None:
             if self.upper is None or res.report.rounds < self.upper:  # type: ignore[operator]
                 self.best = (res.schedule, res.report)
