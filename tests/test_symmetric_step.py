@@ -41,6 +41,9 @@ def test_the_step_alone_certifies_shuffle_exchange5() -> None:
     assert simulate(inst, res.schedule).rounds == 9
     steps = [e for e in res.log if e["event"] == "symmetric"]
     assert steps and steps[-1]["status"] == "sat" and steps[-1]["rounds"] == 9
+    uppers = [(e["value"], e["source"]) for e in res.log if e["event"] == "upper-bound"]
+    assert uppers[0][0] == 10 and uppers[-1][0] == 9
+    assert len(uppers) == len(set(uppers))  # each bound is reported once
 
 
 def test_unsat_groups_are_dropped_and_never_lower_the_bound() -> None:

@@ -192,6 +192,8 @@ class _Search:
     symmetric: bool = True
     #: the symmetric step ran (the portfolio's ``symmetric`` entrant is then skipped)
     symmetric_ran: bool = False
+    #: the last upper bound reported, with its source (:meth:`tell_upper`)
+    told_upper: tuple[int | None, str | None] = (None, None)
 
     def __init__(
         self,
@@ -303,13 +305,20 @@ class _Search:
         if self.portfolio is not None and (self.upper is None or self.upper > self.lower):
             self.race_portfolio()
         if self.upper is not None:
-            self.emit({"event": "upper-bound", "value": self.upper, "source": self.upper_source})
+            self.tell_upper()
             if self.upper < self.lower:
                 raise SolverError(
                     f"the verified schedule of {self.upper} rounds beats the closed-form lower "
                     f"bound {self.lower} ({self.lower_name}): that bound does not hold here"
                 )
         self.times["bounds"] = time.monotonic() - self.start
+
+    def tell_upper(self) -> None:
+        """Report the upper bound and its source, unless they were the last reported."""
+        told = (self.upper, self.upper_source)
+        if told != self.told_upper:
+            self.told_upper = told
+            self.emit({"event": "upper-bound", "value": self.upper, "source": self.upper_source})
 
     def symmetric_schedules(self) -> None:
         """Shorter schedules invariant under small automorphism groups, for a short budget
@@ -322,7 +331,7 @@ class _Search:
             return
         self.symmetric_ran = True
         # reported first, so that a run killed at its limit keeps it
-        self.emit({"event": "upper-bound", "value": self.upper, "source": self.upper_source})
+        self.tell_upper()
         budget = step.step_budget(self.deadline)
         for name, cand in step.symmetric_candidates(
             self.instance, self.upper, self.lower, budget, self.emit
@@ -331,7 +340,7 @@ class _Search:
             if rep.ok and rep.rounds < self.upper:  # type: ignore[operator]
                 self.best = (Schedule(cand.rounds[: rep.rounds]), rep)
                 self.upper_source = name
-                self.emit({"event": "upper-bound", "value": self.upper, "source": name})
+                self.tell_upper()
 
     def race_portfolio(self) -> None:
         """A shorter schedule from the portfolio (:mod:`gossipcert.exact.portfolio`), given
@@ -382,7 +391,7 @@ class _Search:
                 self.instance, enc.decode(r, solver.value), f"{self.backend} solver's"
             )
             self.upper_source = f"{self.backend}-solver"
-            self.emit({"event": "upper-bound", "value": self.upper, "source": self.upper_source})
+            self.tell_upper()
         elif status is Status.UNSAT:
             self.t_prove += dt
             self.unsat_at = r
@@ -460,7 +469,7 @@ class _Search:
             self.t_find += dt
             self.best = _verified(self.instance, got.schedule, "proof solver's")
             self.upper_source = "sat-solver"
-            self.emit({"event": "upper-bound", "value": self.upper, "source": self.upper_source})
+            self.tell_upper()
         else:
             self.t_prove += dt
             self.unsat_at, self.lower, self.decided = r, r + 1, got
@@ -541,7 +550,7 @@ class _Search:
         if found is not None:
             self.best = found
             self.upper_source = f"{self.backend}-solver"
-            self.emit({"event": "upper-bound", "value": self.upper, "source": self.upper_source})
+            self.tell_upper()
 
     def interrupted(self) -> SolveResult:
         """The answer at Ctrl-C: the bounds known at that moment."""
