@@ -142,7 +142,12 @@ def _coloring(instance: Instance, target: int, budget: float, send: Send, **_: A
 
 
 def _symmetric(
-    instance: Instance, target: int, budget: float, send: Send, hint: Schedule | None
+    instance: Instance,
+    target: int,
+    budget: float,
+    send: Send,
+    hint: Schedule | None = None,
+    **_: Any,
 ) -> None:
     """Invariant schedules below the hint (or below the first candidate schedule)."""
     from gossipcert.exact.search import upper_bound_schedules
@@ -227,6 +232,7 @@ _RUNNERS: dict[str, Callable[..., None]] = {
     "candidates": _candidates,
     "matching-sweep": _matching_sweep,
     "coloring": _coloring,
+    "symmetric": _symmetric,
 }
 
 
@@ -249,9 +255,7 @@ def _entrant_main(
 
     try:
         if name in _RUNNERS:
-            _RUNNERS[name](instance, target, budget, send)
-        elif name == "symmetric":
-            _symmetric(instance, target, budget, send, hint)
+            _RUNNERS[name](instance, target, budget, send, hint=hint)
         else:
             kind = "cpsat" if name.startswith("cpsat") else "sat"
             seed = int(name.rsplit("-", 1)[1]) if kind == "cpsat" else 0
