@@ -77,14 +77,11 @@ def default_grid(instance: Instance, base: MatchingParams | None = None) -> list
     True
     """
     base = base or MatchingParams()
+    # each resolution prepares the instance (seconds on Mesh 80x80): once each
+    approach = resolved_approach(instance, base)
+    cover = base.approx is None and resolved_matcher(instance, base) == "cover"
     grid = []
-    if (
-        base.approach == "auto"
-        and base.approx is None
-        and resolved_approach(instance, base) == "bfs"
-        and resolved_matcher(instance, base) == "cover"
-        and long_flow_fits(instance)
-    ):
+    if base.approach == "auto" and approach == "bfs" and cover and long_flow_fits(instance):
         # graphs of large diameter (Mesh 80x80) where `auto` takes the bitset weights for
         # the cost of the dense flow form: the level-list flow weights with Dist_Exp 60
         # decreasing by 0.99 and by 0.98 a round first (Mesh 80x80 in 158 rounds, the
@@ -92,14 +89,14 @@ def default_grid(instance: Instance, base: MatchingParams | None = None) -> list
         flow = replace(base, approach="flow", dist_exp=60.0)
         grid += [replace(flow, dist_exp_decay=0.99), replace(flow, dist_exp_decay=0.98)]
     grid.append(base)
-    if base.approx is None and resolved_matcher(instance, base) == "cover":
+    if cover:
         # the greedy matching second: on meshes its ties in edge order beat the heavier
         # double-cover matching (Mesh 80x80 in 159 rounds against 164, 40x40 in 78 against 80)
         grid.append(replace(base, approx=True))
         # and third with a Dist_Exp that starts high and decreases (section 5.2): on meshes the
         # two miss the diameter on different sizes (16x16: 31 and 30; 32x32: 62 and 63)
         grid.append(replace(base, approx=True, dist_exp=16.0, dist_exp_decay=0.98))
-        if resolved_approach(instance, base) == "flow":
+        if approach == "flow":
             # then the heavy matching again with Dist_Exp 60, the top of section 5.2's range
             # ("larger graphs prefer larger values"), decreasing by 0.98 and by 0.99 a round:
             # with the flow weights one or the other reaches the diameter on every square
@@ -108,7 +105,7 @@ def default_grid(instance: Instance, base: MatchingParams | None = None) -> list
             grid.append(replace(base, dist_exp=60.0, dist_exp_decay=0.98))
             grid.append(replace(base, dist_exp=60.0, dist_exp_decay=0.99))
     # the band is a setting of the bitset weights only
-    bands = (0, 1) if resolved_approach(instance, base) == "bfs" else (base.band,)
+    bands = (0, 1) if approach == "bfs" else (base.band,)
     for de in (8.0, 4.0, 16.0, 1.0, 32.0, 2.0):
         for decay in (1.0, 0.9):
             for band in bands:
