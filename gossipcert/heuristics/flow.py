@@ -155,9 +155,10 @@ def border_mass_dense(
     """Per node ``w`` and class: the mass one border edge into ``w`` receives.
 
     Nonzero only where ``w`` lies at distance 1 from the class's dispersion region. This
-    form works on whole ``n x Q`` arrays, one pass per level; :func:`flow_weights` takes
-    :func:`gossipcert.heuristics.flow_levels.border_mass`, which gives the same numbers
-    on the cells of each level only.
+    form works on whole ``n x Q`` arrays, one pass per level;
+    :func:`gossipcert.heuristics.flow_levels.border_mass` gives the same numbers on the
+    cells of each level only, and :func:`flow_weights` takes whichever of the two is
+    cheaper for a chunk of classes (:data:`LEVELS_RATIO`).
     """
     return border_mass_dense_levels(kb, lack, nbr, top, dist_exp, num_exp)[0]
 
