@@ -162,7 +162,11 @@ def coloring_heuristic(
 
     A first greedy dive finds a sequence; every later search asks for one round fewer than
     the best so far, until a horizon below ``min_rounds``, a horizon where no setting finds
-    a sequence, or the time limit. At each horizon the pruning settings search in turns of
+    a sequence, or the time limit. Branches are cut only by sound bounds, the strongest
+    being the reach bound (:mod:`gossipcert.heuristics.coloring_reach`: the demands must be
+    met even with every matching at once in each round left); so the unfiltered setting
+    ``(1, False, 0.0)``, when it ends ``"exhausted"``, has shown that no sequence of the
+    matchings of that length exists. At each horizon the pruning settings search in turns of
     a growing number of search nodes (:mod:`gossipcert.heuristics.coloring_schedule`), so a
     strict setting that searches long in vain does not hold back a permissive one.
 
