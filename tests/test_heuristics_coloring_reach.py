@@ -193,3 +193,13 @@ def test_ccc10_the_heuristic_finds_23_rounds_deterministically() -> None:
     assert len(res.sequence) == 23 and simulate(inst, res.schedule).ok
     again = coloring_heuristic(inst, ms, min_rounds=23, time_limit=120)
     assert (again.sequence, again.nodes, again.trace) == (res.sequence, res.nodes, res.trace)
+
+
+@pytest.mark.slow
+def test_ccc12_reaches_the_paper_s_28_rounds() -> None:
+    # Table 6's last CCC row: 28 rounds, the diameter of CCC 12 (about a minute, 1.2 GB)
+    inst = parse_instance("ccc:12", "telephone", "gossip")
+    res = coloring_heuristic(inst, min_rounds=28, time_limit=600)
+    assert len(res.sequence) == 28
+    rep = simulate(inst, res.schedule)
+    assert rep.ok and rep.rounds == 28
