@@ -40,7 +40,8 @@ def test_settings_below_the_floor_get_only_the_first_probe() -> None:
 def test_a_permissive_setting_is_not_held_back_by_strict_ones() -> None:
     # Star 6 at the paper's 13 rounds: the three windowed settings search over 24,000 nodes
     # each in vain (checked below on setting 0 with a node cap), setting 3 finds a sequence
-    # in 720. Taking turns, the strict ones visit about as many nodes as the winner.
+    # in 318 (720 without the reach bound). Taking turns, the strict ones visit about as
+    # many nodes as the winner.
     inst = parse_instance("star-graph:6", "telephone", "gossip")
     ms = _default_matchings(inst)
     sym = matching_symmetry(inst, ms)
@@ -51,28 +52,29 @@ def test_a_permissive_setting_is_not_held_back_by_strict_ones() -> None:
     assert res.sequence == "0123402413203"
     assert simulate(inst, res.schedule).ok
     at13 = {k: (nodes, outcome) for rounds, k, nodes, outcome in res.trace if rounds == 13}
-    assert at13[3] == (720, "found")
-    for k in (0, 1, 2):  # one slice at most ahead of the winner's 720 nodes
-        assert at13[k][0] <= 720 + 2 * CAP_NODES // 16 and at13[k][1] == "stopped"
+    assert at13[3] == (318, "found")
+    for k in (0, 1, 2):  # one slice at most ahead of the winner's 318 nodes
+        assert at13[k][0] <= 318 + 2 * CAP_NODES // 16 and at13[k][1] == "stopped"
     assert sum(nodes for nodes, _ in at13.values()) < 5_000
 
 
 def test_settings_stricter_than_the_last_winner_are_only_probed() -> None:
-    # CCC 6: 15 rounds are found by setting 2 (after 0 and 1 fail); at 14 rounds settings
-    # 0 and 1 then get one probe of BASE_NODES, settings 2..4 take turns until 3 finds.
-    inst = parse_instance("ccc:6", "telephone", "gossip")
-    res = coloring_heuristic(inst, min_rounds=14, time_limit=120)
-    assert len(res.sequence) == 14 and simulate(inst, res.schedule).ok
+    # CCC 7: 19 rounds are found by setting 2; at 18 rounds settings 0 and 1 then get one
+    # probe of BASE_NODES, settings 2..4 take turns until each has exhausted its tree.
+    inst = parse_instance("ccc:7", "telephone", "gossip")
+    res = coloring_heuristic(inst, min_rounds=18, time_limit=120)
+    assert len(res.sequence) == 19 and simulate(inst, res.schedule).ok
     winner = {rounds: k for rounds, k, _, outcome in res.trace if outcome == "found"}
-    assert winner[15] == 2 and winner[14] == 3
-    at14 = {k: (nodes, outcome) for rounds, k, nodes, outcome in res.trace if rounds == 14}
-    assert at14[0] == (BASE_NODES, "stopped") and at14[1] == (BASE_NODES, "stopped")
+    assert winner[19] == 2
+    at18 = {k: (nodes, outcome) for rounds, k, nodes, outcome in res.trace if rounds == 18}
+    assert at18[0] == (BASE_NODES, "stopped") and at18[1] == (BASE_NODES, "stopped")
+    assert all(at18[k][1] == "exhausted" for k in (2, 3, 4))
     # without the floor they would search on: neither ends within the probe
-    no_repeat, window, f = PRUNING[1]
     ms = _default_matchings(inst)
     sym = matching_symmetry(inst, ms)
-    alone = _SymmetricSearch(inst, ms, 14, f, no_repeat, window, float("inf"), symmetry=sym)
-    assert alone.advance(BASE_NODES) is None
+    for no_repeat, window, f in PRUNING[:2]:
+        alone = _SymmetricSearch(inst, ms, 18, f, no_repeat, window, float("inf"), symmetry=sym)
+        assert alone.advance(BASE_NODES) is None
 
 
 def test_a_paused_search_resumes_to_the_same_sequence() -> None:
