@@ -167,13 +167,68 @@ def relaxed_cnf(
     return StandaloneCNF(rounds, EncodingOptions(), rel.formula.vpool.top, clauses, 0)
 
 
-def _pick(counts: Counter[int], taken: list[int], order: list[int]) -> int | None:
-    """The candidate missed most, not yet taken; ties by ``order``."""
+def _alone_refuted(
+    instance: Instance, rounds: int, row: int | None, column: int | None, deadline: float | None
+) -> bool:
+    """Whether one row (or one column) alone is refuted at ``rounds`` before ``deadline``."""
+    rel = RelaxedTelephone(instance, rounds)
+    rel.add([] if row is None else [row], [] if column is None else [column])
+    with Solver(name=PROOF_SOLVER, bootstrap_with=rel.formula.cnf_since(0)) as solver:
+        return solve_sliced(solver, [], deadline) is False
+
+
+def slack(
+    instance: Instance, rounds: int, seconds: float = 2.0
+) -> tuple[dict[int, int], dict[int, int]]:
+    """Per packet and per node, how tight it is at ``rounds``: 0 when its row (column) alone
+    is refuted at ``rounds - 1`` (its broadcast, or gather, needs every round), 1 when
+    refuted at ``rounds - 2``, else 2 (also when a check takes more than ``seconds``). For
+    gossip one node per automorphism orbit is checked (an automorphism maps a schedule,
+    a row and a column onto others of the same length).
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> rows, columns = slack(parse_instance("debruijn:6", "telephone", "gossip"), 8)
+    >>> sorted(p for p in rows if rows[p] == 0), sorted(q for q in columns if columns[q] == 0)
+    ([0, 63], [0, 63])
+    """
+    from gossipcert.exact.symmetry import automorphism_generators, orbit_roots
+    from gossipcert.instance import ProblemKind
+
+    gossip = instance.problem.kind is ProblemKind.GOSSIP
+    gens = automorphism_generators(instance) if gossip else []
+    roots = orbit_roots(list(range(instance.n)), lambda v: [g[v] for g in gens])
+
+    def measure(row: int | None, column: int | None) -> int:
+        for gap in (1, 2):
+            until = time.monotonic() + seconds
+            if rounds >= gap and _alone_refuted(instance, rounds - gap, row, column, until):
+                return gap - 1
+        return 2
+
+    rows: dict[int, int] = {}
+    columns: dict[int, int] = {}
+    for p in range(instance.n_packets):
+        key = roots[p] if gossip else p
+        rows[p] = rows[key] if key in rows else measure(key, None)
+    for q in column_order(instance):
+        key = roots[q] if gossip else q
+        columns[q] = columns[key] if key in columns else measure(None, key)
+    return rows, columns
+
+
+def _pick(
+    counts: Counter[int], taken: list[int], order: list[int], tight: dict[int, int] | None
+) -> int | None:
+    """The candidate missed most, not yet taken (the tightest first when ``tight`` is
+    given); ties by ``order``."""
     rank = {x: i for i, x in enumerate(order)}
     left = [x for x in counts if x not in taken and x in rank]
     if not left:
         left = [x for x in order if x not in taken]
-    return min(left, key=lambda x: (-counts[x], rank[x]), default=None)
+    first = tight or {}
+    return min(left, key=lambda x: (first.get(x, 0), -counts[x], rank[x]), default=None)
 
 
 def refute_by_relaxation(
@@ -185,6 +240,7 @@ def refute_by_relaxation(
     proof: bool = True,
     max_rows: int | None = None,
     progress: Progress | None = None,
+    tight: bool = False,
 ) -> RelaxationResult:
     """Refute ``rounds`` rounds with the fewest rows and columns found, or find a schedule.
 
@@ -204,6 +260,9 @@ def refute_by_relaxation(
         Stop (``unknown``) rather than go beyond this many rows (and as many columns).
     progress : callable, optional
         Called with a dict per solver call.
+    tight : bool
+        Measure every packet's and node's :func:`slack` first; start from all rows and
+        columns of slack 0 (unless given) and add the tightest missed ones first.
 
     Returns
     -------
@@ -213,15 +272,22 @@ def refute_by_relaxation(
     --------
     >>> from gossipcert.instance import parse_instance
     >>> inst = parse_instance("path:4", "telephone", "gossip")
-    >>> refute_by_relaxation(inst, 3, proof=False).status
+    >>> refute_by_relaxation(inst, 2, proof=False).status
     'unsat'
-    >>> refute_by_relaxation(inst, 4, proof=False).status
+    >>> refute_by_relaxation(inst, 3, proof=False).status
     'sat'
     """
     start = time.monotonic()
     r_order, c_order = row_order(instance), column_order(instance)
+    row_slack: dict[int, int] | None = None
+    column_slack: dict[int, int] | None = None
+    first_rows, first_columns = r_order[:1], c_order[:1]
+    if tight:
+        row_slack, column_slack = slack(instance, rounds)
+        first_rows = [p for p in r_order if row_slack[p] == 0] or first_rows
+        first_columns = [q for q in c_order if column_slack[q] == 0] or first_columns
     rel = RelaxedTelephone(instance, rounds)
-    rel.add(r_order[:1] if rows is None else rows, c_order[:1] if columns is None else columns)
+    rel.add(first_rows if rows is None else rows, first_columns if columns is None else columns)
     log: list[dict[str, Any]] = []
     solver = Solver(name=PROOF_SOLVER)
     mark, iterations = 0, 0
@@ -272,8 +338,8 @@ def refute_by_relaxation(
                 return result("sat", schedule=Schedule(sched.rounds[: rep.rounds]))
             by_packet = Counter(p for _, p in rep.unmet)
             by_node = Counter(v for v, _ in rep.unmet)
-            p = _pick(by_packet, rel.rows, r_order)
-            q = _pick(by_node, rel.columns, c_order)
+            p = _pick(by_packet, rel.rows, r_order, row_slack)
+            q = _pick(by_node, rel.columns, c_order, column_slack)
             if max_rows is not None and len(rel.rows) >= max_rows:
                 return result("unknown")
             if p is not None:
