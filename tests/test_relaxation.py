@@ -160,3 +160,14 @@ def test_forged_certificate_fails(certified: dict[str, Any], forge: Any) -> None
     cert = copy.deepcopy(certified)
     forge(cert)
     assert check_certificate(cert).status == "fails"
+
+
+def test_solve_certifies_ccc3_by_the_relaxation_step() -> None:
+    """CCC 3 (24 nodes, Table 5: 7 rounds): the closed-form bound is 6; the step refutes 6
+    rounds by the relaxation, and the certificate names the method and holds."""
+    res = solve(parse_instance("ccc:3", "telephone", "gossip"))
+    assert res.status == "optimal" and res.optimum == 7
+    ev = res.evidence
+    assert (ev["kind"], ev["method"], ev["rounds"]) == ("drat-relaxed", "row-column relaxation", 6)
+    assert any(e.get("method") == "row-column relaxation" for e in res.log)
+    assert check_certificate(build_certificate(res)).status == "holds"
