@@ -10,6 +10,7 @@ import pytest
 from pysat.solvers import Solver
 from test_exact_bruteforce import atlas, brute_force, project_graph
 
+from gossipcert.cli_text import evidence_text
 from gossipcert.encodings.relaxed import RelaxedTelephone, relaxation_applies
 from gossipcert.errors import NotApplicableError
 from gossipcert.exact import relaxation
@@ -170,4 +171,5 @@ def test_solve_certifies_ccc3_by_the_relaxation_step() -> None:
     ev = res.evidence
     assert (ev["kind"], ev["method"], ev["rounds"]) == ("drat-relaxed", "row-column relaxation", 6)
     assert any(e.get("method") == "row-column relaxation" for e in res.log)
+    assert "6 rounds infeasible: the row-column relaxation keeping packets" in evidence_text(ev)
     assert check_certificate(build_certificate(res)).status == "holds"
