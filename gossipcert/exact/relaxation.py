@@ -64,7 +64,7 @@ from pysat.solvers import Solver
 
 from gossipcert.encodings import EncodingOptions
 from gossipcert.encodings.relaxed import RelaxedTelephone, relaxation_applies
-from gossipcert.errors import CertificateError
+from gossipcert.errors import CertificateError, SolverError
 from gossipcert.exact.backends import solve_sliced
 from gossipcert.exact.checkers import check_proof
 from gossipcert.exact.proof import (
@@ -330,7 +330,7 @@ def refute_by_relaxation(
             sched = rel.decode(true.__contains__)
             rep = simulate(instance, sched)
             if not rep.valid:
-                raise CertificateError(
+                raise SolverError(
                     f"the relaxation's calls break the telephone model: {rep.errors[0].message}"
                 )
             if rep.complete:
@@ -367,18 +367,18 @@ def prove_relaxed(
 
     Raises
     ------
-    CertificateError
+    SolverError
         The formula is satisfiable, or the checkers reject the proof.
     """
     cnf = relaxed_cnf(instance, rounds, rows, columns)
     pr = prove_unsat(cnf, deadline)
     if pr.status == "sat":
-        raise CertificateError(f"the relaxed CNF for {rounds} rounds is satisfiable")
+        raise SolverError(f"the relaxed CNF for {rounds} rounds is satisfiable")
     if pr.status != "unsat" or pr.proof is None:
         return None
     verdict = check_proof(cnf.dimacs(), pr.proof, deadline)
     if verdict.status == "rejected":
-        raise CertificateError(f"the relaxation's DRAT proof was rejected: {verdict.summary()}")
+        raise SolverError(f"the relaxation's DRAT proof was rejected: {verdict.summary()}")
     if not verdict.ok:
         return None
     return {
@@ -498,7 +498,7 @@ def relaxation_step(search: Any) -> None:
         if out.status == "sat" and out.schedule is not None:
             rep = simulate(search.instance, out.schedule)
             if not rep.ok:
-                raise CertificateError("the relaxation's schedule failed verification")
+                raise SolverError("the relaxation's schedule failed verification")
             search.best = (out.schedule, rep)
             search.upper_source = "relaxation"
             search.tell_upper()
