@@ -22,7 +22,7 @@ from gossipcert.exact.relaxation import (
     relaxed_cnf,
     row_order,
 )
-from gossipcert.exact.search import solve
+from gossipcert.exact.search import search_options, solve
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
 from gossipcert.simulate import simulate
 
@@ -173,3 +173,20 @@ def test_solve_certifies_ccc3_by_the_relaxation_step() -> None:
     assert any(e.get("method") == "row-column relaxation" for e in res.log)
     assert "6 rounds infeasible: the row-column relaxation keeping packets" in evidence_text(ev)
     assert check_certificate(build_certificate(res)).status == "holds"
+
+
+def test_split_search_runs_the_relaxation_step_too() -> None:
+    from gossipcert.exact.split import SplitSearch, SplitSettings
+
+    inst = parse_instance("ccc:3", "telephone", "gossip")
+    options = search_options(inst, "auto", False, False)
+    args = (inst, "sat", None, options, True, True, None, None)
+    res = SplitSearch(*args, split=SplitSettings()).run()
+    assert (res.status, res.optimum, res.evidence["kind"]) == ("optimal", 7, "drat-relaxed")
+    assert check_certificate(build_certificate(res)).status == "holds"
+
+
+def test_no_step_for_a_single_packet() -> None:
+    assert not relaxation.step_applies(parse_instance("ccc:3", "telephone", "broadcast:0"))
+    assert relaxation.step_applies(parse_instance("ccc:3", "telephone", "gossip"))
+    assert not relaxation.step_applies(parse_instance("ring:8", "telephone", "gossip"))

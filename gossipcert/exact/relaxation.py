@@ -460,8 +460,10 @@ STEP_SHARE = 0.3
 
 
 def step_applies(instance: Instance) -> bool:
-    """Whether ``solve`` tries the relaxation step on ``instance``."""
-    return relaxation_applies(instance) and instance.n >= STEP_MIN_NODES
+    """Whether ``solve`` tries the relaxation step on ``instance``: telephone, at least
+    :data:`STEP_MIN_NODES` nodes and several packets (with one packet the single row is the
+    whole problem, which the broadcast encoding already solves)."""
+    return relaxation_applies(instance) and instance.n >= STEP_MIN_NODES and instance.n_packets > 1
 
 
 def relaxation_step(search: Any) -> None:

@@ -8,7 +8,7 @@
    on larger graphs, schedules invariant under small automorphism groups may then lower it
    (:mod:`gossipcert.exact.symmetric_step`, a short budget).
 3. If ``L = U`` the optimum is certified without a solver (evidence: the bound). For
-   telephone instances of 24 nodes or more, the row-and-column relaxation
+   telephone instances of 24 nodes or more and several packets, the row-and-column relaxation
    (:mod:`gossipcert.exact.relaxation`) first tries to refute ``L, L + 1, ...`` cheaply,
    each refutation a checked DRAT proof of the relaxed CNF.
 4. Otherwise one encoding with horizon ``U - 1`` is handed to a back-end and queried with the
