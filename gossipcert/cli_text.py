@@ -222,4 +222,12 @@ def evidence_text(ev: dict[str, Any]) -> str:
                 else "a checked DRAT proof that every model lies in a cube"
             )
         )
+    if kind == "drat-relaxed":
+        return (
+            f"{rounds_text(ev['rounds'])} infeasible: the {ev['method']} keeping packets "
+            f"{ev['rows']} and destinations {ev['columns']} is refuted by a DRAT proof of "
+            f"{ev['proof_lines']} lines for a CNF of {ev['variables']} variables and "
+            f"{ev['clauses']} clauses, checked by "
+            + ", ".join(f"{c['checker']} ({c['status']})" for c in ev.get("checkers", []))
+        )
     return str(ev)

@@ -6,6 +6,7 @@ import copy
 
 import pytest
 
+from gossipcert.exact import relaxation
 from gossipcert.exact.certificate import build_certificate, check_certificate
 from gossipcert.exact.cube_check import is_automorphism
 from gossipcert.exact.cubes import (
@@ -187,7 +188,9 @@ def test_local_dask_cluster_gives_the_same_certificate() -> None:
     assert _stable(pool.evidence) == _stable(dask.evidence)
 
 
-def test_split_search_settles_easy_horizons_in_one_piece() -> None:
+def test_split_search_settles_easy_horizons_in_one_piece(monkeypatch) -> None:
+    # the one-piece search's path: the relaxation step would refute ccc:3 at 6 rounds first
+    monkeypatch.setattr(relaxation, "STEP_MIN_NODES", 10**6)
     inst = parse_instance("ccc:3", "telephone", "gossip")
     args = (inst, "sat", None, base_options(False), True, True, None, None)
     res = SplitSearch(*args, split=SplitSettings()).run()

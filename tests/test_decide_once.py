@@ -7,7 +7,7 @@ import time
 import pytest
 
 from gossipcert.encodings.knowledge import EncodingOptions
-from gossipcert.exact import search
+from gossipcert.exact import relaxation, search
 from gossipcert.exact.certificate import build_certificate, check_certificate
 from gossipcert.exact.checkers import run_dratify
 from gossipcert.exact.proof import HorizonProver, decide_with_proof, standalone_cnf
@@ -68,6 +68,8 @@ def test_solve_proves_the_deciding_horizon_without_a_second_solve(
         raise AssertionError("the deciding horizon was solved a second time for its proof")
 
     monkeypatch.setattr(search, "prove_unsat", no_second_solve)
+    # the full formula's path: the relaxation step would refute ccc:3 at 6 rounds first
+    monkeypatch.setattr(relaxation, "STEP_MIN_NODES", 10**6)
     inst = parse_instance(graph, model, "gossip")
     res = search.solve(inst)
     assert res.status == "optimal" and res.optimum == optimum

@@ -10,6 +10,7 @@ import pytest
 
 from gossipcert.bounds import all_bounds
 from gossipcert.encodings import EncodingOptions
+from gossipcert.exact import relaxation
 from gossipcert.exact.certificate import build_certificate, check_certificate
 from gossipcert.exact.checkers import check_proof
 from gossipcert.exact.export import export
@@ -414,7 +415,9 @@ def test_cnf_does_not_depend_on_edge_insertion_order(graph: str) -> None:
     assert len(hashes) == 1
 
 
-def test_certificate_with_symmetry_and_dominance_passes_check() -> None:
+def test_certificate_with_symmetry_and_dominance_passes_check(monkeypatch) -> None:
+    # the full formula's proof: the relaxation step would refute ccc:3 at 6 rounds first
+    monkeypatch.setattr(relaxation, "STEP_MIN_NODES", 10**6)
     res = solve(parse_instance("ccc:3", "telephone", "gossip"))
     assert res.evidence["kind"] == "drat" and res.options.symmetry and res.options.dominance
     rep = check_certificate(json.loads(json.dumps(build_certificate(res))))

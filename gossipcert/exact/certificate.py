@@ -11,6 +11,8 @@ the lower-bound evidence:
 - ``drat-cubes``: the same claim split into cubes, each with its DRAT proof, and the cover
   (a tautology proof, or the orbit argument), re-checked by
   :mod:`gossipcert.exact.cube_check`;
+- ``drat-relaxed``: a DRAT proof that a relaxation keeping some rows and columns of the
+  dissemination matrix is unsatisfiable, re-checked by :mod:`gossipcert.exact.relaxation`;
 - ``solver-claim``: a solver's word only (weaker, and labelled so).
 
 A steps certificate (``gossipcert-steps-certificate/1``) holds points of a linear-cost front
@@ -328,7 +330,7 @@ def _check(
             "no solver argument involved (symmetry_breaking false)",
         )
         return
-    if kind not in ("drat", "drat-cubes", "solver-claim"):
+    if kind not in ("drat", "drat-cubes", "drat-relaxed", "solver-claim"):
         out.add(False, f"unknown evidence kind {kind!r}")
         return
     rounds = ev.get("rounds")
@@ -338,6 +340,11 @@ def _check(
             f"the evidence refutes {rounds!r} rounds, but an optimum of {optimum} needs "
             f"{optimum - 1} rounds refuted",
         )
+        return
+    if kind == "drat-relaxed":  # a relaxation of the claim, with its proof
+        from gossipcert.exact.relaxation import check_relaxed_evidence
+
+        check_relaxed_evidence(inst, rounds, ev, cert, time_limit, out, full)
         return
     if kind == "drat-cubes":  # the claim split into cubes, each with its proof
         from gossipcert.exact.cube_check import check_cube_evidence

@@ -7,7 +7,10 @@
    :func:`schedule_by_horizon` asks the solver, doubling the horizon). For telephone gossip
    on larger graphs, schedules invariant under small automorphism groups may then lower it
    (:mod:`gossipcert.exact.symmetric_step`, a short budget).
-3. If ``L = U`` the optimum is certified without a solver (evidence: the bound).
+3. If ``L = U`` the optimum is certified without a solver (evidence: the bound). For
+   telephone instances of 24 nodes or more and several packets, the row-and-column relaxation
+   (:mod:`gossipcert.exact.relaxation`) first tries to refute ``L, L + 1, ...`` cheaply,
+   each refutation a checked DRAT proof of the relaxed CNF.
 4. Otherwise one encoding with horizon ``U - 1`` is handed to a back-end and queried with the
    assumption "all demands met after round ``r``". First a quick ascending pass from
    ``r = L`` up to ``U - 2`` (each query at most 5 s; it stops at the first that is not
@@ -563,9 +566,18 @@ class _Search:
             interrupted=True,
         )
 
+    def relaxation(self) -> None:
+        """Cheap refutations by the row-and-column relaxation, before the full formula
+        (:func:`gossipcert.exact.relaxation.relaxation_step`)."""
+        from gossipcert.exact.relaxation import relaxation_step
+
+        relaxation_step(self)
+
     def run(self) -> SolveResult:
         self.lower_bound()
         self.upper_bound()
+        if self.upper is not None and self.upper > self.lower:
+            self.relaxation()
         if self.upper is not None and self.upper == self.lower:
             return self.result("optimal")
         try:

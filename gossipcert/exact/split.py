@@ -1,7 +1,8 @@
 """The round search with split proofs: every "``R`` rounds are impossible" by cubes.
 
 For instances where one solver call cannot decide the last step. After the closed-form
-lower bound ``L`` and the best verified schedule (``U`` rounds), :class:`SplitSearch` runs
+lower bound ``L``, the best verified schedule (``U`` rounds) and the relaxation step of
+:mod:`gossipcert.exact.relaxation` (which may raise ``L``), :class:`SplitSearch` runs
 the one-piece search (descending probes, then ascending queries) for a share of the time
 (:data:`ONE_PIECE_SECONDS`, :data:`ONE_PIECE_SHARE`); the easy horizons are settled there.
 From the first open horizon ``r = L`` it then asks
@@ -82,6 +83,8 @@ class SplitSearch(_Search):
         try:
             self.lower_bound()
             self.upper_bound()
+            if self.upper is not None and self.upper > self.lower:
+                self.relaxation()
             if self.upper is not None and self.upper == self.lower:
                 return self.result("optimal")
             enc = self.encode()
