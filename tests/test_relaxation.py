@@ -108,6 +108,7 @@ def certified(request: pytest.FixtureRequest) -> dict[str, Any]:
     lower bound with the relaxation step forced on."""
     mp = pytest.MonkeyPatch()
     mp.setattr(relaxation, "STEP_MIN_NODES", 0)
+    mp.setattr(relaxation, "STEP_ROW_SHARE", 1.0)
     try:
         res = solve(parse_instance("ring:7", "telephone", "gossip"), use_bounds=False)
     finally:
@@ -190,3 +191,14 @@ def test_no_step_for_a_single_packet() -> None:
     assert not relaxation.step_applies(parse_instance("ccc:3", "telephone", "broadcast:0"))
     assert relaxation.step_applies(parse_instance("ccc:3", "telephone", "gossip"))
     assert not relaxation.step_applies(parse_instance("ring:8", "telephone", "gossip"))
+
+
+def test_step_keeps_a_small_share_of_the_rows() -> None:
+    """Butterfly 3 at 5 rounds needs 3 of its 24 packets as rows, and then a proof longer
+    than the full formula's: the step (2 rows at most) leaves it to the full formula."""
+    inst = parse_instance("butterfly:3", "telephone", "gossip")
+    assert relaxation.step_rows(inst) == 2
+    assert relaxation.step_rows(parse_instance("ring:7", "telephone", "gossip")) == 1
+    capped = relaxation.refute_by_relaxation(inst, 5, proof=False, max_rows=2)
+    assert capped.status == "unknown" and len(capped.rows) == 2
+    assert relaxation.refute_by_relaxation(inst, 5, proof=False).status == "unsat"
