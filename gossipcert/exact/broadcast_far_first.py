@@ -116,6 +116,7 @@ def far_first(
     step_seconds: float = 60.0,
     min_step: int = 10,
     report: Report | None = None,
+    dominance: bool = True,
 ) -> FarFirstResult:
     """Look for a broadcast schedule of ``rounds`` rounds, far nodes first.
 
@@ -133,6 +134,8 @@ def far_first(
         before nodes are deferred.
     report : callable, optional
         Called after every query (see :data:`Report`).
+    dominance : bool
+        Add the cone encoding's maximal-matching dominance (sound; on by default).
 
     Returns
     -------
@@ -155,7 +158,16 @@ def far_first(
     allow_long_slices(True)
     try:
         _grow(
-            instance, rounds, order, result, start + seconds, step, step_seconds, min_step, report
+            instance,
+            rounds,
+            order,
+            result,
+            start + seconds,
+            step,
+            step_seconds,
+            min_step,
+            report,
+            dominance,
         )
     finally:
         allow_long_slices(False)
@@ -172,9 +184,10 @@ def _grow(
     step_seconds: float,
     min_step: int,
     report: Report | None,
+    dominance: bool,
 ) -> None:
     """The loop of :func:`far_first`; fills ``result``."""
-    options = EncodingOptions(counting=False, symmetry=False)
+    options = EncodingOptions(counting=False, symmetry=False, dominance=dominance)
     done: list[int] = []
     phases: dict[tuple, bool] = {}  # variable key -> value in the last model
     size = min(step, max(len(pending), 1))
