@@ -138,10 +138,11 @@ def test_far_order_puts_the_farthest_first() -> None:
     assert order[0] == (2**6 - 1) * 6 + 3
 
 
+@pytest.mark.parametrize("dominance", [True, False])
 @pytest.mark.parametrize(("graph", "optimum"), [("butterfly:4", 7), ("butterfly:6", 10)])
-def test_far_first_finds_the_certified_optimum(graph: str, optimum: int) -> None:
+def test_far_first_finds_the_certified_optimum(graph: str, optimum: int, dominance: bool) -> None:
     inst = parse_instance(graph, "telephone", "broadcast:0")
-    res = far_first(inst, optimum, 60)
+    res = far_first(inst, optimum, 60, dominance=dominance)
     assert res.schedule is not None
     rep = simulate(inst, res.schedule)
     assert rep.ok and rep.rounds == optimum
