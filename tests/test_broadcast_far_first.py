@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import itertools
 from functools import cache
+from pathlib import Path
 
 import networkx as nx
 import pytest
 
+from gossipcert.bounds.broadcast_ranks import broadcast_ranks_bound
 from gossipcert.encodings.broadcast_cone import ConeBroadcastEncoding
 from gossipcert.errors import InstanceError, UnsupportedModelError
 from gossipcert.exact.backends import SatBackend, Status
 from gossipcert.exact.broadcast_far_first import far_first, far_order
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
+from gossipcert.schedule import read_schedule
 from gossipcert.simulate import simulate
 
 Edge = tuple[int, int]
@@ -160,3 +163,14 @@ def test_far_first_below_the_optimum_finds_nothing() -> None:
 def test_far_first_needs_one_packet() -> None:
     with pytest.raises(UnsupportedModelError):
         far_first(parse_instance("ring:5", "telephone", "gossip"), 3, 5)
+
+
+def test_stored_butterfly8_schedule_meets_the_ranks_bound() -> None:
+    """The 13-round schedule of butterfly:8 stored in results/ (found by the far-first
+    finder) is valid and meets the closed-form ``broadcast-ranks`` bound: optimum 13."""
+    inst = parse_instance("butterfly:8", "telephone", "broadcast:0")
+    path = Path(__file__).parent.parent / "results/schedules/butterfly8-broadcast0-13.json"
+    rep = simulate(inst, read_schedule(path, inst))
+    assert rep.ok and rep.rounds == 13
+    bound = broadcast_ranks_bound(inst)
+    assert bound is not None and bound.value == 13
