@@ -4,7 +4,9 @@ Usage::
 
     python benchmarks/heuristics.py table1 --budget 300            # Table 1, gossip at scale
     python benchmarks/heuristics.py table3 --budget 30             # Table 3, linear cost
-    python benchmarks/heuristics.py table5 --budget 60 --max-nodes 4096
+    python benchmarks/heuristics.py table5 --budget 30 --max-nodes 2048 --out PAGE --merge
+    python benchmarks/heuristics.py table5 --rows ccc:12 --matching-max-nodes 0 \
+        --coloring-budget 300 --max-nodes 60000 --out PAGE --merge   # coloring alone
     python benchmarks/heuristics.py table1 --rows hypercube:13,debruijn:13
     python benchmarks/heuristics.py table6 --budget 30 --max-nodes 5040   # Table 6, coloring
     python benchmarks/heuristics.py table6 --rows ccc:10 --at-paper --setting 1,0,0
@@ -12,19 +14,19 @@ Usage::
 
 Every row runs the matching heuristic's parameter sweep (:func:`gossipcert.heuristics.sweep.
 sweep`, default grid, the first setting always to the end) within ``--budget`` seconds and
-stops early at the paper's lower bound; Table 5 also runs the coloring heuristic on CCC and
-butterflies. Table 3 sweeps by cost ``T = R + tau*S`` (``h = 1``) for the paper's ``tau``
-values and prints our ``(R, S, T)`` beside the paper's; ``**`` marks a lower ``T``. Table 6
-runs the coloring heuristic alone, down to the paper's rounds (with ``--below``, on until a
-horizon where no setting finds a sequence; the column ``shorter`` then says whether the
-unfiltered setting, which the search's bounds leave exhaustive, proved that no sequence of
-the matchings is one round shorter), and prints its sequence. Every
-schedule counted was replayed by the verifier. The output is a Markdown table (printed, and
-written with ``--out``): our rounds beside the paper's lower bound, former upper bound and
-heuristic result (HR), the setting that found ours, the wall-clock seconds of that one run
-and of the whole sweep, the sweep's CPU seconds (this process: on a loaded machine the
-better measure), and the paper's time. ``within HR`` is ``yes`` when we need at most the paper's
-rounds; ``**`` marks rows where we need fewer.
+stops early at the paper's lower bound; Table 5 also runs the coloring heuristic (see
+``heuristics_table5.py``; ``--merge`` builds its page in parts). Table 3 sweeps by cost ``T = R
++ tau*S`` (``h = 1``) for the paper's ``tau`` values and prints our ``(R, S, T)`` beside the
+paper's; ``**`` marks a lower ``T``. Table 6 runs the coloring heuristic alone, down to the
+paper's rounds (with ``--below``, on until a horizon where no setting finds a sequence; the
+column ``shorter`` then says whether the unfiltered setting, which the search's bounds leave
+exhaustive, proved that no sequence of the matchings is one round shorter), and prints its
+sequence. Every schedule counted was replayed by the verifier. The output is a Markdown table
+(printed, and written with ``--out``): our rounds beside the paper's lower bound, former upper
+bound and heuristic result (HR), the setting that found ours, the wall-clock seconds of that
+one run and of the whole sweep, the sweep's CPU seconds (this process: on a loaded machine the
+better measure), and the paper's time. ``within HR`` is ``yes`` when we need at most the
+paper's rounds; ``**`` marks rows where we need fewer.
 
 Times are wall-clock seconds on whatever machine runs the script; the paper's are from a
 2002 workstation.
@@ -48,6 +50,10 @@ from gossipcert.heuristics.coloring import PRUNING, coloring_heuristic
 from gossipcert.heuristics.sweep import sweep
 from gossipcert.instance import parse_instance
 from gossipcert.simulate import simulate
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from heuristics_table5 import build, table5_row
 
 
 @dataclass(frozen=True)
@@ -293,6 +299,25 @@ def run_table(rows: list[PaperRow], budget: float, max_nodes: int, coloring: boo
     return lines
 
 
+def table5(args: argparse.Namespace, argv: list[str] | None) -> None:
+    """Table 5's page (:mod:`heuristics_table5`): the rows asked for, up to ``--max-nodes``."""
+    wanted = set(args.rows.split(",")) if args.rows else set()
+    rows = [r for r in TABLE5 if (not wanted or r.spec in wanted)]
+    rows = [r for r in rows if parse_instance(r.spec, "telephone", "gossip").n <= args.max_nodes]
+    coloring_budget = (
+        min(args.budget, 60.0) if args.coloring_budget is None else args.coloring_budget
+    )
+    matching_max = args.max_nodes if args.matching_max_nodes is None else args.matching_max_nodes
+    build(
+        rows,
+        [r.name for r in TABLE5],
+        " ".join(sys.argv[1:] if argv is None else argv),
+        Path(args.out) if args.out else None,
+        args.merge,
+        lambda row: table5_row(row, args.budget, coloring_budget, matching_max),
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("table", choices=["table1", "table3", "table5", "table6"])
@@ -313,7 +338,27 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="table6: search on below the paper's rounds (column `shorter`)",
     )
+    ap.add_argument(
+        "--coloring-budget",
+        type=float,
+        default=None,
+        help="table5: coloring seconds per row (default: the budget, at most 60)",
+    )
+    ap.add_argument(
+        "--matching-max-nodes",
+        type=int,
+        default=None,
+        help="table5: run the sweep only on graphs up to this size (default: --max-nodes)",
+    )
+    ap.add_argument(
+        "--merge",
+        action="store_true",
+        help="table5: keep the rows of --out for the graphs not run now (a page built in parts)",
+    )
     args = ap.parse_args(argv)
+    if args.table == "table5":
+        table5(args, argv)
+        return
     rows = TABLE1 if args.table == "table1" else TABLE5
     wanted: set[str] = set()
     if args.rows:
