@@ -186,18 +186,26 @@ def page(runs: list[str], rows: dict[str, str], order: list[str], history: list[
 
 
 def commit() -> str:
-    """The checked-out commit, ``-dirty`` with uncommitted changes (``?`` outside git)."""
+    """The checked-out commit, ``-dirty`` if the code (package or benchmarks) has changes."""
+    root = Path(__file__).resolve().parent.parent
     try:
-        out = subprocess.run(
-            ["git", "describe", "--always", "--dirty"],
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
             capture_output=True,
             text=True,
             check=True,
-            cwd=Path(__file__).parent,
-        )
+            cwd=root,
+        ).stdout.strip()
+        changed = subprocess.run(
+            ["git", "status", "--porcelain", "--", "gossipcert", "benchmarks"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=root,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return "?"
-    return out.stdout.strip()
+    return f"{head}-dirty" if changed else head
 
 
 def build(
