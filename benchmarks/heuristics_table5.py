@@ -10,8 +10,8 @@ heuristic alone.
 
 With ``--merge`` the page named by ``--out`` is built in parts: the rows of the graphs run
 now replace the old rows of those graphs, every other row stays, every command that built
-the page is listed on it, and everything from the heading ``## History`` on is kept as it
-was.
+the page is listed on it, and everything from the page's first second-level heading on (its
+notes and history, written by hand) is kept as it was.
 
 References
 ----------
@@ -40,7 +40,6 @@ HEAD = (
     "coloring CPU s / wall s |"
 )
 SEPARATOR = "|" + "|".join("---" for _ in range(HEAD.count("|") - 1)) + "|"
-HISTORY = "## History"
 RUN_PREFIX = "- `benchmarks/heuristics.py table5"
 
 
@@ -132,13 +131,13 @@ def table5_row(
 
 
 def read_page(path: Path) -> tuple[list[str], dict[str, str], list[str]]:
-    """The run lines, the table's rows by graph name, and the history of a Table 5 page."""
+    """The run lines, the table's rows by graph name, and the sections after the table."""
     runs: list[str] = []
     rows: dict[str, str] = {}
     history: list[str] = []
     in_table = False
     for line in path.read_text(encoding="utf-8").splitlines():
-        if history or line.strip() == HISTORY:
+        if history or line.startswith("## "):
             history.append(line)
         elif line.startswith(RUN_PREFIX):
             runs.append(line)
@@ -152,7 +151,10 @@ def read_page(path: Path) -> tuple[list[str], dict[str, str], list[str]]:
 
 
 def page(runs: list[str], rows: dict[str, str], order: list[str], history: list[str]) -> list[str]:
-    """The page: title, notes, the commands that built it, the table, then the history."""
+    """The page: title, notes, the commands that built it, the table, then ``history``.
+
+    ``history`` is the page's own sections after the table (notes, older results).
+    """
     known = [name for name in order if name in rows]
     known += sorted(name for name in rows if name not in order)
     return [

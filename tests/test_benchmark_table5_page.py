@@ -47,7 +47,16 @@ def _old_page(t5: ModuleType, path: Path) -> None:
         ["- `benchmarks/heuristics.py table5 --rows ccc:4,butterfly:3` at abc: 2 rows"],
         {"butterfly 3": _row(t5, "butterfly 3", "6"), "ccc 4": _row(t5, "ccc 4", "9")},
         ORDER,
-        ["## History", "", "| graph | n |", "|---|---|", "| ccc 3 | 24 |", "old note"],
+        [
+            "## Notes",
+            "note",
+            "## History",
+            "",
+            "| graph | n |",
+            "|---|---|",
+            "| ccc 3 | 24 |",
+            "old",
+        ],
     )
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -59,7 +68,8 @@ def test_read_page_splits_runs_rows_history(t5: ModuleType, tmp_path: Path) -> N
     assert runs == ["- `benchmarks/heuristics.py table5 --rows ccc:4,butterfly:3` at abc: 2 rows"]
     # the history's table row for ccc 3 is not a row of the current table
     assert sorted(rows) == ["butterfly 3", "ccc 4"]
-    assert history == ["## History", "", "| graph | n |", "|---|---|", "| ccc 3 | 24 |", "old note"]
+    assert history[:3] == ["## Notes", "note", "## History"]
+    assert history[3:] == ["", "| graph | n |", "|---|---|", "| ccc 3 | 24 |", "old"]
 
 
 @pytest.mark.parametrize("merge", [True, False])
@@ -80,7 +90,7 @@ def test_build_merges_rows_runs_and_keeps_history(
     if merge:
         assert got["butterfly 3"] == _row(t5, "butterfly 3", "6")  # not run now: kept
         assert len(runs) == 2 and runs[0].endswith("at abc: 2 rows")
-        assert history[-1] == "old note"
+        assert history[:2] == ["## Notes", "note"] and history[-1] == "old"
         # rows in the family order, then the history's own table
         names = [line.split("|")[1].strip() for line in table]
         assert names[:4] == ["graph", "ccc 3", "ccc 4", "butterfly 3"]
