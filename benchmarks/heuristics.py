@@ -45,7 +45,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gossipcert.errors import GossipcertError, NotApplicableError
+from gossipcert.errors import NotApplicableError
 from gossipcert.heuristics.coloring import PRUNING, coloring_heuristic
 from gossipcert.heuristics.sweep import sweep
 from gossipcert.instance import parse_instance
@@ -223,7 +223,7 @@ def run_table3(budget: float) -> list[str]:
     return lines
 
 
-def _run_row(row: PaperRow, budget: float, coloring: bool) -> dict[str, object]:
+def _run_row(row: PaperRow, budget: float) -> dict[str, object]:
     instance = parse_instance(row.spec, "telephone", "gossip")
     began = time.monotonic()
     cpu = time.process_time()
@@ -231,25 +231,14 @@ def _run_row(row: PaperRow, budget: float, coloring: bool) -> dict[str, object]:
     total = time.monotonic() - began
     cpu = time.process_time() - cpu
     best = res.best
-    out: dict[str, object] = {
+    return {
         "rounds": len(best.schedule),
         "setting": best.params.describe(),
         "run_s": best.seconds,
         "total_s": total,
         "cpu_s": cpu,
         "tried": len(res.tried),
-        "coloring": None,
     }
-    if coloring:
-        try:
-            col = coloring_heuristic(
-                instance, min_rounds=row.lower or 1, time_limit=min(budget, 60.0)
-            )
-            if simulate(instance, col.schedule).ok:
-                out["coloring"] = len(col.schedule)
-        except GossipcertError:
-            pass
-    return out
 
 
 def _cell(value: object) -> str:
@@ -260,14 +249,12 @@ def _cell(value: object) -> str:
     return str(value)
 
 
-def run_table(rows: list[PaperRow], budget: float, max_nodes: int, coloring: bool) -> list[str]:
+def run_table(rows: list[PaperRow], budget: float, max_nodes: int) -> list[str]:
     """Markdown lines of the table, one row per graph (rows over ``max_nodes`` skipped)."""
     head = (
         "| graph | n | m | LB | former UB | paper HR | ours | within HR | setting | "
         "run s | sweep s (settings) | sweep CPU s | paper s |"
     )
-    if coloring:
-        head = head.replace("| ours |", "| ours (matching) | ours (coloring) |")
     lines = [head, "|" + "|".join("---" for _ in range(head.count("|") - 1)) + "|"]
     for row in rows:
         inst = parse_instance(row.spec, "telephone", "gossip")
@@ -280,17 +267,12 @@ def run_table(rows: list[PaperRow], budget: float, max_nodes: int, coloring: boo
             print(lines[-1], flush=True)
             continue
         print(f"{row.name}: n={n}, m={m}", file=sys.stderr, flush=True)
-        got = _run_row(row, budget, coloring)
+        got = _run_row(row, budget)
         ours = int(got["rounds"])  # type: ignore[call-overload]
-        best = ours if got["coloring"] is None else min(ours, int(got["coloring"]))  # type: ignore[call-overload]
-        within = "-" if row.heuristic is None else ("yes" if best <= row.heuristic else "no")
-        mark = "**" if row.heuristic is not None and best < row.heuristic else ""
+        within = "-" if row.heuristic is None else ("yes" if ours <= row.heuristic else "no")
+        mark = "**" if row.heuristic is not None and ours < row.heuristic else ""
         cells = [row.name, str(n), str(m), _cell(row.lower), _cell(row.upper)]
         cells += [_cell(row.heuristic), f"{mark}{ours}{mark}"]
-        if coloring:
-            col = got["coloring"]
-            cm = "**" if col is not None and row.heuristic and col < row.heuristic else ""  # type: ignore[operator]
-            cells.append(f"{cm}{_cell(col)}{cm}")
         cells += [within, str(got["setting"]), _cell(got["run_s"])]
         cells += [f"{_cell(got['total_s'])} ({got['tried']})", _cell(got["cpu_s"])]
         cells.append(_cell(row.seconds))
@@ -376,11 +358,10 @@ def main(argv: list[str] | None = None) -> None:
             args.budget, args.max_nodes, wanted, args.at_paper, pruning, below=args.below
         )
     else:
-        lines = run_table(rows, args.budget, args.max_nodes, coloring=args.table == "table5")
+        lines = run_table(rows, args.budget, args.max_nodes)
     title = {
         "table1": "Table 1",
         "table3": "Table 3 (linear cost)",
-        "table5": "Table 5",
         "table6": "Table 6 (coloring heuristic)",
     }
     text = [
