@@ -4,7 +4,9 @@ Usage::
 
     python benchmarks/heuristics.py table1 --budget 300            # Table 1, gossip at scale
     python benchmarks/heuristics.py table3 --budget 30             # Table 3, linear cost
-    python benchmarks/heuristics.py table5 --budget 60 --max-nodes 4096
+    python benchmarks/heuristics.py table5 --budget 30 --max-nodes 2048 --out PAGE --merge
+    python benchmarks/heuristics.py table5 --rows ccc:12 --matching-max-nodes 0 \
+        --coloring-budget 300 --max-nodes 60000 --out PAGE --merge   # coloring alone
     python benchmarks/heuristics.py table1 --rows hypercube:13,debruijn:13
     python benchmarks/heuristics.py table6 --budget 30 --max-nodes 5040   # Table 6, coloring
     python benchmarks/heuristics.py table6 --rows ccc:10 --at-paper --setting 1,0,0
@@ -12,19 +14,19 @@ Usage::
 
 Every row runs the matching heuristic's parameter sweep (:func:`gossipcert.heuristics.sweep.
 sweep`, default grid, the first setting always to the end) within ``--budget`` seconds and
-stops early at the paper's lower bound; Table 5 also runs the coloring heuristic on CCC and
-butterflies. Table 3 sweeps by cost ``T = R + tau*S`` (``h = 1``) for the paper's ``tau``
-values and prints our ``(R, S, T)`` beside the paper's; ``**`` marks a lower ``T``. Table 6
-runs the coloring heuristic alone, down to the paper's rounds (with ``--below``, on until a
-horizon where no setting finds a sequence; the column ``shorter`` then says whether the
-unfiltered setting, which the search's bounds leave exhaustive, proved that no sequence of
-the matchings is one round shorter), and prints its sequence. Every
-schedule counted was replayed by the verifier. The output is a Markdown table (printed, and
-written with ``--out``): our rounds beside the paper's lower bound, former upper bound and
-heuristic result (HR), the setting that found ours, the wall-clock seconds of that one run
-and of the whole sweep, the sweep's CPU seconds (this process: on a loaded machine the
-better measure), and the paper's time. ``within HR`` is ``yes`` when we need at most the paper's
-rounds; ``**`` marks rows where we need fewer.
+stops early at the paper's lower bound; Table 5 also runs the coloring heuristic (see
+``heuristics_table5.py``; ``--merge`` builds its page in parts). Table 3 sweeps by cost ``T = R
++ tau*S`` (``h = 1``) for the paper's ``tau`` values and prints our ``(R, S, T)`` beside the
+paper's; ``**`` marks a lower ``T``. Table 6 runs the coloring heuristic alone, down to the
+paper's rounds (with ``--below``, on until a horizon where no setting finds a sequence; the
+column ``shorter`` then says whether the unfiltered setting, which the search's bounds leave
+exhaustive, proved that no sequence of the matchings is one round shorter), and prints its
+sequence. Every schedule counted was replayed by the verifier. The output is a Markdown table
+(printed, and written with ``--out``): our rounds beside the paper's lower bound, former upper
+bound and heuristic result (HR), the setting that found ours, the wall-clock seconds of that
+one run and of the whole sweep, the sweep's CPU seconds (this process: on a loaded machine the
+better measure), and the paper's time. ``within HR`` is ``yes`` when we need at most the
+paper's rounds; ``**`` marks rows where we need fewer.
 
 Times are wall-clock seconds on whatever machine runs the script; the paper's are from a
 2002 workstation.
@@ -43,11 +45,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from gossipcert.errors import GossipcertError, NotApplicableError
+from gossipcert.errors import NotApplicableError
 from gossipcert.heuristics.coloring import PRUNING, coloring_heuristic
 from gossipcert.heuristics.sweep import sweep
 from gossipcert.instance import parse_instance
 from gossipcert.simulate import simulate
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from heuristics_table5 import build, table5_row
 
 
 @dataclass(frozen=True)
@@ -217,7 +223,7 @@ def run_table3(budget: float) -> list[str]:
     return lines
 
 
-def _run_row(row: PaperRow, budget: float, coloring: bool) -> dict[str, object]:
+def _run_row(row: PaperRow, budget: float) -> dict[str, object]:
     instance = parse_instance(row.spec, "telephone", "gossip")
     began = time.monotonic()
     cpu = time.process_time()
@@ -225,25 +231,14 @@ def _run_row(row: PaperRow, budget: float, coloring: bool) -> dict[str, object]:
     total = time.monotonic() - began
     cpu = time.process_time() - cpu
     best = res.best
-    out: dict[str, object] = {
+    return {
         "rounds": len(best.schedule),
         "setting": best.params.describe(),
         "run_s": best.seconds,
         "total_s": total,
         "cpu_s": cpu,
         "tried": len(res.tried),
-        "coloring": None,
     }
-    if coloring:
-        try:
-            col = coloring_heuristic(
-                instance, min_rounds=row.lower or 1, time_limit=min(budget, 60.0)
-            )
-            if simulate(instance, col.schedule).ok:
-                out["coloring"] = len(col.schedule)
-        except GossipcertError:
-            pass
-    return out
 
 
 def _cell(value: object) -> str:
@@ -254,14 +249,12 @@ def _cell(value: object) -> str:
     return str(value)
 
 
-def run_table(rows: list[PaperRow], budget: float, max_nodes: int, coloring: bool) -> list[str]:
+def run_table(rows: list[PaperRow], budget: float, max_nodes: int) -> list[str]:
     """Markdown lines of the table, one row per graph (rows over ``max_nodes`` skipped)."""
     head = (
         "| graph | n | m | LB | former UB | paper HR | ours | within HR | setting | "
         "run s | sweep s (settings) | sweep CPU s | paper s |"
     )
-    if coloring:
-        head = head.replace("| ours |", "| ours (matching) | ours (coloring) |")
     lines = [head, "|" + "|".join("---" for _ in range(head.count("|") - 1)) + "|"]
     for row in rows:
         inst = parse_instance(row.spec, "telephone", "gossip")
@@ -274,23 +267,37 @@ def run_table(rows: list[PaperRow], budget: float, max_nodes: int, coloring: boo
             print(lines[-1], flush=True)
             continue
         print(f"{row.name}: n={n}, m={m}", file=sys.stderr, flush=True)
-        got = _run_row(row, budget, coloring)
+        got = _run_row(row, budget)
         ours = int(got["rounds"])  # type: ignore[call-overload]
-        best = ours if got["coloring"] is None else min(ours, int(got["coloring"]))  # type: ignore[call-overload]
-        within = "-" if row.heuristic is None else ("yes" if best <= row.heuristic else "no")
-        mark = "**" if row.heuristic is not None and best < row.heuristic else ""
+        within = "-" if row.heuristic is None else ("yes" if ours <= row.heuristic else "no")
+        mark = "**" if row.heuristic is not None and ours < row.heuristic else ""
         cells = [row.name, str(n), str(m), _cell(row.lower), _cell(row.upper)]
         cells += [_cell(row.heuristic), f"{mark}{ours}{mark}"]
-        if coloring:
-            col = got["coloring"]
-            cm = "**" if col is not None and row.heuristic and col < row.heuristic else ""  # type: ignore[operator]
-            cells.append(f"{cm}{_cell(col)}{cm}")
         cells += [within, str(got["setting"]), _cell(got["run_s"])]
         cells += [f"{_cell(got['total_s'])} ({got['tried']})", _cell(got["cpu_s"])]
         cells.append(_cell(row.seconds))
         lines.append("| " + " | ".join(cells) + " |")
         print(lines[-1], flush=True)
     return lines
+
+
+def table5(args: argparse.Namespace, argv: list[str] | None) -> None:
+    """Table 5's page (:mod:`heuristics_table5`): the rows asked for, up to ``--max-nodes``."""
+    wanted = set(args.rows.split(",")) if args.rows else set()
+    rows = [r for r in TABLE5 if (not wanted or r.spec in wanted)]
+    rows = [r for r in rows if parse_instance(r.spec, "telephone", "gossip").n <= args.max_nodes]
+    coloring_budget = (
+        min(args.budget, 60.0) if args.coloring_budget is None else args.coloring_budget
+    )
+    matching_max = args.max_nodes if args.matching_max_nodes is None else args.matching_max_nodes
+    build(
+        rows,
+        [r.name for r in TABLE5],
+        " ".join(sys.argv[1:] if argv is None else argv),
+        Path(args.out) if args.out else None,
+        args.merge,
+        lambda row: table5_row(row, args.budget, coloring_budget, matching_max),
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -313,7 +320,27 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="table6: search on below the paper's rounds (column `shorter`)",
     )
+    ap.add_argument(
+        "--coloring-budget",
+        type=float,
+        default=None,
+        help="table5: coloring seconds per row (default: the budget, at most 60)",
+    )
+    ap.add_argument(
+        "--matching-max-nodes",
+        type=int,
+        default=None,
+        help="table5: run the sweep only on graphs up to this size (default: --max-nodes)",
+    )
+    ap.add_argument(
+        "--merge",
+        action="store_true",
+        help="table5: keep the rows of --out for the graphs not run now (a page built in parts)",
+    )
     args = ap.parse_args(argv)
+    if args.table == "table5":
+        table5(args, argv)
+        return
     rows = TABLE1 if args.table == "table1" else TABLE5
     wanted: set[str] = set()
     if args.rows:
@@ -331,11 +358,10 @@ def main(argv: list[str] | None = None) -> None:
             args.budget, args.max_nodes, wanted, args.at_paper, pruning, below=args.below
         )
     else:
-        lines = run_table(rows, args.budget, args.max_nodes, coloring=args.table == "table5")
+        lines = run_table(rows, args.budget, args.max_nodes)
     title = {
         "table1": "Table 1",
         "table3": "Table 3 (linear cost)",
-        "table5": "Table 5",
         "table6": "Table 6 (coloring heuristic)",
     }
     text = [
