@@ -50,14 +50,19 @@ def matchings(edges: tuple[Edge, ...], directed: bool) -> list[tuple[Edge, ...]]
 
 @cache
 def reference_time(
-    n: int, edges: tuple[Edge, ...], sources: tuple[int, ...], directed: bool
+    n: int,
+    edges: tuple[Edge, ...],
+    sources: tuple[int, ...],
+    directed: bool,
+    targets: frozenset[int] | None = None,
 ) -> int:
-    """Fewest rounds until every node is informed (breadth-first over informed sets)."""
+    """Fewest rounds until every node (or every one of ``targets``) is informed
+    (breadth-first over informed sets)."""
     rounds = matchings(edges, directed)
     start = sum(1 << s for s in sources)
-    full = (1 << n) - 1
+    want = (1 << n) - 1 if targets is None else sum(1 << v for v in targets)
     frontier, seen, t = {start}, {start}, 0
-    while full not in frontier:
+    while not any(state & want == want for state in frontier):
         nxt: set[int] = set()
         for state in frontier:
             for arcs in rounds:

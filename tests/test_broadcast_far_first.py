@@ -4,11 +4,11 @@ far-first finder on butterflies with certified broadcast times."""
 from __future__ import annotations
 
 import itertools
-from functools import cache
 from pathlib import Path
 
 import networkx as nx
 import pytest
+from test_broadcast_encoding import reference_time
 
 from gossipcert.bounds.broadcast_ranks import broadcast_ranks_bound
 from gossipcert.encodings.broadcast_cone import ConeBroadcastEncoding
@@ -18,43 +18,6 @@ from gossipcert.exact.broadcast_far_first import far_first, far_order
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
 from gossipcert.schedule import read_schedule
 from gossipcert.simulate import simulate
-
-Edge = tuple[int, int]
-
-
-def one_way_rounds(edges: tuple[Edge, ...]) -> list[tuple[Edge, ...]]:
-    """Every matching of the graph, each edge usable in both directions (telephone)."""
-    out: list[tuple[Edge, ...]] = []
-    for size in range(len(edges) + 1):
-        for combo in itertools.combinations(edges, size):
-            ends = [x for e in combo for x in e]
-            if len(ends) == len(set(ends)):
-                out.append(tuple(a for u, v in combo for a in ((u, v), (v, u))))
-    return out
-
-
-@cache
-def brute_rounds(edges: tuple[Edge, ...], source: int, targets: frozenset[int]) -> int:
-    """Fewest telephone rounds until every target is informed (breadth-first over informed
-    sets)."""
-    rounds = one_way_rounds(edges)
-    want = sum(1 << v for v in targets)
-    frontier = {1 << source}
-    seen = set(frontier)
-    t = 0
-    while not any(state & want == want for state in frontier):
-        nxt: set[int] = set()
-        for state in frontier:
-            for arcs in rounds:
-                new = state
-                for a, b in arcs:
-                    if state >> a & 1:
-                        new |= 1 << b
-                if new not in seen:
-                    seen.add(new)
-                    nxt.add(new)
-        frontier, t = nxt | frontier, t + 1
-    return t
 
 
 def atlas_instance(g: nx.Graph) -> Instance:
@@ -95,7 +58,9 @@ def test_cone_with_every_node_is_the_broadcast_time() -> None:
         inst = atlas_instance(g)
         edges = tuple(sorted(tuple(sorted(e)) for e in g.edges))
         everyone = frozenset(range(1, g.number_of_nodes()))
-        assert cone_rounds(inst, everyone) == brute_rounds(edges, 0, everyone), edges
+        assert cone_rounds(inst, everyone) == reference_time(
+            g.number_of_nodes(), edges, (0,), False, everyone
+        ), edges
 
 
 def test_cone_with_target_subsets_matches_brute_force() -> None:
@@ -109,7 +74,10 @@ def test_cone_with_target_subsets_matches_brute_force() -> None:
         for size in (1, 2):
             for targets in itertools.combinations(range(1, n), size):
                 want = frozenset(targets)
-                assert cone_rounds(inst, want) == brute_rounds(edges, 0, want), (edges, want)
+                assert cone_rounds(inst, want) == reference_time(n, edges, (0,), False, want), (
+                    edges,
+                    want,
+                )
                 checked += 1
     assert checked > 100
 
