@@ -8,25 +8,16 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
-from test_broadcast_encoding import reference_time
+from test_broadcast_encoding import project_instance, reference_time
 
 from gossipcert.bounds.broadcast_ranks import broadcast_ranks_bound
 from gossipcert.encodings.broadcast_cone import ConeBroadcastEncoding
 from gossipcert.errors import InstanceError, UnsupportedModelError
 from gossipcert.exact.backends import SatBackend, Status
 from gossipcert.exact.broadcast_far_first import far_first, far_order
-from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
+from gossipcert.instance import Instance, parse_instance
 from gossipcert.schedule import read_schedule
 from gossipcert.simulate import simulate
-
-
-def atlas_instance(g: nx.Graph) -> Instance:
-    h = g.copy()
-    nx.set_node_attributes(h, {v: str(v) for v in h}, "label")
-    nx.set_node_attributes(h, False, "router")
-    nx.set_edge_attributes(h, 1, "capacity")
-    h.graph["spec"] = "atlas"
-    return make_instance(h, parse_model("telephone"), parse_problem("broadcast:0"))
 
 
 def cone_rounds(inst: Instance, targets: frozenset[int]) -> int:
@@ -55,7 +46,7 @@ def small_graphs() -> list[nx.Graph]:
 
 def test_cone_with_every_node_is_the_broadcast_time() -> None:
     for g in small_graphs():
-        inst = atlas_instance(g)
+        inst = project_instance(g, "telephone", (0,))
         edges = tuple(sorted(tuple(sorted(e)) for e in g.edges))
         everyone = frozenset(range(1, g.number_of_nodes()))
         assert cone_rounds(inst, everyone) == reference_time(
@@ -69,7 +60,7 @@ def test_cone_with_target_subsets_matches_brute_force() -> None:
         n = g.number_of_nodes()
         if n < 4:
             continue
-        inst = atlas_instance(g)
+        inst = project_instance(g, "telephone", (0,))
         edges = tuple(sorted(tuple(sorted(e)) for e in g.edges))
         for size in (1, 2):
             for targets in itertools.combinations(range(1, n), size):

@@ -12,16 +12,13 @@ import itertools
 
 import networkx as nx
 import pytest
+from test_broadcast_encoding import project_instance
 
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.exact.broadcast_late import fewest_late
 from gossipcert.heuristics.broadcast import broadcast_greedy
 from gossipcert.instance import (
-    Instance,
-    make_instance,
     parse_instance,
-    parse_model,
-    parse_problem,
 )
 from gossipcert.simulate import simulate
 
@@ -52,19 +49,10 @@ def five_node_graphs() -> list[nx.Graph]:
     ]
 
 
-def atlas_instance(g: nx.Graph) -> Instance:
-    h = g.copy()
-    nx.set_node_attributes(h, {v: str(v) for v in h}, "label")
-    nx.set_node_attributes(h, False, "router")
-    nx.set_edge_attributes(h, 1, "capacity")
-    h.graph["spec"] = "atlas"
-    return make_instance(h, parse_model("telephone"), parse_problem("broadcast:0"))
-
-
 def test_minimum_left_uninformed_matches_brute_force() -> None:
     checked = 0
     for g in five_node_graphs():
-        inst = atlas_instance(g)
+        inst = project_instance(g, "telephone", (0,))
         for rounds in (1, 2, 3):
             res = fewest_late(inst, rounds, None, 10.0)
             assert res.late == 5 - most_informed(g, 0, rounds), (sorted(g.edges()), rounds)
