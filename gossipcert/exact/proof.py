@@ -25,8 +25,9 @@ from pysat.solvers import Solver
 
 from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
 from gossipcert.encodings.formula import Formula
+from gossipcert.errors import SolverError
 from gossipcert.exact.backends import solve_sliced
-from gossipcert.exact.checkers import check_proof
+from gossipcert.exact.checkers import ProofVerdict, check_proof
 from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
@@ -105,6 +106,46 @@ def prove_unsat(cnf: StandaloneCNF, deadline: float | None = None) -> ProofResul
     with Solver(name=PROOF_SOLVER, bootstrap_with=cnf.clauses, with_proof=True) as solver:
         found = solve_sliced(solver, [], deadline)
         return _proof_result(solver, found, time.monotonic() - start)
+
+
+def checked_refutation(
+    cnf: StandaloneCNF, deadline: float | None, if_sat: str, proof_name: str
+) -> tuple[ProofResult, ProofVerdict] | None:
+    """Refute ``cnf`` with a DRAT proof and have the checkers judge it.
+
+    Parameters
+    ----------
+    cnf : StandaloneCNF
+    deadline : float, optional
+        A ``time.monotonic()`` value for the proof and its check together.
+    if_sat : str
+        The error message when ``cnf`` is satisfiable (the claim it stands for is false).
+    proof_name : str
+        What the proof is, for the message when a checker rejects it ("the DRAT proof of ...").
+
+    Returns
+    -------
+    (ProofResult, ProofVerdict) or None
+        The solver's result (its ``proof`` set) and the checkers' verdict (every required
+        checker verified it); None when the proof or its check did not finish before
+        ``deadline``.
+
+    Raises
+    ------
+    SolverError
+        The CNF is satisfiable, or a checker rejects the proof.
+    """
+    pr = prove_unsat(cnf, deadline)
+    if pr.status == "sat":
+        raise SolverError(if_sat)
+    if pr.status != "unsat" or pr.proof is None:
+        return None
+    verdict = check_proof(cnf.dimacs(), pr.proof, deadline)
+    if verdict.status == "rejected":
+        raise SolverError(f"{proof_name} was rejected: {verdict.summary()}")
+    if not verdict.ok:
+        return None
+    return pr, verdict
 
 
 def _proof_result(solver: Any, found: bool | None, seconds: float) -> ProofResult:

@@ -66,12 +66,11 @@ from gossipcert.encodings import EncodingOptions
 from gossipcert.encodings.relaxed import RelaxedTelephone, relaxation_applies
 from gossipcert.errors import CertificateError, SolverError
 from gossipcert.exact.backends import solve_sliced
-from gossipcert.exact.checkers import check_proof
 from gossipcert.exact.proof import (
     PROOF_SOLVER,
     StandaloneCNF,
+    checked_refutation,
     pack_proof,
-    prove_unsat,
     recheck_stored_proof,
 )
 from gossipcert.instance import Instance, bits
@@ -371,16 +370,16 @@ def prove_relaxed(
         The formula is satisfiable, or the checkers reject the proof.
     """
     cnf = relaxed_cnf(instance, rounds, rows, columns)
-    pr = prove_unsat(cnf, deadline)
-    if pr.status == "sat":
-        raise SolverError(f"the relaxed CNF for {rounds} rounds is satisfiable")
-    if pr.status != "unsat" or pr.proof is None:
+    checked = checked_refutation(
+        cnf,
+        deadline,
+        f"the relaxed CNF for {rounds} rounds is satisfiable",
+        "the relaxation's DRAT proof",
+    )
+    if checked is None:
         return None
-    verdict = check_proof(cnf.dimacs(), pr.proof, deadline)
-    if verdict.status == "rejected":
-        raise SolverError(f"the relaxation's DRAT proof was rejected: {verdict.summary()}")
-    if not verdict.ok:
-        return None
+    pr, verdict = checked
+    assert pr.proof is not None
     return {
         "kind": KIND,
         "method": METHOD,

@@ -41,12 +41,10 @@ from typing import Any
 
 from gossipcert.encodings import EncodingOptions, TransferEncoding, encoding_for
 from gossipcert.encodings.formula import Formula
-from gossipcert.errors import SolverError
-from gossipcert.exact.checkers import check_proof
 from gossipcert.exact.proof import (
     StandaloneCNF,
+    checked_refutation,
     pack_proof,
-    prove_unsat,
     recheck_stored_proof,
     reliance,
 )
@@ -138,16 +136,16 @@ def prove_steps(
     # the options the transfer encoding reads, so that the evidence names only the rules used
     options = encoding_for(instance, options, transfer=True).options
     cnf = steps_cnf(instance, rounds, steps - 1, options)
-    pr = prove_unsat(cnf, deadline)
-    if pr.status == "sat":
-        raise SolverError(f"{steps - 1} steps in {rounds} rounds are possible: S is not least")
-    if pr.status != "unsat" or pr.proof is None:
+    checked = checked_refutation(
+        cnf,
+        deadline,
+        f"{steps - 1} steps in {rounds} rounds are possible: S is not least",
+        "the DRAT proof of the steps bound",
+    )
+    if checked is None:
         return None
-    verdict = check_proof(cnf.dimacs(), pr.proof, deadline)
-    if verdict.status == "rejected":
-        raise SolverError(f"the DRAT proof of the steps bound was rejected: {verdict.summary()}")
-    if not verdict.ok:
-        return None
+    pr, verdict = checked
+    assert pr.proof is not None
     return {
         "kind": "drat",
         "rounds": rounds,
