@@ -183,7 +183,7 @@ def _root_literal_and_reason(clauses: list[list[int]]) -> tuple[int, list[int]]:
 
 
 def forge(graph: str, model: str, problem: str, fake: int, strict: bool) -> dict:
-    """The forgery of the issue: a genuine certificate raised to ``fake`` rounds, the schedule
+    """The classic forgery: a genuine certificate raised to ``fake`` rounds, the schedule
     padded with empty rounds, the CNF for ``fake - 1`` rounds, and a three-line "proof"."""
     inst = parse_instance(graph, model, problem)
     res = solve(inst, strict=strict, proof=False)

@@ -1,6 +1,6 @@
 """Every instance gets a verified upper bound, so ``solve`` always runs to an answer.
 
-The sweep of the issue: every connected graph with up to 7 nodes (the graph atlas) and 200
+The full sweep: every connected graph with up to 7 nodes (the graph atlas) and 200
 random connected graphs with 8-12 nodes, telephone and half-duplex, gossip and broadcast:
 ``solve`` ends ``optimal`` (``feasible`` only on a time-out, never ``unknown``), and the
 matching heuristic ends with every demand met. The default suite runs a sample of it; the
