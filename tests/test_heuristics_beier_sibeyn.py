@@ -290,13 +290,15 @@ def test_the_sweep_tries_a_decreasing_dist_exp_with_the_greedy_matching_on_meshe
 def test_a_large_decreasing_dist_exp_reaches_the_meshs_diameter(k: int, decay: float) -> None:
     # flow weights, the heavy (double-cover) matching, Dist_Exp 60 decreasing a little each
     # round (section 5.2): the mesh's diameter 2(k - 1), its gossip optimum, where the
-    # sweep's first three settings take one round more (17x17, 19x19)
+    # sweep's first three settings do not all reach it (17x17, 19x19: one of them at least
+    # takes one round more; which ones depends on the last bits of the float weights, so on
+    # the numpy build)
     inst = parse_instance(f"mesh:{k}x{k}", "telephone", "gossip")
     grid = default_grid(inst)
     large = MatchingParams(dist_exp=60.0, dist_exp_decay=decay)
     assert grid[3:5] == [replace(large, dist_exp_decay=0.98), replace(large, dist_exp_decay=0.99)]
     if k < 30:  # the first three settings miss it (31x31: seconds each, not rerun here)
-        assert [rounds_of(inst, p) for p in grid[:3]] == [2 * k - 1] * 3
+        assert max(rounds_of(inst, p) for p in grid[:3]) == 2 * k - 1
     res = run_matching(inst, large)
     assert len(res.schedule) == 2 * (k - 1)
     assert simulate(inst, res.schedule).ok
