@@ -183,7 +183,7 @@ def test_pruning_and_counting_do_not_change_the_answer() -> None:
 
 
 def test_time_limit_gives_no_optimum() -> None:
-    inst = parse_instance("ccc:4", "telephone", "gossip")
+    inst = parse_instance("debruijn:4", "telephone", "gossip")
     res = solve(inst, time_limit=0.0, proof=False)
     assert res.status in ("feasible", "unknown")
     assert res.optimum is None
