@@ -124,10 +124,13 @@ class Progress:
                 )
         elif kind == "query":
             colour = {"sat": "green", "unsat": "red"}.get(event["status"], "yellow")
+            how = f", {esc(str(event['method']))}" if "method" in event else ""
             self._print(
                 f"{t}  {rounds_text(event['rounds'])}: [{colour}]{event['status']}[/] "
-                f"({event['seconds']:.2f}s)"
+                f"({event['seconds']:.2f}s{how})"
             )
+        elif kind == "trying":
+            self._print(f"{t}  trying {rounds_text(event['rounds'])}: {esc(event['what'])}")
         elif kind in ("lower-bound", "upper-bound"):
             self._print(f"{t}  {kind} {event['value']} ({esc(str(event['source']))})")
         elif kind == "proof":
@@ -226,6 +229,14 @@ def evidence_text(ev: dict[str, Any]) -> str:
         return (
             f"{rounds_text(ev['rounds'])} infeasible: the {ev['method']} keeping packets "
             f"{ev['rows']} and destinations {ev['columns']} is refuted by a DRAT proof of "
+            f"{ev['proof_lines']} lines for a CNF of {ev['variables']} variables and "
+            f"{ev['clauses']} clauses, checked by "
+            + ", ".join(f"{c['checker']} ({c['status']})" for c in ev.get("checkers", []))
+        )
+    if kind == "drat-packet":
+        return (
+            f"{rounds_text(ev['rounds'])} infeasible: packet {ev['packet']} alone cannot be "
+            f"broadcast from nodes {ev['holders']} in them, by a DRAT proof of "
             f"{ev['proof_lines']} lines for a CNF of {ev['variables']} variables and "
             f"{ev['clauses']} clauses, checked by "
             + ", ".join(f"{c['checker']} ({c['status']})" for c in ev.get("checkers", []))

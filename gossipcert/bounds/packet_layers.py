@@ -88,11 +88,19 @@ def _packet_masks(instance: Instance) -> set[tuple[int, int]]:
     return {(h, d) for h, d in zip(holders, demanders, strict=True) if h and d & ~h}
 
 
-def _candidates(
+def packet_candidates(
     instance: Instance, nbrs: list[list[int]], limit: int
 ) -> list[tuple[list[int], list[bool]]]:
     """At most ``limit`` distinct (sources, demanders) pairs of the packets, one per
-    automorphism orbit where that is sound, fewest neighbours at the sources first."""
+    automorphism orbit where that is sound, fewest neighbours at the sources first.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> i = parse_instance("path:4", "telephone", "gossip")
+    >>> packet_candidates(i, [list(i.graph.adj[v]) for v in range(4)], 9)
+    [([0], [True, True, True, True]), ([1], [True, True, True, True])]
+    """
     n = instance.n
     full = (1 << n) - 1
     pairs = _packet_masks(instance)
@@ -132,7 +140,7 @@ def _largest_over_packets(
     return max(
         (
             value(nbrs, sources, demand)
-            for sources, demand in _candidates(instance, nbrs, evaluations)
+            for sources, demand in packet_candidates(instance, nbrs, evaluations)
         ),
         default=0,
     )

@@ -13,6 +13,8 @@ the lower-bound evidence:
   :mod:`gossipcert.exact.cube_check`;
 - ``drat-relaxed``: a DRAT proof that a relaxation keeping some rows and columns of the
   dissemination matrix is unsatisfiable, re-checked by :mod:`gossipcert.exact.relaxation`;
+- ``drat-packet``: a DRAT proof that one packet alone cannot be broadcast from its holders
+  in ``R* - 1`` rounds, re-checked by :mod:`gossipcert.exact.packet_refutation`;
 - ``solver-claim``: a solver's word only (weaker, and labelled so).
 
 A steps certificate (``gossipcert-steps-certificate/1``) holds points of a linear-cost front
@@ -330,7 +332,7 @@ def _check(
             "no solver argument involved (symmetry_breaking false)",
         )
         return
-    if kind not in ("drat", "drat-cubes", "drat-relaxed", "solver-claim"):
+    if kind not in ("drat", "drat-cubes", "drat-relaxed", "drat-packet", "solver-claim"):
         out.add(False, f"unknown evidence kind {kind!r}")
         return
     rounds = ev.get("rounds")
@@ -346,17 +348,17 @@ def _check(
 
         check_relaxed_evidence(inst, rounds, ev, cert, time_limit, out, full)
         return
+    if kind == "drat-packet":  # one packet's broadcast, with its proof
+        from gossipcert.exact.packet_refutation import check_packet_evidence
+
+        check_packet_evidence(inst, rounds, ev, cert, time_limit, out, full)
+        return
     if kind == "drat-cubes":  # the claim split into cubes, each with its proof
         from gossipcert.exact.cube_check import check_cube_evidence
 
         check_cube_evidence(inst, rounds, ev, cert, time_limit, out, full)
         return
-    known = set(EncodingOptions().to_json())
-    if not isinstance(ev.get("encoding"), dict) or not set(ev["encoding"]) <= known:
-        raise CertificateError(f"encoding options must be a subset of {sorted(known)}")
-    options = EncodingOptions(**ev["encoding"])
-    if not all(isinstance(v, bool) for v in options.to_json().values()):
-        raise CertificateError("encoding options must be true or false")
+    options = stored_options(ev)
     consistent = cert.get("symmetry_breaking") is options.symmetry
     out.add(
         consistent,
@@ -365,12 +367,29 @@ def _check(
     )
     out.add(True, reliance(options.not_implied()))
     if kind == "drat":
-        _check_drat_evidence(inst, rounds, options, ev, time_limit, out, full)
+        check_drat_evidence(inst, rounds, options, ev, time_limit, out, full)
     else:
         _check_claim(inst, rounds, options, time_limit, out)
 
 
-def _check_drat_evidence(
+def stored_options(ev: dict[str, Any]) -> EncodingOptions:
+    """The encoding options stored with an evidence (``ev["encoding"]``).
+
+    Raises
+    ------
+    CertificateError
+        They are not a mapping of known option names to true or false.
+    """
+    known = set(EncodingOptions().to_json())
+    if not isinstance(ev.get("encoding"), dict) or not set(ev["encoding"]) <= known:
+        raise CertificateError(f"encoding options must be a subset of {sorted(known)}")
+    options = EncodingOptions(**ev["encoding"])
+    if not all(isinstance(v, bool) for v in options.to_json().values()):
+        raise CertificateError("encoding options must be true or false")
+    return options
+
+
+def check_drat_evidence(
     inst: Instance,
     rounds: int,
     options: EncodingOptions,
@@ -379,6 +398,8 @@ def _check_drat_evidence(
     out: CheckReport,
     full: bool = False,
 ) -> None:
+    """Regenerate the standalone CNF of ``inst`` for ``rounds`` rounds under ``options``,
+    compare its hash with the evidence's and re-check the stored proof, into ``out``."""
     cnf = standalone_cnf(inst, rounds, options)
     digest = cnf.sha256()
     out.add(

@@ -109,7 +109,7 @@ def prove_unsat(cnf: StandaloneCNF, deadline: float | None = None) -> ProofResul
 
 
 def checked_refutation(
-    cnf: StandaloneCNF, deadline: float | None, if_sat: str, proof_name: str
+    cnf: StandaloneCNF, deadline: float | None, if_sat: str | None, proof_name: str
 ) -> tuple[ProofResult, ProofVerdict] | None:
     """Refute ``cnf`` with a DRAT proof and have the checkers judge it.
 
@@ -118,8 +118,9 @@ def checked_refutation(
     cnf : StandaloneCNF
     deadline : float, optional
         A ``time.monotonic()`` value for the proof and its check together.
-    if_sat : str
-        The error message when ``cnf`` is satisfiable (the claim it stands for is false).
+    if_sat : str or None
+        The error message when ``cnf`` is satisfiable (the claim it stands for is false);
+        None when a satisfiable ``cnf`` is an answer, not an error (then None is returned).
     proof_name : str
         What the proof is, for the message when a checker rejects it ("the DRAT proof of ...").
 
@@ -128,15 +129,15 @@ def checked_refutation(
     (ProofResult, ProofVerdict) or None
         The solver's result (its ``proof`` set) and the checkers' verdict (every required
         checker verified it); None when the proof or its check did not finish before
-        ``deadline``.
+        ``deadline``, or ``cnf`` is satisfiable and ``if_sat`` is None.
 
     Raises
     ------
     SolverError
-        The CNF is satisfiable, or a checker rejects the proof.
+        The CNF is satisfiable (with ``if_sat`` given), or a checker rejects the proof.
     """
     pr = prove_unsat(cnf, deadline)
-    if pr.status == "sat":
+    if pr.status == "sat" and if_sat is not None:
         raise SolverError(if_sat)
     if pr.status != "unsat" or pr.proof is None:
         return None

@@ -8,8 +8,11 @@
    on larger graphs, schedules invariant under small automorphism groups may then lower it
    (:mod:`gossipcert.exact.symmetric_step`, a short budget).
 3. If ``L = U`` the optimum is certified without a solver (evidence: the bound). For
-   telephone instances of 24 nodes or more and several packets, the row-and-column relaxation
-   (:mod:`gossipcert.exact.relaxation`) first tries to refute ``L, L + 1, ...`` cheaply,
+   one-port instances with several packets, a packet whose closed-form broadcast bound
+   reaches ``L`` is broadcast alone (:mod:`gossipcert.exact.packet_refutation`): a checked
+   DRAT proof that it cannot be done in ``L`` rounds raises ``L``. For telephone instances
+   of 24 nodes or more and several packets, the row-and-column relaxation
+   (:mod:`gossipcert.exact.relaxation`) then tries to refute ``L, L + 1, ...`` cheaply,
    each refutation a checked DRAT proof of the relaxed CNF.
 4. Otherwise one encoding with horizon ``U - 1`` is handed to a back-end and queried with the
    assumption "all demands met after round ``r``". First a quick ascending pass from
@@ -573,9 +576,18 @@ class _Search:
 
         relaxation_step(self)
 
+    def packets(self) -> None:
+        """Refutations through one packet's broadcast, before the relaxation
+        (:func:`gossipcert.exact.packet_refutation.packet_step`)."""
+        from gossipcert.exact.packet_refutation import packet_step
+
+        packet_step(self)
+
     def run(self) -> SolveResult:
         self.lower_bound()
         self.upper_bound()
+        if self.upper is not None and self.upper > self.lower:
+            self.packets()
         if self.upper is not None and self.upper > self.lower:
             self.relaxation()
         if self.upper is not None and self.upper == self.lower:
