@@ -107,6 +107,7 @@ from ortools.graph.python import linear_sum_assignment
 from gossipcert.bounds.base import _LOWER, Bound
 from gossipcert.bounds.broadcast import _distances, one_packet_view
 from gossipcert.bounds.broadcast_ranks import ranks_value
+from gossipcert.errors import SolverError
 from gossipcert.instance import Instance
 
 #: children per arc up to which the best ordering is found exactly (beyond: upper bounds)
@@ -216,14 +217,13 @@ def _assignment(weights: list[list[int]]) -> int:
     size = len(weights)
     if size == 0:
         return 0
-    top = max(max(row) for row in weights)
+    rows, cols = np.divmod(np.arange(size * size, dtype=np.int64), size)
     solver = linear_sum_assignment.SimpleLinearSumAssignment()
-    for i, row in enumerate(weights):
-        for j, w in enumerate(row):
-            solver.add_arc_with_cost(i, j, top - w)
-    if solver.solve() != solver.OPTIMAL:  # pragma: no cover - a square complete matrix
-        raise AssertionError("assignment problem without a solution")
-    return size * top - solver.optimal_cost()
+    solver.add_arcs_with_cost(rows, cols, -np.array(weights, dtype=np.int64).ravel())
+    status = solver.solve()
+    if status != solver.OPTIMAL:  # a complete square matrix always has an assignment
+        raise SolverError(f"the assignment solver failed at a holder ({status})")
+    return -solver.optimal_cost()
 
 
 def _root_total(arcs: _Arcs, indicator: np.ndarray, rounds: int, threshold: int, cap: int) -> int:
