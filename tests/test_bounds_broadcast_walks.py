@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from test_broadcast_encoding import cases, reference_case
+from typer.testing import CliRunner
 
 from gossipcert.bounds import all_bounds, best_lower_bound
 from gossipcert.bounds import broadcast_walks as walks_module
 from gossipcert.bounds.broadcast_ranks import broadcast_ranks_bound
 from gossipcert.bounds.broadcast_walks import broadcast_walks_bound, walks_value
+from gossipcert.cli import app
 from gossipcert.instance import parse_instance
 
 
@@ -107,3 +111,12 @@ def test_debruijn_14() -> None:
     inst = parse_instance("debruijn:14", "telephone", "broadcast:0")
     assert broadcast_ranks_bound(inst).value == 18  # type: ignore[union-attr]
     assert broadcast_walks_bound(inst).value == 19  # type: ignore[union-attr]
+
+
+def test_bounds_command_lists_it_as_the_best() -> None:
+    res = CliRunner().invoke(app, ["bounds", "butterfly:7", "-p", "broadcast:0", "--json"])
+    assert res.exit_code == 0
+    data = json.loads(res.stdout)
+    walks = [b for b in data["bounds"] if b["name"] == "broadcast-walks"]
+    assert len(walks) == 1 and walks[0]["value"] == 12 and walks[0]["best"]
+    assert data["lower_bound"] == 12
