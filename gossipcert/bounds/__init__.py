@@ -62,7 +62,8 @@ Slater-Cockayne-Hedetniemi). :mod:`.broadcast_order`: ``broadcast-order`` (the s
 their children call one neighbour per round: injective call positions, two generations
 deep). :mod:`.broadcast_ranks`: ``broadcast-ranks`` (a node is named by the ranks of the
 calls on its chain from a source; their sum is at most ``R``, their number at least its
-distance).
+distance). :mod:`.broadcast_walks`: ``broadcast-walks`` (the same chains as walks in the
+graph: a dynamic programme over arcs and rounds bounds the far nodes of each subtree).
 
 Per packet (one-port models, several packets; :mod:`.packet_layers`): ``packet-layers`` (the
 ``broadcast-layers`` value of each packet's own broadcast, the largest over the packets; for
@@ -173,6 +174,7 @@ from gossipcert.bounds.broadcast import (
 )
 from gossipcert.bounds.broadcast_order import broadcast_order_bound
 from gossipcert.bounds.broadcast_ranks import broadcast_ranks_bound
+from gossipcert.bounds.broadcast_walks import broadcast_walks_bound
 from gossipcert.bounds.cuts import cut_bound
 from gossipcert.bounds.dimakopoulos import (
     dimakopoulos_half_duplex_bound,
@@ -266,6 +268,7 @@ __all__ = [
     "broadcast_layers_bound",
     "broadcast_order_bound",
     "broadcast_ranks_bound",
+    "broadcast_walks_bound",
     "cut_bound",
     "dd_broadcast_bound",
     "dd_broadcast_upper_bound",
@@ -312,6 +315,7 @@ LOWER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     broadcast_layers_bound,
     broadcast_cut_bound,
     broadcast_ranks_bound,
+    broadcast_walks_bound,
     broadcast_order_bound,
     packet_layers_bound,
     packet_ranks_bound,
