@@ -743,7 +743,14 @@ def test_family_bounds_need_the_family_graph() -> None:
     k = make_instance(
         plain_graph(nx.petersen_graph()), parse_model("telephone"), parse_problem("gossip")
     )
-    generic = {"distance", "doubling", "telephone-gossip", "packet-layers", "packet-ranks"}
+    generic = {
+        "distance",
+        "doubling",
+        "telephone-gossip",
+        "packet-layers",
+        "packet-ranks",
+        "packet-walks",
+    }
     assert all(b.name in generic for b in all_bounds(k))
 
 

@@ -20,7 +20,12 @@ from test_bounds import (
 from gossipcert.bounds import all_bounds, best_lower_bound, bound_by_name
 from gossipcert.bounds.broadcast import layers_value
 from gossipcert.bounds.broadcast_ranks import ranks_value
-from gossipcert.bounds.packet_layers import WORK_BUDGET, packet_layers_bound, packet_ranks_bound
+from gossipcert.bounds.packet_layers import (
+    WORK_BUDGET,
+    packet_layers_bound,
+    packet_ranks_bound,
+    packet_walks_bound,
+)
 from gossipcert.instance import parse_instance
 
 ATLAS5 = [g for g in small_connected_graphs(5) if g.number_of_nodes() >= 3]
@@ -30,7 +35,7 @@ SPARSE6 = [
 ]
 
 
-PER_PACKET = {"packet-layers", "packet-ranks"}
+PER_PACKET = {"packet-layers", "packet-ranks", "packet-walks"}
 
 
 def _others(instance: object) -> int:
@@ -58,11 +63,13 @@ def test_sound_and_sometimes_strongest_on_small_graphs(model: str) -> None:
         i = make(g, model, "gossip")
         b = packet_layers_bound(i)
         r = packet_ranks_bound(i)
-        assert b is not None and r is not None
+        w = packet_walks_bound(i)
+        assert b is not None and r is not None and w is not None
         optimum = gossip_optimum(g, step)
-        assert b.value <= optimum, (sorted(g.edges()), model, b.value, optimum)
-        assert r.value <= optimum, (sorted(g.edges()), model, r.value, optimum)
-        stronger += max(b.value, r.value) > _others(i)
+        for value in (b.value, r.value, w.value):
+            assert value <= optimum, (sorted(g.edges()), model, value, optimum)
+        assert w.value >= r.value
+        stronger += max(b.value, w.value) > _others(i)
     assert stronger >= {"telephone": 20, "half-duplex": 2, "single-port": 0}[model], stronger
 
 
@@ -163,3 +170,11 @@ def test_ranks_on_the_star_graph_and_chunks() -> None:
     assert packet_ranks_bound(chunks).value == packet_ranks_bound(gossip).value
     assert packet_ranks_bound(parse_instance("ring:6", "all-port", "gossip")) is None
     assert packet_ranks_bound(parse_instance("ring:6", "telephone", "broadcast:0")) is None
+
+
+def test_walks_raise_butterfly_7() -> None:
+    # Table 5: butterfly 7, LB 11; the broadcast from a node needs 12 (broadcast-walks)
+    i = parse_instance("butterfly:7", "telephone", "gossip")
+    assert packet_walks_bound(i).value == 12 > packet_ranks_bound(i).value == 11
+    assert best_lower_bound(i).name == "packet-walks"
+    assert packet_walks_bound(parse_instance("ring:6", "all-port", "gossip")) is None

@@ -67,8 +67,8 @@ graph: a dynamic programme over arcs and rounds bounds the far nodes of each sub
 
 Per packet (one-port models, several packets; :mod:`.packet_layers`): ``packet-layers`` (the
 ``broadcast-layers`` value of each packet's own broadcast, the largest over the packets; for
-gossip the largest over the sources, one per automorphism orbit) and ``packet-ranks`` (the
-same with ``broadcast-ranks``).
+gossip the largest over the sources, one per automorphism orbit), ``packet-ranks`` and
+``packet-walks`` (the same with ``broadcast-ranks`` and ``broadcast-walks``).
 
 Dimakopoulos [2]: ``dimakopoulos-1`` (single-port or half-duplex, ``p = 1``, gossip:
 ``n - 1``); ``dimakopoulos-2-3`` (half-duplex, ``p = 1``, gossip: ``2(n - 1)`` for even
@@ -218,7 +218,11 @@ from gossipcert.bounds.hamiltonian import (
     HAMILTONIAN_SEARCH_MAX_NODES,
     HAMILTONIAN_STEPS_PER_NODE,
 )
-from gossipcert.bounds.packet_layers import packet_layers_bound, packet_ranks_bound
+from gossipcert.bounds.packet_layers import (
+    packet_layers_bound,
+    packet_ranks_bound,
+    packet_walks_bound,
+)
 from gossipcert.instance import Instance
 
 __all__ = [
@@ -297,6 +301,7 @@ __all__ = [
     "half_duplex_golden_bound",
     "packet_layers_bound",
     "packet_ranks_bound",
+    "packet_walks_bound",
     "pendant_leaves_bound",
     "receive_bound",
     "telephone_gossip_odd_bound",
@@ -319,6 +324,7 @@ LOWER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     broadcast_order_bound,
     packet_layers_bound,
     packet_ranks_bound,
+    packet_walks_bound,
     dimakopoulos_receive_bound,
     dimakopoulos_half_duplex_bound,
     half_duplex_golden_bound,
@@ -394,8 +400,8 @@ def all_bounds(instance: Instance) -> list[Bound]:
     Examples
     --------
     >>> from gossipcert.instance import parse_instance
-    >>> [b.name for b in all_bounds(parse_instance("ring:6", "telephone", "gossip"))][3:]
-    ['packet-layers', 'packet-ranks', 'beier-sibeyn-cycle', 'beier-sibeyn-cycle-upper']
+    >>> [b.name for b in all_bounds(parse_instance("ring:6", "telephone", "gossip"))][3:6]
+    ['packet-layers', 'packet-ranks', 'packet-walks']
     """
     out = []
     for fn in LOWER_BOUNDS + LOWER_COST_BOUNDS + UPPER_BOUNDS:

@@ -28,6 +28,10 @@ Neither dominates the other. On the Table 5 graphs of Beier and Sibeyn it is the
 de Bruijn 6, 7 and 8 need 8, 9 and 10 rounds (``packet-layers``: 7, 8, 9), CCC 4 needs 9
 and butterfly 8 needs 13.
 
+``packet-walks`` takes the ``broadcast-walks`` value of :mod:`gossipcert.bounds.broadcast_walks`
+(the rank count along the walks of the graph), never below ``packet-ranks``: butterfly 7
+needs 12 rounds (the paper's lower bound is 11).
+
 Packets with the same holders and demanders give the same value and are evaluated once.
 Where every packet is held by one node and demanded by all (gossip, with any number of
 chunks), sources in one orbit of the graph's automorphism group (pynauty) give the same
@@ -56,6 +60,7 @@ import pynauty
 from gossipcert.bounds.base import _LOWER, Bound
 from gossipcert.bounds.broadcast import layers_value
 from gossipcert.bounds.broadcast_ranks import ranks_value
+from gossipcert.bounds.broadcast_walks import walks_value
 from gossipcert.instance import Instance, ModelKind
 
 _SEND_ONE = (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX, ModelKind.SINGLE_PORT)
@@ -217,4 +222,41 @@ def packet_ranks_bound(instance: Instance) -> Bound | None:
         value,
         "Fraigniaud-Lazard call ranks per packet: a schedule kept to one packet broadcasts "
         "it, so every packet's broadcast-ranks bound holds",
+    )
+
+
+def packet_walks_bound(instance: Instance) -> Bound | None:
+    """The largest ``broadcast-walks`` bound over the packets (see the module docstring).
+
+    Parameters
+    ----------
+    instance : Instance
+
+    Returns
+    -------
+    Bound or None
+        None where :func:`packet_layers_bound` is None.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> packet_walks_bound(parse_instance("butterfly:7", "telephone", "gossip")).value
+    12
+    >>> packet_ranks_bound(parse_instance("butterfly:7", "telephone", "gossip")).value
+    11
+
+    References
+    ----------
+    Klasing, Monien, Peine and Stoehr, the call sequences that reach the far nodes of
+    butterflies, counted along the graph's walks and applied to each packet.
+    """
+    value = _largest_over_packets(instance, walks_value)
+    if value is None:
+        return None
+    return Bound(
+        "packet-walks",
+        _LOWER,
+        value,
+        "Fraigniaud-Lazard call ranks along the graph's walks, per packet: a schedule kept "
+        "to one packet broadcasts it, so every packet's broadcast-walks bound holds",
     )
