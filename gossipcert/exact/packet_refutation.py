@@ -32,7 +32,8 @@ certificate's instance, regenerates the CNF, compares the hash and re-checks the
 
 Which packets: for gossip one per automorphism orbit (an automorphism maps one packet's
 broadcast onto another's), ranked by their closed-form broadcast bounds (the larger of
-``broadcast-layers`` and ``broadcast-ranks``), then by fewest neighbours; only the packets
+``broadcast-layers`` and ``broadcast-walks``, itself at least ``broadcast-ranks``), then by
+fewest neighbours; only the packets
 whose closed form reaches the horizon are tried, at most :data:`STEP_PACKETS` of them. On
 butterfly 5 the one packet's broadcast needs 9 rounds (its DRAT proof of 8 rounds is
 checked in minutes), while no closed form gives more than 8 and the full gossip formula at
@@ -56,7 +57,7 @@ from typing import Any
 
 from gossipcert import graphs
 from gossipcert.bounds.broadcast import layers_value
-from gossipcert.bounds.broadcast_ranks import ranks_value
+from gossipcert.bounds.broadcast_walks import walks_value
 from gossipcert.bounds.packet_layers import packet_candidates
 from gossipcert.encodings.broadcast import broadcast_applies
 from gossipcert.encodings.options import EncodingOptions
@@ -123,7 +124,7 @@ def tight_packets(instance: Instance, rounds: int, limit: int = STEP_PACKETS) ->
     nbrs = [list(instance.graph.adj[v]) for v in range(instance.n)]
     ranked = []
     for sources, demand in packet_candidates(instance, nbrs, instance.n_packets):
-        value = max(layers_value(nbrs, sources, demand), ranks_value(nbrs, sources, demand))
+        value = max(layers_value(nbrs, sources, demand), walks_value(nbrs, sources, demand))
         if value >= rounds and len(sources) == 1:
             packet = _packet_of(instance, sources[0])
             if packet is not None:
