@@ -133,3 +133,33 @@ def test_the_portfolio_entrant_wins_on_pancake5() -> None:
     res = race(inst, PortfolioSettings(60.0, jobs=1), target=8, skip=others)
     assert res.won and res.rounds == 8 and res.entrant.startswith("anneal")
     assert simulate(inst, res.schedule).rounds == 8
+
+
+def test_repair_calls_are_exactly_the_single_calls_that_meet_the_demand() -> None:
+    import random
+
+    from gossipcert.heuristics.annealing import _start_rows, _State
+
+    inst = parse_instance("ccc:3", "telephone", "gossip")
+    state = _State(inst, 5)
+    rng = random.Random(7)
+    _start_rows(state, Schedule(()), rng)  # random maximal matchings
+    state.full_replay()
+    base = simulate(inst, state.schedule(state.partner))
+    assert len(base.unmet) == state.unmet[5] > 0
+    helped = 0
+    for v, p in rng.sample(base.unmet, 8):
+        want = set()
+        for r in range(5):
+            for x, y in state.edges:
+                if state.partner[r, x] == y:
+                    continue
+                rows = state.partner.copy()
+                a, b = int(rows[r, x]), int(rows[r, y])
+                rows[r, a], rows[r, b] = a, b
+                rows[r, x], rows[r, y] = y, x
+                if (v, p) not in simulate(inst, state.schedule(rows)).unmet:
+                    want.add((r, x, y))
+        assert set(state.repair_calls(v, p)) == want
+        helped += bool(want)
+    assert helped  # not only demands that no single call meets

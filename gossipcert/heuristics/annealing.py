@@ -14,13 +14,19 @@ every round, so that a move in round ``r`` replays only rounds ``r + 1 .. R``; a
 one gather and one OR over the ``n x W`` words, with ``partner[v] = v`` for a node without
 a call.
 
-Moves (``p`` the probability of the second):
+The moves:
 
-- *add a call*: pick a round and an edge ``u-v`` not in its matching, drop the calls of
-  ``u`` and ``v`` in that round and call ``u-v``; the partners left without a call are
+- *add a call* ``u-v`` in round ``r`` (an edge not in that round's matching): drop the calls
+  of ``u`` and ``v`` in round ``r`` and call ``u-v``; the partners left without a call are
   re-matched to a random neighbour without a call, if any (this keeps the matching maximal,
-  and covers the swap ``u-a, v-b -> u-v, a-b``);
-- *swap two rounds* (``p = swap_rate``): exchange the matchings of two rounds.
+  and covers the swap ``u-a, v-b -> u-v, a-b``). The round and the edge are either random or,
+  with probability ``focus``, a *repair*: pick an unmet demand ``(v, p)`` at random and,
+  among the rounds ``r`` and edges ``x-y`` such that ``x`` knows ``p`` before round ``r``
+  and the calls after round ``r`` carry ``y``'s knowledge to ``v`` (a backward pass over the
+  matchings), take one at random. Dropping calls of round ``r`` changes neither side, so
+  the move meets ``(v, p)``, perhaps leaving others unmet (a focused move, as in WalkSAT
+  [3]_);
+- *swap two rounds* (probability ``swap_rate``): exchange the matchings of two rounds.
 
 A move is accepted by the Metropolis rule at a temperature falling geometrically from
 ``hot`` to ``cold`` over ``cycle`` steps; each cycle after the first starts again from the
@@ -36,6 +42,8 @@ References
    matching heuristic that gives the start, and the instances).
 .. [2] S. Kirkpatrick, C. D. Gelatt and M. P. Vecchi, "Optimization by simulated
    annealing", Science 220, 1983.
+.. [3] B. Selman, H. Kautz and B. Cohen, "Noise strategies for improving local search",
+   AAAI 1994.
 """
 
 from __future__ import annotations
@@ -48,7 +56,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from gossipcert.errors import GossipcertError, HeuristicError, SpecError, UnsupportedModelError
-from gossipcert.heuristics.bitsets import Index, Words, edge_arrays, neighbour_table, pack, spread
+from gossipcert.heuristics.bitsets import (
+    Index,
+    Words,
+    edge_arrays,
+    neighbour_table,
+    pack,
+    spread,
+    unpack_row,
+)
 from gossipcert.instance import Instance, ModelKind
 from gossipcert.schedule import Schedule
 from gossipcert.simulate import simulate
@@ -85,6 +101,9 @@ class AnnealParams:
         Seconds of the coloring heuristic's search.
     depth : int
         Steps of flooding in the tie-breaking term.
+    focus : float
+        Probability that the call a move adds is chosen to meet an unmet demand (the
+        *repair* move) rather than at random.
     """
 
     seed: int = 0
@@ -98,6 +117,7 @@ class AnnealParams:
     start: str = "matching"
     start_seconds: float = 2.0
     depth: int = 2
+    focus: float = 0.5
 
 
 @dataclass(frozen=True)
@@ -156,6 +176,8 @@ def _check_params(rounds: int, params: AnnealParams) -> None:
         or not 0 <= params.swap_rate <= 1
     ):
         raise SpecError("cycle and depth must be >= 1, tie weight >= 0, swap rate in [0, 1]")
+    if not 0 <= params.focus <= 1:
+        raise SpecError("the focus must be in [0, 1]")
     if params.start not in STARTS:
         raise SpecError(f"unknown start {params.start!r}; choose {', '.join(STARTS)}")
 
@@ -185,6 +207,8 @@ class _State:
         self.trial_unmet = np.zeros_like(self.unmet)
         self.gathered: Words = np.zeros_like(self.start)
         self.nbr = neighbour_table(instance.graph)
+        self.eu, self.ev = u[keep], v[keep]
+        self.reach = np.zeros((rounds + 1, n), dtype=np.bool_)
         self.flood: Words = np.zeros((n + 1, width), dtype=np.uint64)
 
     def replay(self, first: int, rows: Index, know: Words, unmet: Index) -> None:
@@ -203,6 +227,37 @@ class _State:
             self.flood = spread(self.flood, self.nbr)
             total += int(np.bitwise_count(self.demand & ~self.flood[:-1]).sum())
         return total
+
+    def repair(self, rng: random.Random) -> tuple[int, int, int] | None:
+        """A call ``(r, x, y)`` of :meth:`repair_calls` for a random unmet demand, or None."""
+        final = self.demand & ~self.know[self.rounds]
+        needy = np.flatnonzero(final.any(axis=1))
+        if not len(needy):
+            return None
+        v = int(needy[rng.randrange(len(needy))])
+        lacking = unpack_row(final[v])
+        packets = [i for i in range(lacking.bit_length()) if lacking >> i & 1]
+        found = self.repair_calls(v, packets[rng.randrange(len(packets))])
+        return found[rng.randrange(len(found))] if found else None
+
+    def repair_calls(self, v: int, p: int) -> list[tuple[int, int, int]]:
+        """The calls ``x-y`` in round ``r`` (0-based), not made now, that would meet the
+        demand of ``v`` for ``p``: ``x`` knows ``p`` before round ``r`` and the calls after it
+        carry ``y``'s knowledge to ``v``."""
+        reach = self.reach
+        reach[self.rounds] = False
+        reach[self.rounds, v] = True  # who reaches v from the knowledge after each round
+        for t in range(self.rounds - 1, 0, -1):
+            np.bitwise_or(reach[t + 1], reach[t + 1][self.partner[t]], out=reach[t])
+        word, bit = p // 64, np.uint64(1 << (p % 64))
+        found: list[tuple[int, int, int]] = []
+        for t in range(self.rounds):
+            knows = (self.know[t][:, word] & bit) != 0
+            after = reach[t + 1]
+            hit = (knows[self.eu] & after[self.ev]) | (knows[self.ev] & after[self.eu])
+            hit &= self.partner[t][self.eu] != self.ev
+            found.extend((t, int(self.eu[k]), int(self.ev[k])) for k in np.flatnonzero(hit))
+        return found
 
     def full_replay(self) -> None:
         """Recompute all the knowledge from the holdings."""
@@ -349,8 +404,14 @@ def anneal_schedule(
             rows[r], rows[s] = state.partner[s], state.partner[r]
             first = r
         else:
-            r = rng.randrange(rounds)
-            u, v = edges[rng.randrange(n_edges)]
+            move = None
+            if rng.random() < params.focus:
+                move = state.repair(rng)
+            if move is None:
+                r = rng.randrange(rounds)
+                u, v = edges[rng.randrange(n_edges)]
+            else:
+                r, u, v = move
             row = rows[r]
             if row[u] == v:
                 continue
