@@ -61,12 +61,14 @@ def test_entrants_fit_the_model() -> None:
         "cpsat-seed-0",
         "sat-phases",
         "symmetric",
+        "anneal",
         "matching-sweep",
         "coloring",
         "cpsat-seed-1",
     ]
     assert "coloring" not in hd and "sat-phases" in hd
     assert "symmetric" not in hd  # the symmetric finder covers the telephone model only
+    assert "anneal" not in hd  # and so does the annealing search
 
 
 def test_solve_with_the_portfolio_gives_the_same_optimum() -> None:

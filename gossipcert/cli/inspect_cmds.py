@@ -201,6 +201,46 @@ def _print_schedule_result(
     raise typer.Exit(0 if rep.ok else 1)
 
 
+def _anneal(
+    instance: Any,
+    rounds: int | None,
+    steps: int | None,
+    time_limit: float,
+    seed: int,
+    start: str,
+    as_json: bool,
+    output: str | None,
+    show: bool,
+) -> None:
+    """The ``anneal`` method of ``heuristic``: a verified schedule, or exit 1 with the
+    fewest demands left unmet."""
+    from gossipcert.bounds import best_lower_bound
+    from gossipcert.heuristics.annealing import AnnealParams, anneal_schedule
+
+    if rounds is None:
+        rounds = best_lower_bound(instance).value
+    params = AnnealParams(seed=seed, steps=steps, time_limit=time_limit, start=start)
+    res = anneal_schedule(instance, rounds, params)
+    extra = {
+        "rounds_sought": rounds,
+        "seed": seed,
+        "moves": res.steps,
+        "best_unmet": res.best_cost,
+        "seconds": round(res.seconds, 3),
+    }
+    if res.schedule is not None:
+        _print_schedule_result("anneal", instance, res.schedule, as_json, output, show, extra)
+    if as_json:
+        print_json({**instance.describe(), "algorithm": "anneal", **extra, "found": False})
+    else:
+        console.print(
+            f"no schedule of {rounds} rounds found: at best {res.best_cost} demands unmet "
+            f"after {res.steps} moves in {res.seconds:.1f} s",
+            highlight=False,
+        )
+    raise typer.Exit(1)
+
+
 @app.command("construct")
 @_bad_input
 def construct_cmd(
@@ -265,11 +305,13 @@ def heuristic_cmd(
             "--method",
             help="matching: a maximum-weight matching per round (telephone, half-duplex). "
             "coloring: a search over sequences of fixed matchings (telephone; the section-8 "
-            "matchings of CCC, butterfly, star and pancake graphs, else an edge colouring).",
+            "matchings of CCC, butterfly, star and pancake graphs, else an edge colouring). "
+            "anneal: simulated annealing over --rounds maximal matchings (telephone).",
         ),
     ] = "matching",
     time_limit: Annotated[
-        float, _time_limit_option("Seconds for the coloring search or the --sweep.")
+        float,
+        _time_limit_option("Seconds for the coloring search, the --sweep or the annealing."),
     ] = 10.0,
     weights: Annotated[
         str,
@@ -306,7 +348,31 @@ def heuristic_cmd(
             "cover, exact on bipartite graphs).",
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Matching: seed of the look-ahead.")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Matching: seed of the look-ahead; anneal: its seed.")
+    ] = 0,
+    rounds: Annotated[
+        int | None,
+        typer.Option(
+            "--rounds",
+            help="Anneal: the rounds of the schedule sought (default: the best closed-form "
+            "lower bound).",
+        ),
+    ] = None,
+    steps: Annotated[
+        int | None,
+        typer.Option(
+            "--steps",
+            help="Anneal: most moves tried (a machine-independent budget; default: only "
+            "--time-limit).",
+        ),
+    ] = None,
+    start: Annotated[
+        str,
+        typer.Option(
+            "--start", help="Anneal: start from the matching or coloring heuristic, or random."
+        ),
+    ] = "matching",
     sweep_params: Annotated[
         bool,
         typer.Option(
@@ -321,18 +387,22 @@ def heuristic_cmd(
     show: ShowOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Run a heuristic of Beier and Sibeyn and verify its schedule.
+    """Run a heuristic (those of Beier and Sibeyn, or annealing) and verify its schedule.
 
     With --method coloring the matching sequence found (e.g. 0123023) is printed;
     `construct --algorithm matching-sequence --sequence ...` reproduces it on the four
-    families of section 8.
+    families of section 8. With --method anneal the exit status is 1 when no schedule of
+    --rounds rounds was found (the fewest demands left unmet is printed).
     """
     from gossipcert.heuristics.coloring import coloring_heuristic
 
-    if method not in ("matching", "coloring"):
-        raise SpecError(f"unknown heuristic {method!r}; choose matching or coloring")
+    if method not in ("matching", "coloring", "anneal"):
+        raise SpecError(f"unknown heuristic {method!r}; choose matching, coloring or anneal")
     instance = parse_instance(graph, model, problem)
     _check_output(output, force)
+    if method == "anneal":
+        _anneal(instance, rounds, steps, time_limit, seed, start, as_json, output, show)
+        return
     if method == "coloring":
         from gossipcert.bounds import best_lower_bound
 

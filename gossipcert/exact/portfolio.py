@@ -14,7 +14,10 @@ several *entrants* side by side, each in its own process:
 - ``sat-phases``: CaDiCaL with its decision phases set to that schedule;
 - ``symmetric``: schedules invariant under small automorphism groups, at descending
   horizons (:mod:`gossipcert.exact.symmetric_step`; telephone gossip with unbounded
-  packets on a graph with automorphisms).
+  packets on a graph with automorphisms);
+- ``anneal``: simulated annealing (:mod:`gossipcert.heuristics.annealing`) from the best
+  schedule known when it starts (else the matching heuristic's), one round shorter again
+  and again, down to the target (telephone with unbounded packets).
 
 Earlier solutions (the ``seeds``: a resumed run, a stored certificate) are verified first.
 A solver entrant takes its first horizon and its hint from the best schedule known when it
@@ -60,6 +63,7 @@ ENTRANTS = (
     "cpsat-seed-0",
     "sat-phases",
     "symmetric",
+    "anneal",
     "matching-sweep",
     "coloring",
 )
@@ -111,10 +115,23 @@ def entrant_names(instance: Instance, settings: PortfolioSettings) -> list[str]:
         names.append("sat-phases")
     if symmetric_step_applies(instance, min_nodes=2) and automorphism_generators(instance):
         names.append("symmetric")
+    if _anneal_applies(instance):
+        names.append("anneal")
     names.append("matching-sweep")
     if coloring:
         names.append("coloring")
     return names + cpsat[1:]
+
+
+def _anneal_applies(instance: Instance) -> bool:
+    from gossipcert.errors import UnsupportedModelError
+    from gossipcert.heuristics.annealing import check_model
+
+    try:
+        check_model(instance)
+    except UnsupportedModelError:
+        return False
+    return True
 
 
 # ------------------------------------------------------------------------------ entrants
@@ -165,6 +182,33 @@ def _symmetric(
     left = max(0.0, deadline - time.monotonic())
     for label, sched in symmetric_candidates(instance, upper, target, left):
         send(label, sched)
+
+
+def _anneal(
+    instance: Instance,
+    target: int,
+    budget: float,
+    send: Send,
+    hint: Schedule | None = None,
+    **_: Any,
+) -> None:
+    """Annealed schedules one round shorter than the best known, down to ``target``."""
+    from gossipcert.heuristics.annealing import AnnealParams, anneal_schedule
+    from gossipcert.heuristics.matching import matching_heuristic
+
+    deadline = time.monotonic() + budget
+    best = hint if hint is not None else matching_heuristic(instance)
+    rounds = len(best) - 1
+    while rounds >= max(target, 1) and time.monotonic() < deadline:
+        left = max(0.0, deadline - time.monotonic())
+        res = anneal_schedule(
+            instance, rounds, AnnealParams(steps=None, time_limit=left), initial=best
+        )
+        if res.schedule is None:
+            return
+        best = res.schedule
+        send(f"anneal ({rounds} rounds)", best)
+        rounds = len(best) - 1
 
 
 def _solver(
@@ -233,6 +277,7 @@ _RUNNERS: dict[str, Callable[..., None]] = {
     "matching-sweep": _matching_sweep,
     "coloring": _coloring,
     "symmetric": _symmetric,
+    "anneal": _anneal,
 }
 
 
