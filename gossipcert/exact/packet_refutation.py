@@ -62,7 +62,7 @@ from gossipcert.bounds.packet_layers import packet_candidates
 from gossipcert.encodings.broadcast import broadcast_applies
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import SolverError
-from gossipcert.exact.proof import checked_refutation, pack_proof, standalone_cnf
+from gossipcert.exact.proof import checked_refutation, proof_record, standalone_cnf
 from gossipcert.instance import Instance, ModelKind, Problem, ProblemKind, make_instance
 
 #: the evidence kind
@@ -184,22 +184,13 @@ def refute_by_packet(
     if checked is None:
         return None
     pr, verdict = checked
-    assert pr.proof is not None
     return {
         "kind": KIND,
         "rounds": rounds,
         "packet": packet,
         "holders": [v for v in range(instance.n) if sub.holdings[v] & 1],
         "encoding": options.to_json(),
-        "cnf_sha256": cnf.sha256(),
-        "variables": cnf.nvars,
-        "clauses": len(cnf.clauses),
-        "proof_solver": "CaDiCaL 1.9.5 (PySAT)",
-        "proof_seconds": round(pr.seconds, 3),
-        "proof_lines": pr.proof.count("\n"),
-        "proof_bytes": len(pr.proof),
-        "checkers": [o.to_json() for o in verdict.outcomes],
-        "proof_xz_base64": pack_proof(pr.proof),
+        **proof_record(cnf, pr, verdict),
         "note": "a schedule of the instance, kept to this packet, broadcasts it from its "
         "holders in as many rounds; the CNF is the broadcast encoding of that one packet "
         "(gossipcert.exact.packet_refutation)",

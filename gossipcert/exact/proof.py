@@ -273,6 +273,24 @@ def pack_proof(proof: str) -> str:
     return base64.b64encode(lzma.compress(proof.encode(), preset=PACK_PRESET)).decode()
 
 
+def proof_record(cnf: StandaloneCNF, pr: ProofResult, verdict: ProofVerdict) -> dict[str, Any]:
+    """The fields every stored DRAT refutation of a standalone CNF carries: the CNF's hash and
+    size, the solver, the proof's time and size, the checkers' verdicts and the compressed
+    proof (``pr`` is a refutation, its proof set)."""
+    assert pr.proof is not None
+    return {
+        "cnf_sha256": cnf.sha256(),
+        "variables": cnf.nvars,
+        "clauses": len(cnf.clauses),
+        "proof_solver": "CaDiCaL 1.9.5 (PySAT)",
+        "proof_seconds": round(pr.seconds, 3),
+        "proof_lines": pr.proof.count("\n"),
+        "proof_bytes": len(pr.proof),
+        "checkers": [o.to_json() for o in verdict.outcomes],
+        "proof_xz_base64": pack_proof(pr.proof),
+    }
+
+
 def unpack_proof(data: str) -> str:
     """Inverse of :func:`pack_proof`."""
     return lzma.decompress(base64.b64decode(data)).decode()

@@ -70,7 +70,7 @@ from gossipcert.exact.proof import (
     PROOF_SOLVER,
     StandaloneCNF,
     checked_refutation,
-    pack_proof,
+    proof_record,
     recheck_stored_proof,
 )
 from gossipcert.instance import Instance, bits
@@ -379,22 +379,13 @@ def prove_relaxed(
     if checked is None:
         return None
     pr, verdict = checked
-    assert pr.proof is not None
     return {
         "kind": KIND,
         "method": METHOD,
         "rounds": rounds,
         "rows": sorted(set(rows)),
         "columns": sorted(set(columns)),
-        "cnf_sha256": cnf.sha256(),
-        "variables": cnf.nvars,
-        "clauses": len(cnf.clauses),
-        "proof_solver": "CaDiCaL 1.9.5 (PySAT)",
-        "proof_seconds": round(pr.seconds, 3),
-        "proof_lines": pr.proof.count("\n"),
-        "proof_bytes": len(pr.proof),
-        "checkers": [o.to_json() for o in verdict.outcomes],
-        "proof_xz_base64": pack_proof(pr.proof),
+        **proof_record(cnf, pr, verdict),
         "note": "rows are packet numbers, columns node numbers; the relaxed CNF keeps those "
         "rows and columns of the dissemination matrix (gossipcert.exact.relaxation)",
     }
