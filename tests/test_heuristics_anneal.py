@@ -47,6 +47,26 @@ def test_below_the_optimum_nothing_is_found_and_the_count_is_the_verifiers() -> 
         assert all(u in busy or v in busy for u, v in inst.graph.edges if u != v)
 
 
+def test_a_restart_starts_every_move_from_the_best_state(monkeypatch) -> None:
+    # each replay from round r takes the rounds before r from the current state; a restart
+    # resets the state to the best one found, and the working copy of the rounds with it
+    from gossipcert.heuristics import annealing
+
+    original = annealing._State.replay
+    seen = {"replays": 0}
+
+    def replay(self, first: int, rows: object, know: object, unmet: object) -> None:
+        if rows is not self.partner:
+            assert (rows[:first] == self.partner[:first]).all()
+            seen["replays"] += 1
+        return original(self, first, rows, know, unmet)
+
+    monkeypatch.setattr(annealing._State, "replay", replay)
+    inst = parse_instance("shuffle-exchange:6", "telephone", "gossip")  # optimum 11
+    res = anneal_schedule(inst, 10, AnnealParams(seed=1, steps=6_000, cycle=500))
+    assert res.restarts >= 10 and seen["replays"] > 1_000 and not res.found
+
+
 def test_brute_force_on_the_four_cycle() -> None:
     # C4 gossips in 2 rounds (the two perfect matchings) and not in 1
     inst = parse_instance("ring:4", "telephone", "gossip")

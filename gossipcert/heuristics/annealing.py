@@ -395,6 +395,7 @@ def anneal_schedule(
         if phase == 0 and step:
             restarts += 1
             state.partner[:] = best_rows
+            rows[:] = best_rows  # the working copy too: a move edits it, then replays
             state.full_replay()
             current = best_energy
         temperature = params.hot * math.exp(ratio * phase / params.cycle)
