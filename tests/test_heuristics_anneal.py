@@ -146,6 +146,23 @@ def test_cli_refuses_half_duplex_without_a_traceback() -> None:
     assert "telephone model" in out.output and "Traceback" not in out.output
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["petersen", "--method", "anneal", "--rounds", "99999999999"], "GiB of knowledge"),
+        (["petersen", "--rounds", "2"], "belong to --method anneal"),
+        (["petersen", "--start", "bogus"], "belong to --method anneal"),
+        (["petersen", "--method", "coloring", "--steps", "5"], "belong to --method anneal"),
+    ],
+)
+def test_cli_rejects_huge_horizons_and_anneal_options_elsewhere(
+    args: list[str], message: str
+) -> None:
+    out = CliRunner().invoke(app, ["heuristic", *args])
+    assert out.exit_code == 2, out.output
+    assert message in out.output and "Traceback" not in out.output
+
+
 def test_the_portfolio_entrant_wins_on_pancake5() -> None:
     inst = parse_instance("pancake:5", "telephone", "gossip")  # matching heuristic: 9
     names = entrant_names(inst, PortfolioSettings(1.0))

@@ -363,8 +363,8 @@ def heuristic_cmd(
         int | None,
         typer.Option(
             "--steps",
-            help="Anneal: most moves tried (a machine-independent budget; default: only "
-            "--time-limit).",
+            help="Anneal: most moves tried (a machine-independent budget; the run also stops "
+            "at --time-limit, so give a large one to make the step budget decide).",
         ),
     ] = None,
     start: Annotated[
@@ -400,6 +400,8 @@ def heuristic_cmd(
         raise SpecError(f"unknown heuristic {method!r}; choose matching, coloring or anneal")
     instance = parse_instance(graph, model, problem)
     _check_output(output, force)
+    if method != "anneal" and (rounds is not None or steps is not None or start != "matching"):
+        raise SpecError("--rounds, --steps and --start belong to --method anneal")
     if method == "anneal":
         _anneal(instance, rounds, steps, time_limit, seed, start, as_json, output, show)
         return

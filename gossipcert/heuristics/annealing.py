@@ -160,9 +160,23 @@ def check_model(instance: Instance) -> None:
         )
 
 
-def _check_params(rounds: int, params: AnnealParams) -> None:
+#: the most memory the knowledge tables may take (two copies of ``R + 1`` rounds of
+#: ``n`` rows of 64-bit words), in bytes
+MEMORY_CAP = 2 << 30
+
+
+def _check_params(rounds: int, params: AnnealParams, instance: Instance | None = None) -> None:
     if rounds < 1:
         raise SpecError(f"the annealing search needs at least one round, got {rounds}")
+    if instance is not None:
+        words = -(-instance.n_packets // 64)
+        need = 2 * (rounds + 1) * instance.n * words * 8
+        if need > MEMORY_CAP:
+            raise SpecError(
+                f"{rounds} rounds on {instance.n} nodes and {instance.n_packets} packets need "
+                f"{need / 2**30:.1f} GiB of knowledge tables (at most {MEMORY_CAP / 2**30:.0f} "
+                "GiB); ask for fewer rounds"
+            )
     if params.steps is None and params.time_limit is None:
         raise SpecError("the annealing search needs a step budget or a time limit")
     if params.steps is not None and params.steps < 0:
@@ -365,7 +379,7 @@ def anneal_schedule(
     """
     check_model(instance)
     params = params or AnnealParams()
-    _check_params(rounds, params)
+    _check_params(rounds, params, instance)
     began = time.monotonic()
     deadline = None if params.time_limit is None else began + params.time_limit
     rng = random.Random(params.seed)
