@@ -47,10 +47,10 @@ from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import CertificateError, GossipcertError
 from gossipcert.exact.backends import SatBackend, Status
 from gossipcert.exact.proof import (
-    recheck_stored_proof,
+    check_drat_evidence,
     reliance,
-    standalone_cnf,
     standalone_formula,
+    stored_options,
 )
 from gossipcert.exact.search import SolveResult
 from gossipcert.exact.steps_proof import check_steps_point
@@ -370,45 +370,6 @@ def _check(
         check_drat_evidence(inst, rounds, options, ev, time_limit, out, full)
     else:
         _check_claim(inst, rounds, options, time_limit, out)
-
-
-def stored_options(ev: dict[str, Any]) -> EncodingOptions:
-    """The encoding options stored with an evidence (``ev["encoding"]``).
-
-    Raises
-    ------
-    CertificateError
-        They are not a mapping of known option names to true or false.
-    """
-    known = set(EncodingOptions().to_json())
-    if not isinstance(ev.get("encoding"), dict) or not set(ev["encoding"]) <= known:
-        raise CertificateError(f"encoding options must be a subset of {sorted(known)}")
-    options = EncodingOptions(**ev["encoding"])
-    if not all(isinstance(v, bool) for v in options.to_json().values()):
-        raise CertificateError("encoding options must be true or false")
-    return options
-
-
-def check_drat_evidence(
-    inst: Instance,
-    rounds: int,
-    options: EncodingOptions,
-    ev: dict[str, Any],
-    time_limit: float | None,
-    out: CheckReport,
-    full: bool = False,
-) -> None:
-    """Regenerate the standalone CNF of ``inst`` for ``rounds`` rounds under ``options``,
-    compare its hash with the evidence's and re-check the stored proof, into ``out``."""
-    cnf = standalone_cnf(inst, rounds, options)
-    digest = cnf.sha256()
-    out.add(
-        digest == ev.get("cnf_sha256"),
-        f"CNF for {rounds} rounds regenerated: {cnf.nvars} variables, {len(cnf.clauses)} "
-        f"clauses, sha256 {'matches' if digest == ev.get('cnf_sha256') else 'DIFFERS'}",
-    )
-    for ok, text in recheck_stored_proof(cnf, ev.get("proof_xz_base64"), time_limit, full):
-        out.add(ok, text)
 
 
 def _check_claim(

@@ -62,7 +62,14 @@ from gossipcert.bounds.packet_layers import packet_candidates
 from gossipcert.encodings.broadcast import broadcast_applies
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import SolverError
-from gossipcert.exact.proof import checked_refutation, proof_record, standalone_cnf
+from gossipcert.exact.proof import (
+    Report,
+    check_drat_evidence,
+    checked_refutation,
+    proof_record,
+    standalone_cnf,
+    stored_options,
+)
 from gossipcert.instance import Instance, ModelKind, Problem, ProblemKind, make_instance
 
 #: the evidence kind
@@ -203,14 +210,12 @@ def check_packet_evidence(
     ev: dict[str, Any],
     cert: dict[str, Any],
     time_limit: float | None,
-    out: Any,
+    out: Report,
     full: bool = False,
 ) -> None:
     """Re-check a ``drat-packet`` evidence into ``out`` (a certificate's ``CheckReport``):
     the packet's own problem is a broadcast from the stored holders, the CNF rebuilt from it
     has the stored hash, and every checker verifies the stored proof."""
-    from gossipcert.exact.certificate import check_drat_evidence, stored_options
-
     packet = ev.get("packet")
     if (
         not isinstance(packet, int)

@@ -19,13 +19,13 @@ import hashlib
 import lzma
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from pysat.solvers import Solver
 
 from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
 from gossipcert.encodings.formula import Formula
-from gossipcert.errors import SolverError
+from gossipcert.errors import CertificateError, SolverError
 from gossipcert.exact.backends import solve_sliced
 from gossipcert.exact.checkers import ProofVerdict, check_proof
 from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
@@ -320,3 +320,49 @@ def recheck_stored_proof(
     if verdict.status == "rejected" and any(o.ok for o in verdict.outcomes):
         lines.append((False, "THE PROOF CHECKERS DISAGREE: " + verdict.summary()))
     return lines
+
+
+class Report(Protocol):
+    """Where a check writes its steps (a certificate's ``CheckReport``): each step a verdict
+    (True holds, False fails, None undecided) and a line of text."""
+
+    def add(self, ok: bool | None, text: str) -> None: ...
+
+
+def stored_options(ev: dict[str, Any]) -> EncodingOptions:
+    """The encoding options stored with an evidence (``ev["encoding"]``).
+
+    Raises
+    ------
+    CertificateError
+        They are not a mapping of known option names to true or false.
+    """
+    known = set(EncodingOptions().to_json())
+    if not isinstance(ev.get("encoding"), dict) or not set(ev["encoding"]) <= known:
+        raise CertificateError(f"encoding options must be a subset of {sorted(known)}")
+    options = EncodingOptions(**ev["encoding"])
+    if not all(isinstance(v, bool) for v in options.to_json().values()):
+        raise CertificateError("encoding options must be true or false")
+    return options
+
+
+def check_drat_evidence(
+    inst: Instance,
+    rounds: int,
+    options: EncodingOptions,
+    ev: dict[str, Any],
+    time_limit: float | None,
+    out: Report,
+    full: bool = False,
+) -> None:
+    """Regenerate the standalone CNF of ``inst`` for ``rounds`` rounds under ``options``,
+    compare its hash with the evidence's and re-check the stored proof, into ``out``."""
+    cnf = standalone_cnf(inst, rounds, options)
+    digest = cnf.sha256()
+    out.add(
+        digest == ev.get("cnf_sha256"),
+        f"CNF for {rounds} rounds regenerated: {cnf.nvars} variables, {len(cnf.clauses)} "
+        f"clauses, sha256 {'matches' if digest == ev.get('cnf_sha256') else 'DIFFERS'}",
+    )
+    for ok, text in recheck_stored_proof(cnf, ev.get("proof_xz_base64"), time_limit, full):
+        out.add(ok, text)
