@@ -58,7 +58,7 @@ from typing import Any
 from gossipcert import graphs
 from gossipcert.bounds.broadcast import layers_value
 from gossipcert.bounds.broadcast_walks import walks_value
-from gossipcert.bounds.packet_layers import packet_candidates
+from gossipcert.bounds.packet_layers import WORK_BUDGET, packet_candidates
 from gossipcert.encodings.broadcast import broadcast_applies
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import SolverError
@@ -114,9 +114,63 @@ def packet_instance(instance: Instance, packet: int) -> Instance | None:
     return sub
 
 
-def tight_packets(instance: Instance, rounds: int, limit: int = STEP_PACKETS) -> list[int]:
+def ranked_packets(instance: Instance) -> list[tuple[int, int]]:
+    """``(value, packet)`` for the packets a refutation may use, the largest closed-form
+    broadcast bound first (then fewest neighbours): one per orbit for gossip, at most as
+    many as the per-packet bounds evaluate (their work budget,
+    :data:`gossipcert.bounds.packet_layers.WORK_BUDGET`).
+
+    Parameters
+    ----------
+    instance : Instance
+
+    Returns
+    -------
+    list of (int, int)
+        Empty where no packet's own problem is a broadcast (see :func:`packet_instance`).
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> ranked_packets(parse_instance("debruijn:5", "telephone", "gossip"))[:3]
+    [(6, 0), (6, 10), (6, 1)]
+    """
+    if instance.model.kind not in _SEND_ONE or instance.n_packets < 2:
+        return []
+    nbrs = [list(instance.graph.adj[v]) for v in range(instance.n)]
+    evaluations = max(1, WORK_BUDGET // (instance.n + sum(map(len, nbrs))))
+    ranked = []
+    for sources, demand in packet_candidates(instance, nbrs, evaluations):
+        if len(sources) != 1:
+            continue
+        packet = _packet_of(instance, sources[0])
+        if packet is not None:
+            value = max(layers_value(nbrs, sources, demand), walks_value(nbrs, sources, demand))
+            ranked.append((-value, len(nbrs[sources[0]]), packet))
+    return [(-v, p) for v, _, p in sorted(ranked)]
+
+
+def tight_packets(
+    instance: Instance,
+    rounds: int,
+    limit: int = STEP_PACKETS,
+    ranked: list[tuple[int, int]] | None = None,
+) -> list[int]:
     """The packets to try at ``rounds``: those whose closed-form broadcast bound reaches
-    ``rounds`` (one per orbit for gossip), the largest bound first, at most ``limit``.
+    ``rounds``, in the order of :func:`ranked_packets`, at most ``limit``.
+
+    Parameters
+    ----------
+    instance : Instance
+    rounds : int
+    limit : int
+    ranked : list of (int, int), optional
+        :func:`ranked_packets` of ``instance``, when already computed.
+
+    Returns
+    -------
+    list of int
+        Packet numbers.
 
     Examples
     --------
@@ -126,17 +180,9 @@ def tight_packets(instance: Instance, rounds: int, limit: int = STEP_PACKETS) ->
     >>> tight_packets(parse_instance("debruijn:5", "telephone", "gossip"), 7)
     []
     """
-    if instance.model.kind not in _SEND_ONE or instance.n_packets < 2:
-        return []
-    nbrs = [list(instance.graph.adj[v]) for v in range(instance.n)]
-    ranked = []
-    for sources, demand in packet_candidates(instance, nbrs, instance.n_packets):
-        value = max(layers_value(nbrs, sources, demand), walks_value(nbrs, sources, demand))
-        if value >= rounds and len(sources) == 1:
-            packet = _packet_of(instance, sources[0])
-            if packet is not None:
-                ranked.append((-value, len(nbrs[sources[0]]), packet))
-    return [p for _, _, p in sorted(ranked)[:limit]]
+    if ranked is None:
+        ranked = ranked_packets(instance)
+    return [p for value, p in ranked if value >= rounds][:limit]
 
 
 def _packet_of(instance: Instance, holder: int) -> int | None:
@@ -264,10 +310,11 @@ def packet_step(search: Any) -> None:
     if search.deadline is not None:
         budget = min(budget, (search.deadline - now) * STEP_SHARE)
     until = now + budget
+    ranked = ranked_packets(inst)
     while search.lower < search.upper and time.monotonic() < until:
         r = search.lower
         evidence = None
-        for packet in tight_packets(inst, r):
+        for packet in tight_packets(inst, r, ranked=ranked):
             what = f"packet {packet} broadcast alone, with a DRAT proof"
             search.emit({"event": "trying", "rounds": r, "what": what})
             start = time.monotonic()
