@@ -356,13 +356,23 @@ def check_drat_evidence(
     full: bool = False,
 ) -> None:
     """Regenerate the standalone CNF of ``inst`` for ``rounds`` rounds under ``options``,
-    compare its hash with the evidence's and re-check the stored proof, into ``out``."""
+    compare its hash (and the sizes the evidence states, which the messages print) with the
+    evidence's, and re-check the stored proof, into ``out``."""
     cnf = standalone_cnf(inst, rounds, options)
     digest = cnf.sha256()
+    sizes = ev.get("variables", cnf.nvars) == cnf.nvars and ev.get(
+        "clauses", len(cnf.clauses)
+    ) == len(cnf.clauses)
     out.add(
-        digest == ev.get("cnf_sha256"),
+        digest == ev.get("cnf_sha256") and sizes,
         f"CNF for {rounds} rounds regenerated: {cnf.nvars} variables, {len(cnf.clauses)} "
-        f"clauses, sha256 {'matches' if digest == ev.get('cnf_sha256') else 'DIFFERS'}",
+        f"clauses, sha256 {'matches' if digest == ev.get('cnf_sha256') else 'DIFFERS'}"
+        + (
+            ""
+            if sizes
+            else f" (the evidence states {ev.get('variables')} variables and "
+            f"{ev.get('clauses')} clauses)"
+        ),
     )
     for ok, text in recheck_stored_proof(cnf, ev.get("proof_xz_base64"), time_limit, full):
         out.add(ok, text)
