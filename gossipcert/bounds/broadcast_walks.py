@@ -327,6 +327,13 @@ def broadcast_walks_bound(instance: Instance) -> Bound | None:
     >>> from gossipcert.instance import parse_instance
     >>> broadcast_walks_bound(parse_instance("butterfly:7", "telephone", "broadcast:0")).value
     12
+
+    References
+    ----------
+    .. [1] P. Fraigniaud and E. Lazard, "Methods and problems of communication in usual
+       networks", Discrete Applied Mathematics 53 (1994) 79-133.
+    .. [2] R. Klasing, B. Monien, R. Peine and E. A. Stoehr, "Broadcasting in butterfly and
+       deBruijn networks", Discrete Applied Mathematics 53 (1994).
     """
     view = one_packet_view(instance)
     if view is None:

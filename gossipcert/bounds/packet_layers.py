@@ -99,6 +99,18 @@ def packet_candidates(
     """At most ``limit`` distinct (sources, demanders) pairs of the packets, one per
     automorphism orbit where that is sound, fewest neighbours at the sources first.
 
+    Parameters
+    ----------
+    instance : Instance
+    nbrs : list of list of int
+        The adjacency lists of ``instance``'s graph.
+    limit : int
+
+    Returns
+    -------
+    list of (list of int, list of bool)
+        Per packet its holders and, per node, whether it demands the packet.
+
     Examples
     --------
     >>> from gossipcert.instance import parse_instance
@@ -210,8 +222,11 @@ def packet_ranks_bound(instance: Instance) -> Bound | None:
 
     References
     ----------
-    Fraigniaud and Lazard, the broadcast trees counted by the ranks of their calls, applied
-    to each packet; Beier and Sibeyn, Table 5 (the graphs it is set beside).
+    .. [1] P. Fraigniaud and E. Lazard, "Methods and problems of communication in usual
+       networks", Discrete Applied Mathematics 53 (1994) 79-133 (broadcast trees counted by
+       the ranks of their calls), applied to each packet.
+    .. [2] R. Beier and J. F. Sibeyn, "A powerful heuristic for telephone gossiping",
+       SIROCCO 2000, Table 5 (the graphs it is set beside).
     """
     value = _largest_over_packets(instance, ranks_value)
     if value is None:
@@ -247,8 +262,9 @@ def packet_walks_bound(instance: Instance) -> Bound | None:
 
     References
     ----------
-    Klasing, Monien, Peine and Stoehr, the call sequences that reach the far nodes of
-    butterflies, counted along the graph's walks and applied to each packet.
+    .. [1] R. Klasing, B. Monien, R. Peine and E. A. Stoehr, "Broadcasting in butterfly and
+       deBruijn networks", Discrete Applied Mathematics 53 (1994) (the call sequences that
+       reach the far nodes), counted along the graph's walks and applied to each packet.
     """
     value = _largest_over_packets(instance, walks_value)
     if value is None:

@@ -94,6 +94,18 @@ def packet_instance(instance: Instance, packet: int) -> Instance | None:
     """The broadcast of ``packet`` alone from its holders, or None when the packet is not
     demanded by exactly the processors (then its own problem is no broadcast).
 
+    Parameters
+    ----------
+    instance : Instance
+    packet : int
+        A packet number of ``instance``.
+
+    Returns
+    -------
+    Instance or None
+        ``broadcast:H`` on the same graph and model, ``H`` the packet's holders; None also
+        outside the one-port models or where the broadcast encoding does not apply.
+
     Examples
     --------
     >>> from gossipcert.instance import parse_instance
@@ -259,9 +271,25 @@ def check_packet_evidence(
     out: Report,
     full: bool = False,
 ) -> None:
-    """Re-check a ``drat-packet`` evidence into ``out`` (a certificate's ``CheckReport``):
-    the packet's own problem is a broadcast from the stored holders, the CNF rebuilt from it
-    has the stored hash, and every checker verifies the stored proof."""
+    """Re-check a ``drat-packet`` evidence into ``out``: the packet's own problem is a
+    broadcast from the stored holders, no rule beyond the implied ones is used, the CNF rebuilt
+    from it has the stored hash and sizes, and every checker verifies the stored proof.
+
+    Parameters
+    ----------
+    instance : Instance
+        The certificate's instance.
+    rounds : int
+        The rounds the evidence refutes (the certificate's optimum minus one).
+    ev, cert : dict
+        The evidence and the whole certificate.
+    time_limit : float, optional
+        Seconds for the proof checks.
+    out : Report
+        Where each step's verdict goes (a certificate's ``CheckReport``).
+    full : bool
+        Run every checker even where one already decided.
+    """
     packet = ev.get("packet")
     if (
         not isinstance(packet, int)
@@ -294,7 +322,9 @@ def check_packet_evidence(
 
 
 def packet_step(search: Any) -> None:
-    """The packet refutations of ``solve``, before the relaxation and the full formula.
+    """The packet refutations of ``solve``, before the relaxation and the full formula
+    (``search``: the running :class:`gossipcert.exact.search._Search`; nothing returned, its
+    lower bound and evidence are raised in place).
 
     From the lower bound ``L`` upwards while ``L < U``, the tight packets of the horizon
     (:func:`tight_packets`) are refuted in turn within the step's budget; a checked

@@ -332,6 +332,15 @@ class Report(Protocol):
 def stored_options(ev: dict[str, Any]) -> EncodingOptions:
     """The encoding options stored with an evidence (``ev["encoding"]``).
 
+    Parameters
+    ----------
+    ev : dict
+        A ``drat``, ``drat-packet`` or ``solver-claim`` evidence.
+
+    Returns
+    -------
+    EncodingOptions
+
     Raises
     ------
     CertificateError
@@ -357,7 +366,23 @@ def check_drat_evidence(
 ) -> None:
     """Regenerate the standalone CNF of ``inst`` for ``rounds`` rounds under ``options``,
     compare its hash (and the sizes the evidence states, which the messages print) with the
-    evidence's, and re-check the stored proof, into ``out``."""
+    evidence's, and re-check the stored proof, into ``out``.
+
+    Parameters
+    ----------
+    inst : Instance
+    rounds : int
+    options : EncodingOptions
+        Those stored with the evidence (:func:`stored_options`).
+    ev : dict
+        The evidence: ``cnf_sha256``, ``proof_xz_base64``, optionally ``variables`` and
+        ``clauses``.
+    time_limit : float, optional
+        Seconds for the proof checks.
+    out : Report
+    full : bool
+        Run every checker even where one already decided.
+    """
     cnf = standalone_cnf(inst, rounds, options)
     digest = cnf.sha256()
     sizes = ev.get("variables", cnf.nvars) == cnf.nvars and ev.get(
