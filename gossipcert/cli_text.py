@@ -198,6 +198,15 @@ def print_solve_result(res: Any, evidence: dict[str, Any], show: bool) -> None:
         console.print("  interrupted (Ctrl-C): these are the bounds known at that moment")
 
 
+def _proof_text(ev: dict[str, Any]) -> str:
+    """ "a DRAT proof of N lines for a CNF of V variables and C clauses, checked by ..."."""
+    return (
+        f"a DRAT proof of {ev['proof_lines']} lines for a CNF of {ev['variables']} variables "
+        f"and {ev['clauses']} clauses, checked by "
+        + ", ".join(f"{c['checker']} ({c['status']})" for c in ev.get("checkers", []))
+    )
+
+
 def evidence_text(ev: dict[str, Any]) -> str:
     """One line that says how a lower bound is known."""
     kind = ev.get("kind")
@@ -228,17 +237,11 @@ def evidence_text(ev: dict[str, Any]) -> str:
     if kind == "drat-relaxed":
         return (
             f"{rounds_text(ev['rounds'])} infeasible: the {ev['method']} keeping packets "
-            f"{ev['rows']} and destinations {ev['columns']} is refuted by a DRAT proof of "
-            f"{ev['proof_lines']} lines for a CNF of {ev['variables']} variables and "
-            f"{ev['clauses']} clauses, checked by "
-            + ", ".join(f"{c['checker']} ({c['status']})" for c in ev.get("checkers", []))
+            f"{ev['rows']} and destinations {ev['columns']} is refuted by {_proof_text(ev)}"
         )
     if kind == "drat-packet":
         return (
             f"{rounds_text(ev['rounds'])} infeasible: packet {ev['packet']} alone cannot be "
-            f"broadcast from nodes {ev['holders']} in them, by a DRAT proof of "
-            f"{ev['proof_lines']} lines for a CNF of {ev['variables']} variables and "
-            f"{ev['clauses']} clauses, checked by "
-            + ", ".join(f"{c['checker']} ({c['status']})" for c in ev.get("checkers", []))
+            f"broadcast from nodes {ev['holders']} in them, by {_proof_text(ev)}"
         )
     return str(ev)

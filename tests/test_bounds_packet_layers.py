@@ -1,6 +1,7 @@
-"""Tests of the per-packet broadcast bounds ``packet-layers`` and ``packet-ranks``: soundness
-against the brute force of ``test_bounds`` (which shares no code with the package), the cases
-where each is the strongest bound, and the orbit and work-budget shortcuts."""
+"""Tests of the per-packet broadcast bounds ``packet-layers``, ``packet-ranks`` and
+``packet-walks``: soundness against the brute force of ``test_bounds`` (which shares no code
+with the package), the cases where each is the strongest bound, and the orbit and
+work-budget shortcuts."""
 
 from __future__ import annotations
 
