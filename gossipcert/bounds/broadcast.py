@@ -98,7 +98,14 @@ def one_packet_view(instance: Instance) -> tuple[list[list[int]], list[int], lis
     return nbrs, sources, demand
 
 
-def _distances(nbrs: list[list[int]], sources: list[int]) -> list[int]:
+def source_distances(nbrs: list[list[int]], sources: list[int]) -> list[int]:
+    """Distances from the set ``sources`` (``-1``: out of reach).
+
+    Examples
+    --------
+    >>> source_distances([[1], [0, 2], [1], []], [0])
+    [0, 1, 2, -1]
+    """
     n = len(nbrs)
     dist = [-1] * n
     queue = deque(sources)
@@ -111,6 +118,28 @@ def _distances(nbrs: list[list[int]], sources: list[int]) -> list[int]:
                 dist[w] = dist[u] + 1
                 queue.append(w)
     return dist
+
+
+def far_counts(dist: list[int], demand: list[bool]) -> list[int]:
+    """``out[d]`` for ``1 <= d <= ecc``: the demanding nodes at distance ``>= d`` from the
+    holders (``out[0]`` and ``out[ecc + 1]`` are 0); empty when no demanding node is beyond
+    the holders.
+
+    Examples
+    --------
+    >>> far_counts([0, 1, 2, 2, -1], [True] * 5)
+    [0, 3, 2, 0]
+    """
+    far = [d for d, want in zip(dist, demand, strict=True) if want and d > 0]
+    if not far:
+        return []
+    ecc = max(far)
+    out = [0] * (ecc + 2)
+    for d in far:
+        out[d] += 1
+    for d in range(ecc - 1, 0, -1):
+        out[d] += out[d + 1]
+    return out
 
 
 def subtree_capacities(nbrs: list[list[int]], horizon: int, cap: int) -> list[list[int]]:
@@ -151,7 +180,7 @@ def layers_value(nbrs: list[list[int]], sources: list[int], demand: list[bool]) 
     >>> layers_value([[1, 2, 3], [0], [0], [0]], [0], [True] * 4)  # the star K_{1,3}
     3
     """
-    dist = _distances(nbrs, sources)
+    dist = source_distances(nbrs, sources)
     n = len(nbrs)
     ecc = max((dist[v] for v in range(n) if demand[v] and dist[v] >= 0), default=0)
     if ecc == 0:
@@ -296,7 +325,7 @@ def broadcast_cut_bound(instance: Instance) -> Bound | None:
     n = instance.n
     nbrs = [list(g.adj[v]) for v in range(n)]
     sources = [v for v in range(n) if instance.holdings[v] & 1]
-    dist = _distances(nbrs, sources)
+    dist = source_distances(nbrs, sources)
     best = 0
     spent = 0
     # cut vertices nearest the sources first; stop when the budget of node visits is spent

@@ -50,10 +50,10 @@ References
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter
 
 from gossipcert.bounds.base import _LOWER, Bound
-from gossipcert.bounds.broadcast import one_packet_view
+from gossipcert.bounds.broadcast import far_counts, one_packet_view, source_distances
 from gossipcert.instance import Instance
 
 
@@ -103,25 +103,11 @@ def ranks_value(nbrs: list[list[int]], sources: list[int], demand: list[bool]) -
     holder = [False] * n
     for s in sources:
         holder[s] = True
-    dist = [-1] * n
-    queue = deque(v for v in range(n) if holder[v])
-    for v in queue:
-        dist[v] = 0
-    while queue:
-        u = queue.popleft()
-        for w in nbrs[u]:
-            if dist[w] < 0:
-                dist[w] = dist[u] + 1
-                queue.append(w)
-    far = [dist[v] for v in range(n) if demand[v] and dist[v] > 0]
-    if not far:
+    dist = source_distances(nbrs, sources)
+    beyond = far_counts(dist, demand)  # beyond[d]: demanding non-holders at distance >= d
+    if not beyond:
         return 0
-    ecc = max(far)
-    beyond = [0] * (ecc + 2)  # beyond[d]: demanding non-holders at distance >= d
-    for d in far:
-        beyond[d] += 1
-    for d in range(ecc - 1, 0, -1):
-        beyond[d] += beyond[d + 1]
+    ecc = len(beyond) - 2
     # first ranks: how many holders have a given number of non-holder neighbours
     firsts = Counter(
         sum(1 for c in set(nbrs[s]) if not holder[c] and c != s) for s in range(n) if holder[s]

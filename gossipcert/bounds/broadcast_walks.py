@@ -105,7 +105,7 @@ import numpy as np
 from ortools.graph.python import linear_sum_assignment
 
 from gossipcert.bounds.base import _LOWER, Bound
-from gossipcert.bounds.broadcast import _distances, one_packet_view
+from gossipcert.bounds.broadcast import far_counts, one_packet_view, source_distances
 from gossipcert.bounds.broadcast_ranks import ranks_value
 from gossipcert.errors import SolverError
 from gossipcert.instance import Instance
@@ -282,16 +282,11 @@ def walks_value(nbrs: list[list[int]], sources: list[int], demand: list[bool]) -
     holder = [False] * n
     for s in sources:
         holder[s] = True
-    dist = _distances(nbrs, sources)
-    far = [dist[v] for v in range(n) if demand[v] and dist[v] > 0]
-    if not far:
+    dist = source_distances(nbrs, sources)
+    beyond = far_counts(dist, demand)  # beyond[d]: demanding non-holders at distance >= d
+    if not beyond:
         return 0
-    ecc = max(far)
-    beyond = [0] * (ecc + 2)  # beyond[d]: demanding non-holders at distance >= d
-    for d in far:
-        beyond[d] += 1
-    for d in range(ecc - 1, 0, -1):
-        beyond[d] += beyond[d + 1]
+    ecc = len(beyond) - 2
     arcs = _Arcs(nbrs, holder, dist)
     counted = np.array(demand, dtype=bool)[arcs.heads]
     rounds = ranks_value(nbrs, sources, demand)
