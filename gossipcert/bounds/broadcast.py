@@ -66,7 +66,9 @@ import networkx as nx
 from gossipcert.bounds.base import _LOWER, Bound
 from gossipcert.instance import Instance, ModelKind
 
-_SEND_ONE = (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX, ModelKind.SINGLE_PORT)
+#: the models where a node passes a given packet to at most one neighbour per round (any
+#: packet cap, any call limit): the one-port models every broadcast argument here needs
+SEND_ONE = (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX, ModelKind.SINGLE_PORT)
 _IH = "Ivanova-Haugland-Tvedt (d+ type), Fraigniaud-Lazard"
 #: subtree capacities are computed for at most this many rounds (beyond: no restriction)
 _HORIZON = 40
@@ -76,7 +78,7 @@ _CUT_BUDGET = 50_000
 
 
 def _applies(instance: Instance) -> bool:
-    return instance.n_packets == 1 and instance.model.kind in _SEND_ONE
+    return instance.n_packets == 1 and instance.model.kind in SEND_ONE
 
 
 def one_packet_view(instance: Instance) -> tuple[list[list[int]], list[int], list[bool]] | None:

@@ -58,12 +58,11 @@ from collections.abc import Callable
 import pynauty
 
 from gossipcert.bounds.base import _LOWER, Bound
-from gossipcert.bounds.broadcast import layers_value
+from gossipcert.bounds.broadcast import SEND_ONE, layers_value
 from gossipcert.bounds.broadcast_ranks import ranks_value
 from gossipcert.bounds.broadcast_walks import walks_value
-from gossipcert.instance import Instance, ModelKind
+from gossipcert.instance import Instance
 
-_SEND_ONE = (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX, ModelKind.SINGLE_PORT)
 #: work spent on the per-packet evaluations, in nodes plus arcs per evaluation (a count, so
 #: that the value is the same on every machine; about a second of Python)
 WORK_BUDGET = 20_000
@@ -141,26 +140,49 @@ def packet_candidates(
     return [(nodes(h), [bool(d >> v & 1) for v in range(n)]) for h, d in chosen]
 
 
+def budgeted_candidates(
+    instance: Instance, at_least: int = 0
+) -> tuple[list[list[int]], list[tuple[list[int], list[bool]]]] | None:
+    """The adjacency lists and the packets' (sources, demanders) pairs of
+    :func:`packet_candidates`, as many as :data:`WORK_BUDGET` allows (at least ``at_least``).
+
+    Parameters
+    ----------
+    instance : Instance
+    at_least : int
+        The fewest pairs to give even where one evaluation passes the budget.
+
+    Returns
+    -------
+    (list of list of int, list of (list of int, list of bool)) or None
+        None outside the one-port models (:data:`gossipcert.bounds.broadcast.SEND_ONE`),
+        with one packet, or when the budget allows no pair and ``at_least`` is 0.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> budgeted_candidates(parse_instance("path:3", "telephone", "gossip"))[1]
+    [([0], [True, True, True]), ([1], [True, True, True])]
+    """
+    if instance.model.kind not in SEND_ONE or instance.n_packets < 2:
+        return None
+    nbrs = [list(instance.graph.adj[v]) for v in range(instance.n)]
+    evaluations = max(at_least, WORK_BUDGET // (instance.n + sum(map(len, nbrs))))
+    if evaluations == 0:
+        return None
+    return nbrs, packet_candidates(instance, nbrs, evaluations)
+
+
 def _largest_over_packets(
     instance: Instance, value: Callable[[list[list[int]], list[int], list[bool]], int]
 ) -> int | None:
     """The largest ``value(neighbours, sources, demand)`` over the packets, one per orbit
     where that is sound, within the work budget; None where the bounds do not apply."""
-    if instance.model.kind not in _SEND_ONE or instance.n_packets < 2:
+    found = budgeted_candidates(instance)
+    if found is None:
         return None
-    n = instance.n
-    nbrs = [list(instance.graph.adj[v]) for v in range(n)]
-    cost = n + sum(map(len, nbrs))
-    evaluations = WORK_BUDGET // cost
-    if evaluations == 0:
-        return None
-    return max(
-        (
-            value(nbrs, sources, demand)
-            for sources, demand in packet_candidates(instance, nbrs, evaluations)
-        ),
-        default=0,
-    )
+    nbrs, candidates = found
+    return max((value(nbrs, sources, demand) for sources, demand in candidates), default=0)
 
 
 def packet_layers_bound(instance: Instance) -> Bound | None:

@@ -56,9 +56,9 @@ import time
 from typing import Any
 
 from gossipcert import graphs
-from gossipcert.bounds.broadcast import layers_value
+from gossipcert.bounds.broadcast import SEND_ONE, layers_value
 from gossipcert.bounds.broadcast_walks import walks_value
-from gossipcert.bounds.packet_layers import WORK_BUDGET, packet_candidates
+from gossipcert.bounds.packet_layers import budgeted_candidates
 from gossipcert.encodings.broadcast import broadcast_applies
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import SolverError
@@ -70,12 +70,10 @@ from gossipcert.exact.proof import (
     standalone_cnf,
     stored_options,
 )
-from gossipcert.instance import Instance, ModelKind, Problem, ProblemKind, make_instance
+from gossipcert.instance import Instance, Problem, ProblemKind, make_instance
 
 #: the evidence kind
 KIND = "drat-packet"
-#: the models where a node passes a given packet to at most one neighbour per round
-_SEND_ONE = (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX, ModelKind.SINGLE_PORT)
 #: the step of ``solve`` tries at most this many packets per horizon ...
 STEP_PACKETS = 2
 #: ... for at most this many seconds in all ...
@@ -115,7 +113,7 @@ def packet_instance(instance: Instance, packet: int) -> Instance | None:
     """
     bit = 1 << packet
     holders = [v for v in range(instance.n) if instance.holdings[v] & bit]
-    if not holders or instance.model.kind not in _SEND_ONE:
+    if not holders or instance.model.kind not in SEND_ONE:
         return None
     ref = ",".join(str(graphs.node_ref(instance.graph, v)) for v in holders)
     sub = make_instance(instance.graph, instance.model, Problem(ProblemKind.BROADCAST, root=ref))
@@ -129,8 +127,8 @@ def packet_instance(instance: Instance, packet: int) -> Instance | None:
 def ranked_packets(instance: Instance) -> list[tuple[int, int]]:
     """``(value, packet)`` for the packets a refutation may use, the largest closed-form
     broadcast bound first (then fewest neighbours): one per orbit for gossip, at most as
-    many as the per-packet bounds evaluate (their work budget,
-    :data:`gossipcert.bounds.packet_layers.WORK_BUDGET`).
+    many as the per-packet bounds evaluate, and at least one
+    (:func:`gossipcert.bounds.packet_layers.budgeted_candidates`).
 
     Parameters
     ----------
@@ -147,12 +145,12 @@ def ranked_packets(instance: Instance) -> list[tuple[int, int]]:
     >>> ranked_packets(parse_instance("debruijn:5", "telephone", "gossip"))[:3]
     [(6, 0), (6, 10), (6, 1)]
     """
-    if instance.model.kind not in _SEND_ONE or instance.n_packets < 2:
+    found = budgeted_candidates(instance, at_least=1)
+    if found is None:
         return []
-    nbrs = [list(instance.graph.adj[v]) for v in range(instance.n)]
-    evaluations = max(1, WORK_BUDGET // (instance.n + sum(map(len, nbrs))))
+    nbrs, candidates = found
     ranked = []
-    for sources, demand in packet_candidates(instance, nbrs, evaluations):
+    for sources, demand in candidates:
         if len(sources) != 1:
             continue
         packet = _packet_of(instance, sources[0])
