@@ -355,6 +355,54 @@ def stored_options(ev: dict[str, Any]) -> EncodingOptions:
     return options
 
 
+def check_stored_refutation(
+    cnf: StandaloneCNF,
+    what: str,
+    ev: dict[str, Any],
+    time_limit: float | None,
+    out: Report,
+    full: bool = False,
+    prefix: str = "",
+) -> None:
+    """Compare a regenerated CNF with the evidence's hash (and the sizes the evidence states,
+    which the messages print), and re-check the stored proof against it, into ``out``.
+
+    Parameters
+    ----------
+    cnf : StandaloneCNF
+        The CNF rebuilt from the certificate.
+    what : str
+        What the CNF is, for the message ("CNF for 6 rounds").
+    ev : dict
+        The evidence: ``cnf_sha256``, ``proof_xz_base64``, optionally ``variables`` and
+        ``clauses``.
+    time_limit : float, optional
+        Seconds for the proof checks.
+    out : Report
+    full : bool
+        Run every checker even where one already decided.
+    prefix : str
+        Put before every message (a steps certificate names its point).
+    """
+    same = cnf.sha256() == ev.get("cnf_sha256")
+    sizes = ev.get("variables", cnf.nvars) == cnf.nvars and ev.get(
+        "clauses", len(cnf.clauses)
+    ) == len(cnf.clauses)
+    out.add(
+        same and sizes,
+        f"{prefix}{what} regenerated: {cnf.nvars} variables, {len(cnf.clauses)} clauses, "
+        f"sha256 {'matches' if same else 'DIFFERS'}"
+        + (
+            ""
+            if sizes
+            else f" (the evidence states {ev.get('variables')} variables and "
+            f"{ev.get('clauses')} clauses)"
+        ),
+    )
+    for ok, text in recheck_stored_proof(cnf, ev.get("proof_xz_base64"), time_limit, full):
+        out.add(ok, prefix + text)
+
+
 def check_drat_evidence(
     inst: Instance,
     rounds: int,
@@ -364,9 +412,8 @@ def check_drat_evidence(
     out: Report,
     full: bool = False,
 ) -> None:
-    """Regenerate the standalone CNF of ``inst`` for ``rounds`` rounds under ``options``,
-    compare its hash (and the sizes the evidence states, which the messages print) with the
-    evidence's, and re-check the stored proof, into ``out``.
+    """Regenerate the standalone CNF of ``inst`` for ``rounds`` rounds under ``options`` and
+    check the stored refutation against it (:func:`check_stored_refutation`).
 
     Parameters
     ----------
@@ -375,29 +422,9 @@ def check_drat_evidence(
     options : EncodingOptions
         Those stored with the evidence (:func:`stored_options`).
     ev : dict
-        The evidence: ``cnf_sha256``, ``proof_xz_base64``, optionally ``variables`` and
-        ``clauses``.
     time_limit : float, optional
-        Seconds for the proof checks.
     out : Report
     full : bool
-        Run every checker even where one already decided.
     """
     cnf = standalone_cnf(inst, rounds, options)
-    digest = cnf.sha256()
-    sizes = ev.get("variables", cnf.nvars) == cnf.nvars and ev.get(
-        "clauses", len(cnf.clauses)
-    ) == len(cnf.clauses)
-    out.add(
-        digest == ev.get("cnf_sha256") and sizes,
-        f"CNF for {rounds} rounds regenerated: {cnf.nvars} variables, {len(cnf.clauses)} "
-        f"clauses, sha256 {'matches' if digest == ev.get('cnf_sha256') else 'DIFFERS'}"
-        + (
-            ""
-            if sizes
-            else f" (the evidence states {ev.get('variables')} variables and "
-            f"{ev.get('clauses')} clauses)"
-        ),
-    )
-    for ok, text in recheck_stored_proof(cnf, ev.get("proof_xz_base64"), time_limit, full):
-        out.add(ok, text)
+    check_stored_refutation(cnf, f"CNF for {rounds} rounds", ev, time_limit, out, full)

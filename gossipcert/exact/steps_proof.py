@@ -43,9 +43,9 @@ from gossipcert.encodings import EncodingOptions, TransferEncoding, encoding_for
 from gossipcert.encodings.formula import Formula
 from gossipcert.exact.proof import (
     StandaloneCNF,
+    check_stored_refutation,
     checked_refutation,
     pack_proof,
-    recheck_stored_proof,
     reliance,
 )
 from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
@@ -212,14 +212,8 @@ def check_steps_point(
     options = EncodingOptions(**ev["encoding"])
     out.add(True, f"R = {rounds}: " + reliance(options.not_implied()))
     cnf = steps_cnf(instance, rounds, steps - 1, options)
-    same = cnf.sha256() == ev.get("cnf_sha256")
-    out.add(
-        same,
-        f"R = {rounds}: CNF for {steps - 1} steps regenerated: {cnf.nvars} variables, "
-        f"{len(cnf.clauses)} clauses, sha256 {'matches' if same else 'DIFFERS'}",
-    )
-    for ok, text in recheck_stored_proof(cnf, ev.get("proof_xz_base64"), time_limit, full):
-        out.add(ok, f"R = {rounds}: {text}")
+    what = f"CNF for {steps - 1} steps"
+    check_stored_refutation(cnf, what, ev, time_limit, out, full, prefix=f"R = {rounds}: ")
 
 
 def certify_points(
