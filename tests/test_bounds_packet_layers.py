@@ -5,6 +5,8 @@ work-budget shortcuts."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import networkx as nx
 import pytest
 from test_bounds import (
@@ -19,8 +21,10 @@ from test_bounds import (
 )
 
 from gossipcert.bounds import all_bounds, best_lower_bound, bound_by_name
+from gossipcert.bounds.base import Bound
 from gossipcert.bounds.broadcast import layers_value
 from gossipcert.bounds.broadcast_ranks import ranks_value
+from gossipcert.bounds.broadcast_walks import walks_value
 from gossipcert.bounds.packet_layers import (
     WORK_BUDGET,
     packet_layers_bound,
@@ -83,12 +87,22 @@ def test_is_the_largest_broadcast_bound_over_the_sources() -> None:
     assert best_lower_bound(i).name == "packet-layers"
 
 
+@pytest.mark.parametrize(
+    ("value", "bound"),
+    [
+        (layers_value, packet_layers_bound),
+        (ranks_value, packet_ranks_bound),
+        (walks_value, packet_walks_bound),
+    ],
+)
 @pytest.mark.parametrize("spec", ["debruijn:5", "mesh:3x5", "shuffle-exchange:5", "path:7"])
-def test_one_source_per_orbit_gives_the_maximum_over_all_sources(spec: str) -> None:
+def test_one_source_per_orbit_gives_the_maximum_over_all_sources(
+    spec: str, value: Callable[..., int], bound: Callable[..., Bound]
+) -> None:
     i = parse_instance(spec, "telephone", "gossip")
     nbrs = [list(i.graph.adj[v]) for v in range(i.n)]
-    every = max(layers_value(nbrs, [v], [True] * i.n) for v in range(i.n))
-    assert packet_layers_bound(i).value == every
+    every = max(value(nbrs, [v], [True] * i.n) for v in range(i.n))
+    assert bound(i).value == every
 
 
 @pytest.mark.parametrize(
@@ -128,14 +142,6 @@ def test_does_not_apply() -> None:
     big = parse_instance("hypercube:12", "telephone", "gossip")
     assert big.n + 2 * big.graph.number_of_edges() > WORK_BUDGET
     assert packet_layers_bound(big) is None
-
-
-@pytest.mark.parametrize("spec", ["debruijn:5", "mesh:3x5", "shuffle-exchange:5", "path:7"])
-def test_ranks_one_source_per_orbit_gives_the_maximum_over_all_sources(spec: str) -> None:
-    i = parse_instance(spec, "telephone", "gossip")
-    nbrs = [list(i.graph.adj[v]) for v in range(i.n)]
-    every = max(ranks_value(nbrs, [v], [True] * i.n) for v in range(i.n))
-    assert packet_ranks_bound(i).value == every
 
 
 @pytest.mark.parametrize(
