@@ -297,16 +297,31 @@ def unpack_proof(data: str) -> str:
 
 
 def recheck_stored_proof(
-    cnf: StandaloneCNF, packed: Any, time_limit: float | None, full: bool = False
+    cnf: StandaloneCNF,
+    packed: Any,
+    time_limit: float | None,
+    full: bool = False,
+    stated_lines: Any = None,
 ) -> list[tuple[bool | None, str]]:
     """Re-check a stored (packed) DRAT proof of ``cnf`` with every checker: one line per
     checker, ``(verdict, text)`` with True (verified, or over its budget after the others
     verified), False (rejected, or the stored proof cannot be read) or None (no verdict in
-    time), and a failing line when the checkers disagree."""
+    time), and a failing line when the checkers disagree, or when ``stated_lines`` (the
+    evidence's ``proof_lines``, which the messages print) is given and is not the stored
+    proof's number of lines."""
     try:
         proof = unpack_proof(packed)
     except Exception as exc:  # any corruption of the stored proof is a failed check
         return [(False, f"stored proof cannot be read: {exc}")]
+    stated: list[tuple[bool | None, str]] = []
+    if stated_lines is not None and stated_lines != proof.count("\n"):
+        stated.append(
+            (
+                False,
+                f"the evidence states a proof of {stated_lines!r} lines; the stored proof "
+                f"has {proof.count(chr(10))}",
+            )
+        )
     deadline = None if time_limit is None else time.monotonic() + time_limit
     verdict = check_proof(cnf.dimacs(), proof, deadline, full=full)
     lines: list[tuple[bool | None, str]] = [
@@ -319,7 +334,7 @@ def recheck_stored_proof(
     ]
     if verdict.status == "rejected" and any(o.ok for o in verdict.outcomes):
         lines.append((False, "THE PROOF CHECKERS DISAGREE: " + verdict.summary()))
-    return lines
+    return stated + lines
 
 
 class Report(Protocol):
@@ -374,8 +389,8 @@ def check_stored_refutation(
     what : str
         What the CNF is, for the message ("CNF for 6 rounds").
     ev : dict
-        The evidence: ``cnf_sha256``, ``proof_xz_base64``, optionally ``variables`` and
-        ``clauses``.
+        The evidence: ``cnf_sha256``, ``proof_xz_base64``, optionally ``variables``,
+        ``clauses`` and ``proof_lines``.
     time_limit : float, optional
         Seconds for the proof checks.
     out : Report
@@ -399,7 +414,9 @@ def check_stored_refutation(
             f"{ev.get('clauses')} clauses)"
         ),
     )
-    for ok, text in recheck_stored_proof(cnf, ev.get("proof_xz_base64"), time_limit, full):
+    for ok, text in recheck_stored_proof(
+        cnf, ev.get("proof_xz_base64"), time_limit, full, ev.get("proof_lines")
+    ):
         out.add(ok, prefix + text)
 
 
