@@ -90,3 +90,13 @@ def test_cut_capacity_per_model() -> None:
     assert cut_capacity(parse_instance("star:5", "multicast", "gossip"), side) == 1
     assert cut_capacity(parse_instance("star:5", "telephone", "gossip"), side) is None
     assert cut_bound(parse_instance("star:5", "telephone", "gossip")) is None
+
+
+@pytest.mark.parametrize("model", ["telephone:p={}", "single-port:p={}", "all-port:c={}"])
+def test_cut_bound_capacity_beyond_int64(model: str) -> None:
+    # a cap above every packet that crosses bounds like one equal to the number of packets,
+    # also when it does not fit a 64-bit integer
+    huge = cut_bound(parse_instance("ring:6", model.format(10**23), "gossip"))
+    enough = cut_bound(parse_instance("ring:6", model.format(6), "gossip"))
+    assert huge is not None and enough is not None
+    assert huge.value == enough.value == 3

@@ -196,6 +196,8 @@ class CutData:
         k = hist[::-1, ::-1].cumsum(axis=0).cumsum(axis=1)[::-1, ::-1]
         m = np.arange(hist.shape[0])[:, None]
         h = np.arange(hist.shape[1])[None, :]
+        # a capacity above the packets that cross changes no ceiling (and may not fit int64)
+        cap = min(cap, int(sizes.sum()))
         values = np.where(k > 0, m - 1 + -(-k // cap) + h, 0)
         return int(values.max())
 
