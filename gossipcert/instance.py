@@ -487,6 +487,10 @@ class Instance:
         }
 
 
+#: most packets a problem split by ``chunks=K`` may have (K times its own packets)
+MAX_CHUNKED_PACKETS: int = 1 << 22
+
+
 def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
     """Bind a graph, a model and a problem into an :class:`Instance`.
 
@@ -588,6 +592,13 @@ def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
                     target[v] |= 1 << index[p]
 
     if problem.chunks > 1:
+        if len(names) * problem.chunks > MAX_CHUNKED_PACKETS:
+            raise SpecError(
+                f"chunks={problem.chunks} splits the {len(names)} packets of "
+                f"{problem.spec()} on {graph.graph.get('spec', 'this graph')} into "
+                f"{len(names) * problem.chunks} packets, more than the limit of "
+                f"{MAX_CHUNKED_PACKETS}; use fewer chunks"
+            )
         names, hold, need = _split(names, hold, need, problem.chunks)
     instance = Instance(graph, model, problem, tuple(names), tuple(hold), tuple(need))
     _check_satisfiable(instance)

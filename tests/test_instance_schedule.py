@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from gossipcert import graphs
+from gossipcert import instance as instance_module
 from gossipcert.constructions.rings import ring_half_duplex
 from gossipcert.errors import InstanceError, ScheduleFormatError, SpecError
 from gossipcert.instance import (
@@ -89,6 +90,15 @@ def test_problem_specs() -> None:
     ]:
         with pytest.raises(SpecError, match=needle):
             parse_problem(bad)
+
+
+def test_chunks_beyond_the_packet_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    # K * packets above the limit is refused before the K copies are built (chunks=10**20
+    # used to fill the memory)
+    monkeypatch.setattr(instance_module, "MAX_CHUNKED_PACKETS", 100, raising=False)
+    assert parse_instance("ring:6", "telephone", "gossip:chunks=16").n_packets == 96
+    with pytest.raises(SpecError, match=r"6 packets .* into 102 packets, more than the limit"):
+        parse_instance("ring:6", "telephone", "gossip:chunks=17")
 
 
 def test_instances_spell_out_packets() -> None:
