@@ -386,6 +386,15 @@ def problem_from_dict(data: Any, source: str) -> Problem:
         value = data[key]
         if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
             raise SpecError(f"problem file {source!r}: {key!r} must map nodes to lists")
+        written: dict[int | str, str] = {}
+        for k in value:
+            node = _node_text(k)
+            if node in written:
+                raise SpecError(
+                    f"problem file {source!r}: {key!r} names node {node!r} twice "
+                    f"({written[node]!r} and {k!r}); give each node one list"
+                )
+            written[node] = k
         return tuple((_node_text(k), tuple(_hashable(p) for p in v)) for k, v in value.items())
 
     holdings, demands = table("holdings"), table("demands")

@@ -143,6 +143,11 @@ def test_custom_problem_file(tmp_path: Path) -> None:
     f.write_text(json.dumps({"packets": ["x"], "holdings": {"0": ["x"]}, "demands": {"1": ["q"]}}))
     with pytest.raises(SpecError, match="'q'"):
         parse_instance("path:4", "telephone", str(f))
+    # two keys naming one node once spaces are dropped: the problem written to a certificate
+    # kept one of the two lists, and the certificate then failed its check
+    f.write_text('{"holdings": {"0": ["x"], " 0": ["y"]}, "demands": {"1": ["x", "y"]}}')
+    with pytest.raises(SpecError, match="'holdings' names node '0' twice"):
+        parse_problem(str(f))
 
 
 def test_unmeetable_demands_are_an_instance_error(tmp_path: Path) -> None:
