@@ -21,6 +21,7 @@ from gossipcert.exact.proof import (
     unpack_proof,
 )
 from gossipcert.exact.search import solve
+from gossipcert.graphs import MAX_NODES
 from gossipcert.instance import parse_instance
 from gossipcert.simulate import simulate
 
@@ -376,6 +377,27 @@ def test_malformed_or_inconsistent_certificates_fail_without_exceptions(
     bad = copy.deepcopy(certificate)
     edit(bad)
     assert not check_certificate(bad).ok
+
+
+@pytest.mark.parametrize(
+    ("edit", "needle"),
+    [
+        # an edited node count: the labels ran out (IndexError), or without labels any
+        # number of nodes was built (n=10**9 until the memory ran out)
+        (lambda g: g.update(n=8), "'labels' must list the labels of the 8 nodes"),
+        (lambda g: (g.pop("labels"), g.update(n=MAX_NODES + 1)), "n must be a whole number"),
+        (lambda g: g.update(n=6.5), "n must be a whole number"),
+    ],
+)
+def test_an_edited_node_count_is_a_certificate_error(edit, needle: str) -> None:
+    from gossipcert.errors import CertificateError
+    from gossipcert.exact.certificate import graph_from_record, graph_record
+    from gossipcert.graphs import from_spec
+
+    record = graph_record(from_spec("ring:6"))
+    edit(record)
+    with pytest.raises(CertificateError, match=needle):
+        graph_from_record(record)
 
 
 def test_a_closed_form_bound_above_a_verified_schedule_is_an_error(monkeypatch) -> None:

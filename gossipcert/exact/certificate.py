@@ -84,9 +84,13 @@ def graph_from_record(rec: dict[str, Any]) -> nx.Graph:
     """Rebuild a graph stored by :func:`graph_record`."""
     try:
         g = nx.Graph(spec=rec.get("spec"))
-        n = int(rec["n"])
+        n = rec["n"]
+        if not isinstance(n, int) or isinstance(n, bool) or not 0 < n <= graphs.MAX_NODES:
+            raise CertificateError(f"n must be a whole number in 1..{graphs.MAX_NODES}, got {n!r}")
         routers = set(rec.get("routers", []))
         labels = rec.get("labels") or [str(v) for v in range(n)]
+        if not isinstance(labels, list) or len(labels) != n:
+            raise CertificateError(f"'labels' must list the labels of the {n} nodes")
         for v in range(n):
             g.add_node(v, label=str(labels[v]), router=v in routers)
         for u, v, c in rec["edges"]:
