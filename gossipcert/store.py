@@ -159,8 +159,11 @@ def atomic_write(path: Path, text: str) -> None:
     Raises
     ------
     GossipcertError
-        The folder cannot be written.
+        The folder cannot be written, or ``path`` is something other than a regular file (a
+        device such as ``/dev/null``, a pipe, a folder), which the replacement would remove.
     """
+    if path.exists() and not path.is_file():
+        raise GossipcertError(f"cannot write {path}: it exists and is not a regular file")
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:

@@ -90,6 +90,22 @@ def test_atomic_write_replaces_whole_file(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["x.json"]  # no temporary file left
 
 
+def test_atomic_write_leaves_a_special_file_alone(tmp_path: Path) -> None:
+    # the replacement removed a device or pipe (--force -o /dev/full, as root, put a text file
+    # in its place)
+    import os
+    import stat
+
+    from gossipcert.errors import GossipcertError
+
+    pipe = tmp_path / "pipe.json"
+    os.mkfifo(pipe)
+    with pytest.raises(GossipcertError, match="not a regular file"):
+        atomic_write(pipe, "text")
+    assert stat.S_ISFIFO(pipe.stat().st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe.json"]
+
+
 def test_sweep_rows_and_rerun_solves_nothing(tmp_path: Path) -> None:
     sweep = tables.read_sweep(sweep_file(tmp_path, SMALL))
     assert len(sweep.specs) == 18
