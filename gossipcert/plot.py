@@ -218,7 +218,8 @@ def draw_rounds(
     first, last : int
         The rounds to draw (default: all).
     columns : int, optional
-        Panels per row (default: about the square root of the number of panels).
+        Panels per row (default: about the square root of the number of panels; at most
+        the number of panels).
     title : str, optional
 
     Returns
@@ -240,7 +241,8 @@ def draw_rounds(
     pos = layout(g)
     know = knowledge_by_round(instance, schedule)
     count = last - first + 1
-    cols = columns or max(1, min(count, math.ceil(math.sqrt(count * 1.5))))
+    # more columns than panels would only add empty ones (and 10**11 of them fill the memory)
+    cols = min(count, columns) if columns else max(1, min(count, math.ceil(math.sqrt(count * 1.5))))
     rows = math.ceil(count / cols)
     xs = [p[0] for p in pos.values()]
     ys = [p[1] for p in pos.values()]

@@ -52,6 +52,13 @@ def test_draw_schedule_png_and_svg(ring_hd: Path, tmp_path: Path) -> None:
     assert "round 3" in part.read_text() and "round 4" not in part.read_text()
 
 
+def test_draw_more_columns_than_panels(tmp_path: Path) -> None:
+    # --columns 99999999999 asked matplotlib for that many axes: a MemoryError traceback
+    inst = parse_instance("ring:6", "half-duplex:p=1", "gossip")
+    fig = plot.draw_rounds(inst, ring_half_duplex(inst), first=2, last=4, columns=99_999_999_999)
+    assert len(fig.axes) == 3
+
+
 def test_draw_refuses_what_the_verifier_rejects(tmp_path: Path) -> None:
     inst = parse_instance("ring:6", "half-duplex:p=1", "gossip")
     bad = tmp_path / "fd.json"
