@@ -7,12 +7,17 @@ on the 3x3 mesh). Every optimum below comes with its evidence from :func:`solve`
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from gossipcert.encodings import EncodingOptions
-from gossipcert.exact.cost import min_steps
+from gossipcert.errors import SpecError
+from gossipcert.exact import cost
+from gossipcert.exact.cost import min_steps, pareto_front
 from gossipcert.exact.search import solve
 from gossipcert.instance import parse_instance
+from gossipcert.schedule import MAX_ROUNDS
 from gossipcert.simulate import simulate
 
 
@@ -80,3 +85,25 @@ def test_beier_sibeyn_mesh_3x3_five_rounds_eleven_steps() -> None:
     point = min_steps(inst, 5, EncodingOptions.for_search())
     assert point.proved and point.steps == 11
     assert simulate(inst, point.schedule).steps == 11
+
+
+@pytest.mark.parametrize("max_rounds", [-1, 0, MAX_ROUNDS + 1])
+def test_a_front_needs_a_round_count(max_rounds: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # -1 printed an empty front "all proved"; 10**11 ran on past the time limit
+    def no_point(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a point of the front was computed")
+
+    monkeypatch.setattr(cost, "min_steps", no_point)
+    with pytest.raises(SpecError, match="--max-rounds"):
+        pareto_front(parse_instance("ring:5", "telephone", "gossip"), max_rounds, 5)
+
+
+def test_least_steps_after_the_deadline_builds_no_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    # each R after the time limit built its R-round model before looking at the clock
+    def no_model(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a model was built after the deadline")
+
+    monkeypatch.setattr(cost, "encoding_for", no_model)
+    inst = parse_instance("ring:5", "telephone", "gossip")
+    point = min_steps(inst, 50, EncodingOptions.for_search(), deadline=time.monotonic() - 1)
+    assert (point.rounds, point.steps, point.proved) == (50, None, False)

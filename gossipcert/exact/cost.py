@@ -37,12 +37,12 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from gossipcert.encodings import EncodingOptions, TransferEncoding, encoding_for
-from gossipcert.errors import SolverError, UnsupportedModelError
+from gossipcert.errors import SolverError, SpecError, UnsupportedModelError
 from gossipcert.exact.backends import compile_cpsat
 from gossipcert.exact.search import SolveResult, solve
 from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.instance import Instance
-from gossipcert.schedule import Schedule
+from gossipcert.schedule import MAX_ROUNDS, Schedule
 from gossipcert.simulate import simulate
 
 
@@ -144,6 +144,8 @@ def min_steps(
 ) -> FrontPoint:
     """The least ``S`` of a schedule of at most ``rounds`` rounds (CP-SAT optimisation)."""
     start = time.monotonic()
+    if deadline is not None and deadline <= start:  # before building a model of R rounds
+        return FrontPoint(rounds, None, False, None, 0.0)
     enc = encoding_for(instance, options, transfer=True)
     assert isinstance(enc, TransferEncoding)
     enc.extend_to(rounds)
@@ -221,6 +223,13 @@ def pareto_front(
     -------
     FrontResult
 
+    Raises
+    ------
+    SpecError
+        ``max_rounds`` is not in ``1..MAX_ROUNDS`` (the longest schedule a file may hold).
+    UnsupportedModelError
+        The all-port model.
+
     Examples
     --------
     >>> from gossipcert.instance import parse_instance
@@ -230,6 +239,11 @@ def pareto_front(
     """
     if instance.model.kind.value == "all-port":
         raise UnsupportedModelError("linear cost is defined for the one-port and multicast models")
+    if not 1 <= max_rounds <= MAX_ROUNDS:
+        raise SpecError(
+            f"--max-rounds (the largest R of the front) must be in 1..{MAX_ROUNDS}, "
+            f"got {max_rounds}"
+        )
     start = time.monotonic()
     deadline = None if time_limit is None else start + time_limit
     rr = solve(instance, backend=backend, time_limit=time_limit, strict=strict)
