@@ -107,3 +107,9 @@ def test_least_steps_after_the_deadline_builds_no_model(monkeypatch: pytest.Monk
     inst = parse_instance("ring:5", "telephone", "gossip")
     point = min_steps(inst, 50, EncodingOptions.for_search(), deadline=time.monotonic() - 1)
     assert (point.rounds, point.steps, point.proved) == (50, None, False)
+
+
+def test_a_front_below_the_round_optimum_is_refused() -> None:
+    # the empty front was printed as "all proved" with exit status 0
+    with pytest.raises(SpecError, match="the round optimum is 4; give --max-rounds 4 or more"):
+        pareto_front(parse_instance("ring:5", "telephone", "gossip"), 3)

@@ -226,7 +226,8 @@ def pareto_front(
     Raises
     ------
     SpecError
-        ``max_rounds`` is not in ``1..MAX_ROUNDS`` (the longest schedule a file may hold).
+        ``max_rounds`` is not in ``1..MAX_ROUNDS`` (the longest schedule a file may hold), or
+        is below the round optimum (or its lower bound), so that the front is empty.
     UnsupportedModelError
         The all-port model.
 
@@ -249,7 +250,13 @@ def pareto_front(
     rr = solve(instance, backend=backend, time_limit=time_limit, strict=strict)
     out = FrontResult(instance, rr)
     first = rr.optimum if rr.optimum is not None else rr.lower_bound
-    if first is None or max_rounds < first:
+    if first is not None and max_rounds < first:
+        what = "round optimum" if rr.optimum is not None else "lower bound on the rounds"
+        raise SpecError(
+            f"no schedule has at most --max-rounds {max_rounds} rounds: the {what} is "
+            f"{first}; give --max-rounds {first} or more"
+        )
+    if first is None:
         return out
     options = EncodingOptions.for_search(strict=strict)
     for r in range(first, max_rounds + 1):
