@@ -132,6 +132,23 @@ def test_time_limit_must_be_positive(value: str, tmp_path: Path) -> None:
     assert code == 2 and "positive number of seconds" in err
 
 
+@pytest.mark.parametrize(
+    ("option", "needle"),
+    [
+        ("--portfolio=-5", "number of seconds >= 0"),
+        ("--portfolio=nan", "number of seconds >= 0"),
+        ("--portfolio=inf", "number of seconds >= 0"),
+        ("--jobs=0", "greater than or equal to 1"),
+        ("--jobs=-1", "greater than or equal to 1"),
+    ],
+)
+def test_portfolio_seconds_and_jobs_must_make_sense(option: str, needle: str) -> None:
+    """A negative or NaN --portfolio turned the portfolio off, --jobs -1 ran one job: both
+    silently."""
+    code, _, err = run("solve", "ring:5", "-q", option)
+    assert code == 2 and needle in err
+
+
 def test_timed_out_solve_writes_a_partial_result_and_resumes(tmp_path: Path) -> None:
     """Defect 6: a timed-out ``solve -o`` wrote nothing and said nothing."""
     part = tmp_path / "part.json"

@@ -78,6 +78,13 @@ def _positive_seconds(value: float | None) -> float | None:
     return value
 
 
+def _seconds_or_zero(value: float) -> float:
+    """Reject a number of seconds that is negative, NaN or infinite (0 stays: off)."""
+    if not (math.isfinite(value) and value >= 0):
+        raise typer.BadParameter(f"must be a number of seconds >= 0 (0: off), got {value:g}")
+    return value
+
+
 def _time_limit_option(help_text: str) -> Any:
     return typer.Option(
         "--time-limit", "-t", help=help_text, callback=_positive_seconds, metavar="SECONDS"

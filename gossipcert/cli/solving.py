@@ -23,6 +23,7 @@ from gossipcert.cli.common import (
     _bad_input,
     _check_output,
     _chunked,
+    _seconds_or_zero,
     _time_limit_option,
     _write_text,
     app,
@@ -137,7 +138,7 @@ def solve_cmd(
     ] = 1,
     jobs: Annotated[
         int,
-        typer.Option("--jobs", "-j", help="--split, --portfolio: local worker processes."),
+        typer.Option("--jobs", "-j", help="--split, --portfolio: local worker processes.", min=1),
     ] = 1,
     scheduler: Annotated[
         str | None,
@@ -159,6 +160,7 @@ def solve_cmd(
             "schedules, CP-SAT seeds, SAT with phase hints racing in --jobs processes) "
             "before the search; 0: off.",
             metavar="SECONDS",
+            callback=_seconds_or_zero,
         ),
     ] = 0.0,
     as_json: JsonOpt = False,
