@@ -7,11 +7,13 @@ finish there, at the optimum on stars (``2(n-1)`` half-duplex, ``2n-3`` telephon
 
 from __future__ import annotations
 
+import math
+
 import networkx as nx
 import pytest
 
-from gossipcert.errors import HeuristicError, UnsupportedModelError
-from gossipcert.heuristics.matching import matching_heuristic, round_bound
+from gossipcert.errors import HeuristicError, SpecError, UnsupportedModelError
+from gossipcert.heuristics.matching import MatchingParams, matching_heuristic, round_bound
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
 from gossipcert.simulate import simulate
 
@@ -81,3 +83,21 @@ def test_cli_heuristic_on_the_star_of_the_report() -> None:
     out = CliRunner().invoke(app, ["heuristic", "star:8", "--model", "half-duplex"])
     assert out.exit_code == 0, out.output
     assert "all demands met after round 14" in out.output
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        MatchingParams(dist_exp=math.nan),
+        MatchingParams(dist_exp=math.inf),
+        MatchingParams(dist_exp=1e308),
+        MatchingParams(dist_exp_decay=math.nan),
+        MatchingParams(num_exp=math.nan),
+        MatchingParams(num_exp=1e308),
+    ],
+)
+def test_exponents_beyond_float32_are_refused(params: MatchingParams) -> None:
+    # NaN or an exponent past float32 made every weight NaN or inf: a schedule with exit 0,
+    # or "found nothing to send in round 1"
+    with pytest.raises(SpecError, match="must be a finite number"):
+        matching_heuristic(parse_instance("ring:6", "telephone", "gossip"), params=params)

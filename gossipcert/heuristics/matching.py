@@ -273,6 +273,17 @@ def _check_params(params: MatchingParams) -> None:
         raise SpecError(
             f"unknown weighting {params.approach!r}; choose auto, flow, bfs or potential"
         )
+    # the weights are float32 powers: an exponent beyond its range (or NaN) spoils them all
+    top = float(np.finfo(np.float32).max)
+    for name, value in (
+        ("--dist-exp", params.dist_exp),
+        ("--dist-exp-decay", params.dist_exp_decay),
+        ("--num-exp", params.num_exp),
+    ):
+        if not abs(value) <= top:
+            raise SpecError(
+                f"{name} must be a finite number between -{top:.3g} and {top:.3g}, got {value:g}"
+            )
     if params.dist_exp <= 0 or params.dist_exp_decay <= 0:
         raise SpecError("--dist-exp and its decay must be positive")
     if params.look_ahead < 0 or params.candidates < 1 or params.band < 0:
