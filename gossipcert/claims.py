@@ -70,7 +70,7 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
+    ast.Pow: lambda base, exponent: _power(base, exponent),
 }
 _COMPARE: dict[type, Callable[[Any, Any], bool]] = {
     ast.Eq: operator.eq,
@@ -80,6 +80,18 @@ _COMPARE: dict[type, Callable[[Any, Any], bool]] = {
     ast.Gt: operator.gt,
     ast.GtE: operator.ge,
 }
+
+
+#: the largest exponent a claim formula may raise a number (other than 0, 1, -1) to
+MAX_EXPONENT = 1000
+
+
+def _power(base: Any, exponent: Any) -> Any:
+    """``base ** exponent``, refusing exponents whose result would take unbounded time."""
+    if abs(exponent) > MAX_EXPONENT and abs(base) not in (0, 1):
+        # an ArithmeticError: evaluate_formula names the formula
+        raise OverflowError(f"exponent {exponent} is outside -{MAX_EXPONENT}..{MAX_EXPONENT}")
+    return operator.pow(base, exponent)
 
 
 def _log2(x: float) -> float:
@@ -172,6 +184,8 @@ def evaluate_formula(text: str, variables: Mapping[str, Any]) -> Any:
 
     try:
         return ev(tree)
+    except SpecError:
+        raise
     except (ArithmeticError, TypeError, ValueError) as exc:
         raise SpecError(f"claim formula {text!r} cannot be evaluated: {exc}") from None
 

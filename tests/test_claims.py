@@ -58,6 +58,18 @@ def test_formulas_outside_the_language_are_refused(text: str) -> None:
         evaluate_formula(text, {"n": 4})
 
 
+def test_huge_powers_are_refused() -> None:
+    # 9**9**9**9 in a sweep's claim ran without end; an exponent above MAX_EXPONENT is
+    # refused (7**200000 stands for it here: fast to compute, so the test ends either way)
+    with pytest.raises(SpecError, match=r"'7 \*\* 200000' cannot be evaluated: exponent 200000"):
+        evaluate_formula("7 ** 200000", {"n": 4})
+    assert evaluate_formula("2 ** n - 1 ** 5000", {"n": 10}) == 1023
+    # the formula is named once
+    with pytest.raises(SpecError) as info:
+        evaluate_formula("m + 1", {"n": 4})
+    assert str(info.value) == "claim formula 'm + 1': unknown name 'm'"
+
+
 def test_claim_tables_and_errors() -> None:
     claim = parse_claim({"source": "T5", "lower": {3: 7}, "upper": "n", "heuristic": 9}, "x")
     assert claim.values("3", {"n": 24}) == {"lower": 7, "upper": 24, "heuristic": 9}
