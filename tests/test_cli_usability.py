@@ -130,6 +130,9 @@ def test_time_limit_must_be_positive(value: str, tmp_path: Path) -> None:
     assert code == 2 and "positive number of seconds" in err
     code, _, err = run("check", str(tmp_path / "none.json"), f"--time-limit={value}")
     assert code == 2 and "positive number of seconds" in err
+    # table took nan (every comparison with it is false) and went on to run the sweep
+    code, _, err = run("table", str(tmp_path / "none.toml"), f"--time-limit={value}")
+    assert code == 2 and "positive number of seconds" in err
 
 
 @pytest.mark.parametrize(

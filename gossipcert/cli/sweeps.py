@@ -14,6 +14,7 @@ from gossipcert.cli.common import (
     JsonOpt,
     _bad_input,
     _check_output,
+    _time_limit_option,
     app,
 )
 from gossipcert.cli.solving import _json_file
@@ -36,8 +37,7 @@ def table_cmd(
     ] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Local worker processes.")] = 1,
     time_limit: Annotated[
-        float | None,
-        typer.Option("--time-limit", "-t", help="Seconds per instance (overrides the file)."),
+        float | None, _time_limit_option("Seconds per instance (overrides the file).")
     ] = None,
     from_store: Annotated[
         bool, typer.Option("--from-store", help="Solve nothing: rebuild the tables from the store.")
@@ -62,8 +62,6 @@ def table_cmd(
 
     sweep = tables.read_sweep(sweep_file)
     if time_limit is not None:
-        if time_limit <= 0:
-            raise GossipcertError("--time-limit must be positive")
         sweep.time_limit = time_limit
     tables.check_outputs(sweep, force)
     _check_output(plot_file, force)
