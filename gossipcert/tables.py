@@ -173,6 +173,11 @@ def read_sweep(path: str | Path) -> Sweep:
     if unknown:
         raise SpecError(f"{src}: unknown key(s) {', '.join(sorted(unknown))}")
     name = data.get("name")
+    if name is None:
+        raise SpecError(
+            f"{src}: 'name' is missing; the tables are written to <output>/<name>.csv and .md, "
+            'e.g. name = "my-sweep"'
+        )
     if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
         raise SpecError(f"{src}: 'name' must be a plain file name")
     limit = data.get("time_limit")

@@ -294,3 +294,18 @@ def test_time_limit_is_per_instance_in_process(monkeypatch: pytest.MonkeyPatch) 
     outcome = tables.evaluate(task)["outcome"]
     assert outcome["status"] == "optimal" and outcome["optimum"] == 3, outcome
     assert clock.COMMAND_START is not None  # restored after the instance
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        # an empty file was told "'name' must be a plain file name"
+        ("", "'name' is missing"),
+        ('name = "../x"', "'name' must be a plain file name"),
+    ],
+)
+def test_sweep_without_a_name(tmp_path: Path, text: str, needle: str) -> None:
+    from gossipcert.errors import SpecError
+
+    with pytest.raises(SpecError, match=needle):
+        tables.read_sweep(sweep_file(tmp_path, text))
