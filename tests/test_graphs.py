@@ -787,6 +787,8 @@ def test_g6_with_header(tmp_path: Path) -> None:
         ("bytes.g6", "\x01\x02\x03\n", ["bytes.g6"]),
         ("two.g6", "A_\nA_\n", ["two.g6", "2 graphs"]),
         ("none.g6", "\n", ["none.g6"]),
+        # a cut-off size field was "list index out of range"
+        ("cut.g6", "~~~\n", ["cut.g6", "not a valid graph6 line (it ends too early)"]),
         ("bad.graphml", "<graphml><graph>", ["bad.graphml"]),
         ("loop.graphml", None, ["loop.graphml", "self-loop"]),
         ("bad.json", '{"nodes": [1, 2], ', ["bad.json"]),

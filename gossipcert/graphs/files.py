@@ -145,7 +145,11 @@ def _read_graphml(file: Path, name: str) -> nx.Graph:
 
 
 def _read_g6(file: Path, name: str) -> nx.Graph:
-    raw = nx.read_graph6(file)
+    try:
+        raw = nx.read_graph6(file)
+    except (IndexError, ValueError, nx.NetworkXError) as exc:  # e.g. a cut-off size field
+        detail = str(exc) if not isinstance(exc, IndexError) else "it ends too early"
+        raise GraphError(f"{name}: not a valid graph6 line ({detail})") from None
     if isinstance(raw, list):
         if len(raw) != 1:
             what = "no graph" if not raw else f"{len(raw)} graphs"
