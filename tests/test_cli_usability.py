@@ -333,3 +333,15 @@ def test_console_entry_point_runs_as_module() -> None:
         check=False,
     )
     assert proc.returncode == 0 and proc.stdout.startswith("gossipcert ")
+
+
+def test_an_unknown_command_points_to_the_main_help(capsys: pytest.CaptureFixture[str]) -> None:
+    """The hint was 'see: gossipcert bogus --help', a command that does not exist."""
+    for args, hint in [
+        (["bogus"], "(see: gossipcert --help)"),
+        (["graph", "ring:5", "--bogus"], "(see: gossipcert graph --help)"),
+    ]:
+        with pytest.raises(SystemExit) as stop:
+            main(args)
+        assert stop.value.code == 2
+        assert hint in capsys.readouterr().err

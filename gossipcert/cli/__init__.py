@@ -50,7 +50,8 @@ def main(argv: list[str] | None = None) -> None:
             exc.show()  # type: ignore[attr-defined]
             sys.exit(2)
         message = exc.format_message()  # type: ignore[attr-defined]
-        command = f"gossipcert {args[0]}" if args and not args[0].startswith("-") else "gossipcert"
+        known = args and args[0] in typer.main.get_command(app).commands  # type: ignore[attr-defined]
+        command = f"gossipcert {args[0]}" if known else "gossipcert"
         err_console.print(f"[bold red]error:[/] {esc(message)} (see: {command} --help)")
         if "--json" in args:
             print_json({"error": message, "exit": 2})
