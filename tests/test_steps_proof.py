@@ -109,6 +109,13 @@ def test_cli_writes_and_checks_a_steps_certificate(tmp_path) -> None:
     res = runner.invoke(app, ["check", str(out)])
     assert res.exit_code == 0, res.output
     assert "S_min(3) = 5, S_min(4) = 5" in res.output
+    # --force onto something that is not a file: a clear error (a named pipe used to block
+    # the open for ever, a folder gave an IsADirectoryError traceback)
+    folder = tmp_path / "folder.cert.json"
+    folder.mkdir()
+    res = runner.invoke(app, [*args, "--force", "-o", str(folder)])
+    assert res.exit_code == 2 and "not a regular file" in res.stderr, res.output
+    assert folder.is_dir()
 
 
 @pytest.mark.slow

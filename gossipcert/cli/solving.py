@@ -373,8 +373,7 @@ def _steps_certificate(
     options = EncodingOptions.for_search(strict=strict)
     certified, missed = certify_points(instance, res.points, options, deadline)
     if certified:
-        with open(output, "w") as fh:
-            fh.write(certificate_text(build_steps_certificate(instance, certified)))
+        _write_text(output, certificate_text(build_steps_certificate(instance, certified)))
         err_console.print(f"steps certificate written to {output}", highlight=False)
     if missed:
         err_console.print(
