@@ -403,12 +403,19 @@ def save(fig: Figure, path: str | Path) -> None:
     Raises
     ------
     GossipcertError
-        Another suffix, or the file cannot be written.
+        Another suffix, the file cannot be written, or it exists and is not a regular file.
     """
     p = Path(path)
     if p.suffix.lower() not in FORMATS:
         plt.close(fig)
         raise GossipcertError(f"draw writes .png or .svg, not {p.suffix or 'no suffix'!r}")
+    from gossipcert.store import refuse_special_file
+
+    try:
+        refuse_special_file(p)
+    except GossipcertError:
+        plt.close(fig)
+        raise
     tmp = p.with_name(f".{p.name}.tmp")
     try:
         fig.savefig(tmp, format=p.suffix[1:].lower(), dpi=130, bbox_inches="tight")

@@ -152,6 +152,13 @@ def entry_stem(instance: Instance, key: str) -> str:
     return f"{_slug(instance.model.spec())}_{kind}_n{instance.n}_{key[:16]}"
 
 
+def refuse_special_file(path: Path) -> None:
+    """Raise GossipcertError when ``path`` exists and is not a regular file (a device such as
+    ``/dev/null``, a named pipe, a folder): replacing it by a new file would remove it."""
+    if path.exists() and not path.is_file():
+        raise GossipcertError(f"cannot write {path}: it exists and is not a regular file")
+
+
 def atomic_write(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and
     :func:`os.replace`, so that readers see the old file or the new one, never a part.
@@ -162,8 +169,7 @@ def atomic_write(path: Path, text: str) -> None:
         The folder cannot be written, or ``path`` is something other than a regular file (a
         device such as ``/dev/null``, a pipe, a folder), which the replacement would remove.
     """
-    if path.exists() and not path.is_file():
-        raise GossipcertError(f"cannot write {path}: it exists and is not a regular file")
+    refuse_special_file(path)
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:

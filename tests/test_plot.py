@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -98,6 +100,12 @@ def test_draw_keeps_existing_files_and_checks_suffix(ring_hd: Path, tmp_path: Pa
     missing = tmp_path / "nope.json"
     code, _, err = draw(str(missing), "-g", "ring:6", "-o", str(tmp_path / "z.png"))
     assert code == 2 and "does not exist" in err
+    # --force onto a named pipe: it was replaced by the picture
+    pipe = tmp_path / "pipe.png"
+    os.mkfifo(pipe)
+    spec = ["-g", "ring:6", "-m", "half-duplex:p=1"]
+    code, _, err = draw(str(ring_hd), *spec, "--force", "-o", str(pipe))
+    assert code == 2 and "not a regular file" in err and stat.S_ISFIFO(pipe.stat().st_mode)
 
 
 @pytest.mark.parametrize(
