@@ -326,13 +326,41 @@ def _looked_up(refs: list[Any], tables: dict[type, dict[Any, int]]) -> list[Any]
 CSV_HEADER = ["round", "from", "to", "packets"]
 
 
+def _csv_part(text: str, what: str, separators: str) -> str:
+    """``text`` as one CSV item, or ScheduleFormatError if reading it back would differ."""
+    if text != text.strip() or not text or any(ch in text for ch in separators):
+        raise ScheduleFormatError(
+            f"{what} {text!r} cannot be written to a CSV schedule (it is empty, has spaces "
+            f"around it or contains one of {' '.join(separators)}); write the schedule as JSON"
+        )
+    return text
+
+
 def _csv_name(name: Any) -> str:
-    return "/".join(str(x) for x in name) if isinstance(name, tuple) else str(name)
+    parts = [str(x) for x in name] if isinstance(name, tuple) else [str(name)]
+    if parts == ["all"]:
+        raise ScheduleFormatError(
+            "packet 'all' cannot be written to a CSV schedule, where all stands for every "
+            "packet the sender knows; write the schedule as JSON"
+        )
+    return "/".join(_csv_part(part, "packet name", ";/") for part in parts)
 
 
 def to_csv(schedule: Schedule, instance: Instance) -> str:
-    """The CSV form ``round,from,to,packets`` of a schedule."""
-    ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
+    """The CSV form ``round,from,to,packets`` of a schedule.
+
+    Raises
+    ------
+    ScheduleFormatError
+        A node label or packet name that the CSV form cannot hold (see :func:`_csv_part`).
+    """
+    labels: dict[int, str] = {}
+
+    def ref(v: int) -> str:
+        if v not in labels:
+            labels[v] = _csv_part(str(graphs.node_ref(instance.graph, v)), "node label", ";")
+        return labels[v]
+
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(CSV_HEADER)
@@ -343,9 +371,7 @@ def to_csv(schedule: Schedule, instance: Instance) -> str:
                 if tr.packets is None
                 else ";".join(_csv_name(instance.packet_names[i]) for i in bits(tr.packets))
             )
-            writer.writerow(
-                [t, ref(tr.sender), ";".join(str(ref(r)) for r in tr.receivers), packets]
-            )
+            writer.writerow([t, ref(tr.sender), ";".join(ref(r) for r in tr.receivers), packets])
     return buf.getvalue()
 
 

@@ -225,3 +225,24 @@ def test_bad_schedule_csv(text: str, needle: str) -> None:
     inst = parse_instance("ring:4", "telephone", "gossip")
     with pytest.raises(ScheduleFormatError, match=needle):
         from_csv(text, inst)
+
+
+@pytest.mark.parametrize("name", ["x/y", "a;b", " sp ", "all", ""])
+def test_csv_refuses_packet_names_it_cannot_read_back(tmp_path: Path, name: str) -> None:
+    # the CSV was written, and reading it back failed or ('all') meant every packet
+    f = tmp_path / "p.json"
+    f.write_text(json.dumps({"holdings": {"0": [name, "q"]}, "demands": {"1": [name, "q"]}}))
+    inst = parse_instance("path:2", "telephone:p=1", str(f))
+    one = Schedule(((Transmission(0, (1,), 1 << inst.packet_index(name)),),))
+    with pytest.raises(ScheduleFormatError, match="write the schedule as JSON"):
+        to_csv(one, inst)
+    fine = Schedule(((Transmission(0, (1,), 1 << inst.packet_index("q")),),))
+    assert from_csv(to_csv(fine, inst), inst) == fine
+
+
+def test_csv_refuses_a_node_label_with_a_semicolon(tmp_path: Path) -> None:
+    f = tmp_path / "g.json"
+    f.write_text(json.dumps({"edges": [["a;b", "c"]]}))
+    inst = parse_instance(str(f), "telephone", "gossip")
+    with pytest.raises(ScheduleFormatError, match="node label 'a;b'"):
+        to_csv(Schedule.from_calls([[(0, 1)]]), inst)
