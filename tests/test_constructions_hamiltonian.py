@@ -12,6 +12,11 @@ from gossipcert.constructions.hamiltonian import (
     product,
     product_factors,
 )
+from gossipcert.constructions.rings import (
+    ring_full_duplex,
+    ring_half_duplex,
+    ring_multicast_clockwise,
+)
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_problem
 from gossipcert.schedule import Schedule, Transmission
@@ -238,3 +243,19 @@ def test_product_factors_of_grids() -> None:
     }.items():
         a, b = product_factors(graphs.from_spec(spec))
         assert (a.graph["spec"], b.graph["spec"]) == (fa, fb)
+
+
+@pytest.mark.parametrize(
+    ("build", "problem"),
+    [
+        (ring_full_duplex, "broadcast:0"),
+        (ring_half_duplex, "total-exchange"),
+        (ring_multicast_clockwise, "gossip:chunks=2"),
+        (hamiltonian_gossip, "gossip:chunks=2"),
+    ],
+)
+def test_ring_schedules_need_one_packet_per_node(build, problem: str) -> None:
+    # another problem ended in "no packet named 0 in this instance"
+    model = "multicast" if build is ring_multicast_clockwise else "single-port"
+    with pytest.raises(NotApplicableError, match="solves gossip with one packet per node"):
+        build(parse_instance("ring:6", model, problem))

@@ -23,12 +23,30 @@ from collections import deque
 from collections.abc import Sequence
 
 from gossipcert import graphs
-from gossipcert.instance import Instance
+from gossipcert.errors import NotApplicableError
+from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
 
 
 def origin_packet(instance: Instance, v: int) -> int:
-    """The number of the gossip packet that node ``v`` holds at the start."""
+    """The number of the gossip packet that node ``v`` holds at the start.
+
+    Raises
+    ------
+    NotApplicableError
+        The problem is not gossip with one packet per node (another problem, a custom one,
+        ``chunks=K``), or ``v`` is a router, which holds no packet.
+    """
+    problem = instance.problem
+    if problem.kind is not ProblemKind.GOSSIP or problem.chunks != 1:
+        raise NotApplicableError(
+            f"the construction solves gossip with one packet per node; got {problem.spec()}"
+        )
+    if graphs.is_router(instance.graph, v):
+        raise NotApplicableError(
+            f"the construction needs every node to hold a packet; node "
+            f"{graphs.node_ref(instance.graph, v)} is a router"
+        )
     return instance.packet_index(graphs.node_ref(instance.graph, v))
 
 
