@@ -278,6 +278,18 @@ def test_exit_1_without_time_out_is_explained() -> None:
     assert "not certified: no solver encoding covers this model" in out
 
 
+def test_an_optimum_on_the_solvers_word_alone_exits_1_and_says_so() -> None:
+    """Exit 0 means certified: with --no-proof the lower bound of ring:5 half-duplex (6, above
+    every closed-form bound) is the solver's word, so the optimum is printed, labelled, with
+    exit 1; with the proof it is certified, exit 0."""
+    code, out, _ = run("solve", "ring:5", "-m", "half-duplex", "--no-proof", "-q")
+    assert code == 1, out
+    assert "optimum 6 rounds, not certified" in " ".join(out.split())
+    assert "by the word of" in out
+    code, out, _ = run("solve", "ring:5", "-m", "half-duplex", "-q")
+    assert code == 0 and "optimum 6 rounds" in out and "not certified" not in out
+
+
 def test_graph_shows_capacities() -> None:
     code, out, _ = run("graph", "fattree:8:exp", "--json")
     caps = json.loads(out)["capacities"]

@@ -171,9 +171,10 @@ def solve_cmd(
     proof), or, when the time limit runs out, the best bounds known. Progress goes to stderr
     (a heartbeat every few seconds during a long solver query; --quiet silences it).
 
-    Exit status: 0 the optimum is certified; 1 it is not (the time limit ran out, or no
-    solver encoding covers the model and the closed-form bounds do not meet); 2 bad input;
-    130 interrupted by Ctrl-C (the best bounds found so far are printed first).
+    Exit status: 0 the optimum is certified; 1 it is not (the time limit ran out; or the
+    lower bound is only the solver's word, with --no-proof or a proof cut short by the time
+    limit; or no solver encoding covers the model and the closed-form bounds do not meet); 2
+    bad input; 130 interrupted by Ctrl-C (the best bounds found so far are printed first).
 
     Example: gossipcert solve petersen --model telephone --problem gossip -o petersen.json
     """
@@ -284,7 +285,9 @@ def solve_cmd(
             )
     if res.interrupted:
         raise typer.Exit(130)
-    raise typer.Exit(0 if res.status == "optimal" else 1)
+    # the solver's word alone (--no-proof, or a proof cut short by the time limit) is an
+    # optimum, labelled so, but not a certified one
+    raise typer.Exit(0 if certified and evidence.get("kind") != "solver-claim" else 1)
 
 
 def _without_proofs(evidence: dict[str, Any]) -> dict[str, Any]:
