@@ -10,14 +10,16 @@ import pytest
 
 from gossipcert.bounds import all_bounds
 from gossipcert.encodings import EncodingOptions
+from gossipcert.errors import SpecError
 from gossipcert.exact import relaxation
 from gossipcert.exact.certificate import build_certificate, check_certificate
 from gossipcert.exact.checkers import check_proof
-from gossipcert.exact.export import export
+from gossipcert.exact.export import ESTIMATE_FROM, estimated_items, export
 from gossipcert.exact.proof import (
     pack_proof,
     prove_unsat,
     standalone_cnf,
+    standalone_formula,
     unpack_proof,
 )
 from gossipcert.exact.search import solve
@@ -325,6 +327,28 @@ def test_export_dimacs_and_opb() -> None:
     opb = export(inst, 2, "opb", EncodingOptions())
     assert opb.startswith("* #variable= ")
     assert all(line.endswith(";") for line in opb.splitlines() if not line.startswith("*"))
+
+
+@pytest.mark.parametrize("graph", ["ring:5", "petersen", "path:6"])
+def test_the_export_estimate_is_exact_up_to_its_base_and_close_beyond(graph: str) -> None:
+    inst = parse_instance(graph, "telephone", "gossip")
+    options = EncodingOptions()
+    size = lambda r: len(standalone_formula(inst, r, options)[0].items)  # noqa: E731
+    for r in (1, 5, ESTIMATE_FROM // 4):
+        assert estimated_items(inst, r, options) == size(r)
+    # each round past the graph's diameter adds the same constraints, so the straight line
+    # from the base is within a few per cent at 100 rounds
+    assert abs(estimated_items(inst, 100, options) - size(100)) <= 0.05 * size(100)
+
+
+def test_export_refuses_a_formula_past_its_size_cap(monkeypatch) -> None:
+    import gossipcert.exact.export as ex
+
+    inst = parse_instance("ring:5", "telephone", "gossip")
+    monkeypatch.setattr(ex, "MAX_EXPORT_ITEMS", estimated_items(inst, 100, EncodingOptions()) - 1)
+    with pytest.raises(SpecError, match=r"about .* constraints"):
+        export(inst, 100, "dimacs", EncodingOptions())
+    assert export(inst, ESTIMATE_FROM, "opb", EncodingOptions())  # not estimated, not capped
 
 
 def test_an_upper_bound_is_no_lower_bound_evidence() -> None:

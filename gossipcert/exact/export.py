@@ -15,10 +15,18 @@ from __future__ import annotations
 
 from gossipcert.encodings import EncodingOptions
 from gossipcert.encodings.formula import Formula
+from gossipcert.errors import SpecError
 from gossipcert.exact.proof import standalone_cnf, standalone_formula
 from gossipcert.instance import Instance
 
 FORMATS = ("dimacs", "opb")
+
+#: the most constraints an exported formula may have (a few dozen bytes each in memory and
+#: in the file: about 2 GiB)
+MAX_EXPORT_ITEMS = 1 << 25
+
+#: horizons up to this are exported without an estimate first
+ESTIMATE_FROM = 64
 
 
 def _term(lit: int, coef: int) -> str:
@@ -42,8 +50,45 @@ def formula_to_opb(formula: Formula, comment: str = "") -> str:
     return "\n".join(head + lines) + "\n"
 
 
+def estimated_items(instance: Instance, rounds: int, options: EncodingOptions) -> int:
+    """About how many constraints the formula of ``rounds`` rounds has: those of
+    ``ESTIMATE_FROM // 4`` rounds, plus the growth of its last round for every further one.
+
+    Parameters
+    ----------
+    instance : Instance
+    rounds : int
+    options : EncodingOptions
+
+    Returns
+    -------
+    int
+        The estimate (exact up to ``ESTIMATE_FROM // 4`` rounds).
+    """
+    base = ESTIMATE_FROM // 4
+    if rounds <= base:
+        return len(standalone_formula(instance, rounds, options)[0].items)
+    last = len(standalone_formula(instance, base, options)[0].items)
+    before = len(standalone_formula(instance, base - 1, options)[0].items)
+    return last + (rounds - base) * max(last - before, 1)
+
+
 def export(instance: Instance, rounds: int, fmt: str, options: EncodingOptions) -> str:
-    """The formula "``rounds`` rounds suffice" for ``instance`` in format ``fmt``."""
+    """The formula "``rounds`` rounds suffice" for ``instance`` in format ``fmt``.
+
+    Raises
+    ------
+    SpecError
+        A horizon above ``ESTIMATE_FROM`` whose formula would have more than
+        ``MAX_EXPORT_ITEMS`` constraints (:func:`estimated_items`).
+    """
+    if rounds > ESTIMATE_FROM:
+        items = estimated_items(instance, rounds, options)
+        if items > MAX_EXPORT_ITEMS:
+            raise SpecError(
+                f"the formula of {rounds} rounds would have about {items:,} constraints (at "
+                f"most {MAX_EXPORT_ITEMS:,} are exported); ask for fewer rounds"
+            )
     comment = (
         f"gossipcert: {instance.graph.graph.get('spec', 'graph')} {instance.model.spec()} "
         f"{instance.problem.spec()} in {rounds} rounds; encoding {options.to_json()}"
