@@ -370,6 +370,17 @@ def test_an_upper_bound_is_no_lower_bound_evidence() -> None:
     assert not check_certificate(cert).ok
 
 
+def test_a_closed_form_value_other_than_the_recomputed_one_fails_the_check() -> None:
+    res = solve(parse_instance("path:5", "telephone", "gossip"))
+    cert = json.loads(json.dumps(build_certificate(res)))
+    assert cert["evidence"]["kind"] == "closed-form" and check_certificate(cert).ok
+    for value in (10**30, "zz", cert["optimum"] + 1):
+        bad = copy.deepcopy(cert)
+        bad["evidence"]["value"] = value
+        rep = check_certificate(bad)
+        assert not rep.ok and any("the certificate states" in t for _, t in rep.steps)
+
+
 def test_swapped_labels_or_routers_fail_the_check() -> None:
     res = solve(parse_instance("path:5", "telephone", "broadcast:0"))
     cert = json.loads(json.dumps(build_certificate(res)))
@@ -411,6 +422,8 @@ def test_malformed_or_inconsistent_certificates_fail_without_exceptions(
         (lambda g: g.update(n=8), "'labels' must list the labels of the 8 nodes"),
         (lambda g: (g.pop("labels"), g.update(n=MAX_NODES + 1)), "n must be a whole number"),
         (lambda g: g.update(n=6.5), "n must be a whole number"),
+        (lambda g: g.update(routers="q"), "'routers' must list node numbers in 0..5"),
+        (lambda g: g.update(routers=[6]), "'routers' must list node numbers in 0..5"),
     ],
 )
 def test_an_edited_node_count_is_a_certificate_error(edit, needle: str) -> None:
