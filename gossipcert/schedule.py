@@ -39,7 +39,8 @@ from gossipcert.instance import Instance, bits
 from gossipcert.memory import paused_gc
 
 FORMAT = "gossipcert-schedule/1"
-#: the largest round number a CSV schedule may name (empty rounds are stored)
+#: the most rounds a schedule file may have (a CSV line names its round, and the empty rounds
+#: before it are stored)
 MAX_ROUNDS = 1_000_000
 
 
@@ -187,8 +188,8 @@ def from_json(data: Any, instance: Instance) -> Schedule:
     Raises
     ------
     ScheduleFormatError
-        Malformed structure, or a node or packet that does not exist; the message names the
-        round and transmission.
+        Malformed structure, more than ``MAX_ROUNDS`` rounds, or a node or packet that does
+        not exist; the message names the round and transmission.
     """
     if isinstance(data, dict):
         fmt = data.get("format", FORMAT)
@@ -199,6 +200,10 @@ def from_json(data: Any, instance: Instance) -> Schedule:
         rounds = data
     if not isinstance(rounds, list):
         raise ScheduleFormatError("a schedule needs 'rounds': a list of rounds")
+    if len(rounds) > MAX_ROUNDS:
+        raise ScheduleFormatError(
+            f"the schedule has {len(rounds)} rounds, beyond the limit of {MAX_ROUNDS}"
+        )
     return Schedule(tuple(_read_rounds(rounds, instance)))
 
 

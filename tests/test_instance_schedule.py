@@ -20,6 +20,7 @@ from gossipcert.instance import (
     parse_problem,
 )
 from gossipcert.schedule import (
+    MAX_ROUNDS,
     Schedule,
     Transmission,
     from_csv,
@@ -202,6 +203,8 @@ def test_trailing_empty_rounds_are_dropped() -> None:
         ({"rounds": [[{"from": True, "to": [1], "packets": "all"}]]}, "a number or a label"),
         ({"rounds": [[{"from": [0], "to": [1], "packets": "all"}]]}, "a number or a label"),
         ({"rounds": [[{"from": 0, "to": [{"a": 1}], "packets": "all"}]]}, "a number or a label"),
+        # as many rounds as a CSV line may name, and no more
+        ({"rounds": [[]] * (MAX_ROUNDS + 1)}, "1000001 rounds, beyond the limit of 1000000"),
     ],
 )
 def test_bad_schedule_json(data: dict, needle: str) -> None:
