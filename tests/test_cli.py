@@ -128,6 +128,7 @@ def test_verify_with_original_labels(tmp_path: Path) -> None:
         (["solve", "ring:4", "-m", "telephone:tau=nan"], "finite"),
         (["export", "ring:4", "-r", "2", "-f", "xml"], "unknown format 'xml'"),
         (["export", "ring:5", "-r", "99999999"], "ask for fewer rounds"),
+        (["solve", "ring:4", "-q", "-o", ""], "output file name is empty"),
         (["check", "nothing.json"], "nothing.json"),
     ],
 )

@@ -145,8 +145,10 @@ def _check_output(output: str | None, force: bool = False) -> None:
     """Refuse to overwrite a user's file, and fail early on a path that cannot be written."""
     from pathlib import Path
 
-    if not output:
+    if output is None:
         return
+    if not output.strip():
+        raise GossipcertError("an output file name is empty; give a file name after -o")
     path = Path(output)
     if path.exists() and not force:
         raise GossipcertError(f"{output} exists; choose another name or pass --force")
