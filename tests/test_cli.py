@@ -129,6 +129,10 @@ def test_verify_with_original_labels(tmp_path: Path) -> None:
         (["export", "ring:4", "-r", "2", "-f", "xml"], "unknown format 'xml'"),
         (["export", "ring:5", "-r", "99999999"], "ask for fewer rounds"),
         (["solve", "ring:4", "-q", "-o", ""], "output file name is empty"),
+        (["solve", "ring:4", "--tau", "2"], "--tau only applies with --objective steps or cost"),
+        (["solve", "ring:4", "--max-rounds", "5", "--h", "2"], "--max-rounds and --h only apply"),
+        (["solve", "ring:4", "--cube-store", "d"], "--cube-store only applies with --split"),
+        (["solve", "ring:4", "--scheduler", "tcp://x:1"], "--scheduler only applies with --split"),
         (["check", "nothing.json"], "nothing.json"),
     ],
 )

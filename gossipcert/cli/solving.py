@@ -184,6 +184,14 @@ def solve_cmd(
     from gossipcert.exact.watchdog import solve_within
     from gossipcert.schedule import to_json
 
+    _refuse_unused_options(
+        objective == "rounds",
+        "--objective steps or cost",
+        {"--max-rounds": max_rounds, "--tau": tau, "--h": h},
+    )
+    _refuse_unused_options(
+        not split, "--split", {"--scheduler": scheduler, "--cube-store": cube_store}
+    )
     _check_output(output, force)
     instance = parse_instance(graph, model, _chunked(problem, chunks))
     if objective != "rounds":
@@ -288,6 +296,17 @@ def solve_cmd(
     # the solver's word alone (--no-proof, or a proof cut short by the time limit) is an
     # optimum, labelled so, but not a certified one
     raise typer.Exit(0 if certified and evidence.get("kind") != "solver-claim" else 1)
+
+
+def _refuse_unused_options(unused: bool, owner: str, values: dict[str, Any]) -> None:
+    """Refuse options given where they would be ignored (``unused``): they belong to
+    ``owner``."""
+    given = [name for name, value in values.items() if value is not None]
+    if unused and given:
+        raise GossipcertError(
+            f"{' and '.join(given)} only {'applies' if len(given) == 1 else 'apply'} with "
+            f"{owner}; leave {'it' if len(given) == 1 else 'them'} out or add {owner}"
+        )
 
 
 def _without_proofs(evidence: dict[str, Any]) -> dict[str, Any]:
