@@ -716,6 +716,19 @@ def test_edgelist_reading(tmp_path: Path) -> None:
     assert resolve_node(g, "10") == 2
 
 
+def test_a_zero_padded_number_is_a_label_never_an_index(tmp_path: Path) -> None:
+    file = tmp_path / "g.edgelist"
+    file.write_text("007 1\n1 2\n")
+    g = read_graph_file(file)
+    assert g.nodes[resolve_node(g, "007")]["label"] == "007"
+    assert g.nodes[resolve_node(g, "2")]["label"] == "2"  # a label wins over an index
+    plain = from_spec("path:3")
+    assert resolve_node(plain, "1") == resolve_node(plain, " 1") == 1
+    for ref in ("01", "00", "-0", "+1"):
+        with pytest.raises(SpecError, match="unknown node"):
+            resolve_node(plain, ref)
+
+
 def test_text_labels_keep_first_appearance(tmp_path: Path) -> None:
     file = tmp_path / "g.edgelist"
     file.write_text("b a\na c\n3 b\n")

@@ -264,10 +264,11 @@ def _label_index(graph: nx.Graph, rebuild: bool = False) -> dict[str, int]:
 def resolve_node(graph: nx.Graph, ref: int | str) -> int:
     """The internal id of the node ``ref`` names.
 
-    A node whose ``"label"`` equals ``str(ref)`` wins; otherwise an int ``ref`` (or the decimal
-    string of one) in ``0..n-1`` is taken as the internal id. The label map is built once and
-    kept in ``G.graph["_label_index"]``; it is rebuilt when it names a node whose label has
-    changed or when the number of nodes has changed (delete the key after other relabellings).
+    A node whose ``"label"`` equals ``str(ref)`` wins; otherwise an int ``ref`` (or its plain
+    decimal string: ``"7"``, not ``"007"``) in ``0..n-1`` is taken as the internal id. The
+    label map is built once and kept in ``G.graph["_label_index"]``; it is rebuilt when it
+    names a node whose label has changed or when the number of nodes has changed (delete the
+    key after other relabellings).
 
     Parameters
     ----------
@@ -306,8 +307,8 @@ def resolve_node(graph: nx.Graph, ref: int | str) -> int:
     number: int | None = None
     if isinstance(ref, int) and not isinstance(ref, bool):
         number = ref
-    elif isinstance(ref, str) and _INT_LABEL.fullmatch(ref.strip()):
-        number = int(ref.strip())
+    elif isinstance(ref, str) and _is_plain_int(ref.strip()):
+        number = int(ref.strip())  # "7", not "007" or "-0" (those stay labels)
     if number is not None and 0 <= number < n and number in graph:
         return number
     raise SpecError(
