@@ -63,6 +63,27 @@ CLAIM_KINDS: tuple[str, ...] = ("value", "lower", "upper", "heuristic")
 _LABELS = {"value": "=", "lower": "LB", "upper": "UB", "heuristic": "HR"}
 _CLAIM_KEYS = set(CLAIM_KINDS) | {"source", "note"}
 
+#: the largest exponent a claim formula may raise a number (other than 0, 1, -1) to
+MAX_EXPONENT = 1000
+
+#: the most bits a whole number raised to a power in a claim formula may have
+MAX_POWER_BITS = 100_000
+
+
+def _power(base: Any, exponent: Any) -> Any:
+    """``base ** exponent``, refusing a power whose result would take unbounded time or
+    memory: an exponent outside ``-MAX_EXPONENT..MAX_EXPONENT``, or a whole-number result of
+    more than ``MAX_POWER_BITS`` bits (``((2**1000)**1000)**1000`` nests within the first
+    limit)."""
+    if abs(base) not in (0, 1):
+        if abs(exponent) > MAX_EXPONENT:
+            # an ArithmeticError: evaluate_formula names the formula
+            raise OverflowError(f"exponent {exponent} is outside -{MAX_EXPONENT}..{MAX_EXPONENT}")
+        if isinstance(base, int) and abs(exponent) * abs(base).bit_length() > MAX_POWER_BITS:
+            raise OverflowError(f"the power would have more than {MAX_POWER_BITS} bits")
+    return operator.pow(base, exponent)
+
+
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -70,7 +91,7 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod,
-    ast.Pow: lambda base, exponent: _power(base, exponent),
+    ast.Pow: _power,
 }
 _COMPARE: dict[type, Callable[[Any, Any], bool]] = {
     ast.Eq: operator.eq,
@@ -80,18 +101,6 @@ _COMPARE: dict[type, Callable[[Any, Any], bool]] = {
     ast.Gt: operator.gt,
     ast.GtE: operator.ge,
 }
-
-
-#: the largest exponent a claim formula may raise a number (other than 0, 1, -1) to
-MAX_EXPONENT = 1000
-
-
-def _power(base: Any, exponent: Any) -> Any:
-    """``base ** exponent``, refusing exponents whose result would take unbounded time."""
-    if abs(exponent) > MAX_EXPONENT and abs(base) not in (0, 1):
-        # an ArithmeticError: evaluate_formula names the formula
-        raise OverflowError(f"exponent {exponent} is outside -{MAX_EXPONENT}..{MAX_EXPONENT}")
-    return operator.pow(base, exponent)
 
 
 def _log2(x: float) -> float:

@@ -64,6 +64,10 @@ def test_huge_powers_are_refused() -> None:
     with pytest.raises(SpecError, match=r"'7 \*\* 200000' cannot be evaluated: exponent 200000"):
         evaluate_formula("7 ** 200000", {"n": 4})
     assert evaluate_formula("2 ** n - 1 ** 5000", {"n": 10}) == 1023
+    # nested powers each within the exponent limit: a result of over MAX_POWER_BITS bits
+    with pytest.raises(SpecError, match="more than 100000 bits"):
+        evaluate_formula("(2 ** 1000) ** 1000", {"n": 4})
+    assert evaluate_formula("(2 ** 10) ** 100", {"n": 4}) == 2**1000
     # the formula is named once
     with pytest.raises(SpecError) as info:
         evaluate_formula("m + 1", {"n": 4})
