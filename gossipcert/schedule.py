@@ -343,7 +343,7 @@ def _csv_part(text: str, what: str, separators: str) -> str:
 
 def _csv_name(name: Any) -> str:
     parts = [str(x) for x in name] if isinstance(name, tuple) else [str(name)]
-    if parts == ["all"]:
+    if len(parts) == 1 and parts[0].strip().lower() == "all":  # the reader's test
         raise ScheduleFormatError(
             "packet 'all' cannot be written to a CSV schedule, where all stands for every "
             "packet the sender knows; write the schedule as JSON"

@@ -230,7 +230,7 @@ def test_bad_schedule_csv(text: str, needle: str) -> None:
         from_csv(text, inst)
 
 
-@pytest.mark.parametrize("name", ["x/y", "a;b", " sp ", "all", ""])
+@pytest.mark.parametrize("name", ["x/y", "a;b", " sp ", "all", "All", "ALL", ""])
 def test_csv_refuses_packet_names_it_cannot_read_back(tmp_path: Path, name: str) -> None:
     # the CSV was written, and reading it back failed or ('all') meant every packet
     f = tmp_path / "p.json"
