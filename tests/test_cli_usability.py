@@ -286,8 +286,12 @@ def test_an_optimum_on_the_solvers_word_alone_exits_1_and_says_so() -> None:
     assert code == 1, out
     assert "optimum 6 rounds, not certified" in " ".join(out.split())
     assert "by the word of" in out
+    code, out, _ = run("solve", "ring:5", "-m", "half-duplex", "--no-proof", "-q", "--json")
+    assert code == 1 and json.loads(out)["certified"] is False
     code, out, _ = run("solve", "ring:5", "-m", "half-duplex", "-q")
     assert code == 0 and "optimum 6 rounds" in out and "not certified" not in out
+    code, out, _ = run("solve", "ring:5", "-m", "half-duplex", "-q", "--json")
+    assert code == 0 and json.loads(out)["certified"] is True
 
 
 def test_graph_shows_capacities() -> None:

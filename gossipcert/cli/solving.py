@@ -253,6 +253,9 @@ def solve_cmd(
         raise typer.Exit(130) from None
     evidence = _without_proofs(res.evidence)
     certified = res.status == "optimal" and not res.interrupted
+    # the solver's word alone (--no-proof, or a proof cut short by the time limit) is an
+    # optimum, labelled so, but not a certified one
+    proved = certified and evidence.get("kind") != "solver-claim"
     written: str | None = None
     if output and certified:
         _write_text(output, certificate_text(build_certificate(res)))
@@ -265,6 +268,7 @@ def solve_cmd(
             {
                 **instance.describe(),
                 "status": res.status,
+                "certified": proved,
                 "optimum": res.optimum,
                 "lower_bound": res.lower_bound,
                 "upper_bound": res.upper_bound,
@@ -282,8 +286,9 @@ def solve_cmd(
     else:
         print_solve_result(res, evidence, show)
         if written == "certificate":
+            label = "" if proved else " (its lower bound is the solver's word)"
             console.print(
-                f"  certificate: {esc(output or '')} (re-check with: gossipcert check "
+                f"  certificate{label}: {esc(output or '')} (re-check with: gossipcert check "
                 f"{esc(output or '')})"
             )
         elif written == "partial":
@@ -293,9 +298,7 @@ def solve_cmd(
             )
     if res.interrupted:
         raise typer.Exit(130)
-    # the solver's word alone (--no-proof, or a proof cut short by the time limit) is an
-    # optimum, labelled so, but not a certified one
-    raise typer.Exit(0 if certified and evidence.get("kind") != "solver-claim" else 1)
+    raise typer.Exit(0 if proved else 1)
 
 
 def _refuse_unused_options(unused: bool, owner: str, values: dict[str, Any]) -> None:
