@@ -113,7 +113,22 @@ def test_a_cut_proof_fails(which: str, request: pytest.FixtureRequest) -> None:
     assert cube["proof_lines"] > 20
     lines = unpack_proof(cube["proof_xz_base64"]).splitlines()
     cube["proof_xz_base64"] = pack_proof("\n".join(lines[: len(lines) // 2]) + "\n")
-    assert check_certificate(cert).status == "fails"
+    cube["proof_lines"] = len(lines) // 2  # stated as cut: the checkers are what reject it
+    rep = check_certificate(cert)
+    assert rep.status == "fails"
+    assert not any("the record states" in text for _, text in rep.steps)
+
+
+@pytest.mark.parametrize("which", ["orbit_cert", "strict_cert"])
+def test_a_cube_stating_another_proof_length_fails(
+    which: str, request: pytest.FixtureRequest
+) -> None:
+    cert = copy.deepcopy(request.getfixturevalue(which))
+    cube = cert["evidence"]["cubes"][0]
+    cube["proof_lines"] += 1  # the messages print the sum of these
+    rep = check_certificate(cert)
+    assert rep.status == "fails"
+    assert any(ok is False and "the record states a proof of" in t for ok, t in rep.steps)
 
 
 @pytest.mark.parametrize("which", ["orbit_cert", "strict_cert"])

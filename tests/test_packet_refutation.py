@@ -92,6 +92,10 @@ def test_solve_takes_its_lower_bound_from_one_packet_and_the_certificate_holds()
     fails(lambda e: e.update(encoding={**e["encoding"], "symmetry": True}))
     fails(lambda e: e.update(variables=e["variables"] + 1))  # sizes a reader would be shown
     fails(lambda e: e.update(proof_lines=e["proof_lines"] + 1))
+    forged = copy.deepcopy(cert)
+    forged["evidence"]["proof_lines"] += 1
+    steps = check_certificate(forged).steps
+    assert any(ok is False and "the evidence states a proof of" in t for ok, t in steps)
     fails(lambda e: e.update(proof_xz_base64=build_certificate(res)["evidence"]["cnf_sha256"]))
     # (a well-formed but wrong proof cannot be made here: this CNF falls to unit propagation
     # alone, so every proof of it is valid; the checkers' rejection of wrong proofs is tested

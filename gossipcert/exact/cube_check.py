@@ -193,7 +193,12 @@ def check_cube_evidence(
             continue
         cnf = base.with_units(cube_literals(base.index, cube))
         ok, text = check_refutation(
-            f"cube {i} ({cube.describe()})", cnf, rec["proof_xz_base64"], deadline, full
+            f"cube {i} ({cube.describe()})",
+            cnf,
+            rec["proof_xz_base64"],
+            deadline,
+            full,
+            rec.get("proof_lines"),
         )
         verdicts.append(ok)
         if ok is not True:

@@ -412,14 +412,23 @@ class SplitOutcome:
 
 
 def check_refutation(
-    what: str, cnf: StandaloneCNF, packed: Any, deadline: float | None = None, full: bool = False
+    what: str,
+    cnf: StandaloneCNF,
+    packed: Any,
+    deadline: float | None = None,
+    full: bool = False,
+    stated_lines: int | None = None,
 ) -> tuple[bool | None, str]:
-    """Re-check a stored DRAT refutation of ``cnf``: True (verified), False (rejected, or the
-    stored proof cannot be read) or None (no verdict in time), with a line saying so."""
+    """Re-check a stored DRAT refutation of ``cnf``: True (verified), False (rejected, the
+    stored proof cannot be read, or ``stated_lines`` is given and is not its number of lines,
+    which the messages print) or None (no verdict in time), with a line saying so."""
     try:
         proof = unpack_proof(packed)
     except Exception as exc:  # any corruption of a stored proof is a failed check
         return False, f"{what}: stored proof cannot be read ({exc})"
+    lines = proof.count("\n")
+    if stated_lines is not None and stated_lines != lines:
+        return False, f"{what}: the record states a proof of {stated_lines!r} lines; it has {lines}"
     verdict = check_proof(cnf.dimacs(), proof, deadline, full=full)
     ok = {"verified": True, "rejected": False}.get(verdict.status)
     return ok, f"{what}: {verdict.summary()}"
