@@ -314,12 +314,13 @@ def recheck_stored_proof(
     except Exception as exc:  # any corruption of the stored proof is a failed check
         return [(False, f"stored proof cannot be read: {exc}")]
     stated: list[tuple[bool | None, str]] = []
-    if stated_lines is not None and stated_lines != proof.count("\n"):
+    count = proof.count("\n")
+    if stated_lines is not None and stated_lines != count:
         stated.append(
             (
                 False,
                 f"the evidence states a proof of {stated_lines!r} lines; the stored proof "
-                f"has {proof.count(chr(10))}",
+                f"has {count}",
             )
         )
     deadline = None if time_limit is None else time.monotonic() + time_limit
@@ -327,7 +328,7 @@ def recheck_stored_proof(
     lines: list[tuple[bool | None, str]] = [
         (
             {"verified": True, "over-budget": True, "timeout": None}.get(o.status, False),
-            f"DRAT proof ({proof.count(chr(10))} lines) re-checked by {o.checker} "
+            f"DRAT proof ({count} lines) re-checked by {o.checker} "
             f"(deletions: {o.deletions}): {o.status} in {o.seconds:.1f}s ({o.message})",
         )
         for o in verdict.outcomes
