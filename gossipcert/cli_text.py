@@ -165,7 +165,7 @@ def print_solve_result(res: Any, evidence: dict[str, Any], show: bool) -> None:
     title = head(res.instance)
     if show and res.schedule is not None:
         show_schedule(res.schedule, res.instance)
-    if res.status == "optimal" and evidence.get("kind") == "solver-claim":
+    if res.status == "optimal" and not res.certified:
         console.print(
             f"{title}: [bold yellow]optimum {rounds_text(res.optimum)}, not certified[/] "
             f"(the lower bound is the solver's word)"

@@ -253,9 +253,7 @@ def solve_cmd(
         raise typer.Exit(130) from None
     evidence = _without_proofs(res.evidence)
     certified = res.status == "optimal" and not res.interrupted
-    # the solver's word alone (--no-proof, or a proof cut short by the time limit) is an
-    # optimum, labelled so, but not a certified one
-    proved = certified and evidence.get("kind") != "solver-claim"
+    proved = certified and res.certified  # not on the solver's word alone
     written: str | None = None
     if output and certified:
         _write_text(output, certificate_text(build_certificate(res)))

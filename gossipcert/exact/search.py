@@ -110,6 +110,13 @@ class SolveResult:
     #: the search was stopped by Ctrl-C (the bounds are those known at that moment)
     interrupted: bool = False
 
+    @property
+    def certified(self) -> bool:
+        """An optimum whose lower bound has evidence beyond the solver's word (a closed form
+        or checked proofs): not ``solver-claim``, as with ``--no-proof`` or a proof cut short
+        by the time limit."""
+        return self.status == "optimal" and self.evidence.get("kind") != "solver-claim"
+
 
 def _verified(instance: Instance, schedule: Schedule, what: str) -> tuple[Schedule, Report]:
     rep = simulate(instance, schedule)
