@@ -64,7 +64,12 @@ from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
 from gossipcert.errors import CertificateError, GossipcertError, SolverError, UnsupportedModelError
 from gossipcert.exact.backends import solve_sliced
 from gossipcert.exact.checkers import check_proof
-from gossipcert.exact.proof import PROOF_SOLVER, StandaloneCNF, pack_proof, unpack_proof
+from gossipcert.exact.proof import (
+    PROOF_SOLVER,
+    StandaloneCNF,
+    pack_proof,
+    read_stored_proof,
+)
 from gossipcert.exact.symmetry import automorphism_generators, node_cells, orbit_roots
 from gossipcert.instance import Instance, ModelKind, ProblemKind
 from gossipcert.parallel import DaskRunner, local_map
@@ -422,13 +427,9 @@ def check_refutation(
     """Re-check a stored DRAT refutation of ``cnf``: True (verified), False (rejected, the
     stored proof cannot be read, or ``stated_lines`` is given and is not its number of lines,
     which the messages print) or None (no verdict in time), with a line saying so."""
-    try:
-        proof = unpack_proof(packed)
-    except Exception as exc:  # any corruption of a stored proof is a failed check
-        return False, f"{what}: stored proof cannot be read ({exc})"
-    lines = proof.count("\n")
-    if stated_lines is not None and stated_lines != lines:
-        return False, f"{what}: the record states a proof of {stated_lines!r} lines; it has {lines}"
+    proof, problem = read_stored_proof(packed, stated_lines, holder="the record")
+    if proof is None:
+        return False, f"{what}: {problem}"
     verdict = check_proof(cnf.dimacs(), proof, deadline, full=full)
     ok = {"verified": True, "rejected": False}.get(verdict.status)
     return ok, f"{what}: {verdict.summary()}"

@@ -296,6 +296,30 @@ def unpack_proof(data: str) -> str:
     return lzma.decompress(base64.b64decode(data)).decode()
 
 
+def read_stored_proof(
+    packed: Any, stated_lines: Any = None, holder: str = "the evidence"
+) -> tuple[str | None, str]:
+    """A stored (packed) DRAT proof, or None and what is wrong with it: it cannot be read,
+    or ``stated_lines`` (the ``proof_lines`` its ``holder`` states, which the messages print)
+    is given and is not its number of lines.
+
+    Returns
+    -------
+    (str or None, str)
+        The proof and ``""``, or None and the problem.
+    """
+    try:
+        proof = unpack_proof(packed)
+    except Exception as exc:  # any corruption of the stored proof is a failed check
+        return None, f"stored proof cannot be read: {exc}"
+    count = proof.count("\n")
+    if stated_lines is not None and stated_lines != count:
+        return None, (
+            f"{holder} states a proof of {stated_lines!r} lines; the stored proof has {count}"
+        )
+    return proof, ""
+
+
 def recheck_stored_proof(
     cnf: StandaloneCNF,
     packed: Any,
@@ -305,24 +329,13 @@ def recheck_stored_proof(
 ) -> list[tuple[bool | None, str]]:
     """Re-check a stored (packed) DRAT proof of ``cnf`` with every checker: one line per
     checker, ``(verdict, text)`` with True (verified, or over its budget after the others
-    verified), False (rejected, or the stored proof cannot be read) or None (no verdict in
-    time), and a failing line when the checkers disagree, or when ``stated_lines`` (the
-    evidence's ``proof_lines``, which the messages print) is given and is not the stored
-    proof's number of lines."""
-    try:
-        proof = unpack_proof(packed)
-    except Exception as exc:  # any corruption of the stored proof is a failed check
-        return [(False, f"stored proof cannot be read: {exc}")]
-    stated: list[tuple[bool | None, str]] = []
+    verified), False (rejected) or None (no verdict in time), and a failing line when the
+    checkers disagree; or one failing line when the proof cannot be read or is not of the
+    ``stated_lines`` (:func:`read_stored_proof`)."""
+    proof, problem = read_stored_proof(packed, stated_lines)
+    if proof is None:
+        return [(False, problem)]
     count = proof.count("\n")
-    if stated_lines is not None and stated_lines != count:
-        stated.append(
-            (
-                False,
-                f"the evidence states a proof of {stated_lines!r} lines; the stored proof "
-                f"has {count}",
-            )
-        )
     deadline = None if time_limit is None else time.monotonic() + time_limit
     verdict = check_proof(cnf.dimacs(), proof, deadline, full=full)
     lines: list[tuple[bool | None, str]] = [
@@ -335,7 +348,7 @@ def recheck_stored_proof(
     ]
     if verdict.status == "rejected" and any(o.ok for o in verdict.outcomes):
         lines.append((False, "THE PROOF CHECKERS DISAGREE: " + verdict.summary()))
-    return stated + lines
+    return lines
 
 
 class Report(Protocol):
