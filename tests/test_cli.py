@@ -133,6 +133,16 @@ def test_verify_with_original_labels(tmp_path: Path) -> None:
         (["solve", "ring:4", "--max-rounds", "5", "--h", "2"], "--max-rounds and --h only apply"),
         (["solve", "ring:4", "--cube-store", "d"], "--cube-store only applies with --split"),
         (["solve", "ring:4", "--scheduler", "tcp://x:1"], "--scheduler only applies with --split"),
+        (["solve", "ring:4", "--split-depth", "2"], "--split-depth only applies with --split"),
+        (["solve", "ring:4", "-j", "2"], "--jobs only applies with --split or --portfolio"),
+        (
+            ["solve", "ring:4", "--objective", "steps", "--split", "--counting"],
+            "--split and --counting only apply with --objective rounds",
+        ),
+        (
+            ["solve", "ring:4", "--objective", "cost", "--portfolio", "5", "--resume", "r.json"],
+            "--portfolio and --resume only apply with --objective rounds",
+        ),
         (["check", "nothing.json"], "nothing.json"),
     ],
 )

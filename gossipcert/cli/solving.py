@@ -134,12 +134,15 @@ def solve_cmd(
         ),
     ] = False,
     depth: Annotated[
-        int, typer.Option("--split-depth", help="--split: calls fixed per cube (1 or 2).")
-    ] = 1,
+        int | None,
+        typer.Option("--split-depth", help="--split: calls fixed per cube (1 or 2; default 1)."),
+    ] = None,
     jobs: Annotated[
-        int,
-        typer.Option("--jobs", "-j", help="--split, --portfolio: local worker processes.", min=1),
-    ] = 1,
+        int | None,
+        typer.Option(
+            "--jobs", "-j", help="--split, --portfolio: local worker processes (default 1).", min=1
+        ),
+    ] = None,
     scheduler: Annotated[
         str | None,
         typer.Option("--scheduler", help="--split: run the cubes on this Dask scheduler."),
@@ -190,8 +193,23 @@ def solve_cmd(
         {"--max-rounds": max_rounds, "--tau": tau, "--h": h},
     )
     _refuse_unused_options(
-        not split, "--split", {"--scheduler": scheduler, "--cube-store": cube_store}
+        objective != "rounds",
+        "--objective rounds",
+        {
+            "--split": split or None,
+            "--portfolio": portfolio or None,
+            "--resume": resume,
+            "--counting": counting or None,
+        },
     )
+    _refuse_unused_options(
+        not split,
+        "--split",
+        {"--scheduler": scheduler, "--cube-store": cube_store, "--split-depth": depth},
+    )
+    _refuse_unused_options(not split and not portfolio, "--split or --portfolio", {"--jobs": jobs})
+    depth = 1 if depth is None else depth
+    jobs = 1 if jobs is None else jobs
     _check_output(output, force)
     instance = parse_instance(graph, model, _chunked(problem, chunks))
     if objective != "rounds":
