@@ -461,12 +461,29 @@ def read_schedule(path: str | Path, instance: Instance) -> Schedule:
             raise ScheduleFormatError(
                 f"schedule file {str(p)!r} is not valid JSON: {exc}"
             ) from None
+        if isinstance(data, dict) and data.get("format") == "gossipcert-steps-certificate/1":
+            raise ScheduleFormatError(steps_certificate_message(p, data))
         if isinstance(data, dict) and "rounds" not in data and "schedule" in data:
             # a certificate or a partial result of solve -o: check the schedule it holds
             data = data["schedule"]
             if data is None:
                 raise ScheduleFormatError(f"{str(p)!r} records no schedule")
         return from_json(data, instance)
+
+
+def steps_certificate_message(path: str | Path, data: dict[str, Any]) -> str:
+    """Why a steps certificate (``solve --objective steps -o``) is not one schedule."""
+    points = data.get("points")
+    rounds = (
+        [str(q.get("rounds")) for q in points if isinstance(q, dict)]
+        if isinstance(points, list)
+        else []
+    )
+    held = f" (rounds {', '.join(rounds)})" if rounds else ""
+    return (
+        f"{str(path)!r} is a steps certificate: it holds one schedule per point of the "
+        f"front{held}, not one schedule; re-check them all with gossipcert check {path}"
+    )
 
 
 def write_schedule(schedule: Schedule, instance: Instance, path: str | Path) -> None:

@@ -109,6 +109,13 @@ def test_cli_writes_and_checks_a_steps_certificate(tmp_path) -> None:
     res = runner.invoke(app, ["check", str(out)])
     assert res.exit_code == 0, res.output
     assert "S_min(3) = 5, S_min(4) = 5" in res.output
+    # a steps certificate holds one schedule per point: verify and draw say so and point
+    # to check, instead of "unknown schedule format" or a demand for --graph
+    for cmd in (["verify", "path:4", str(out)], ["draw", str(out), "-o", str(tmp_path / "d.png")]):
+        res = runner.invoke(app, cmd)
+        assert res.exit_code == 2, res.output
+        assert "is a steps certificate" in res.stderr and "(rounds 3, 4)" in res.stderr
+        assert not (tmp_path / "d.png").exists()
     # --force onto something that is not a file: a clear error (a named pipe used to block
     # the open for ever, a folder gave an IsADirectoryError traceback)
     folder = tmp_path / "folder.cert.json"
