@@ -461,8 +461,7 @@ def read_schedule(path: str | Path, instance: Instance) -> Schedule:
             raise ScheduleFormatError(
                 f"schedule file {str(p)!r} is not valid JSON: {exc}"
             ) from None
-        if isinstance(data, dict) and data.get("format") == "gossipcert-steps-certificate/1":
-            raise ScheduleFormatError(steps_certificate_message(p, data))
+        refuse_steps_certificate(p, data)
         if isinstance(data, dict) and "rounds" not in data and "schedule" in data:
             # a certificate or a partial result of solve -o: check the schedule it holds
             data = data["schedule"]
@@ -471,8 +470,12 @@ def read_schedule(path: str | Path, instance: Instance) -> Schedule:
         return from_json(data, instance)
 
 
-def steps_certificate_message(path: str | Path, data: dict[str, Any]) -> str:
-    """Why a steps certificate (``solve --objective steps -o``) is not one schedule."""
+def refuse_steps_certificate(path: str | Path, data: Any) -> None:
+    """Raise ScheduleFormatError when ``data`` (read from ``path``) is a steps certificate
+    (``solve --objective steps -o``): it holds one schedule per point of a front, not one
+    schedule, and the message names its points and how to re-check them."""
+    if not isinstance(data, dict) or data.get("format") != "gossipcert-steps-certificate/1":
+        return
     points = data.get("points")
     rounds = (
         [str(q.get("rounds")) for q in points if isinstance(q, dict)]
@@ -480,7 +483,7 @@ def steps_certificate_message(path: str | Path, data: dict[str, Any]) -> str:
         else []
     )
     held = f" (rounds {', '.join(rounds)})" if rounds else ""
-    return (
+    raise ScheduleFormatError(
         f"{str(path)!r} is a steps certificate: it holds one schedule per point of the "
         f"front{held}, not one schedule; re-check them all with gossipcert check {path}"
     )

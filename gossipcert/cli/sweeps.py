@@ -156,14 +156,13 @@ def draw_cmd(
     """
     from gossipcert import plot
     from gossipcert.exact.certificate import instance_from_certificate
-    from gossipcert.schedule import from_json, steps_certificate_message
+    from gossipcert.schedule import from_json, refuse_steps_certificate
 
     _check_output(output, force)
     if not output.lower().endswith(plot.FORMATS):
         raise GossipcertError(f"draw writes .png or .svg: {output}")
     data = _json_file(schedule)
-    if isinstance(data, dict) and data.get("format") == "gossipcert-steps-certificate/1":
-        raise GossipcertError(steps_certificate_message(schedule, data))
+    refuse_steps_certificate(schedule, data)
     if isinstance(data, dict) and data.get("format") == "gossipcert-certificate/1":
         if graph or model or problem:
             raise GossipcertError(
