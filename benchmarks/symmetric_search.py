@@ -10,7 +10,12 @@ subgroups of :func:`gossipcert.exact.symmetric_groups.star_subgroups`; other gra
 Run with the project's Python, e.g.
 ``nice -n 10 .venv/bin/python benchmarks/symmetric_search.py star-graph:5 8 --limit 90``;
 ``--store DIR`` writes each found schedule to ``DIR`` as schedule JSON. Times on a busy
-machine vary.
+machine vary. ``--mirror-right TAU`` (star graphs; e.g. ``02134``) asks only for schedules
+whose round ``R + 1 - t`` is the right map ``pi -> pi o tau`` of round ``t``
+(palindromes, :mod:`gossipcert.exact.palindrome`); right maps commute with the left groups.
+``--mirror NAME`` does the same with one of nauty's maps (``g0``, ``g0*g1``, ...), which
+must map the group's edge orbits onto orbits (always so when the group is abelian and the
+map is in it).
 
 References
 ----------
@@ -25,8 +30,9 @@ import re
 import time
 from pathlib import Path
 
+from gossipcert.errors import SpecError
 from gossipcert.exact.symmetric import symmetric_search
-from gossipcert.exact.symmetric_groups import nauty_subgroups, star_subgroups
+from gossipcert.exact.symmetric_groups import nauty_subgroups, right_map, star_subgroups
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import write_schedule
 
@@ -40,22 +46,40 @@ def main() -> None:
     parser.add_argument("--counting", action="store_true", help="add the counting constraints")
     parser.add_argument("--store", help="directory for found schedules")
     parser.add_argument("--stop-at-first", action="store_true", help="stop at the first sat")
+    parser.add_argument("--mirror-right", help="star graphs: palindromes up to the right map TAU")
+    parser.add_argument("--mirror", help="palindromes up to nauty's map NAME (g0, g0*g1, ...)")
     args = parser.parse_args()
     inst = parse_instance(args.graph, "telephone", "gossip")
+    mirror = None
+    if args.mirror_right:
+        mirror = right_map(inst.graph, [int(c) for c in args.mirror_right])
+    elif args.mirror:
+        mirror = nauty_subgroups(inst)[args.mirror][0]
     if args.graph.startswith("star-graph:5"):
         groups = star_subgroups(inst.graph)
     else:
         groups = nauty_subgroups(inst)
     names = args.groups or list(groups)
-    print(f"{args.graph}, telephone gossip, {args.rounds} rounds, {args.limit:g} s per group")
+    label = args.mirror_right or args.mirror
+    what = f", palindromes up to the map {label}" if mirror else ""
+    print(f"{args.graph}, telephone gossip, {args.rounds} rounds{what}, {args.limit:g} s per group")
     print()
     print("| group H | order | edge orbits (usable) | pair orbits | clauses | verdict | seconds |")
     print("|---|---|---|---|---|---|---|")
     for name in names:
         t0 = time.monotonic()
-        res = symmetric_search(
-            inst, groups[name], args.rounds, time_limit=args.limit, counting=args.counting
-        )
+        try:
+            res = symmetric_search(
+                inst,
+                groups[name],
+                args.rounds,
+                time_limit=args.limit,
+                counting=args.counting,
+                mirror=mirror,
+            )
+        except SpecError as err:  # the mirror does not normalise this group
+            print(f"| `{name}` | | | | | skipped: {err} | |", flush=True)
+            continue
         s = res.stats
         print(
             f"| `{name}` | {res.order} | {s['edge_orbits']} ({s['usable_edge_orbits']}) "
@@ -66,7 +90,8 @@ def main() -> None:
         if res.schedule is not None and args.store:
             out = Path(args.store)
             out.mkdir(parents=True, exist_ok=True)
-            tag = re.sub(r"[^A-Za-z0-9]+", "-", f"{args.graph}-{args.rounds}-{name}").strip("-")
+            name_tag = f"{name}-mirror-{label}" if mirror else name
+            tag = re.sub(r"[^A-Za-z0-9]+", "-", f"{args.graph}-{args.rounds}-{name_tag}").strip("-")
             write_schedule(res.schedule, inst, out / f"{tag}.json")
         if res.schedule is not None and args.stop_at_first:
             break

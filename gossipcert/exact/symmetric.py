@@ -44,7 +44,11 @@ Constraint families:
   end, so a model may under-report knowledge but never over-report it);
 - *matching*: at most one call among the edge orbits at each node orbit's representative;
   self-touching edge orbits forbidden;
-- *demand*: ``know(q, R)`` for every pair orbit ``q``.
+- *demand*: ``know(q, R)`` for every pair orbit ``q``;
+- *mirror* (optional, a further restriction): ``call(e, t) <-> call(phi(e), R + 1 - t)``
+  for the rounds ``t <= R / 2``, for an automorphism ``phi`` that maps the edge orbits of
+  ``H`` onto edge orbits: the schedule is a palindrome up to ``phi``
+  (:mod:`gossipcert.exact.palindrome` explains why such schedules are worth asking for).
 
 References
 ----------
@@ -198,6 +202,7 @@ class SymmetricEncoding:
         rounds: int,
         equal: bool = True,
         counting: bool = False,
+        mirror: Sequence[int] | None = None,
     ):
         if rounds < 0:
             raise SpecError(f"the horizon must be at least 0, not {rounds}")
@@ -237,6 +242,28 @@ class SymmetricEncoding:
         reps = sorted(set(node_rep.values()))
         self._build(reps)
         self._implied(reps, equal, counting)
+        if mirror is not None:
+            self._mirror(mirror)
+
+    def _mirror(self, phi_seq: Sequence[int]) -> None:
+        """Round ``R + 1 - t`` is ``phi`` (round ``t``): one equivalence per edge orbit and
+        round of the first half (see :mod:`gossipcert.exact.palindrome`).
+
+        ``phi`` must map every edge orbit of ``H`` onto an edge orbit (it normalises ``H``;
+        e.g. a right map of the star graph and a group of left maps).
+        """
+        (phi,) = check_generators(self.instance, [phi_seq])
+        image: dict[Edge, Edge] = {}
+        for r, es in self.orbit_edges.items():
+            targets = {self.edge_orbit[_edge(phi[u], phi[v])] for u, v in es}
+            if len(targets) != 1:
+                raise SpecError("the mirror map does not map the group's edge orbits onto orbits")
+            image[r] = targets.pop()
+        for t in range(1, self.rounds // 2 + 1):
+            for r in self.orbit_edges:
+                a, b = self._call(*r, t), self._call(*image[r], self.rounds + 1 - t)
+                self._add([_neg(a), b])
+                self._add([a, _neg(b)])
 
     # -- literals: an int, or True / False for constants
     def _know(self, v: int, p: int, t: int) -> int | bool:
@@ -387,6 +414,7 @@ def symmetric_search(
     solver: str = "cadical195",
     equal: bool = True,
     counting: bool = False,
+    mirror: Sequence[int] | None = None,
 ) -> SymmetricResult:
     """Look for an ``rounds``-round gossip schedule invariant under the generated group.
 
@@ -406,6 +434,10 @@ def symmetric_search(
         Add the implied constraints: equal knowledge after a call (default on); at most
         ``2^t`` and at least ``ceil(P / 2^(R - t))`` packets per node after round ``t``
         (default off: its cardinality encodings make the formula several times larger).
+    mirror : sequence of int, optional
+        An automorphism ``phi`` normalising ``H``: only schedules whose round ``R + 1 - t``
+        is ``phi`` (round ``t``) are sought (palindromes up to ``phi``, as in
+        :mod:`gossipcert.exact.palindrome`).
 
     Returns
     -------
@@ -432,7 +464,7 @@ def symmetric_search(
     'unsat'
     """
     t0 = time.monotonic()
-    enc = SymmetricEncoding(instance, generators, rounds, equal, counting)
+    enc = SymmetricEncoding(instance, generators, rounds, equal, counting, mirror)
     order = group_order(enc.generators, instance.n)
     stats: dict[str, float] = {
         "edge_orbits": len(enc.orbit_edges),

@@ -1,0 +1,117 @@
+"""The palindromic schedule search against a brute force over every palindrome."""
+
+from __future__ import annotations
+
+import itertools
+
+import networkx as nx
+import pytest
+
+from gossipcert.errors import NotApplicableError, SpecError
+from gossipcert.exact.backends import Status
+from gossipcert.exact.palindrome import palindrome_search
+from gossipcert.exact.symmetric import symmetric_search
+from gossipcert.exact.symmetric_groups import left_map, right_map
+from gossipcert.instance import Instance, parse_instance
+from gossipcert.schedule import Schedule
+from gossipcert.simulate import simulate
+
+
+def _matchings(inst: Instance) -> list[tuple[tuple[int, int], ...]]:
+    """Every matching of the graph, the empty one included."""
+    edges = sorted((min(u, v), max(u, v)) for u, v in inst.graph.edges)
+    out: list[tuple[tuple[int, int], ...]] = []
+    for size in range(len(edges) + 1):
+        for pick in itertools.combinations(edges, size):
+            ends = [x for e in pick for x in e]
+            if len(set(ends)) == len(ends):
+                out.append(pick)
+    return out
+
+
+def _automorphisms(inst: Instance) -> list[list[int]]:
+    g = inst.graph
+    matcher = nx.algorithms.isomorphism.GraphMatcher(g, g)
+    return [[iso[v] for v in range(inst.n)] for iso in matcher.isomorphisms_iter()]
+
+
+def _palindrome_exists(inst: Instance, phi: list[int], rounds: int) -> bool:
+    """Whether some palindrome up to ``phi`` of ``rounds`` rounds gossips: every choice of
+    the free rounds, mirrored and replayed by the verifier (no meeting argument)."""
+    half = rounds // 2
+    free = rounds - half
+    for first in itertools.product(_matchings(inst), repeat=free):
+        mirror = [[(phi[u], phi[v]) for u, v in first[t]] for t in range(half - 1, -1, -1)]
+        if simulate(inst, Schedule.from_calls([*first, *mirror])).ok:
+            return True
+    return False
+
+
+GRAPHS = ["path:4", "path:5", "ring:5", "ring:6", "star:4", "complete:4", "mesh:2x3"]
+
+
+@pytest.mark.parametrize("graph", GRAPHS)
+def test_agrees_with_brute_force_for_every_automorphism(graph: str) -> None:
+    inst = parse_instance(graph, "telephone", "gossip")
+    for phi in _automorphisms(inst):
+        for rounds in range(1, 5):
+            want = _palindrome_exists(inst, phi, rounds)
+            got = palindrome_search(inst, phi, rounds)
+            assert got.status is (Status.SAT if want else Status.UNSAT), (phi, rounds)
+            if want:
+                assert got.schedule is not None
+                report = simulate(inst, got.schedule)
+                assert report.ok and len(got.schedule.rounds) == rounds
+
+
+def test_schedule_is_a_palindrome_up_to_phi() -> None:
+    inst = parse_instance("hypercube:4", "telephone", "gossip")
+    phi = [int(format(v, "04b")[::-1], 2) for v in range(16)]
+    res = palindrome_search(inst, phi, 5)
+    assert res.status is Status.SAT and res.schedule is not None
+    calls = [{frozenset((t.sender, *t.receivers)) for t in rnd} for rnd in res.schedule.rounds]
+    for t in range(2):
+        assert calls[4 - t] == {frozenset(phi[x] for x in c) for c in calls[t]}
+
+
+def test_identity_at_an_even_horizon_wastes_a_round() -> None:
+    # round h + 1 repeats round h: the hypercube's 4 rounds are out of reach, 5 are not
+    inst = parse_instance("hypercube:4", "telephone", "gossip")
+    ident = list(range(16))
+    assert palindrome_search(inst, ident, 4).status is Status.UNSAT
+    assert palindrome_search(inst, ident, 5).status is Status.SAT
+
+
+def test_refuses_a_non_automorphism() -> None:
+    inst = parse_instance("path:4", "telephone", "gossip")
+    with pytest.raises(SpecError, match="not an automorphism"):
+        palindrome_search(inst, [1, 0, 2, 3], 3)
+
+
+def test_refuses_other_problems() -> None:
+    inst = parse_instance("path:4", "telephone", "broadcast:0")
+    with pytest.raises(NotApplicableError):
+        palindrome_search(inst, [3, 2, 1, 0], 3)
+
+
+@pytest.mark.parametrize("graph", ["path:4", "ring:6", "complete:4", "mesh:2x3"])
+def test_symmetric_search_with_a_mirror_agrees(graph: str) -> None:
+    # the same family by equivalences in the full formula (the trivial group)
+    inst = parse_instance(graph, "telephone", "gossip")
+    for phi in _automorphisms(inst)[:6]:
+        for rounds in range(2, 5):
+            a = palindrome_search(inst, phi, rounds).status
+            b = symmetric_search(inst, [], rounds, mirror=phi).status
+            assert a is b, (phi, rounds)
+
+
+def test_mirror_with_a_group() -> None:
+    # left maps and right maps of the star graph commute, so a right map is a mirror for
+    # any group of left maps
+    inst = parse_instance("star-graph:4", "telephone", "gossip")
+    group = [left_map(inst.graph, (1, 0, 3, 2))]
+    found = symmetric_search(inst, group, 6, mirror=right_map(inst.graph, (0, 2, 1, 3)))
+    assert found.status is Status.SAT and found.schedule is not None
+    assert simulate(inst, found.schedule).ok
+    with pytest.raises(SpecError, match="orbits"):
+        symmetric_search(inst, group, 6, mirror=left_map(inst.graph, (1, 2, 0, 3)))
