@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
+from pathlib import Path
 
 import networkx as nx
 import pytest
@@ -13,7 +16,7 @@ from gossipcert.exact.palindrome import palindrome_search
 from gossipcert.exact.symmetric import symmetric_search
 from gossipcert.exact.symmetric_groups import left_map, right_map
 from gossipcert.instance import Instance, parse_instance
-from gossipcert.schedule import Schedule
+from gossipcert.schedule import Schedule, read_schedule
 from gossipcert.simulate import simulate
 
 
@@ -115,3 +118,51 @@ def test_mirror_with_a_group() -> None:
     assert simulate(inst, found.schedule).ok
     with pytest.raises(SpecError, match="orbits"):
         symmetric_search(inst, group, 6, mirror=left_map(inst.graph, (1, 2, 0, 3)))
+
+
+def test_benchmarks_print_a_row_per_map(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(root / "benchmarks" / "palindrome_search.py"),
+            "star-graph:4",
+            "6",
+            "--limit",
+            "20",
+            "--stop-at-first",
+            "--store",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "| `g0` | 4 |" in out and "| sat |" in out
+    (stored,) = tmp_path.iterdir()
+    inst = parse_instance("star-graph:4", "telephone", "gossip")
+    assert simulate(inst, read_schedule(stored, inst)).ok
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(root / "benchmarks" / "symmetric_search.py"),
+            "hypercube:3",
+            "3",
+            "--limit",
+            "20",
+            "--mirror",
+            "g0",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "palindromes up to the map g0" in out
+    verdict = {
+        row.split("|")[1].strip(" `"): row.split("|")[6].strip()
+        for row in out.splitlines()
+        if row.startswith("| `")
+    }
+    # g2 commutes with the mirror g0; g1 does not (its orbits are not mapped onto orbits)
+    assert verdict["g2"] == "sat" and verdict["g0"] == "unsat"
+    assert verdict["g1"].startswith("skipped")
