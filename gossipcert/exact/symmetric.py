@@ -120,10 +120,13 @@ def check_generators(instance: Instance, generators: Sequence[Sequence[int]]) ->
     m = instance.model
     if m.kind is not ModelKind.TELEPHONE or not m.unbounded or m.calls_per_round is not None:
         raise NotApplicableError(
-            f"symmetric search covers telephone with unbounded packets, not {instance.model.spec()}"
+            "the symmetric and palindromic searches cover telephone with unbounded packets, "
+            f"not {instance.model.spec()}"
         )
     if instance.problem.kind is not ProblemKind.GOSSIP:
-        raise NotApplicableError(f"symmetric search covers gossip, not {instance.problem.spec()}")
+        raise NotApplicableError(
+            f"the symmetric and palindromic searches cover gossip, not {instance.problem.spec()}"
+        )
     n = instance.n
     edges = {_edge(u, v) for u, v in instance.graph.edges}
     out: list[Perm] = []
