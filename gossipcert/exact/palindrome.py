@@ -73,15 +73,12 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 from pysat.card import CardEnc, EncType
-from pysat.formula import IDPool
-from pysat.solvers import Solver
 
-from gossipcert.errors import SolverError, SpecError
-from gossipcert.exact.backends import Status, solve_sliced
-from gossipcert.exact.symmetric import check_generators
+from gossipcert.errors import SpecError
+from gossipcert.exact.backends import Status
+from gossipcert.exact.symmetric import ClauseSink, check_generators, negate, solve_and_expand
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
-from gossipcert.simulate import simulate
 
 Lit = int | bool
 
@@ -110,7 +107,7 @@ class PalindromeResult:
     stats: dict[str, float] = field(default_factory=dict)
 
 
-class PalindromeEncoding:
+class PalindromeEncoding(ClauseSink):
     """The CNF of the free rounds and the meeting condition (see the module docstring).
 
     Parameters
@@ -141,10 +138,7 @@ class PalindromeEncoding:
                     self.packet_of[v] = p
         self.nbrs = [sorted(instance.graph.adj[v]) for v in range(n)]
         self.dist = dict(nx.all_pairs_shortest_path_length(instance.graph))
-        self.vpool = IDPool()
-        self.clauses: list[list[int]] = []
-        #: some packet and node cannot meet in time (no palindrome at all)
-        self.out_of_reach = False
+        super().__init__()
         self._matching()
         self._support()
         self._equal()
@@ -162,16 +156,6 @@ class PalindromeEncoding:
         if t == 0:
             return True
         return self.vpool.id(("know", v, p, t))
-
-    def _add(self, lits: list[Lit]) -> None:
-        """A clause whose literals may be the constants True / False."""
-        if any(x is True for x in lits):
-            return
-        clause = [x for x in lits if x is not False]
-        if not clause:
-            self.out_of_reach = True
-            return
-        self.clauses.append(clause)  # type: ignore[arg-type]
 
     def _matching(self) -> None:
         for t in range(1, self.free + 1):
@@ -213,8 +197,8 @@ class PalindromeEncoding:
                         kv, ku = self.know(v, p, t), self.know(u, p, t)
                         if kv is ku:
                             continue
-                        self._add([-c, _neg(kv), ku])
-                        self._add([-c, _neg(ku), kv])
+                        self._add([-c, negate(kv), ku])
+                        self._add([-c, negate(ku), kv])
 
     def _meeting(self) -> None:
         n = self.instance.n
@@ -259,12 +243,6 @@ class PalindromeEncoding:
         phi = self.phi
         mirror = [sorted((phi[u], phi[v]) for u, v in calls) for calls in free[: self.half][::-1]]
         return Schedule.from_calls(free + mirror)
-
-
-def _neg(lit: Lit) -> Lit:
-    if isinstance(lit, bool):
-        return not lit
-    return -lit
 
 
 def palindrome_search(
@@ -320,28 +298,10 @@ def palindrome_search(
         "clauses": len(enc.clauses),
         "encode_seconds": round(time.monotonic() - t0, 3),
     }
-    deadline = None if time_limit is None else time.monotonic() + time_limit
-    t1 = time.monotonic()
-    if enc.out_of_reach:
-        answer: bool | None = False
-        model: set[int] = set()
-    else:
-        with Solver(name=solver, bootstrap_with=enc.clauses) as sat:
-            answer = solve_sliced(sat, [], deadline)
-            model = set(sat.get_model() or []) if answer else set()
-    stats["solve_seconds"] = round(time.monotonic() - t1, 3)
-    if answer is None:
-        return PalindromeResult(Status.UNKNOWN, rounds, None, stats)
-    if not answer:
-        return PalindromeResult(Status.UNSAT, rounds, None, stats)
-    sched = enc.schedule(model)
-    report = simulate(instance, sched)
-    if not report.ok:
-        raise SolverError(
-            f"the palindromic schedule of {rounds} rounds fails the verifier: "
-            f"{report.errors[:1] or report.unmet[:1]}"
-        )
-    return PalindromeResult(Status.SAT, rounds, sched, stats)
+    status, sched, stats["solve_seconds"] = solve_and_expand(
+        instance, enc, enc.schedule, time_limit, solver, "palindromic"
+    )
+    return PalindromeResult(status, rounds, sched, stats)
 
 
 def palindrome_maps(instance: Instance, rounds: int) -> dict[str, list[int]]:

@@ -62,7 +62,7 @@ References
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -88,11 +88,82 @@ def _edge(u: int, v: int) -> Edge:
     return (u, v) if u < v else (v, u)
 
 
-def _neg(lit: int | bool) -> int | bool:
+def negate(lit: int | bool) -> int | bool:
     """The negation of a literal or of a constant."""
     if isinstance(lit, bool):
         return not lit
     return -lit
+
+
+class ClauseSink:
+    """Clauses over an ``IDPool`` whose literals may be the constants True / False.
+
+    Attributes
+    ----------
+    vpool : IDPool
+    clauses : list of list of int
+    out_of_reach : bool
+        Some clause lost all its literals: the formula has no model.
+    """
+
+    def __init__(self) -> None:
+        self.vpool = IDPool()
+        self.clauses: list[list[int]] = []
+        self.out_of_reach = False
+
+    def _add(self, lits: list[int | bool]) -> None:
+        """Add a clause whose literals may be the constants True / False."""
+        if any(x is True for x in lits):
+            return
+        clause = [x for x in lits if x is not False]
+        if not clause:
+            self.out_of_reach = True
+            return
+        self.clauses.append(clause)  # type: ignore[arg-type]
+
+
+def solve_and_expand(
+    instance: Instance,
+    enc: ClauseSink,
+    expand: Callable[[set[int]], Schedule],
+    time_limit: float | None,
+    solver: str,
+    what: str,
+) -> tuple[Status, Schedule | None, float]:
+    """Solve a finder's CNF; on a model, expand it to a schedule and verify it.
+
+    Returns
+    -------
+    (Status, Schedule or None, float)
+        The answer, the verified schedule (``SAT`` only) and the solving seconds.
+
+    Raises
+    ------
+    SolverError
+        The expanded schedule fails the verifier (a defect of the encoding).
+    """
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    t1 = time.monotonic()
+    if enc.out_of_reach:
+        answer: bool | None = False
+        model: set[int] = set()
+    else:
+        with Solver(name=solver, bootstrap_with=enc.clauses) as sat:
+            answer = solve_sliced(sat, [], deadline)
+            model = set(sat.get_model() or []) if answer else set()
+    seconds = round(time.monotonic() - t1, 3)
+    if answer is None:
+        return Status.UNKNOWN, None, seconds
+    if not answer:
+        return Status.UNSAT, None, seconds
+    sched = expand(model)
+    report = simulate(instance, sched)
+    if not report.ok:
+        raise SolverError(
+            f"the {what} schedule of {len(sched.rounds)} rounds fails the verifier: "
+            f"{report.errors[:1] or report.unmet[:1]}"
+        )
+    return Status.SAT, sched, seconds
 
 
 def check_generators(instance: Instance, generators: Sequence[Sequence[int]]) -> list[Perm]:
@@ -195,7 +266,7 @@ class SymmetricResult:
     stats: dict[str, float] = field(default_factory=dict)
 
 
-class SymmetricEncoding:
+class SymmetricEncoding(ClauseSink):
     """The orbit CNF of an instance, a group and a horizon (see the module docstring)."""
 
     def __init__(
@@ -238,10 +309,7 @@ class SymmetricEncoding:
         node_rep = orbit_roots(list(range(n)), lambda v: [s[v] for s in gens])
         self.dist = dict(nx.all_pairs_shortest_path_length(g))
         self.origin = origin
-        self.vpool = IDPool()
-        self.clauses: list[list[int]] = []
-        #: some pair is out of reach in ``rounds`` rounds (no schedule at all)
-        self.out_of_reach = False
+        super().__init__()
         reps = sorted(set(node_rep.values()))
         self._build(reps)
         self._implied(reps, equal, counting)
@@ -265,8 +333,8 @@ class SymmetricEncoding:
         for t in range(1, self.rounds // 2 + 1):
             for r in self.orbit_edges:
                 a, b = self._call(*r, t), self._call(*image[r], self.rounds + 1 - t)
-                self._add([_neg(a), b])
-                self._add([a, _neg(b)])
+                self._add([negate(a), b])
+                self._add([a, negate(b)])
 
     # -- literals: an int, or True / False for constants
     def _know(self, v: int, p: int, t: int) -> int | bool:
@@ -324,16 +392,6 @@ class SymmetricEncoding:
             elif final is not True:
                 add([final])
 
-    def _add(self, lits: list[int | bool]) -> None:
-        """Add a clause whose literals may be the constants True / False."""
-        if any(x is True for x in lits):
-            return
-        clause = [x for x in lits if x is not False]
-        if not clause:
-            self.out_of_reach = True
-            return
-        self.clauses.append(clause)  # type: ignore[arg-type]
-
     def _count(self, lits: list[int | bool], bound: int, at_least: bool) -> None:
         """``sum(lits) >= bound`` (or ``<=``); repeated literals count with multiplicity."""
         fixed = sum(1 for x in lits if x is True)
@@ -384,8 +442,8 @@ class SymmetricEncoding:
                         kv, ku = self._know(v, p, t), self._know(u, p, t)
                         if kv == ku and type(kv) is type(ku):
                             continue
-                        self._add([_neg(call), _neg(kv), ku])
-                        self._add([_neg(call), _neg(ku), kv])
+                        self._add([negate(call), negate(kv), ku])
+                        self._add([negate(call), negate(ku), kv])
         for t in range(1, self.rounds if counting else 1):
             for v in node_reps:
                 lits = [self._know(v, p, t) for p in range(n_p)]
@@ -477,25 +535,7 @@ def symmetric_search(
         "clauses": len(enc.clauses),
         "encode_seconds": round(time.monotonic() - t0, 3),
     }
-    deadline = None if time_limit is None else time.monotonic() + time_limit
-    t1 = time.monotonic()
-    if enc.out_of_reach:
-        answer: bool | None = False
-        model: set[int] = set()
-    else:
-        with Solver(name=solver, bootstrap_with=enc.clauses) as sat:
-            answer = solve_sliced(sat, [], deadline)
-            model = set(sat.get_model() or []) if answer else set()
-    stats["solve_seconds"] = round(time.monotonic() - t1, 3)
-    if answer is None:
-        return SymmetricResult(Status.UNKNOWN, rounds, order, None, stats)
-    if not answer:
-        return SymmetricResult(Status.UNSAT, rounds, order, None, stats)
-    sched = enc.schedule(model)
-    report = simulate(instance, sched)
-    if not report.ok:
-        raise SolverError(
-            f"the symmetric schedule of {rounds} rounds fails the verifier: "
-            f"{report.errors[:1] or report.unmet[:1]}"
-        )
-    return SymmetricResult(Status.SAT, rounds, order, sched, stats)
+    status, sched, stats["solve_seconds"] = solve_and_expand(
+        instance, enc, enc.schedule, time_limit, solver, "symmetric"
+    )
+    return SymmetricResult(status, rounds, order, sched, stats)
