@@ -376,3 +376,11 @@ def test_solve_steps_front() -> None:
     assert data["round_optimum"] == 3 and data["proved"]
     assert [(p["rounds"], p["steps"]) for p in data["points"]] == [(3, 4), (4, 4)]
     assert data["min_cost"] == 7 and data["min_cost_rounds"] == 3
+
+
+def test_solve_steps_front_to_a_million_rounds() -> None:
+    # each R up to --max-rounds was solved: 40 rounds took 80 s
+    code, out, err = run("solve", "path:3", "--objective", "steps", "--max-rounds", "1000000")
+    assert code == 0, err
+    assert "S = 4 for every R from 4 to 1000000: proved at R = 4" in out
+    assert out.count("│ 4 │") == 2  # the rows R = 3 and R = 4

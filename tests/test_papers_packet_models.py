@@ -109,6 +109,42 @@ def test_least_steps_after_the_deadline_builds_no_model(monkeypatch: pytest.Monk
     assert (point.rounds, point.steps, point.proved) == (50, None, False)
 
 
+@pytest.mark.parametrize(
+    "graph, model, points",
+    [
+        ("path:4", "telephone", [(3, 5), (4, 5), (5, 5)]),
+        ("ring:4", "telephone", [(2, 3), (3, 3)]),
+        ("ring:4", "multicast", [(3, 3)]),
+        ("path:4", "telephone:p=1", [(5, 5)]),
+    ],
+)
+def test_a_front_stops_where_the_steps_fit_in_the_rounds(
+    graph: str, model: str, points: list[tuple[int, int]]
+) -> None:
+    # S_min(R) <= R, proved: S_min is constant from there (a round without sends is dropped);
+    # before, each R up to --max-rounds was solved (path:3 to 40 rounds: 80 s)
+    inst = parse_instance(graph, model, "gossip")
+    res = pareto_front(inst, MAX_ROUNDS)
+    assert [(p.rounds, p.steps) for p in res.points] == points and res.proved
+    r0, s0 = points[-1]
+    assert res.constant_from == r0 and res.max_rounds == MAX_ROUNDS
+    data = res.to_json()
+    assert (data["constant_from"], data["max_rounds"]) == (r0, MAX_ROUNDS)
+    for r in (r0 + 1, r0 + 2):  # the points it leaves out, solved
+        point = min_steps(inst, r, EncodingOptions.for_search())
+        assert (point.steps, point.proved) == (s0, True)
+
+
+def test_a_front_goes_on_past_unproved_points(monkeypatch: pytest.MonkeyPatch) -> None:
+    # S <= R found but not proved minimal says nothing about longer horizons
+    def unproved(instance: object, rounds: int, *args: object) -> cost.FrontPoint:
+        return cost.FrontPoint(rounds, 1, False, None, 0.0)
+
+    monkeypatch.setattr(cost, "min_steps", unproved)
+    res = pareto_front(parse_instance("ring:4", "telephone", "gossip"), 9)
+    assert [p.rounds for p in res.points] == list(range(2, 10)) and res.constant_from is None
+
+
 def test_a_front_below_the_round_optimum_is_refused() -> None:
     # the empty front was printed as "all proved" with exit status 0
     with pytest.raises(SpecError, match="the round optimum is 4; give --max-rounds 4 or more"):

@@ -118,7 +118,12 @@ def solve_cmd(
         ),
     ] = "rounds",
     max_rounds: Annotated[
-        int | None, typer.Option("--max-rounds", help="Largest R of the front (steps, cost).")
+        int | None,
+        typer.Option(
+            "--max-rounds",
+            help="Largest R of the front (steps, cost); solving stops sooner, at "
+            "the first R with a proved S <= R, after which S no longer changes.",
+        ),
     ] = None,
     tau: Annotated[
         float | None, typer.Option("--tau", help="Linear cost: time per packet and hop.")
@@ -386,6 +391,14 @@ def _solve_cost(
                 "*" if p["pareto"] else "",
             )
         console.print(table)
+        if res.constant_from is not None and res.constant_from < max_rounds:
+            last = res.points[-1]
+            console.print(
+                f"S = {last.steps} for every R from {last.rounds} to {max_rounds}: proved at "
+                f"R = {last.rounds}, and {last.steps} steps never need more than {last.steps} "
+                "rounds (a round without sends can be dropped)",
+                highlight=False,
+            )
         if tau is not None:
             console.print(
                 f"least T = R + {tau:g}*{h}*S over R <= {max_rounds}: {data['min_cost']} "

@@ -20,7 +20,13 @@ sequential calls) keep ``S`` optimal: each maps a schedule to one of the same le
 larger ``S`` (dropping a useless packet can only lower ``s``).
 
 ``S_min(R)`` does not increase with ``R`` (an extra empty round is allowed), so the Pareto
-front is the set of ``(R, S_min(R))`` where ``S_min`` strictly decreases.
+front is the set of ``(R, S_min(R))`` where ``S_min`` strictly decreases. It is constant from
+the first ``R_0`` with ``S_min(R_0) <= R_0``: a round in which nobody sends adds 0 to ``S``
+and may be dropped, so a schedule of ``S`` steps needs at most ``S`` rounds, and for
+``R >= R_0`` a schedule of ``R`` rounds and ``S_min(R) <= S_min(R_0) <= R_0`` steps shrinks
+to one of ``R_0`` rounds, whence ``S_min(R) >= S_min(R_0)``. The front is computed up to the
+first such ``R_0`` whose ``S`` is proved minimal, and no further: each solve beyond it would
+only repeat ``S_min(R_0)`` on a longer horizon, at a cost that grows quickly with ``R``.
 
 References
 ----------
@@ -76,11 +82,28 @@ class FrontPoint:
 
 @dataclass
 class FrontResult:
-    """The round optimum and the points ``R* .. max_rounds``."""
+    """The round optimum and the points ``R* .. max_rounds`` (or ``R* .. constant_from``).
+
+    Attributes
+    ----------
+    instance : Instance
+    round_result : SolveResult
+        The round search that gives ``R*``.
+    points : list of FrontPoint
+        One per ``R`` from ``R*``, up to ``max_rounds`` or to ``constant_from``.
+    max_rounds : int or None
+        The largest ``R`` asked.
+    constant_from : int or None
+        The first ``R_0`` with ``S_min(R_0) <= R_0``, proved: ``S_min(R) = S_min(R_0)`` for
+        every ``R`` from ``R_0`` to ``max_rounds`` (see the module docstring), so the points
+        stop there.
+    """
 
     instance: Instance
     round_result: SolveResult
     points: list[FrontPoint] = field(default_factory=list)
+    max_rounds: int | None = None
+    constant_from: int | None = None
 
     @property
     def proved(self) -> bool:
@@ -109,6 +132,8 @@ class FrontResult:
             "round_optimum": self.round_result.optimum,
             "round_status": self.round_result.status,
             "proved": self.proved,
+            "max_rounds": self.max_rounds,
+            "constant_from": self.constant_from,
             "points": [
                 {
                     "rounds": p.rounds,
@@ -222,6 +247,7 @@ def pareto_front(
     Returns
     -------
     FrontResult
+        The points ``R* .. max_rounds``, or ``R* .. constant_from``.
 
     Raises
     ------
@@ -237,6 +263,9 @@ def pareto_front(
     >>> res = pareto_front(parse_instance("path:3", "telephone", "gossip"), 4)
     >>> [(p.rounds, p.steps, p.proved) for p in res.points]
     [(3, 4, True), (4, 4, True)]
+    >>> res = pareto_front(parse_instance("path:3", "telephone", "gossip"), 10**6)
+    >>> len(res.points), res.constant_from  # 4 steps fit in 4 rounds: S_min(R) = 4 beyond
+    (2, 4)
     """
     if instance.model.kind.value == "all-port":
         raise UnsupportedModelError("linear cost is defined for the one-port and multicast models")
@@ -248,7 +277,7 @@ def pareto_front(
     start = time.monotonic()
     deadline = None if time_limit is None else start + time_limit
     rr = solve(instance, backend=backend, time_limit=time_limit, strict=strict)
-    out = FrontResult(instance, rr)
+    out = FrontResult(instance, rr, max_rounds=max_rounds)
     first = rr.optimum if rr.optimum is not None else rr.lower_bound
     if first is not None and max_rounds < first:
         what = "round optimum" if rr.optimum is not None else "lower bound on the rounds"
@@ -260,5 +289,9 @@ def pareto_front(
         return out
     options = EncodingOptions.for_search(strict=strict)
     for r in range(first, max_rounds + 1):
-        out.points.append(min_steps(instance, r, options, deadline))
+        point = min_steps(instance, r, options, deadline)
+        out.points.append(point)
+        if point.proved and point.steps is not None and point.steps <= r:
+            out.constant_from = r  # S_min(R) = point.steps for every R >= r
+            break
     return out
