@@ -175,6 +175,14 @@ def run_fronts(time_limit: float) -> None:
                     f"{p.seconds:.1f} |",
                     flush=True,
                 )
+            last = res.points[-1]
+            if res.constant_from is not None and last.rounds < max_rounds:
+                # S_min is constant from a proved S <= R on (gossipcert.exact.cost)
+                print(
+                    f"| {graph} | {'strict' if strict else 'rules'} | "
+                    f"{last.rounds + 1}-{max_rounds} | {last.steps} | yes (constant) | | |",
+                    flush=True,
+                )
 
 
 def main() -> None:

@@ -14,8 +14,8 @@ machine vary. ``--mirror-right TAU`` (star graphs; e.g. ``02134``) asks only for
 whose round ``R + 1 - t`` is the right map ``pi -> pi o tau`` of round ``t``
 (palindromes, :mod:`gossipcert.exact.palindrome`); right maps commute with the left groups.
 ``--mirror NAME`` does the same with one of nauty's maps (``g0``, ``g0*g1``, ...), which
-must map the group's edge orbits onto orbits (always so when the group is abelian and the
-map is in it).
+must map the group's edge orbits onto orbits (always so when the map is in the group);
+groups it does not fit are listed as skipped.
 
 References
 ----------
@@ -77,7 +77,7 @@ def main() -> None:
                 counting=args.counting,
                 mirror=mirror,
             )
-        except SpecError as err:  # the mirror does not normalise this group
+        except SpecError as err:  # e.g. the mirror does not map this group's orbits onto orbits
             print(f"| `{name}` | | | | | skipped: {err} | |", flush=True)
             continue
         s = res.stats

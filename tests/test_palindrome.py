@@ -50,6 +50,16 @@ def _palindrome_exists(inst: Instance, phi: list[int], rounds: int) -> bool:
     return False
 
 
+def _is_palindrome(sched: Schedule, phi: list[int], rounds: int) -> bool:
+    """Round ``rounds + 1 - t`` is ``phi`` (round ``t``), for ``t = 1 .. rounds // 2``."""
+    calls = [{frozenset((t.sender, *t.receivers)) for t in rnd} for rnd in sched.rounds]
+    calls += [set()] * (rounds - len(calls))
+    return all(
+        calls[rounds - 1 - t] == {frozenset(phi[x] for x in c) for c in calls[t]}
+        for t in range(rounds // 2)
+    )
+
+
 GRAPHS = ["path:4", "path:5", "ring:5", "ring:6", "star:4", "complete:4", "mesh:2x3"]
 
 
@@ -67,14 +77,44 @@ def test_agrees_with_brute_force_for_every_automorphism(graph: str) -> None:
                 assert report.ok and len(got.schedule.rounds) == rounds
 
 
+def test_agrees_with_brute_force_with_two_free_rounds_and_a_middle_one() -> None:
+    # R = 5: h = 2 mirrored rounds around a free middle round
+    inst = parse_instance("ring:6", "telephone", "gossip")
+    for phi in _automorphisms(inst):
+        want = _palindrome_exists(inst, phi, 5)
+        got = palindrome_search(inst, phi, 5)
+        assert got.status is (Status.SAT if want else Status.UNSAT), phi
+
+
 def test_schedule_is_a_palindrome_up_to_phi() -> None:
     inst = parse_instance("hypercube:4", "telephone", "gossip")
     phi = [int(format(v, "04b")[::-1], 2) for v in range(16)]
     res = palindrome_search(inst, phi, 5)
     assert res.status is Status.SAT and res.schedule is not None
-    calls = [{frozenset((t.sender, *t.receivers)) for t in rnd} for rnd in res.schedule.rounds]
-    for t in range(2):
-        assert calls[4 - t] == {frozenset(phi[x] for x in c) for c in calls[t]}
+    assert _is_palindrome(res.schedule, phi, 5)
+
+
+@pytest.mark.parametrize("rounds", [4, 5])
+def test_both_finders_mirror_by_phi_not_its_inverse(rounds: int) -> None:
+    # a rotation of the ring is not its own inverse; palindromes up to phi and up to phi^-1
+    # both exist, so the verdicts alone cannot tell which one a finder built
+    inst = parse_instance("ring:6", "telephone", "gossip")
+    rot = [(v + 1) % 6 for v in range(6)]
+    for res in (
+        palindrome_search(inst, rot, rounds),
+        symmetric_search(inst, [], rounds, mirror=rot),
+    ):
+        assert res.status is Status.SAT and res.schedule is not None
+        assert _is_palindrome(res.schedule, rot, rounds)
+
+
+def test_unknown_at_the_time_limit_and_a_horizon_below_one() -> None:
+    inst = parse_instance("ring:6", "telephone", "gossip")
+    rot = [(v + 1) % 6 for v in range(6)]
+    res = palindrome_search(inst, rot, 4, time_limit=0)
+    assert res.status is Status.UNKNOWN and res.schedule is None
+    with pytest.raises(SpecError, match="at least 1"):
+        palindrome_search(inst, rot, 0)
 
 
 def test_identity_at_an_even_horizon_wastes_a_round() -> None:
@@ -118,6 +158,44 @@ def test_mirror_with_a_group() -> None:
     assert simulate(inst, found.schedule).ok
     with pytest.raises(SpecError, match="orbits"):
         symmetric_search(inst, group, 6, mirror=left_map(inst.graph, (1, 2, 0, 3)))
+
+
+def _invariant_exists(inst: Instance, g: list[int], phi: list[int], rounds: int) -> bool:
+    """Whether some palindrome up to ``phi`` whose every round ``g`` maps onto itself
+    gossips (every choice of the free rounds among the ``g``-invariant matchings)."""
+    inv = [
+        m
+        for m in _matchings(inst)
+        if {frozenset(e) for e in m} == {frozenset((g[u], g[v])) for u, v in m}
+    ]
+    half = rounds // 2
+    for first in itertools.product(inv, repeat=rounds - half):
+        mirror = [[(phi[u], phi[v]) for u, v in first[t]] for t in range(half - 1, -1, -1)]
+        if simulate(inst, Schedule.from_calls([*first, *mirror])).ok:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("graph", ["ring:6", "hypercube:3"])
+def test_a_group_and_a_mirror_agree_with_brute_force(graph: str) -> None:
+    inst = parse_instance(graph, "telephone", "gossip")
+    autos = _automorphisms(inst)
+    asked = refused = 0
+    for g in autos[:: max(1, len(autos) // 8)]:
+        for phi in autos[:: max(1, len(autos) // 8)]:
+            for rounds in (3, 4):
+                try:
+                    got = symmetric_search(inst, [g], rounds, mirror=phi)
+                except SpecError:
+                    refused += 1
+                    continue
+                asked += 1
+                want = _invariant_exists(inst, g, phi, rounds)
+                assert got.status is (Status.SAT if want else Status.UNSAT), (g, phi, rounds)
+                if want:
+                    assert got.schedule is not None
+                    assert _is_palindrome(got.schedule, phi, rounds)
+    assert asked and refused
 
 
 def test_benchmarks_print_a_row_per_map(tmp_path: Path) -> None:

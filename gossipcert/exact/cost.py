@@ -263,7 +263,7 @@ def pareto_front(
     >>> res = pareto_front(parse_instance("path:3", "telephone", "gossip"), 4)
     >>> [(p.rounds, p.steps, p.proved) for p in res.points]
     [(3, 4, True), (4, 4, True)]
-    >>> res = pareto_front(parse_instance("path:3", "telephone", "gossip"), 10**6)
+    >>> res = pareto_front(parse_instance("path:3", "telephone", "gossip"), 9)
     >>> len(res.points), res.constant_from  # 4 steps fit in 4 rounds: S_min(R) = 4 beyond
     (2, 4)
     """

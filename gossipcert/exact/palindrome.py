@@ -276,7 +276,7 @@ def palindrome_search(
     Raises
     ------
     SpecError
-        ``phi`` is not an automorphism of the graph.
+        ``phi`` is not an automorphism of the graph, or ``rounds < 1``.
     NotApplicableError
         Not telephone gossip with unbounded packets.
 

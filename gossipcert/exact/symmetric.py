@@ -132,6 +132,21 @@ def solve_and_expand(
 ) -> tuple[Status, Schedule | None, float]:
     """Solve a finder's CNF; on a model, expand it to a schedule and verify it.
 
+    Parameters
+    ----------
+    instance : Instance
+        The instance the schedule must gossip.
+    enc : ClauseSink
+        The finder's clauses (``out_of_reach``: no model, nothing to solve).
+    expand : callable
+        From a model (the set of true literals) to the whole schedule.
+    time_limit : float or None
+        Seconds for the solver (checked between conflict-budget slices).
+    solver : str
+        A PySAT solver name.
+    what : str
+        The finder's name in the error message (``"symmetric"``, ``"palindromic"``).
+
     Returns
     -------
     (Status, Schedule or None, float)
@@ -277,7 +292,7 @@ class SymmetricEncoding(ClauseSink):
         equal: bool = True,
         counting: bool = False,
         mirror: Sequence[int] | None = None,
-    ):
+    ) -> None:
         if rounds < 0:
             raise SpecError(f"the horizon must be at least 0, not {rounds}")
         gens = check_generators(instance, generators)
@@ -320,8 +335,10 @@ class SymmetricEncoding(ClauseSink):
         """Round ``R + 1 - t`` is ``phi`` (round ``t``): one equivalence per edge orbit and
         round of the first half (see :mod:`gossipcert.exact.palindrome`).
 
-        ``phi`` must map every edge orbit of ``H`` onto an edge orbit (it normalises ``H``;
-        e.g. a right map of the star graph and a group of left maps).
+        ``phi`` must map every edge orbit of ``H`` into one edge orbit (then onto it, as
+        ``phi`` is a bijection of the edges): e.g. any ``phi`` in ``H``, or a right map of the
+        star graph with a group of left maps. This is all the equivalences need; ``phi``
+        need not normalise ``H``.
         """
         (phi,) = check_generators(self.instance, [phi_seq])
         image: dict[Edge, Edge] = {}
@@ -496,20 +513,22 @@ def symmetric_search(
         ``2^t`` and at least ``ceil(P / 2^(R - t))`` packets per node after round ``t``
         (default off: its cardinality encodings make the formula several times larger).
     mirror : sequence of int, optional
-        An automorphism ``phi`` normalising ``H``: only schedules whose round ``R + 1 - t``
-        is ``phi`` (round ``t``) are sought (palindromes up to ``phi``, as in
-        :mod:`gossipcert.exact.palindrome`).
+        An automorphism ``phi`` that maps each edge orbit of ``H`` onto an edge orbit: only
+        schedules whose round ``R + 1 - t`` is ``phi`` (round ``t``) are sought
+        (palindromes up to ``phi``, as in :mod:`gossipcert.exact.palindrome`).
 
     Returns
     -------
     SymmetricResult
         ``SAT`` with a verified schedule, ``UNSAT`` (no ``H``-invariant schedule of that
-        length; the instance may still have one), or ``UNKNOWN``.
+        length, or with ``mirror`` no ``H``-invariant palindrome; the instance may still
+        have a schedule), or ``UNKNOWN``.
 
     Raises
     ------
     SpecError
-        A generator is not an automorphism of the graph.
+        A generator or ``mirror`` is not an automorphism of the graph; ``mirror`` does not
+        map the group's edge orbits onto orbits; a negative horizon.
     NotApplicableError
         Not telephone gossip with unbounded packets.
 
