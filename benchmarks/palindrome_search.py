@@ -11,8 +11,10 @@ positions 1..4), e.g. ``--star 01234:02134`` (then only those, unless ``--maps``
 
 Run with the project's Python, e.g.
 ``nice -n 10 .venv/bin/python benchmarks/palindrome_search.py debruijn:6 8 --limit 600``;
-``--store DIR`` writes each found schedule to ``DIR`` as schedule JSON. Times on a busy
-machine vary.
+``--store DIR`` writes each found schedule to ``DIR`` as schedule JSON. ``--cnf DIR``
+solves nothing: it writes each map's formula to ``DIR`` as DIMACS
+(``GRAPH-R-pal-MAP.cnf``, an existing file is kept), for an outside solver; its
+unsatisfiability says the same as an ``unsat`` row. Times on a busy machine vary.
 
 References
 ----------
@@ -27,7 +29,7 @@ import re
 import time
 from pathlib import Path
 
-from gossipcert.exact.palindrome import palindrome_maps, palindrome_search
+from gossipcert.exact.palindrome import PalindromeEncoding, palindrome_maps, palindrome_search
 from gossipcert.exact.symmetric_groups import left_map, right_map
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import write_schedule
@@ -41,6 +43,22 @@ def _star_map(graph: object, spec: str) -> list[int]:
     return [right[left[v]] for v in range(len(left))]
 
 
+def _write_cnf(enc: PalindromeEncoding, path: Path) -> str:
+    """The formula as DIMACS (an empty clause when it lost one); the row's verdict."""
+    if path.exists():
+        return f"kept: {path} exists"
+    clauses = [*enc.clauses, *([[]] if enc.out_of_reach else [])]
+    with path.open("w") as f:
+        f.write(f"p cnf {enc.vpool.top} {len(clauses)}\n")
+        for c in clauses:
+            f.write(" ".join(map(str, [*c, 0])) + "\n")
+    return f"written: {path}"
+
+
+def _tag(graph: str, rounds: int, name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", f"{graph}-{rounds}-pal-{name}").strip("-")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("graph")
@@ -52,6 +70,7 @@ def main() -> None:
     )
     parser.add_argument("--store", help="directory for found schedules")
     parser.add_argument("--stop-at-first", action="store_true", help="stop at the first sat")
+    parser.add_argument("--cnf", help="write each map's DIMACS formula here instead of solving")
     args = parser.parse_args()
     inst = parse_instance(args.graph, "telephone", "gossip")
     maps = palindrome_maps(inst, args.rounds)
@@ -59,15 +78,26 @@ def main() -> None:
         maps[f"star {spec}"] = _star_map(inst.graph, spec)
     star_names = [f"star {spec}" for spec in args.star]
     names = args.maps or star_names or list(maps)
-    print(f"{args.graph}, telephone gossip, {args.rounds} rounds, {args.limit:g} s per map")
+    budget = "formulas written, nothing solved" if args.cnf else f"{args.limit:g} s per map"
+    print(f"{args.graph}, telephone gossip, {args.rounds} rounds, {budget}")
     print()
     print("| map phi | nodes fixed | variables | clauses | verdict | seconds |")
     print("|---|---|---|---|---|---|")
     for name in names:
         phi = maps[name]
         t0 = time.monotonic()
-        res = palindrome_search(inst, phi, args.rounds, time_limit=args.limit)
         fixed = sum(phi[v] == v for v in range(inst.n))
+        if args.cnf:
+            enc = PalindromeEncoding(inst, phi, args.rounds)
+            Path(args.cnf).mkdir(parents=True, exist_ok=True)
+            verdict = _write_cnf(enc, Path(args.cnf) / f"{_tag(args.graph, args.rounds, name)}.cnf")
+            print(
+                f"| `{name}` | {fixed} | {enc.vpool.top} | {len(enc.clauses)} | {verdict} "
+                f"| {time.monotonic() - t0:.1f} |",
+                flush=True,
+            )
+            continue
+        res = palindrome_search(inst, phi, args.rounds, time_limit=args.limit)
         s = res.stats
         print(
             f"| `{name}` | {fixed} | {s['variables']} | {s['clauses']} | {res.status.value} "
@@ -77,8 +107,7 @@ def main() -> None:
         if res.schedule is not None and args.store:
             out = Path(args.store)
             out.mkdir(parents=True, exist_ok=True)
-            tag = re.sub(r"[^A-Za-z0-9]+", "-", f"{args.graph}-{args.rounds}-pal-{name}").strip("-")
-            write_schedule(res.schedule, inst, out / f"{tag}.json")
+            write_schedule(res.schedule, inst, out / f"{_tag(args.graph, args.rounds, name)}.json")
         if res.schedule is not None and args.stop_at_first:
             break
 

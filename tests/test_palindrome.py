@@ -9,10 +9,12 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+from pysat.formula import CNF
+from pysat.solvers import Solver
 
 from gossipcert.errors import NotApplicableError, SpecError
 from gossipcert.exact.backends import Status
-from gossipcert.exact.palindrome import palindrome_search
+from gossipcert.exact.palindrome import palindrome_maps, palindrome_search
 from gossipcert.exact.symmetric import symmetric_search
 from gossipcert.exact.symmetric_groups import left_map, right_map
 from gossipcert.instance import Instance, parse_instance
@@ -244,3 +246,31 @@ def test_benchmarks_print_a_row_per_map(tmp_path: Path) -> None:
     # g2 commutes with the mirror g0; g1 does not (its orbits are not mapped onto orbits)
     assert verdict["g2"] == "sat" and verdict["g0"] == "unsat"
     assert verdict["g1"].startswith("skipped")
+
+
+def test_benchmark_writes_the_formulas_it_would_solve(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[1]
+    cmd = [
+        sys.executable,
+        str(root / "benchmarks" / "palindrome_search.py"),
+        "hypercube:3",
+        "3",
+        "--cnf",
+        str(tmp_path),
+    ]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    inst = parse_instance("hypercube:3", "telephone", "gossip")
+    maps = palindrome_maps(inst, 3)
+    files = sorted(tmp_path.iterdir())
+    assert len(files) == len(maps) and out.count("written: ") == len(maps)
+    answers = set()
+    for name, phi in maps.items():
+        cnf = CNF(from_file=str(tmp_path / f"hypercube-3-3-pal-{name.replace('*', '-')}.cnf"))
+        with Solver(name="cadical195", bootstrap_with=cnf.clauses) as sat:
+            answer = sat.solve()
+        want = palindrome_search(inst, phi, 3).status
+        assert want is (Status.SAT if answer else Status.UNSAT), name
+        answers.add(answer)
+    assert answers == {True, False}
+    again = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    assert again.count("kept: ") == len(maps)  # nothing overwritten
