@@ -200,43 +200,21 @@ def test_a_group_and_a_mirror_agree_with_brute_force(graph: str) -> None:
     assert asked and refused
 
 
+def _bench(script: str, *args: str) -> str:
+    """A benchmark's standard output (it must exit 0)."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / script
+    cmd = [sys.executable, str(path), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+
+
 def test_benchmarks_print_a_row_per_map(tmp_path: Path) -> None:
-    root = Path(__file__).resolve().parents[1]
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(root / "benchmarks" / "palindrome_search.py"),
-            "star-graph:4",
-            "6",
-            "--limit",
-            "20",
-            "--stop-at-first",
-            "--store",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    args = "palindrome_search.py star-graph:4 6 --limit 20 --stop-at-first --store".split()
+    out = _bench(*args, str(tmp_path))
     assert "| `g0` | 4 |" in out and "| sat |" in out
     (stored,) = tmp_path.iterdir()
     inst = parse_instance("star-graph:4", "telephone", "gossip")
     assert simulate(inst, read_schedule(stored, inst)).ok
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(root / "benchmarks" / "symmetric_search.py"),
-            "hypercube:3",
-            "3",
-            "--limit",
-            "20",
-            "--mirror",
-            "g0",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    out = _bench("symmetric_search.py", "hypercube:3", "3", "--limit", "20", "--mirror", "g0")
     assert "palindromes up to the map g0" in out
     verdict = {
         row.split("|")[1].strip(" `"): row.split("|")[6].strip()
@@ -249,16 +227,8 @@ def test_benchmarks_print_a_row_per_map(tmp_path: Path) -> None:
 
 
 def test_benchmark_writes_the_formulas_it_would_solve(tmp_path: Path) -> None:
-    root = Path(__file__).resolve().parents[1]
-    cmd = [
-        sys.executable,
-        str(root / "benchmarks" / "palindrome_search.py"),
-        "hypercube:3",
-        "3",
-        "--cnf",
-        str(tmp_path),
-    ]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    args = ("palindrome_search.py", "hypercube:3", "3", "--cnf", str(tmp_path))
+    out = _bench(*args)
     inst = parse_instance("hypercube:3", "telephone", "gossip")
     maps = palindrome_maps(inst, 3)
     files = sorted(tmp_path.iterdir())
@@ -272,5 +242,5 @@ def test_benchmark_writes_the_formulas_it_would_solve(tmp_path: Path) -> None:
         assert want is (Status.SAT if answer else Status.UNSAT), name
         answers.add(answer)
     assert answers == {True, False}
-    again = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    again = _bench(*args)
     assert again.count("kept: ") == len(maps)  # nothing overwritten
