@@ -29,7 +29,9 @@ import re
 import time
 from pathlib import Path
 
+from gossipcert.encodings import EncodingOptions
 from gossipcert.exact.palindrome import PalindromeEncoding, palindrome_maps, palindrome_search
+from gossipcert.exact.proof import StandaloneCNF
 from gossipcert.exact.symmetric_groups import left_map, right_map
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import write_schedule
@@ -48,10 +50,8 @@ def _write_cnf(enc: PalindromeEncoding, path: Path) -> str:
     if path.exists():
         return f"kept: {path} exists"
     clauses = [*enc.clauses, *([[]] if enc.out_of_reach else [])]
-    with path.open("w") as f:
-        f.write(f"p cnf {enc.vpool.top} {len(clauses)}\n")
-        for c in clauses:
-            f.write(" ".join(map(str, [*c, 0])) + "\n")
+    cnf = StandaloneCNF(enc.rounds, EncodingOptions(), enc.vpool.top, clauses, 0)
+    path.write_text(cnf.dimacs())
     return f"written: {path}"
 
 

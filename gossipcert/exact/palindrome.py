@@ -76,7 +76,13 @@ from pysat.card import CardEnc, EncType
 
 from gossipcert.errors import SpecError
 from gossipcert.exact.backends import Status
-from gossipcert.exact.symmetric import ClauseSink, check_generators, negate, solve_and_expand
+from gossipcert.exact.symmetric import (
+    ClauseSink,
+    check_generators,
+    negate,
+    packet_origins,
+    solve_and_expand,
+)
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
 
@@ -129,13 +135,7 @@ class PalindromeEncoding(ClauseSink):
         self.half = rounds // 2
         self.free = rounds - self.half  # the middle round is free when rounds is odd
         n = instance.n
-        self.origin = [0] * instance.n_packets
-        self.packet_of: dict[int, int] = {}
-        for v, mask in enumerate(instance.holdings):
-            for p in range(instance.n_packets):
-                if mask >> p & 1:
-                    self.origin[p] = v
-                    self.packet_of[v] = p
+        self.origin, self.packet_of = packet_origins(instance)
         self.nbrs = [sorted(instance.graph.adj[v]) for v in range(n)]
         self.dist = dict(nx.all_pairs_shortest_path_length(instance.graph))
         super().__init__()

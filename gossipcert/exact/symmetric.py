@@ -181,6 +181,25 @@ def solve_and_expand(
     return Status.SAT, sched, seconds
 
 
+def packet_origins(instance: Instance) -> tuple[list[int], dict[int, int]]:
+    """Where each packet starts, and the packet each node starts with.
+
+    Returns
+    -------
+    origin : list of int
+        ``origin[p]``: the node that holds packet ``p`` before round 1.
+    packet_of : dict
+        ``packet_of[v]``: the packet that ``v`` holds before round 1 (with several, as with
+        ``gossip:chunks=K``, the highest-numbered).
+    """
+    origin = [0] * instance.n_packets
+    for v, mask in enumerate(instance.holdings):
+        for p in range(instance.n_packets):
+            if mask >> p & 1:
+                origin[p] = v
+    return origin, {v: p for p, v in enumerate(origin)}
+
+
 def check_generators(instance: Instance, generators: Sequence[Sequence[int]]) -> list[Perm]:
     """Check that every generator is an automorphism of the gossip instance.
 
@@ -301,12 +320,7 @@ class SymmetricEncoding(ClauseSink):
         self.generators = gens
         g = instance.graph
         n = instance.n
-        origin = [0] * instance.n_packets
-        for v, mask in enumerate(instance.holdings):
-            for p in range(instance.n_packets):
-                if mask >> p & 1:
-                    origin[p] = v
-        packet_of = {v: p for p, v in enumerate(origin)}
+        origin, packet_of = packet_origins(instance)
         self.edges = sorted(_edge(u, v) for u, v in g.edges)
         edge_rep = orbit_roots(self.edges, lambda e: [_edge(s[e[0]], s[e[1]]) for s in gens])
         self.edge_orbit: dict[Edge, Edge] = edge_rep
