@@ -31,6 +31,11 @@ class SolverError(GossipcertError, RuntimeError):
     """A solver back-end that failed or is unavailable."""
 
 
+class SolverOutputError(GossipcertError, ValueError):
+    """An external solver's output that holds no model to decode (unreadable, or the solver
+    answered unsatisfiable or unknown)."""
+
+
 class CertificateError(GossipcertError, ValueError):
     """A certificate file that cannot be read."""
 

@@ -1,4 +1,5 @@
-"""Commands of the exact search and its evidence: ``solve``, ``check`` and ``export``."""
+"""Commands of the exact search and its evidence: ``solve``, ``check``, ``export`` and
+``decode``."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from gossipcert.cli.common import (
     JsonOpt,
     ModelOpt,
     ProblemOpt,
+    ScheduleOutOpt,
     ShowOpt,
     _bad_input,
     _check_output,
@@ -592,3 +594,65 @@ def export_cmd(
         _write_text(output, text)
     else:
         sys.stdout.write(text)
+
+
+@app.command("decode")
+@_bad_input
+def decode_cmd(
+    graph: GraphArg,
+    solution: Annotated[
+        str,
+        typer.Argument(
+            help="The outside solver's output: 's SATISFIABLE' and 'v ...' lines (SAT "
+            "competition), MiniSat's result file, or 'v x1 -x2 ...' (pseudo-Boolean).",
+            metavar="SOLVER_OUTPUT",
+        ),
+    ],
+    rounds: Annotated[int, typer.Option("--rounds", "-r", help="Horizon R of the export.", min=0)],
+    model: ModelOpt = "telephone",
+    problem: ProblemOpt = "gossip",
+    chunks: ChunksOpt = None,
+    strict: Annotated[bool, typer.Option("--strict", help="The export used --strict.")] = False,
+    counting: CountingOpt = False,
+    output: ScheduleOutOpt = None,
+    force: ForceOpt = False,
+    show: ShowOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Turn an outside solver's model of an exported formula into a verified schedule.
+
+    Give the same graph, --rounds, --model, --problem, --chunks, --strict and --counting as
+    to export: the formula is rebuilt and the model's call variables read. The schedule is
+    then replayed by the verifier, and written to --output only if it is valid and meets
+    every demand:
+
+    \b
+        gossipcert export debruijn:5 -r 7 -o db5-7.cnf
+        kissat db5-7.cnf > db5-7.out          # any SAT solver
+        gossipcert decode debruijn:5 db5-7.out -r 7 -o db5-7.json
+
+    Exit 0 when the schedule is valid and complete, 1 when the verifier rejects it (a model
+    of another formula), 2 on bad input, including an output with no model (an outside
+    solver's "unsatisfiable" is not evidence here; solve proves lower bounds).
+    """
+    from gossipcert.cli.inspect_cmds import _print_schedule_result
+    from gossipcert.encodings import EncodingOptions
+    from gossipcert.exact.export import decode_model, parse_solver_output
+
+    _check_output(output, force)
+    instance = parse_instance(graph, model, _chunked(problem, chunks))
+    try:
+        with open(solution, encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GossipcertError(f"cannot read {solution}: {exc}") from None
+    values = parse_solver_output(text)
+    options = EncodingOptions.for_search(strict=strict, counting=counting)
+    sched = decode_model(instance, rounds, options, values)
+    if not as_json and not simulate(instance, sched).ok:
+        err_console.print(
+            "the decoded schedule fails the verifier: was the formula exported with other "
+            "options, another horizon or another instance? Nothing is written.",
+            highlight=False,
+        )
+    _print_schedule_result("decode", instance, sched, as_json, output, show)

@@ -1,23 +1,36 @@
-"""Export of the time-expanded model for a fixed horizon: DIMACS CNF and OPB.
+"""Export of the time-expanded model for a fixed horizon (DIMACS CNF and OPB), and the way
+back: an external solver's model decoded into a schedule.
 
 The exported formula is the one :mod:`gossipcert.exact.proof` builds (every demand required
 after round ``R``), so any external SAT or pseudo-Boolean solver can decide "``R`` rounds
 suffice". In OPB, at-most-one groups and cardinality bounds stay native constraints instead
-of their CNF encodings.
+of their CNF encodings; both formats number the variables alike (``x12`` in OPB is ``12`` in
+DIMACS).
+
+A model found by an outside solver is read by :func:`parse_solver_output` and turned into a
+schedule by :func:`decode_model`, which rebuilds the same encoding (the instance, horizon and
+options of the export) and reads its call variables. The schedule is only as good as the
+verifier says: the caller replays it with :func:`gossipcert.simulate.simulate`, so a model of
+another formula (other options, another horizon) is caught there, never trusted.
 
 References
 ----------
 .. [1] O. Roussel and V. Manquinho, "Input/output format and solver requirements for the
-   competitions of pseudo-Boolean solvers" (the OPB format).
+   competitions of pseudo-Boolean solvers" (the OPB format and its ``v x1 -x2`` lines).
+.. [2] The SAT competition's output format: ``s SATISFIABLE`` and ``v`` lines of literals
+   ended by ``0`` (https://satcompetition.github.io/, "Output format").
 """
 
 from __future__ import annotations
 
+import re
+
 from gossipcert.encodings import EncodingOptions
 from gossipcert.encodings.formula import Formula
-from gossipcert.errors import SpecError
-from gossipcert.exact.proof import standalone_cnf, standalone_formula
+from gossipcert.errors import SolverOutputError, SpecError
+from gossipcert.exact.proof import standalone_cnf, standalone_encoding, standalone_formula
 from gossipcert.instance import Instance
+from gossipcert.schedule import Schedule
 
 FORMATS = ("dimacs", "opb")
 
@@ -101,3 +114,124 @@ def export(instance: Instance, rounds: int, fmt: str, options: EncodingOptions) 
         return f"c {comment}\nc sha256 of the lines below: {cnf.sha256()}\n" + cnf.dimacs()
     formula, _ = standalone_formula(instance, rounds, options)
     return formula_to_opb(formula, comment)
+
+
+#: status words of solvers' outputs (``s ...`` lines, or MiniSat's first line), by verdict
+_SAT_WORDS = ("SATISFIABLE", "SAT", "OPTIMUM FOUND")
+_NO_MODEL_WORDS = ("UNSATISFIABLE", "UNSAT", "UNKNOWN", "INDET", "INDETERMINATE", "TIMEOUT")
+
+#: one literal: ``12``, ``-12``, ``x12``, ``-x12`` or ``~x12``
+_LITERAL = re.compile(r"^(-|~)?(x?)(\d+)$")
+
+
+def parse_solver_output(text: str) -> dict[int, bool]:
+    """The assignment in a SAT or pseudo-Boolean solver's output.
+
+    Read are the SAT competition's format (``c`` comments, an ``s`` status line, ``v`` lines
+    of literals ending with ``0``), MiniSat's result file (``SAT`` then one line of
+    literals) and the pseudo-Boolean competition's ``v x1 -x2`` lines. Variables the output
+    does not name are left out of the result (false, to :func:`decode_model`).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    dict
+        ``{variable: value}`` for every variable named.
+
+    Raises
+    ------
+    SolverOutputError
+        The solver reports no model (unsatisfiable, unknown), a line is not part of this
+        format, a variable is given both values, or no literal is found at all.
+
+    Examples
+    --------
+    >>> parse_solver_output("c kissat\\ns SATISFIABLE\\nv 1 -2\\nv 3 0\\n")
+    {1: True, 2: False, 3: True}
+    >>> parse_solver_output("s OPTIMUM FOUND\\nv x1 -x2\\n")
+    {1: True, 2: False}
+    """
+    values: dict[int, bool] = {}
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line == "c" or line.startswith(("c ", "o ")):
+            continue  # blank, comment, or a pseudo-Boolean solver's objective line
+        word = line[2:].strip() if line.startswith("s ") else line
+        if word.upper() in _NO_MODEL_WORDS:
+            raise SolverOutputError(
+                f"the solver answered {word!r}: there is no model to decode (an outside "
+                "solver's 'unsatisfiable' is not checked evidence; gossipcert solve proves "
+                "lower bounds with a checked proof)"
+            )
+        if word.upper() in _SAT_WORDS:
+            continue
+        tokens = line[2:].split() if line.startswith("v ") else line.split()
+        for token in tokens:
+            match = _LITERAL.match(token)
+            if match is None:
+                raise SolverOutputError(
+                    f"line {number}: {token!r} is not a literal (expected the output of a SAT "
+                    "or pseudo-Boolean solver: 's SATISFIABLE' and 'v 1 -2 ... 0' lines)"
+                )
+            var = int(match.group(3))
+            if var == 0:
+                continue
+            value = match.group(1) is None
+            if values.setdefault(var, value) != value:
+                raise SolverOutputError(f"line {number}: variable {var} is given both values")
+    if not values:
+        raise SolverOutputError("no model in the solver's output (no literals found)")
+    return values
+
+
+def decode_model(
+    instance: Instance, rounds: int, options: EncodingOptions, values: dict[int, bool]
+) -> Schedule:
+    """The schedule that a model of the exported formula describes (not yet verified).
+
+    Parameters
+    ----------
+    instance : Instance
+    rounds : int
+        The horizon of the export.
+    options : EncodingOptions
+        The export's options (``EncodingOptions.for_search(strict=..., counting=...)``).
+    values : dict
+        The model, e.g. from :func:`parse_solver_output`; unnamed variables are false.
+
+    Returns
+    -------
+    Schedule
+        To be replayed by :func:`gossipcert.simulate.simulate` before any use.
+
+    Raises
+    ------
+    SolverOutputError
+        The model names variables the formula does not have (another formula's model).
+
+    Examples
+    --------
+    >>> from pysat.solvers import Solver
+    >>> from gossipcert.instance import parse_instance
+    >>> from gossipcert.simulate import simulate
+    >>> inst = parse_instance("ring:4", "telephone", "gossip")
+    >>> opts = EncodingOptions.for_search()
+    >>> with Solver(bootstrap_with=standalone_cnf(inst, 2, opts).clauses) as s:
+    ...     _ = s.solve()
+    ...     model = {abs(x): x > 0 for x in s.get_model()}
+    >>> simulate(inst, decode_model(inst, 2, opts, model)).ok
+    True
+    """
+    enc, _ = standalone_encoding(instance, rounds, options)
+    enc.formula.cnf_since(0)  # numbers the auxiliary variables of the exported CNF
+    top = enc.formula.vpool.top
+    beyond = [v for v in values if v > top]
+    if beyond:
+        raise SolverOutputError(
+            f"the model names variable {max(beyond)}, but the formula of {rounds} rounds has "
+            f"{top} variables: was it exported for another instance, horizon or options?"
+        )
+    return enc.decode(rounds, lambda var: values.get(var, False))

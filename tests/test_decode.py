@@ -1,0 +1,153 @@
+"""Models of exported formulas, found by a solver outside gossipcert, read back as schedules."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from pysat.formula import CNF
+from pysat.solvers import Solver
+from typer.testing import CliRunner
+
+from gossipcert.cli import app
+from gossipcert.encodings import EncodingOptions
+from gossipcert.errors import SolverOutputError
+from gossipcert.exact.export import decode_model, export, parse_solver_output
+from gossipcert.exact.search import solve
+from gossipcert.instance import parse_instance
+from gossipcert.schedule import read_schedule
+from gossipcert.simulate import simulate
+
+runner = CliRunner()
+
+
+def outside_solver(dimacs: str) -> str:
+    """What a SAT-competition solver prints for a DIMACS text: the status, and the model in
+    ``v`` lines of ten literals."""
+    with Solver(name="minisat22", bootstrap_with=CNF(from_string=dimacs).clauses) as s:
+        if not s.solve():
+            return "c outside solver\ns UNSATISFIABLE\n"
+        model = s.get_model()
+    lines = ["c outside solver", "s SATISFIABLE"]
+    lines += ["v " + " ".join(map(str, model[i : i + 10])) for i in range(0, len(model), 10)]
+    return "\n".join(lines) + "\nv 0\n"
+
+
+def first_satisfiable(graph: str, model: str, problem: str, options: EncodingOptions):
+    """The least horizon whose exported formula the outside solver satisfies, and its
+    output."""
+    inst = parse_instance(graph, model, problem)
+    for rounds in range(1, 13):
+        out = outside_solver(export(inst, rounds, "dimacs", options))
+        if "s SATISFIABLE" in out:
+            return inst, rounds, out
+    raise AssertionError(f"{graph} {model} {problem}: no horizon up to 12 satisfiable")
+
+
+# one case per encoding: knowledge (telephone, half-duplex), broadcast, per-packet transfer
+# (packet cap, multicast, sequential), all-port with capacities, tree
+CASES = [
+    ("ring:5", "telephone", "gossip"),
+    ("petersen", "telephone", "gossip"),
+    ("path:4", "half-duplex", "gossip"),
+    ("hypercube:3", "telephone", "broadcast:0"),
+    ("ring:4", "telephone:p=1", "gossip"),
+    ("path:3", "multicast", "gossip"),
+    ("ring:4", "sequential:p=2", "gossip"),
+    ("ring:5", "all-port", "gossip"),
+    ("path:4", "all-port", "gossip"),
+]
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize(("graph", "model", "problem"), CASES)
+def test_a_model_of_the_export_decodes_to_a_verified_schedule(
+    graph: str, model: str, problem: str, strict: bool
+) -> None:
+    options = EncodingOptions.for_search(strict=strict)
+    inst, rounds, out = first_satisfiable(graph, model, problem, options)
+    # the outside solver's least horizon is the certified optimum
+    assert rounds == solve(inst, strict=strict, proof=False).optimum
+    sched = decode_model(inst, rounds, options, parse_solver_output(out))
+    rep = simulate(inst, sched)
+    assert rep.ok, rep.errors[:3]
+    assert rep.rounds == rounds
+
+
+def test_values_that_are_no_model_are_caught_by_the_verifier() -> None:
+    options = EncodingOptions.for_search()
+    inst = parse_instance("petersen", "telephone", "gossip")
+    rng = random.Random(5)
+    for _ in range(5):
+        values = {v: rng.random() < 0.5 for v in range(1, 140)}
+        assert not simulate(inst, decode_model(inst, 4, options, values)).ok
+    with pytest.raises(SolverOutputError, match="was it exported for another"):
+        decode_model(parse_instance("ring:4", "telephone", "gossip"), 2, options, {500: True})
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("s SATISFIABLE\nv 1 -2 3\nv -4 0\n", {1: True, 2: False, 3: True, 4: False}),
+        ("SAT\n1 -2 3 0\n", {1: True, 2: False, 3: True}),  # MiniSat's result file
+        ("c comment\nc\no 3\ns OPTIMUM FOUND\nv x1 -x2 ~x3\n", {1: True, 2: False, 3: False}),
+        ("\n  v 5 0  \n", {5: True}),
+    ],
+)
+def test_solver_output_formats(text: str, expected: dict[int, bool]) -> None:
+    assert parse_solver_output(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("s UNSATISFIABLE\n", "no model to decode"),
+        ("UNSAT\n", "no model to decode"),
+        ("s UNKNOWN\n", "no model to decode"),
+        ("c nothing\n", "no literals"),
+        ("s SATISFIABLE\nv 1 -1 0\n", "both values"),
+        ("s SATISFIABLE\nv 1 two 0\n", "line 2: 'two' is not a literal"),
+        ("schedule,0,1\n", "not a literal"),
+    ],
+)
+def test_solver_output_without_a_model_is_refused(text: str, message: str) -> None:
+    with pytest.raises(SolverOutputError, match=message):
+        parse_solver_output(text)
+
+
+def test_cli_export_then_decode(tmp_path: Path) -> None:
+    cnf, out, sched = tmp_path / "p.cnf", tmp_path / "p.out", tmp_path / "p.json"
+    res = runner.invoke(app, ["export", "petersen", "-r", "4", "-o", str(cnf)])
+    assert res.exit_code == 0, res.stderr
+    out.write_text(outside_solver(cnf.read_text()))
+    res = runner.invoke(app, ["decode", "petersen", str(out), "-r", "4", "-o", str(sched)])
+    assert res.exit_code == 0, res.stderr
+    assert "valid; 4 rounds" in res.stdout
+    inst = parse_instance("petersen", "telephone", "gossip")
+    assert simulate(inst, read_schedule(sched, inst)).ok
+    # the written schedule is kept unless --force
+    before = sched.read_text()
+    res = runner.invoke(app, ["decode", "petersen", str(out), "-r", "4", "-o", str(sched)])
+    assert res.exit_code == 2 and sched.read_text() == before
+    # values that are no model: the verifier rejects the schedule, nothing is written
+    rng = random.Random(1)
+    out.write_text("v " + " ".join(str(v if rng.random() < 0.5 else -v) for v in range(1, 99)))
+    other = tmp_path / "q.json"
+    res = runner.invoke(
+        app, ["decode", "petersen", str(out), "-r", "4", "-o", str(other), "--json"]
+    )
+    assert res.exit_code == 1 and not other.exists()
+    assert json.loads(res.stdout)["valid"] is False
+
+
+def test_cli_decode_refuses_an_unsat_answer(tmp_path: Path) -> None:
+    cnf, out = tmp_path / "p.cnf", tmp_path / "p.out"
+    runner.invoke(app, ["export", "petersen", "-r", "3", "-o", str(cnf)])
+    out.write_text(outside_solver(cnf.read_text()))
+    res = runner.invoke(app, ["decode", "petersen", str(out), "-r", "3"])
+    assert res.exit_code == 2
+    assert "no model to decode" in res.stderr
+    res = runner.invoke(app, ["decode", "petersen", str(tmp_path / "missing.out"), "-r", "3"])
+    assert res.exit_code == 2 and "cannot read" in res.stderr
