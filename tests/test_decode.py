@@ -93,7 +93,7 @@ def test_values_that_are_no_model_are_caught_by_the_verifier() -> None:
         ("s SATISFIABLE\nv 1 -2 3\nv -4 0\n", {1: True, 2: False, 3: True, 4: False}),
         ("SAT\n1 -2 3 0\n", {1: True, 2: False, 3: True}),  # MiniSat's result file
         ("c comment\nc\no 3\ns OPTIMUM FOUND\nv x1 -x2 ~x3\n", {1: True, 2: False, 3: False}),
-        ("\n  v 5 0  \n", {5: True}),
+        ("\n  v 5 0  \nv\n", {5: True}),
     ],
 )
 def test_solver_output_formats(text: str, expected: dict[int, bool]) -> None:

@@ -157,7 +157,7 @@ def parse_solver_output(text: str) -> dict[int, bool]:
     values: dict[int, bool] = {}
     for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
-        if not line or line == "c" or line.startswith(("c ", "o ")):
+        if not line or line in ("c", "v") or line.startswith(("c ", "o ")):
             continue  # blank, comment, or a pseudo-Boolean solver's objective line
         word = line[2:].strip() if line.startswith("s ") else line
         if word.upper() in _NO_MODEL_WORDS:
