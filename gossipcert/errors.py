@@ -33,7 +33,7 @@ class SolverError(GossipcertError, RuntimeError):
 
 class SolverOutputError(GossipcertError, ValueError):
     """An external solver's output that holds no model to decode (unreadable, or the solver
-    answered unsatisfiable or unknown)."""
+    answered unsatisfiable or unknown), or a model naming variables beyond the formula."""
 
 
 class CertificateError(GossipcertError, ValueError):

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from gossipcert.cli import app
 from gossipcert.encodings import EncodingOptions
-from gossipcert.errors import SolverOutputError
+from gossipcert.errors import SolverOutputError, SpecError
 from gossipcert.exact.export import decode_model, export, parse_solver_output
 from gossipcert.exact.search import solve
 from gossipcert.instance import parse_instance
@@ -52,6 +52,8 @@ CASES = [
     ("ring:5", "telephone", "gossip"),
     ("petersen", "telephone", "gossip"),
     ("path:4", "half-duplex", "gossip"),
+    ("path:4", "half-duplex:p=1", "gossip"),
+    ("ring:4", "single-port:p=1", "gossip"),
     ("hypercube:3", "telephone", "broadcast:0"),
     ("ring:4", "telephone:p=1", "gossip"),
     ("path:3", "multicast", "gossip"),
@@ -94,6 +96,7 @@ def test_values_that_are_no_model_are_caught_by_the_verifier() -> None:
         ("SAT\n1 -2 3 0\n", {1: True, 2: False, 3: True}),  # MiniSat's result file
         ("c comment\nc\no 3\ns OPTIMUM FOUND\nv x1 -x2 ~x3\n", {1: True, 2: False, 3: False}),
         ("\n  v 5 0  \nv\n", {5: True}),
+        ("\ufeffs\tSATISFIABLE\r\nv\t1 -2 \r\nc\tdone\r\n", {1: True, 2: False}),
     ],
 )
 def test_solver_output_formats(text: str, expected: dict[int, bool]) -> None:
@@ -110,6 +113,9 @@ def test_solver_output_formats(text: str, expected: dict[int, bool]) -> None:
         ("s SATISFIABLE\nv 1 -1 0\n", "both values"),
         ("s SATISFIABLE\nv 1 two 0\n", "line 2: 'two' is not a literal"),
         ("schedule,0,1\n", "not a literal"),
+        ("s UNSUPPORTED\n", "the solver answered 'UNSUPPORTED'"),
+        ("v " + "9" * 5000 + " 0\n", "is not a literal"),
+        ("v \u0661 0\n", "is not a literal"),  # an Arabic-Indic digit one
     ],
 )
 def test_solver_output_without_a_model_is_refused(text: str, message: str) -> None:
@@ -151,3 +157,59 @@ def test_cli_decode_refuses_an_unsat_answer(tmp_path: Path) -> None:
     assert "no model to decode" in res.stderr
     res = runner.invoke(app, ["decode", "petersen", str(tmp_path / "missing.out"), "-r", "3"])
     assert res.exit_code == 2 and "cannot read" in res.stderr
+
+
+@pytest.mark.parametrize(
+    ("graph", "instance", "options"),
+    [
+        ("ring:5", [], ["--strict"]),
+        ("path:4", ["-m", "half-duplex"], ["--counting"]),
+        ("ring:4", ["-m", "telephone:p=1"], ["--chunks", "2"]),
+        ("hypercube:3", ["-p", "broadcast:0,5"], ["--strict", "--counting"]),
+    ],
+)
+def test_cli_decode_takes_the_options_of_the_export(
+    tmp_path: Path, graph: str, instance: list[str], options: list[str]
+) -> None:
+    cnf, out = tmp_path / "f.cnf", tmp_path / "f.out"
+    for rounds in range(1, 9):
+        res = runner.invoke(
+            app,
+            ["export", graph, "-r", str(rounds), "-o", str(cnf), "--force", *instance, *options],
+        )
+        assert res.exit_code == 0, res.stderr
+        text = outside_solver(cnf.read_text())
+        if "s SATISFIABLE" in text:
+            break
+    out.write_text(text)
+    args = ["decode", graph, str(out), "-r", str(rounds), "--json", *instance]
+    res = runner.invoke(app, args + options)
+    assert res.exit_code == 0, res.stdout
+    assert json.loads(res.stdout)["rounds"] == rounds
+    if options != ["--strict"]:
+        # decoded without the export's options, the model describes another formula
+        # (``--strict`` alone keeps the numbering of ring:5's call variables)
+        res = runner.invoke(app, args)
+        assert res.exit_code in (1, 2), res.stdout
+
+
+def test_a_pseudo_boolean_model_decodes_like_the_cnf_one() -> None:
+    """The OPB file numbers the encoding's variables as DIMACS does; a model given only on
+    them (``v x1 -x2 ...``, as a pseudo-Boolean solver prints it) decodes alike."""
+    options = EncodingOptions.for_search()
+    inst, rounds, out = first_satisfiable("petersen", "telephone", "gossip", options)
+    opb = export(inst, rounds, "opb", options)
+    in_opb = {int(t.lstrip("~")[1:]) for t in opb.split() if t.lstrip("~").startswith("x")}
+    values = parse_solver_output(out)
+    text = "s OPTIMUM FOUND\nv " + " ".join(
+        f"{'' if values.get(v, False) else '-'}x{v}" for v in sorted(in_opb)
+    )
+    sched = decode_model(inst, rounds, options, parse_solver_output(text))
+    assert sched == decode_model(inst, rounds, options, values)
+    assert simulate(inst, sched).ok
+
+
+def test_decode_refuses_a_horizon_too_large_to_export() -> None:
+    inst = parse_instance("petersen", "telephone", "gossip")
+    with pytest.raises(SpecError, match="ask for fewer rounds"):
+        decode_model(inst, 100000, EncodingOptions.for_search(), {1: True})

@@ -613,7 +613,9 @@ def decode_cmd(
     problem: ProblemOpt = "gossip",
     chunks: ChunksOpt = None,
     strict: Annotated[bool, typer.Option("--strict", help="The export used --strict.")] = False,
-    counting: CountingOpt = False,
+    counting: Annotated[
+        bool, typer.Option("--counting", help="The export used --counting.")
+    ] = False,
     output: ScheduleOutOpt = None,
     force: ForceOpt = False,
     show: ShowOpt = False,
@@ -642,7 +644,7 @@ def decode_cmd(
     _check_output(output, force)
     instance = parse_instance(graph, model, _chunked(problem, chunks))
     try:
-        with open(solution, encoding="utf-8") as fh:
+        with open(solution, encoding="utf-8-sig") as fh:
             text = fh.read()
     except (OSError, UnicodeDecodeError) as exc:
         raise GossipcertError(f"cannot read {solution}: {exc}") from None

@@ -89,14 +89,13 @@ def estimated_items(instance: Instance, rounds: int, options: EncodingOptions) -
     return last + (rounds - base) * max(last - before, 1)
 
 
-def export(instance: Instance, rounds: int, fmt: str, options: EncodingOptions) -> str:
-    """The formula "``rounds`` rounds suffice" for ``instance`` in format ``fmt``.
+def check_export_size(instance: Instance, rounds: int, options: EncodingOptions) -> None:
+    """Refuse a horizon above ``ESTIMATE_FROM`` whose formula would have more than
+    ``MAX_EXPORT_ITEMS`` constraints (:func:`estimated_items`), before building it.
 
     Raises
     ------
     SpecError
-        A horizon above ``ESTIMATE_FROM`` whose formula would have more than
-        ``MAX_EXPORT_ITEMS`` constraints (:func:`estimated_items`).
     """
     if rounds > ESTIMATE_FROM:
         items = estimated_items(instance, rounds, options)
@@ -105,6 +104,17 @@ def export(instance: Instance, rounds: int, fmt: str, options: EncodingOptions) 
                 f"the formula of {rounds} rounds would have about {items:,} constraints (at "
                 f"most {MAX_EXPORT_ITEMS:,} are exported); ask for fewer rounds"
             )
+
+
+def export(instance: Instance, rounds: int, fmt: str, options: EncodingOptions) -> str:
+    """The formula "``rounds`` rounds suffice" for ``instance`` in format ``fmt``.
+
+    Raises
+    ------
+    SpecError
+        A formula too large to export (:func:`check_export_size`).
+    """
+    check_export_size(instance, rounds, options)
     comment = (
         f"gossipcert: {instance.graph.graph.get('spec', 'graph')} {instance.model.spec()} "
         f"{instance.problem.spec()} in {rounds} rounds; encoding {options.to_json()}"
@@ -120,8 +130,8 @@ def export(instance: Instance, rounds: int, fmt: str, options: EncodingOptions) 
 _SAT_WORDS = ("SATISFIABLE", "SAT", "OPTIMUM FOUND")
 _NO_MODEL_WORDS = ("UNSATISFIABLE", "UNSAT", "UNKNOWN", "INDET", "INDETERMINATE", "TIMEOUT")
 
-#: one literal: ``12``, ``-12``, ``x12``, ``-x12`` or ``~x12``
-_LITERAL = re.compile(r"^(-|~)?(x?)(\d+)$")
+#: one literal: ``12``, ``-12``, ``x12``, ``-x12`` or ``~x12`` (ASCII digits, at most 18)
+_LITERAL = re.compile(r"^(-|~)?(x?)([0-9]{1,18})$")
 
 
 def parse_solver_output(text: str) -> dict[int, bool]:
@@ -155,21 +165,20 @@ def parse_solver_output(text: str) -> dict[int, bool]:
     {1: True, 2: False}
     """
     values: dict[int, bool] = {}
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line in ("c", "v") or line.startswith(("c ", "o ")):
+    for number, raw in enumerate(text.lstrip("\ufeff").splitlines(), 1):
+        tokens = raw.split()
+        if not tokens or tokens[0] in ("c", "o"):
             continue  # blank, comment, or a pseudo-Boolean solver's objective line
-        word = line[2:].strip() if line.startswith("s ") else line
-        if word.upper() in _NO_MODEL_WORDS:
+        if tokens[0] == "s" or " ".join(tokens).upper() in _SAT_WORDS + _NO_MODEL_WORDS:
+            word = " ".join(tokens[1:] if tokens[0] == "s" else tokens)
+            if word.upper() in _SAT_WORDS:
+                continue
             raise SolverOutputError(
                 f"the solver answered {word!r}: there is no model to decode (an outside "
                 "solver's 'unsatisfiable' is not checked evidence; gossipcert solve proves "
                 "lower bounds with a checked proof)"
             )
-        if word.upper() in _SAT_WORDS:
-            continue
-        tokens = line[2:].split() if line.startswith("v ") else line.split()
-        for token in tokens:
+        for token in tokens[1:] if tokens[0] == "v" else tokens:
             match = _LITERAL.match(token)
             if match is None:
                 raise SolverOutputError(
@@ -211,6 +220,8 @@ def decode_model(
     ------
     SolverOutputError
         The model names variables the formula does not have (another formula's model).
+    SpecError
+        A formula too large to have been exported (:func:`check_export_size`).
 
     Examples
     --------
@@ -225,6 +236,7 @@ def decode_model(
     >>> simulate(inst, decode_model(inst, 2, opts, model)).ok
     True
     """
+    check_export_size(instance, rounds, options)
     enc, _ = standalone_encoding(instance, rounds, options)
     enc.formula.cnf_since(0)  # numbers the auxiliary variables of the exported CNF
     top = enc.formula.vpool.top
