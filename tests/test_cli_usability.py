@@ -294,6 +294,50 @@ def test_an_optimum_on_the_solvers_word_alone_exits_1_and_says_so() -> None:
     assert code == 0 and json.loads(out)["certified"] is True
 
 
+def test_check_of_a_solver_claim_is_unproved_with_exit_4(tmp_path: Path) -> None:
+    """A certificate whose lower bound is the solver's word (solve --no-proof) is not proved
+    by re-solving it: check agrees step by step but says "unproved", exit 4, in text, JSON
+    and --all; the same instance with its proof holds, exit 0, and --all over both exits 4."""
+    claim = tmp_path / "claim.cert.json"
+    proved = tmp_path / "proved.cert.json"
+    code, _, _ = run("solve", "ring:5", "-m", "half-duplex", "--no-proof", "-q", "-o", str(claim))
+    assert code == 1
+    code, out, _ = run("check", str(claim))
+    assert code == 4 and "certificate NOT proved" in out and "certificate holds" not in out
+    code, out, _ = run("check", str(claim), "--json")
+    assert code == 4
+    assert json.loads(out)["status"] == "unproved" and json.loads(out)["ok"] is False
+    code, _, _ = run("solve", "ring:5", "-m", "half-duplex", "-q", "-o", str(proved))
+    assert code == 0
+    code, out, _ = run("check", str(proved), "--json")
+    assert code == 0 and json.loads(out)["status"] == "holds"
+    code, out, _ = run("check", "--all", str(tmp_path), "--json")
+    assert code == 4
+    assert json.loads(out)["counts"] == {"holds": 1, "fails": 0, "timeout": 0, "unproved": 1}
+    proved.unlink()
+    doc = json.loads(claim.read_text())
+    doc["optimum"] = 7  # a claim that fails is a failure, not "unproved"
+    (tmp_path / "bad.cert.json").write_text(json.dumps(doc))
+    code, out, _ = run("check", "--all", str(tmp_path))
+    assert code == 1 and "1 fail" in out and "1 on a solver's word" in out
+
+
+def test_check_report_verdicts_in_order() -> None:
+    """A failing step outranks an undecided one, which outranks a solver's word."""
+    from gossipcert.exact.certificate import CheckReport
+
+    rep = CheckReport(unproved=True)
+    rep.add(True, "a")
+    assert rep.status == "unproved" and not rep.ok
+    rep.add(None, "b")
+    assert rep.status == "timeout"
+    rep.add(False, "c")
+    assert rep.status == "fails"
+    held = CheckReport()
+    held.add(True, "a")
+    assert held.status == "holds" and held.ok
+
+
 def test_graph_shows_capacities() -> None:
     code, out, _ = run("graph", "fattree:8:exp", "--json")
     caps = json.loads(out)["capacities"]

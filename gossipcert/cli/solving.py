@@ -438,6 +438,10 @@ def _steps_certificate(
     return missed
 
 
+#: exit status of ``check`` per verdict
+CHECK_EXIT = {"holds": 0, "fails": 1, "timeout": 3, "unproved": 4}
+
+
 @app.command("check")
 @_bad_input
 def check_cmd(
@@ -469,7 +473,9 @@ def check_cmd(
     (solve --objective steps -o) is checked point by point the same way.
 
     Exit 0 when every step holds, 1 on any mismatch or rejected proof, 2 when the file cannot
-    be read, 3 when the time limit ran out before a verdict (neither holds nor fails).
+    be read, 3 when the time limit ran out before a verdict (neither holds nor fails), 4 when
+    every step agrees but the lower bound is a solver's word (solve --no-proof, or a proof
+    not checked in time): re-solving it is the solver's word again, not a proof.
     """
     from gossipcert.exact.certificate import read_certificate
     from gossipcert.exact.watchdog import check_within
@@ -505,15 +511,18 @@ def check_cmd(
             "holds": "[bold green]certificate holds[/]",
             "fails": "[bold red]certificate FAILS[/]",
             "timeout": "[bold yellow]could not re-check in time[/] (no verdict)",
+            "unproved": "[bold yellow]certificate NOT proved[/] (its lower bound is the "
+            "solver's word, re-solved; no proof is stored)",
         }[rep.status]
         claim = cert.get("claim", f"optimum {cert.get('optimum')}")
         console.print(f"{verdict}: {esc(str(claim))}", highlight=False)
-    raise typer.Exit({"holds": 0, "fails": 1, "timeout": 3}[rep.status])
+    raise typer.Exit(CHECK_EXIT[rep.status])
 
 
 def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool) -> None:
     """``check --all``: every certificate in ``folder``; exit 0 all hold, 1 one fails,
-    3 none fails but one could not be decided in time."""
+    3 none fails but one could not be decided in time, 4 the others hold but one rests on
+    a solver's word."""
     from pathlib import Path
 
     from gossipcert.exact.certificate import read_certificate
@@ -535,19 +544,27 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool)
             status, first = "fails", str(exc)
         results.append({"certificate": str(f), "status": status, "first_problem": first})
         if not as_json:
-            mark = {"holds": "[green]✓[/]", "fails": "[red]✗[/]", "timeout": "[yellow]?[/]"}
+            mark = {
+                "holds": "[green]✓[/]",
+                "fails": "[red]✗[/]",
+                "timeout": "[yellow]?[/]",
+                "unproved": "[yellow]~[/]",
+            }
+            if status == "unproved":
+                first = "its lower bound is a solver's word (no proof stored)"
             extra = f": {esc(first)}" if status != "holds" else ""
             console.print(f"{mark[status]} {esc(f.name)}{extra}", highlight=False)
-    counts = {k: sum(r["status"] == k for r in results) for k in ("holds", "fails", "timeout")}
+    counts = {k: sum(r["status"] == k for r in results) for k in CHECK_EXIT}
     if as_json:
         print_json({"counts": counts, "certificates": results})
     else:
         console.print(
             f"{len(results)} certificates: {counts['holds']} hold, {counts['fails']} fail, "
-            f"{counts['timeout']} undecided in time",
+            f"{counts['timeout']} undecided in time, {counts['unproved']} on a solver's word",
             highlight=False,
         )
-    raise typer.Exit(1 if counts["fails"] else 3 if counts["timeout"] else 0)
+    worst = next((k for k in ("fails", "timeout", "unproved") if counts[k]), "holds")
+    raise typer.Exit(CHECK_EXIT[worst])
 
 
 def _json_file(path: str) -> Any:

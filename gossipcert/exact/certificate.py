@@ -15,7 +15,8 @@ the lower-bound evidence:
   dissemination matrix is unsatisfiable, re-checked by :mod:`gossipcert.exact.relaxation`;
 - ``drat-packet``: a DRAT proof that one packet alone cannot be broadcast from its holders
   in ``R* - 1`` rounds, re-checked by :mod:`gossipcert.exact.packet_refutation`;
-- ``solver-claim``: a solver's word only (weaker, and labelled so).
+- ``solver-claim``: a solver's word only (weaker, and labelled so: its check re-solves the
+  claim, and even when every step agrees the verdict is ``unproved``, never ``holds``).
 
 A steps certificate (``gossipcert-steps-certificate/1``) holds points of a linear-cost front
 instead: for each, ``R``, the least steps ``S``, a schedule of at most ``R`` rounds and ``S``
@@ -28,7 +29,8 @@ the CNF, compares its hash and re-checks the proof with every checker of
 :mod:`gossipcert.exact.checkers`; for a solver claim it asks the solver again. It also checks
 that the problem's label (``spec``) and its stored content describe the same problem, and
 says which problem it checked. Any mismatch is a failure; a check that runs out of time is
-no verdict (neither holds nor fails).
+no verdict (neither holds nor fails); a solver claim that the solver confirms again is
+``unproved`` (its steps agree, but nothing was proved).
 """
 
 from __future__ import annotations
@@ -225,6 +227,8 @@ class CheckReport:
     """
 
     steps: list[tuple[bool | None, str]] = field(default_factory=list)
+    #: the lower bound rests on a solver's word (re-solved, no proof): at best ``unproved``
+    unproved: bool = False
 
     def add(self, ok: bool | None, text: str) -> None:
         """Record one check."""
@@ -232,16 +236,20 @@ class CheckReport:
 
     @property
     def ok(self) -> bool:
-        """Every step holds."""
-        return all(v is True for v, _ in self.steps)
+        """Every step holds, and none rests on a solver's word alone."""
+        return self.status == "holds"
 
     @property
     def status(self) -> str:
-        """``holds``, ``fails`` (some step fails) or ``timeout`` (none fails, some undecided)."""
+        """``holds``; ``fails`` (some step fails); ``timeout`` (none fails, some undecided);
+        or ``unproved`` (every step agrees, but the lower bound is a solver's word re-solved,
+        with no proof: not a certificate)."""
         verdicts = {v for v, _ in self.steps}
         if False in verdicts:
             return "fails"
-        return "timeout" if None in verdicts else "holds"
+        if None in verdicts:
+            return "timeout"
+        return "unproved" if self.unproved else "holds"
 
 
 def check_certificate(
@@ -398,9 +406,11 @@ def _check_claim(
         status = solver.solve([], deadline)
     finally:
         solver.close()
+    out.unproved = True
     out.add(
         None if status is Status.UNKNOWN else status is Status.UNSAT,
-        f"solver claim re-solved for {rounds} rounds: {status.value} (no proof stored)",
+        f"solver claim re-solved for {rounds} rounds: {status.value} (no proof stored: the "
+        "solver's word again, not a proof)",
     )
 
 
