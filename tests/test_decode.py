@@ -191,6 +191,13 @@ def test_cli_decode_takes_the_options_of_the_export(
         # (``--strict`` alone keeps the numbering of ring:5's call variables)
         res = runner.invoke(app, args)
         assert res.exit_code in (1, 2), res.stdout
+    # with --formula the file itself is compared: it passes with the export's options and
+    # is refused without them, even where the call variables keep their numbering
+    res = runner.invoke(app, [*args, *options, "--formula", str(cnf)])
+    assert res.exit_code == 0, res.stderr
+    res = runner.invoke(app, [*args, "--formula", str(cnf)])
+    assert res.exit_code == 2
+    assert "is not the one export writes" in res.stderr
 
 
 def test_a_pseudo_boolean_model_decodes_like_the_cnf_one() -> None:
@@ -207,6 +214,39 @@ def test_a_pseudo_boolean_model_decodes_like_the_cnf_one() -> None:
     sched = decode_model(inst, rounds, options, parse_solver_output(text))
     assert sched == decode_model(inst, rounds, options, values)
     assert simulate(inst, sched).ok
+
+
+def test_cli_decode_checks_the_formula_file(tmp_path: Path) -> None:
+    """--formula compares the exported file with the formula of the arguments given: the
+    same export passes (CNF and OPB, CRLF line ends too); another horizon, a changed clause
+    or another instance is refused with exit 2 and the sizes of both; nothing is written."""
+    cnf, opb, out = tmp_path / "f.cnf", tmp_path / "f.opb", tmp_path / "f.out"
+    sched = tmp_path / "s.json"
+    for path, fmt in ((cnf, "dimacs"), (opb, "opb")):
+        res = runner.invoke(app, ["export", "petersen", "-r", "4", "-f", fmt, "-o", str(path)])
+        assert res.exit_code == 0, res.stderr
+    out.write_text(outside_solver(cnf.read_text()))
+    base = ["decode", "petersen", str(out), "-r", "4"]
+    for path in (cnf, opb):
+        res = runner.invoke(app, [*base, "--formula", str(path)])
+        assert res.exit_code == 0, res.stderr
+    crlf = tmp_path / "crlf.cnf"
+    crlf.write_bytes(cnf.read_text().replace("\n", "\r\n").encode())
+    assert runner.invoke(app, [*base, "--formula", str(crlf)]).exit_code == 0
+    res = runner.invoke(app, [*base[:-1], "5", "--formula", str(cnf), "-o", str(sched)])
+    assert res.exit_code == 2 and not sched.exists()
+    assert "is not the one export writes" in res.stderr and "p cnf" in res.stderr
+    changed = tmp_path / "changed.cnf"
+    lines = cnf.read_text().splitlines()
+    k = max(i for i, line in enumerate(lines) if len(line.split()) > 2 and line[0] not in "cp")
+    lines[k] = " ".join(reversed(lines[k].split()[:-1])) + " 0"  # the same clause, reordered
+    changed.write_text("\n".join(lines) + "\n")
+    res = runner.invoke(app, [*base, "--formula", str(changed)])
+    assert res.exit_code == 2 and "is not the one export writes" in res.stderr
+    res = runner.invoke(app, ["decode", "ring:10", str(out), "-r", "4", "--formula", str(cnf)])
+    assert res.exit_code == 2 and "ring:10" in res.stderr
+    res = runner.invoke(app, [*base, "--formula", str(tmp_path / "missing.cnf")])
+    assert res.exit_code == 2 and "cannot read" in res.stderr
 
 
 def test_decode_refuses_a_horizon_too_large_to_export() -> None:

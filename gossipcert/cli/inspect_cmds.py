@@ -167,12 +167,13 @@ def _print_schedule_result(
     output: str | None,
     show: bool = False,
     extra: dict[str, Any] | None = None,
+    report: Any = None,
 ) -> None:
-    """Verify a constructed schedule, print it, and write it to ``output`` only if it passes;
-    exit 1 if the verifier rejects it."""
+    """Verify a constructed schedule (unless its verifier ``report`` is given), print it, and
+    write it to ``output`` only if it passes; exit 1 if the verifier rejects it."""
     from gossipcert.schedule import to_csv, to_json
 
-    rep = simulate(instance, sched)
+    rep = simulate(instance, sched) if report is None else report
     if output and rep.ok:
         text = (
             to_csv(sched, instance)

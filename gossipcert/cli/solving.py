@@ -633,6 +633,15 @@ def decode_cmd(
     counting: Annotated[
         bool, typer.Option("--counting", help="The export used --counting.")
     ] = False,
+    formula: Annotated[
+        str | None,
+        typer.Option(
+            "--formula",
+            help="The exported file (DIMACS or OPB): check first that it is exactly what "
+            "export writes for these arguments, so that a model of another formula is "
+            "named as such.",
+        ),
+    ] = None,
     output: ScheduleOutOpt = None,
     force: ForceOpt = False,
     show: ShowOpt = False,
@@ -650,28 +659,39 @@ def decode_cmd(
         kissat db5-7.cnf > db5-7.out          # any SAT solver
         gossipcert decode debruijn:5 db5-7.out -r 7 -o db5-7.json
 
+    With --formula db5-7.cnf the file is compared with the formula these arguments give
+    (the whole text), and a mismatch is refused before any decoding.
+
     Exit 0 when the schedule is valid and complete, 1 when the verifier rejects it (a model
     of another formula), 2 on bad input, including an output with no model (an outside
     solver's "unsatisfiable" is not evidence here; solve proves lower bounds).
     """
     from gossipcert.cli.inspect_cmds import _print_schedule_result
     from gossipcert.encodings import EncodingOptions
-    from gossipcert.exact.export import decode_model, parse_solver_output
+    from gossipcert.exact.export import check_formula, decode_model, parse_solver_output
 
     _check_output(output, force)
     instance = parse_instance(graph, model, _chunked(problem, chunks))
-    try:
-        with open(solution, encoding="utf-8-sig") as fh:
-            text = fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GossipcertError(f"cannot read {solution}: {exc}") from None
-    values = parse_solver_output(text)
+    values = parse_solver_output(_read_text(solution))
     options = EncodingOptions.for_search(strict=strict, counting=counting)
+    if formula is not None:
+        check_formula(instance, rounds, options, _read_text(formula))
     sched = decode_model(instance, rounds, options, values)
-    if not as_json and not simulate(instance, sched).ok:
+    rep = simulate(instance, sched)
+    if not as_json and not rep.ok:
         err_console.print(
             "the decoded schedule fails the verifier: was the formula exported with other "
-            "options, another horizon or another instance? Nothing is written.",
+            "options, another horizon or another instance? Nothing is written."
+            + ("" if formula else " (--formula FILE checks the exported file itself.)"),
             highlight=False,
         )
-    _print_schedule_result("decode", instance, sched, as_json, output, show)
+    _print_schedule_result("decode", instance, sched, as_json, output, show, report=rep)
+
+
+def _read_text(path: str) -> str:
+    """The text of a file the user named (a byte-order mark dropped), or a clear error."""
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            return fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GossipcertError(f"cannot read {path}: {exc}") from None

@@ -196,6 +196,59 @@ def parse_solver_output(text: str) -> dict[int, bool]:
     return values
 
 
+def _shape(text: str) -> str:
+    """The size line of an exported formula: DIMACS ``p cnf V C`` or OPB's ``* #variable=``
+    comment (empty when neither is found)."""
+    for line in text.splitlines()[:4]:
+        if line.startswith("p cnf") or line.startswith("* #variable="):
+            return line.strip()
+    return ""
+
+
+def check_formula(instance: Instance, rounds: int, options: EncodingOptions, text: str) -> str:
+    """Check that ``text`` is exactly what :func:`export` writes for these arguments.
+
+    The format is read from the text (OPB starts with ``*``, DIMACS with ``c`` or ``p``).
+
+    Returns
+    -------
+    str
+        The format, ``dimacs`` or ``opb``.
+
+    Raises
+    ------
+    SolverOutputError
+        The text is another formula (another instance, horizon or options), with the sizes
+        of both when they differ.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> inst = parse_instance("ring:4", "telephone", "gossip")
+    >>> opts = EncodingOptions.for_search()
+    >>> check_formula(inst, 2, opts, export(inst, 2, "opb", opts))
+    'opb'
+    >>> try:
+    ...     check_formula(inst, 3, opts, export(inst, 2, "dimacs", opts))
+    ... except SolverOutputError as exc:
+    ...     print(str(exc).split(": ")[1].split(";")[0])
+    it has 'p cnf 35 75', these give 'p cnf 51 111'
+    """
+    fmt = "opb" if text.lstrip().startswith("*") else "dimacs"
+    expected = export(instance, rounds, fmt, options)
+    if text.replace("\r\n", "\n") == expected:
+        return fmt
+    have, want = _shape(text), _shape(expected)
+    sizes = f": it has {have!r}, these give {want!r}" if have != want else ""
+    raise SolverOutputError(
+        "the formula file is not the one export writes for "
+        f"{instance.graph.graph.get('spec', 'graph')}, {instance.model.spec()}, "
+        f"{instance.problem.spec()} in {rounds} rounds with these options{sizes}; give "
+        "decode the graph, --rounds, --model, --problem, --chunks, --strict and --counting "
+        "of the export"
+    )
+
+
 def decode_model(
     instance: Instance, rounds: int, options: EncodingOptions, values: dict[int, bool]
 ) -> Schedule:
