@@ -2,7 +2,8 @@
 random graphs (broadcast from node 0, telephone model).
 
 Prints a Markdown table with one row per graph: the distance, ``broadcast-layers``,
-``broadcast-cut``, ``broadcast-order``, ``broadcast-ranks`` and ``broadcast-walks`` values,
+``broadcast-cut``, ``broadcast-order``, ``broadcast-ranks``, ``broadcast-walks`` and
+``broadcast-siblings`` values (0 where a bound does not apply),
 the seconds each took (wall clock, so contended machines inflate them), and the best of them.
 
 Run with the project's Python, e.g.::
@@ -27,6 +28,7 @@ from gossipcert.bounds.base import Bound
 from gossipcert.bounds.broadcast import broadcast_cut_bound, broadcast_layers_bound
 from gossipcert.bounds.broadcast_order import broadcast_order_bound
 from gossipcert.bounds.broadcast_ranks import broadcast_ranks_bound
+from gossipcert.bounds.broadcast_siblings import broadcast_siblings_bound
 from gossipcert.bounds.broadcast_walks import broadcast_walks_bound
 from gossipcert.instance import Instance, parse_instance
 
@@ -37,6 +39,7 @@ BOUNDS: tuple[tuple[str, Callable[[Instance], Bound | None]], ...] = (
     ("order", broadcast_order_bound),
     ("ranks", broadcast_ranks_bound),
     ("walks", broadcast_walks_bound),
+    ("siblings", broadcast_siblings_bound),
 )
 DEFAULT = [
     f"{fam}:{k}"

@@ -64,6 +64,9 @@ deep). :mod:`.broadcast_ranks`: ``broadcast-ranks`` (a node is named by the rank
 calls on its chain from a source; their sum is at most ``R``, their number at least its
 distance). :mod:`.broadcast_walks`: ``broadcast-walks`` (the same chains as walks in the
 graph: a dynamic programme over arcs and rounds bounds the far nodes of each subtree).
+:mod:`.broadcast_siblings`: ``broadcast-siblings`` (graphs of degree at most 4: the same
+programme, where a node adjacent to two children of one node is counted in one of their
+subtrees only).
 
 Per packet (one-port models, several packets; :mod:`.packet_layers`): ``packet-layers`` (the
 ``broadcast-layers`` value of each packet's own broadcast, the largest over the packets; for
@@ -174,6 +177,7 @@ from gossipcert.bounds.broadcast import (
 )
 from gossipcert.bounds.broadcast_order import broadcast_order_bound
 from gossipcert.bounds.broadcast_ranks import broadcast_ranks_bound
+from gossipcert.bounds.broadcast_siblings import broadcast_siblings_bound
 from gossipcert.bounds.broadcast_walks import broadcast_walks_bound
 from gossipcert.bounds.cuts import cut_bound
 from gossipcert.bounds.dimakopoulos import (
@@ -272,6 +276,7 @@ __all__ = [
     "broadcast_layers_bound",
     "broadcast_order_bound",
     "broadcast_ranks_bound",
+    "broadcast_siblings_bound",
     "broadcast_walks_bound",
     "cut_bound",
     "dd_broadcast_bound",
@@ -321,6 +326,7 @@ LOWER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     broadcast_cut_bound,
     broadcast_ranks_bound,
     broadcast_walks_bound,
+    broadcast_siblings_bound,
     broadcast_order_bound,
     packet_layers_bound,
     packet_ranks_bound,

@@ -226,9 +226,17 @@ def _assignment(weights: list[list[int]]) -> int:
     return -solver.optimal_cost()
 
 
-def _root_total(arcs: _Arcs, indicator: np.ndarray, rounds: int, threshold: int, cap: int) -> int:
+def _root_total(
+    arcs: _Arcs,
+    indicator: np.ndarray,
+    rounds: int,
+    threshold: int,
+    cap: int,
+    keep: dict[int, list[int]] | None = None,
+) -> int:
     """The right side ``sum_s root_d(s)`` for one threshold (``indicator``: counted heads),
-    with ``M`` capped at ``cap`` (the number of counted nodes)."""
+    with ``M`` capped at ``cap`` (the number of counted nodes); ``keep``, if given, gets
+    ``M`` of every arc (by arc index) in every round ``t`` with an arc in its window."""
     zero = np.zeros(arcs.count + 1, dtype=np.int64)
     width = max(arcs.fan, 1)
     later = [zero] * width  # M at rounds t + 1, ..., t + width
@@ -243,6 +251,8 @@ def _root_total(arcs: _Arcs, indicator: np.ndarray, rounds: int, threshold: int,
         window = (threshold - (rounds - t), t)
         cur = np.minimum(indicator + _best_orders(arcs, later, nodes, rounds - t, window), cap)
         later = [cur, *later[:-1]]
+        if keep is not None:
+            keep[t] = cur.tolist()
         if arcs.fan > EXACT_FAN:
             nodes = [_by_node(arcs, cur), *nodes[:-1]]
         if t <= first:
@@ -261,6 +271,55 @@ def _root_total(arcs: _Arcs, indicator: np.ndarray, rounds: int, threshold: int,
     return total
 
 
+class WalkCount:
+    """The prepared graph of one broadcast (adjacency without loops, holders, distances,
+    far counts and arcs) and the two sides of the ``broadcast-walks`` inequality.
+
+    Examples
+    --------
+    >>> walks = WalkCount([[1, 5], [0, 2], [1, 3], [2, 4], [3, 5], [4, 0]], [0], [True] * 6)
+    >>> walks.ecc, walks.sides(3, 3), walks.sides(2, 3)
+    (3, (1, 1), (1, 0))
+    """
+
+    def __init__(self, nbrs: list[list[int]], sources: list[int], demand: list[bool]) -> None:
+        n = len(nbrs)
+        self.nbrs = [sorted(set(row) - {v}) for v, row in enumerate(nbrs)]
+        self.holder = [False] * n
+        for s in sources:
+            self.holder[s] = True
+        self.dist = source_distances(self.nbrs, sources)
+        #: beyond[d]: demanding non-holders at distance >= d
+        self.beyond = far_counts(self.dist, demand)
+        #: the largest distance of a demanding node (0: none beyond the holders)
+        self.ecc = max(len(self.beyond) - 2, 0)
+        self.arcs = _Arcs(self.nbrs, self.holder, self.dist)
+        self.counted = np.array(demand, dtype=bool)[self.arcs.heads]
+
+    def thresholds(self, rounds: int) -> range:
+        """The thresholds checked for ``rounds``, the largest first (all of them within
+        :data:`WORK_BUDGET`, else the largest ones)."""
+        per = rounds * (self.arcs.count + ROUND_OVERHEAD)
+        checked = max(LARGE_THRESHOLDS, WORK_BUDGET // max(per, 1))
+        return range(self.ecc, max(self.ecc - checked, 0), -1)
+
+    def sides(
+        self, rounds: int, threshold: int, keep: dict[int, list[int]] | None = None
+    ) -> tuple[int, int]:
+        """``(#{counted nodes at distance >= d}, sum over holders of root_d(s))`` for
+        ``R = rounds`` and ``d = threshold``: the inequality holds when the first is at
+        most the second. ``keep``, if given, gets ``M_d(arc, t)`` per round ``t``, as a
+        list indexed like ``nbrs`` flattened (the arc ``p -> u`` at ``indptr[p] + j``)."""
+        count = self.beyond[threshold]
+        indicator = self.counted & (self.arcs.head_dist >= threshold)
+        ind = np.append(indicator, False).astype(np.int64)
+        return count, _root_total(self.arcs, ind, rounds, threshold, count, keep)
+
+    def fits(self, rounds: int) -> bool:
+        """The inequality holds for every checked threshold."""
+        return all(a <= b for a, b in (self.sides(rounds, d) for d in self.thresholds(rounds)))
+
+
 def walks_value(nbrs: list[list[int]], sources: list[int], demand: list[bool]) -> int:
     """The ``broadcast-walks`` value (see the module docstring) of a graph given by its
     adjacency lists; nodes out of reach of ``sources`` are ignored.
@@ -277,30 +336,11 @@ def walks_value(nbrs: list[list[int]], sources: list[int], demand: list[bool]) -
     >>> ranks_value(star, [0], [True] * 5), walks_value(star, [0], [True] * 5)
     (3, 4)
     """
-    n = len(nbrs)
-    nbrs = [sorted(set(row) - {v}) for v, row in enumerate(nbrs)]
-    holder = [False] * n
-    for s in sources:
-        holder[s] = True
-    dist = source_distances(nbrs, sources)
-    beyond = far_counts(dist, demand)  # beyond[d]: demanding non-holders at distance >= d
-    if not beyond:
+    walks = WalkCount(nbrs, sources, demand)
+    if not walks.beyond:
         return 0
-    ecc = len(beyond) - 2
-    arcs = _Arcs(nbrs, holder, dist)
-    counted = np.array(demand, dtype=bool)[arcs.heads]
-    rounds = ranks_value(nbrs, sources, demand)
-
-    def fits(r: int) -> bool:
-        checked = max(LARGE_THRESHOLDS, WORK_BUDGET // (r * (arcs.count + ROUND_OVERHEAD)))
-        thresholds = range(ecc, max(ecc - checked, 0), -1)
-        for d in thresholds:
-            indicator = np.append(counted & (arcs.head_dist >= d), False).astype(np.int64)
-            if beyond[d] > _root_total(arcs, indicator, r, d, beyond[d]):
-                return False
-        return True
-
-    while not fits(rounds):
+    rounds = ranks_value(walks.nbrs, sources, demand)
+    while not walks.fits(rounds):
         rounds += 1
     return rounds
 
