@@ -106,7 +106,7 @@ MAX_DEGREE = 4
 #: thresholds are checked where broadcast-walks' right side is at most this times K_d
 TIGHT = Fraction(5, 4)
 #: states of the recursion allowed per number of rounds tried (summed over its thresholds)
-STATE_BUDGET = 500_000
+STATE_BUDGET = 250_000
 
 
 #: one set of children: the children and the arcs to them
