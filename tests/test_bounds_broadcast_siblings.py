@@ -127,6 +127,18 @@ def test_within_its_budget_the_value_is_the_walk_count(monkeypatch: pytest.Monke
     monkeypatch.setattr(siblings_module, "STATE_BUDGET", 1000)
     inst = parse_instance("debruijn:11", "telephone", "broadcast:0")
     assert broadcast_siblings_bound(inst).value == 14  # type: ignore[union-attr]
+    # the same when the table of walk values would be too large to keep
+    monkeypatch.setattr(siblings_module, "STATE_BUDGET", 10**6)
+    monkeypatch.setattr(siblings_module, "MAX_TABLE", 1000)
+    assert broadcast_siblings_bound(inst).value == 14  # type: ignore[union-attr]
+
+
+def test_only_the_reachable_part_counts_for_the_degree() -> None:
+    # a 4-cycle from node 0 beside an unreachable star K_{1,5}: the bound applies
+    nbrs = [[1, 3], [0, 2], [1, 3], [2, 0], [5, 6, 7, 8, 9], [4], [4], [4], [4], [4]]
+    demand = [True] * 4 + [False] * 6
+    assert siblings_value(nbrs, [0], demand) == 2
+    assert siblings_value(nbrs, [4], [False] * 4 + [True] * 6) is None
 
 
 @pytest.mark.parametrize("family", ["butterfly", "ccc", "shuffle-exchange", "debruijn"])

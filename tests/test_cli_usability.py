@@ -314,6 +314,8 @@ def test_check_of_a_solver_claim_is_unproved_with_exit_4(tmp_path: Path) -> None
     code, out, _ = run("check", "--all", str(tmp_path), "--json")
     assert code == 4
     assert json.loads(out)["counts"] == {"holds": 1, "fails": 0, "timeout": 0, "unproved": 1}
+    (entry,) = [c for c in json.loads(out)["certificates"] if c["status"] == "unproved"]
+    assert "solver's word" in entry["first_problem"]
     proved.unlink()
     doc = json.loads(claim.read_text())
     doc["optimum"] = 7  # a claim that fails is a failure, not "unproved"

@@ -247,6 +247,32 @@ def test_cli_decode_checks_the_formula_file(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "ring:10" in res.stderr
     res = runner.invoke(app, [*base, "--formula", str(tmp_path / "missing.cnf")])
     assert res.exit_code == 2 and "cannot read" in res.stderr
+    # comments (the header names the graph as it was written) and spacing are not compared
+    spaced = tmp_path / "spaced.cnf"
+    fresh = cnf.read_text().splitlines()
+    spaced.write_text("\n".join(line.replace(" ", "\t") + "  " for line in fresh) + "\n\n")
+    assert runner.invoke(app, [*base, "--formula", str(spaced)]).exit_code == 0
+
+
+def test_cli_decode_formula_written_under_another_name(tmp_path: Path) -> None:
+    """The same formula, exported under another name of the same graph or model, passes."""
+    cnf, out = tmp_path / "r.cnf", tmp_path / "r.out"
+    args = ["ring:6", "-r", "3", "-p", "broadcast:0"]
+    res = runner.invoke(app, ["export", *args, "-m", "telephone", "-o", str(cnf)])
+    assert res.exit_code == 0
+    out.write_text(outside_solver(cnf.read_text()))
+    res = runner.invoke(
+        app, ["decode", "ring:6", str(out), *args[1:], "-m", "telephone:p=1", "--formula", str(cnf)]
+    )
+    assert res.exit_code == 0, res.stderr
+    edges = tmp_path / "ring6.edgelist"
+    edges.write_text("".join(f"{i} {(i + 1) % 6}\n" for i in range(6)))
+    res = runner.invoke(app, ["export", str(edges), *args[1:], "-o", str(cnf), "--force"])
+    assert res.exit_code == 0
+    res = runner.invoke(
+        app, ["decode", str(edges.resolve()), str(out), *args[1:], "--formula", str(cnf)]
+    )
+    assert res.exit_code == 0, res.stderr
 
 
 def test_decode_refuses_a_horizon_too_large_to_export() -> None:

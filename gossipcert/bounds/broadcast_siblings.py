@@ -67,14 +67,16 @@ graphs, where the walk count is already exact), and each ``R`` gets a budget of
 threshold whose recursion runs past it is not used. Fewer thresholds only weaken the
 bound. A choice of children is skipped when its value under ``broadcast-walks`` cannot
 beat the best one found: ``M_d`` of ``broadcast-walks`` bounds every ``M_d(., ., E)`` here
-(induction on ``R - t``: the same maximum over fewer choices, of smaller terms).
+(induction on ``R - t``: the same maximum over fewer choices, of smaller terms). That
+table, of every arc in every round, is kept only up to :data:`MAX_TABLE` entries; beyond
+(long paths and cycles, where the walk count is exact anyway) no threshold is checked.
 
 On the Table 4 graphs of Beier and Sibeyn [3] from node 0 (``k = 3..14``; butterflies to
 ``k = 12``, CCC to ``k = 13``) it gives 15 on ``debruijn:11`` (``broadcast-walks`` 14; 15 is
 the table's lower bound and its heuristic's value; 56,000 states) and equals
 ``broadcast-walks`` on the others. On ``butterfly:12`` the tightest threshold (``d = 15``
 at 19 rounds) needs 1.31 million states, past the budget; given them (``STATE_BUDGET =
-1_500_000``) it refutes 19 rounds and the value is 20 (about 30 s).
+1_500_000``) it refutes 19 rounds and the value is 20 (about 40 s).
 
 References
 ----------
@@ -93,6 +95,7 @@ from __future__ import annotations
 
 import itertools
 import sys
+from array import array
 from fractions import Fraction
 
 from gossipcert.bounds.base import _LOWER, Bound
@@ -107,6 +110,8 @@ MAX_DEGREE = 4
 TIGHT = Fraction(5, 4)
 #: states of the recursion allowed per number of rounds tried (summed over its thresholds)
 STATE_BUDGET = 250_000
+#: the largest table of broadcast-walks values kept (rounds times arcs, 4 bytes each)
+MAX_TABLE = 25_000_000
 
 
 #: one set of children: the children and the arcs to them
@@ -132,7 +137,7 @@ class _SiblingCount:
         self.plans: dict[tuple[int, int, int], list[_Choice]] = {}
         self.owners: dict[tuple[int, int, tuple[int, ...]], list[list[int]]] = {}
         #: M of broadcast-walks per round and arc: an upper bound on every M here
-        self.upper: dict[int, list[int]] = {}
+        self.upper: dict[int, array[int]] = {}
         walks.sides(rounds, threshold, self.upper)
         self.indptr = walks.arcs.indptr.tolist()
         self.budget = 0
@@ -286,7 +291,8 @@ def _best_order(vals: list[list[int]]) -> int:
 
 def siblings_value(nbrs: list[list[int]], sources: list[int], demand: list[bool]) -> int | None:
     """The ``broadcast-siblings`` value (see the module docstring) of a graph given by its
-    adjacency lists, or None when a node has more than :data:`MAX_DEGREE` neighbours.
+    adjacency lists, or None when a node within reach of the sources has more than
+    :data:`MAX_DEGREE` neighbours.
 
     Examples
     --------
@@ -298,7 +304,7 @@ def siblings_value(nbrs: list[list[int]], sources: list[int], demand: list[bool]
     walks = WalkCount(nbrs, sources, demand)
     if not walks.beyond:
         return 0
-    if max(map(len, walks.nbrs)) > MAX_DEGREE:
+    if max(len(row) for v, row in enumerate(walks.nbrs) if walks.dist[v] >= 0) > MAX_DEGREE:
         return None
     rounds = walks_value(nbrs, sources, demand)
     depth = sys.getrecursionlimit()
@@ -320,6 +326,8 @@ def _fits(walks: WalkCount, demand: list[bool], rounds: int) -> bool:
             return False
         if walk_side <= TIGHT * count:
             tight.append((Fraction(walk_side, count), d))
+    if rounds * (walks.arcs.count + 1) > MAX_TABLE:
+        return True  # the table of upper bounds would be too large: no threshold checked
     budget = STATE_BUDGET
     for ratio, d in sorted(tight):
         count = _SiblingCount(walks, demand, rounds, d)
@@ -345,8 +353,8 @@ def broadcast_siblings_bound(instance: Instance) -> Bound | None:
     Returns
     -------
     Bound or None
-        None unless the instance has one packet and a one-port model, and its nodes have
-        at most :data:`MAX_DEGREE` neighbours.
+        None unless the instance has one packet and a one-port model, and its nodes within
+        reach of the sources have at most :data:`MAX_DEGREE` neighbours.
 
     Examples
     --------

@@ -100,6 +100,7 @@ References
 from __future__ import annotations
 
 import itertools
+from array import array
 
 import numpy as np
 from ortools.graph.python import linear_sum_assignment
@@ -232,7 +233,7 @@ def _root_total(
     rounds: int,
     threshold: int,
     cap: int,
-    keep: dict[int, list[int]] | None = None,
+    keep: dict[int, array[int]] | None = None,
 ) -> int:
     """The right side ``sum_s root_d(s)`` for one threshold (``indicator``: counted heads),
     with ``M`` capped at ``cap`` (the number of counted nodes); ``keep``, if given, gets
@@ -252,7 +253,7 @@ def _root_total(
         cur = np.minimum(indicator + _best_orders(arcs, later, nodes, rounds - t, window), cap)
         later = [cur, *later[:-1]]
         if keep is not None:
-            keep[t] = cur.tolist()
+            keep[t] = array("i", cur.astype(np.int32).tobytes())
         if arcs.fan > EXACT_FAN:
             nodes = [_by_node(arcs, cur), *nodes[:-1]]
         if t <= first:
@@ -304,12 +305,13 @@ class WalkCount:
         return range(self.ecc, max(self.ecc - checked, 0), -1)
 
     def sides(
-        self, rounds: int, threshold: int, keep: dict[int, list[int]] | None = None
+        self, rounds: int, threshold: int, keep: dict[int, array[int]] | None = None
     ) -> tuple[int, int]:
         """``(#{counted nodes at distance >= d}, sum over holders of root_d(s))`` for
         ``R = rounds`` and ``d = threshold``: the inequality holds when the first is at
-        most the second. ``keep``, if given, gets ``M_d(arc, t)`` per round ``t``, as a
-        list indexed like ``nbrs`` flattened (the arc ``p -> u`` at ``indptr[p] + j``)."""
+        most the second. ``keep``, if given, gets ``M_d(arc, t)`` per round ``t``, as an
+        int32 array indexed like ``nbrs`` flattened (the arc ``p -> u`` at ``indptr[p] +
+        j``)."""
         count = self.beyond[threshold]
         indicator = self.counted & (self.arcs.head_dist >= threshold)
         ind = np.append(indicator, False).astype(np.int64)

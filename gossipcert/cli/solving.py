@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from typing import Annotated, Any
@@ -540,6 +541,8 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool)
             rep = check_within(read_certificate(f), time_limit, full)
             status = rep.status
             first = next((t for ok, t in rep.steps if ok is not True), "")
+            if status == "unproved":
+                first = "its lower bound is a solver's word (no proof stored)"
         except GossipcertError as exc:
             status, first = "fails", str(exc)
         results.append({"certificate": str(f), "status": status, "first_problem": first})
@@ -550,8 +553,6 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool)
                 "timeout": "[yellow]?[/]",
                 "unproved": "[yellow]~[/]",
             }
-            if status == "unproved":
-                first = "its lower bound is a solver's word (no proof stored)"
             extra = f": {esc(first)}" if status != "holds" else ""
             console.print(f"{mark[status]} {esc(f.name)}{extra}", highlight=False)
     counts = {k: sum(r["status"] == k for r in results) for k in CHECK_EXIT}
@@ -688,10 +689,21 @@ def decode_cmd(
     _print_schedule_result("decode", instance, sched, as_json, output, show, report=rep)
 
 
+#: the largest solver output or formula file ``decode`` reads (a formula at the export's
+#: size limit is well under it)
+MAX_READ_BYTES = 1 << 31
+
+
 def _read_text(path: str) -> str:
     """The text of a file the user named (a byte-order mark dropped), or a clear error."""
     try:
+        if os.path.getsize(path) > MAX_READ_BYTES:
+            raise GossipcertError(
+                f"{path} has more than {MAX_READ_BYTES:,} bytes; decode reads files up to that"
+            )
         with open(path, encoding="utf-8-sig") as fh:
             return fh.read()
     except (OSError, UnicodeDecodeError) as exc:
         raise GossipcertError(f"cannot read {path}: {exc}") from None
+    except MemoryError:
+        raise GossipcertError(f"{path} does not fit in memory") from None

@@ -23,7 +23,9 @@ References
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterator
 
 from gossipcert.encodings import EncodingOptions
 from gossipcert.encodings.formula import Formula
@@ -196,19 +198,33 @@ def parse_solver_output(text: str) -> dict[int, bool]:
     return values
 
 
+def _lines(text: str, comment: str) -> Iterator[str]:
+    """The lines of a formula without its comments (lines starting with ``comment``) and
+    blank lines, each with its spacing normalised."""
+    for line in text.splitlines():
+        tokens = line.split()
+        if tokens and not tokens[0].startswith(comment):
+            yield " ".join(tokens)
+
+
 def _shape(text: str) -> str:
     """The size line of an exported formula: DIMACS ``p cnf V C`` or OPB's ``* #variable=``
-    comment (empty when neither is found)."""
+    comment (empty when neither is found in the first lines)."""
     for line in text.splitlines()[:4]:
+        line = " ".join(line.split())
         if line.startswith("p cnf") or line.startswith("* #variable="):
-            return line.strip()
+            return line
     return ""
 
 
 def check_formula(instance: Instance, rounds: int, options: EncodingOptions, text: str) -> str:
-    """Check that ``text`` is exactly what :func:`export` writes for these arguments.
+    """Check that ``text`` is the formula :func:`export` writes for these arguments.
 
     The format is read from the text (OPB starts with ``*``, DIMACS with ``c`` or ``p``).
+    Comments (the header naming the graph and model as they were written) and spacing are
+    not compared: the same formula exported as ``complete:5`` or ``fully-connected:5``, or
+    with CRLF line ends or tabs, passes; every constraint must be the same, in the same
+    order.
 
     Returns
     -------
@@ -236,7 +252,9 @@ def check_formula(instance: Instance, rounds: int, options: EncodingOptions, tex
     """
     fmt = "opb" if text.lstrip().startswith("*") else "dimacs"
     expected = export(instance, rounds, fmt, options)
-    if text.replace("\r\n", "\n") == expected:
+    comment = "*" if fmt == "opb" else "c"
+    pairs = itertools.zip_longest(_lines(text, comment), _lines(expected, comment))
+    if all(a == b for a, b in pairs):
         return fmt
     have, want = _shape(text), _shape(expected)
     sizes = f": it has {have!r}, these give {want!r}" if have != want else ""
