@@ -67,16 +67,21 @@ graphs, where the walk count is already exact), and each ``R`` gets a budget of
 threshold whose recursion runs past it is not used. Fewer thresholds only weaken the
 bound. A choice of children is skipped when its value under ``broadcast-walks`` cannot
 beat the best one found: ``M_d`` of ``broadcast-walks`` bounds every ``M_d(., ., E)`` here
-(induction on ``R - t``: the same maximum over fewer choices, of smaller terms). That
+(induction on ``R - t``: the same maximum over fewer choices, of smaller terms). A
+candidate too near the holders to count (``dist(c) + R - t - 1 < d``: 0 in every later
+round) is never worth choosing, since it counts nothing and only adds to its siblings'
+``E_i`` and takes a round: the same choice without it is at least as good. So choices
+with such a child are skipped, and such a neighbour is dropped from ``E`` (its exclusion
+changes nothing), which merges states. That
 table, of every arc in every round, is kept only up to :data:`MAX_TABLE` entries; beyond
 (long paths and cycles, where the walk count is exact anyway) no threshold is checked.
 
 On the Table 4 graphs of Beier and Sibeyn [3] from node 0 (``k = 3..14``; butterflies to
 ``k = 12``, CCC to ``k = 13``) it gives 15 on ``debruijn:11`` (``broadcast-walks`` 14; 15 is
-the table's lower bound and its heuristic's value; 56,000 states) and equals
+the table's lower bound and its heuristic's value; 49,000 states) and equals
 ``broadcast-walks`` on the others. On ``butterfly:12`` the tightest threshold (``d = 15``
-at 19 rounds) needs 1.31 million states, past the budget; given them (``STATE_BUDGET =
-1_500_000``) it refutes 19 rounds and the value is 20 (about 40 s).
+at 19 rounds) needs 1.16 million states, past the budget; given them (``STATE_BUDGET =
+1_500_000``) it refutes 19 rounds and the value is 20 (about 35 s).
 
 References
 ----------
@@ -156,8 +161,13 @@ class _SiblingCount:
 
     def _value(self, parent: int, node: int, t: int, excluded: int) -> int:
         """``M_d(parent -> node, t, E)``, ``E`` as a bit mask over ``nbrs[node]``."""
-        if self.dist[node] + self.rounds - t < self.threshold:
+        reach = self.threshold - self.rounds + t + 1  # a child nearer than this counts 0
+        if self.dist[node] + 1 < reach:
             return 0
+        if excluded:  # only the exclusion of a child that can count matters (see _children)
+            for j, c in enumerate(self.nbrs[node]):
+                if excluded >> j & 1 and self.dist[c] < reach:
+                    excluded ^= 1 << j
         key = (parent, node, t, excluded)
         got = self.memo.get(key)
         if got is not None:
@@ -196,10 +206,13 @@ class _SiblingCount:
             reverse=True,
         )
         best = 0
+        reach = self.threshold - left + 1
         for bound, k in scored:
             if bound <= best:
                 break
             chosen = plan[k][0]
+            if any(self.dist[c] < reach for c in chosen):
+                continue  # such a child counts 0 and only excludes: the set without it is better
             size = len(chosen)
             for masks in self._exclusions(node, parent, chosen):
                 # vals[i][j]: child j called i + 1 rounds after its informer
