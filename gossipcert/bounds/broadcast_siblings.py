@@ -72,9 +72,9 @@ candidate too near the holders to count (``dist(c) + R - t - 1 < d``: 0 in every
 round) is never worth choosing, since it counts nothing and only adds to its siblings'
 ``E_i`` and takes a round: the same choice without it is at least as good. So choices
 with such a child are skipped, and such a neighbour is dropped from ``E`` (its exclusion
-changes nothing), which merges states. That
-table, of every arc in every round, is kept only up to :data:`MAX_TABLE` entries; beyond
-(long paths and cycles, where the walk count is exact anyway) no threshold is checked.
+changes nothing), which merges states. The table of ``broadcast-walks`` values (every
+arc in every round) is kept only up to :data:`MAX_TABLE` entries; beyond (long paths and
+cycles, where the walk count is exact anyway) no threshold is checked.
 
 On the Table 4 graphs of Beier and Sibeyn [3] from node 0 (``k = 3..14``; butterflies to
 ``k = 12``, CCC to ``k = 13``) it gives 15 on ``debruijn:11`` (``broadcast-walks`` 14; 15 is
