@@ -105,7 +105,7 @@ from fractions import Fraction
 
 from gossipcert.bounds.base import _LOWER, Bound
 from gossipcert.bounds.broadcast import one_packet_view
-from gossipcert.bounds.broadcast_walks import WalkCount, walks_value
+from gossipcert.bounds.broadcast_walks import WalkCount
 from gossipcert.instance import Instance
 
 #: the largest degree of a node for which the bound is computed (the work per state
@@ -126,7 +126,7 @@ _Choice = tuple[tuple[int, ...], tuple[int, ...]]
 class _SiblingCount:
     """The right side ``sum_s root_d(s)`` for one ``R`` and one ``d`` (module docstring)."""
 
-    def __init__(self, walks: WalkCount, demand: list[bool], rounds: int, threshold: int):
+    def __init__(self, walks: WalkCount, rounds: int, threshold: int):
         self.nbrs = walks.nbrs
         self.holder = walks.holder
         self.dist = walks.dist
@@ -135,7 +135,7 @@ class _SiblingCount:
         self.cap = walks.beyond[threshold]
         self.counted = [
             int(want and not held and d >= threshold)
-            for want, held, d in zip(demand, walks.holder, walks.dist, strict=True)
+            for want, held, d in zip(walks.demand, walks.holder, walks.dist, strict=True)
         ]
         self.position = [{v: j for j, v in enumerate(row)} for row in self.nbrs]
         self.memo: dict[tuple[int, int, int, int], int] = {}
@@ -319,19 +319,21 @@ def siblings_value(nbrs: list[list[int]], sources: list[int], demand: list[bool]
         return 0
     if max(len(row) for v, row in enumerate(walks.nbrs) if walks.dist[v] >= 0) > MAX_DEGREE:
         return None
-    rounds = walks_value(nbrs, sources, demand)
+    rounds = walks.value()
     depth = sys.getrecursionlimit()
     sys.setrecursionlimit(max(depth, 4 * rounds + 1000))
     try:
-        while not _fits(walks, demand, rounds):
+        while not _fits(walks, rounds):
             rounds += 1
     finally:
         sys.setrecursionlimit(depth)
     return rounds
 
 
-def _fits(walks: WalkCount, demand: list[bool], rounds: int) -> bool:
+def _fits(walks: WalkCount, rounds: int) -> bool:
     """The inequality holds at every threshold checked for ``rounds`` (module docstring)."""
+    if rounds * (walks.arcs.count + 1) > MAX_TABLE:
+        return True  # the table of upper bounds would be too large: no threshold checked
     tight = []
     for d in walks.thresholds(rounds):
         count, walk_side = walks.sides(rounds, d)
@@ -339,11 +341,9 @@ def _fits(walks: WalkCount, demand: list[bool], rounds: int) -> bool:
             return False
         if walk_side <= TIGHT * count:
             tight.append((Fraction(walk_side, count), d))
-    if rounds * (walks.arcs.count + 1) > MAX_TABLE:
-        return True  # the table of upper bounds would be too large: no threshold checked
     budget = STATE_BUDGET
     for ratio, d in sorted(tight):
-        count = _SiblingCount(walks, demand, rounds, d)
+        count = _SiblingCount(walks, rounds, d)
         right = count.total(budget)
         if right is None:
             return True  # no verdict within the budget: this threshold and the rest unused

@@ -285,6 +285,8 @@ class WalkCount:
 
     def __init__(self, nbrs: list[list[int]], sources: list[int], demand: list[bool]) -> None:
         n = len(nbrs)
+        self.sources = list(sources)
+        self.demand = list(demand)
         self.nbrs = [sorted(set(row) - {v}) for v, row in enumerate(nbrs)]
         self.holder = [False] * n
         for s in sources:
@@ -321,6 +323,17 @@ class WalkCount:
         """The inequality holds for every checked threshold."""
         return all(a <= b for a, b in (self.sides(rounds, d) for d in self.thresholds(rounds)))
 
+    def value(self) -> int:
+        """The ``broadcast-walks`` value: the least ``R`` that :meth:`fits`, searched upwards
+        from the ``broadcast-ranks`` value (0 when no demanding node lies beyond the
+        holders)."""
+        if not self.beyond:
+            return 0
+        rounds = ranks_value(self.nbrs, self.sources, self.demand)
+        while not self.fits(rounds):
+            rounds += 1
+        return rounds
+
 
 def walks_value(nbrs: list[list[int]], sources: list[int], demand: list[bool]) -> int:
     """The ``broadcast-walks`` value (see the module docstring) of a graph given by its
@@ -338,13 +351,7 @@ def walks_value(nbrs: list[list[int]], sources: list[int], demand: list[bool]) -
     >>> ranks_value(star, [0], [True] * 5), walks_value(star, [0], [True] * 5)
     (3, 4)
     """
-    walks = WalkCount(nbrs, sources, demand)
-    if not walks.beyond:
-        return 0
-    rounds = ranks_value(walks.nbrs, sources, demand)
-    while not walks.fits(rounds):
-        rounds += 1
-    return rounds
+    return WalkCount(nbrs, sources, demand).value()
 
 
 def broadcast_walks_bound(instance: Instance) -> Bound | None:

@@ -638,9 +638,9 @@ def decode_cmd(
         str | None,
         typer.Option(
             "--formula",
-            help="The exported file (DIMACS or OPB): check first that it is exactly what "
-            "export writes for these arguments, so that a model of another formula is "
-            "named as such.",
+            help="The exported file (DIMACS or OPB): check first that it is the formula "
+            "export writes for these arguments (every constraint, in order; comments and "
+            "spacing aside), so that a model of another formula is named as such.",
         ),
     ] = None,
     output: ScheduleOutOpt = None,
@@ -661,7 +661,8 @@ def decode_cmd(
         gossipcert decode debruijn:5 db5-7.out -r 7 -o db5-7.json
 
     With --formula db5-7.cnf the file is compared with the formula these arguments give
-    (the whole text), and a mismatch is refused before any decoding.
+    (every constraint, in order; comments and spacing aside), and a mismatch is refused
+    before any decoding.
 
     Exit 0 when the schedule is valid and complete, 1 when the verifier rejects it (a model
     of another formula), 2 on bad input, including an output with no model (an outside

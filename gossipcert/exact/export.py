@@ -210,7 +210,7 @@ def _lines(text: str, comment: str) -> Iterator[str]:
 def _shape(text: str) -> str:
     """The size line of an exported formula: DIMACS ``p cnf V C`` or OPB's ``* #variable=``
     comment (empty when neither is found in the first lines)."""
-    for line in text.splitlines()[:4]:
+    for line in text.split("\n", 4)[:4]:
         line = " ".join(line.split())
         if line.startswith("p cnf") or line.startswith("* #variable="):
             return line
