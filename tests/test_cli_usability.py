@@ -307,6 +307,11 @@ def test_check_of_a_solver_claim_is_unproved_with_exit_4(tmp_path: Path) -> None
     code, out, _ = run("check", str(claim), "--json")
     assert code == 4
     assert json.loads(out)["status"] == "unproved" and json.loads(out)["ok"] is False
+    # the re-solve step itself is the solver's word, not a check that holds; the others hold
+    steps = json.loads(out)["steps"]
+    (claim_step,) = [s for s in steps if s["status"] == "unproved"]
+    assert "re-solved" in claim_step["check"]
+    assert {s["status"] for s in steps} == {"holds", "unproved"}
     code, _, _ = run("solve", "ring:5", "-m", "half-duplex", "-q", "-o", str(proved))
     assert code == 0
     code, out, _ = run("check", str(proved), "--json")
@@ -328,9 +333,12 @@ def test_check_report_verdicts_in_order() -> None:
     """A failing step outranks an undecided one, which outranks a solver's word."""
     from gossipcert.exact.certificate import CheckReport
 
-    rep = CheckReport(unproved=True)
+    rep = CheckReport()
     rep.add(True, "a")
+    assert rep.status == "holds" and rep.ok
+    rep.add(True, "a solver's word", claim=True)
     assert rep.status == "unproved" and not rep.ok
+    assert [rep.step_status(i) for i in range(2)] == ["holds", "unproved"]
     rep.add(None, "b")
     assert rep.status == "timeout"
     rep.add(False, "c")

@@ -488,7 +488,12 @@ def check_cmd(
     assert certificate is not None
     cert = read_certificate(certificate)
     rep = check_within(cert, time_limit, full)
-    mark = {True: "[green]✓[/]", False: "[red]✗[/]", None: "[yellow]?[/]"}
+    mark = {
+        "holds": "[green]✓[/]",
+        "fails": "[red]✗[/]",
+        "timeout": "[yellow]?[/]",
+        "unproved": "[yellow]~[/]",
+    }
     if as_json:
         print_json(
             {
@@ -496,18 +501,14 @@ def check_cmd(
                 "status": rep.status,
                 "optimum": cert.get("optimum"),
                 "steps": [
-                    {
-                        "ok": ok,
-                        "status": {True: "holds", False: "fails", None: "timeout"}[ok],
-                        "check": text,
-                    }
-                    for ok, text in rep.steps
+                    {"ok": ok, "status": rep.step_status(i), "check": text}
+                    for i, (ok, text) in enumerate(rep.steps)
                 ],
             }
         )
     else:
-        for ok, text in rep.steps:
-            console.print(f"{mark[ok]} {esc(text)}", highlight=False)
+        for i, (_, text) in enumerate(rep.steps):
+            console.print(f"{mark[rep.step_status(i)]} {esc(text)}", highlight=False)
         verdict = {
             "holds": "[bold green]certificate holds[/]",
             "fails": "[bold red]certificate FAILS[/]",
@@ -540,9 +541,11 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool)
         try:
             rep = check_within(read_certificate(f), time_limit, full)
             status = rep.status
-            first = next((t for ok, t in rep.steps if ok is not True), "")
+            first = next(
+                (t for i, (_, t) in enumerate(rep.steps) if rep.step_status(i) == status), ""
+            )
             if status == "unproved":
-                first = "its lower bound is a solver's word (no proof stored)"
+                first = "its lower bound is a solver's word (no proof stored): " + first
         except GossipcertError as exc:
             status, first = "fails", str(exc)
         results.append({"certificate": str(f), "status": status, "first_problem": first})

@@ -223,16 +223,41 @@ class CheckReport:
     """Outcome of :func:`check_certificate`.
 
     Each step is ``(verdict, text)`` with ``verdict`` True (holds), False (fails) or None
-    (could not be decided in the time allowed).
+    (could not be decided in the time allowed). A step that agrees only because a solver
+    said so again (a solver claim re-solved, no proof) is recorded as a claim: its status
+    is ``unproved``, not ``holds``.
     """
 
     steps: list[tuple[bool | None, str]] = field(default_factory=list)
     #: the lower bound rests on a solver's word (re-solved, no proof): at best ``unproved``
     unproved: bool = False
+    #: indices of the steps that are a solver's word, not a check
+    claims: set[int] = field(default_factory=set)
 
-    def add(self, ok: bool | None, text: str) -> None:
-        """Record one check."""
+    def add(self, ok: bool | None, text: str, claim: bool = False) -> None:
+        """Record one check; ``claim`` marks a solver's word re-solved (no proof)."""
+        if claim:
+            self.claims.add(len(self.steps))
+            self.unproved = True
         self.steps.append((ok, text))
+
+    def step_status(self, index: int) -> str:
+        """``holds``, ``fails``, ``timeout`` or ``unproved`` for step ``index``.
+
+        Examples
+        --------
+        >>> rep = CheckReport()
+        >>> rep.add(True, "schedule verified")
+        >>> rep.add(True, "solver claim re-solved: unsat", claim=True)
+        >>> [rep.step_status(i) for i in range(2)], rep.status
+        (['holds', 'unproved'], 'unproved')
+        """
+        ok = self.steps[index][0]
+        if ok is None:
+            return "timeout"
+        if not ok:
+            return "fails"
+        return "unproved" if index in self.claims else "holds"
 
     @property
     def ok(self) -> bool:
@@ -406,11 +431,11 @@ def _check_claim(
         status = solver.solve([], deadline)
     finally:
         solver.close()
-    out.unproved = True
     out.add(
         None if status is Status.UNKNOWN else status is Status.UNSAT,
         f"solver claim re-solved for {rounds} rounds: {status.value} (no proof stored: the "
         "solver's word again, not a proof)",
+        claim=True,
     )
 
 
