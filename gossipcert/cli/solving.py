@@ -673,15 +673,14 @@ def decode_cmd(
     """
     from gossipcert.cli.inspect_cmds import _print_schedule_result
     from gossipcert.encodings import EncodingOptions
-    from gossipcert.exact.export import check_formula, decode_model, parse_solver_output
+    from gossipcert.exact.export import decode_model, parse_solver_output
 
     _check_output(output, force)
     instance = parse_instance(graph, model, _chunked(problem, chunks))
     values = parse_solver_output(_read_text(solution))
     options = EncodingOptions.for_search(strict=strict, counting=counting)
-    if formula is not None:
-        check_formula(instance, rounds, options, _read_text(formula))
-    sched = decode_model(instance, rounds, options, values)
+    text = None if formula is None else _read_text(formula)
+    sched = decode_model(instance, rounds, options, values, formula_text=text)
     rep = simulate(instance, sched)
     if not as_json and not rep.ok:
         err_console.print(

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from gossipcert.encodings import EncodingOptions
 from gossipcert.encodings.formula import Formula
 from gossipcert.errors import SolverOutputError, SpecError
-from gossipcert.exact.proof import standalone_cnf, standalone_encoding, standalone_formula
+from gossipcert.exact.proof import cnf_of, standalone_encoding, standalone_formula
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
 
@@ -117,14 +117,27 @@ def export(instance: Instance, rounds: int, fmt: str, options: EncodingOptions) 
         A formula too large to export (:func:`check_export_size`).
     """
     check_export_size(instance, rounds, options)
+    enc, gens = standalone_encoding(instance, rounds, options)
+    return _render(instance, rounds, fmt, options, enc.formula, gens)
+
+
+def _render(
+    instance: Instance,
+    rounds: int,
+    fmt: str,
+    options: EncodingOptions,
+    formula: Formula,
+    gens: int,
+) -> str:
+    """The text of :func:`export` for a standalone formula built once (DIMACS numbers the
+    auxiliary variables of ``formula``; OPB leaves them unnumbered)."""
     comment = (
         f"gossipcert: {instance.graph.graph.get('spec', 'graph')} {instance.model.spec()} "
         f"{instance.problem.spec()} in {rounds} rounds; encoding {options.to_json()}"
     )
     if fmt == "dimacs":
-        cnf = standalone_cnf(instance, rounds, options)
+        cnf = cnf_of(formula, rounds, options, gens)
         return f"c {comment}\nc sha256 of the lines below: {cnf.sha256()}\n" + cnf.dimacs()
-    formula, _ = standalone_formula(instance, rounds, options)
     return formula_to_opb(formula, comment)
 
 
@@ -250,8 +263,22 @@ def check_formula(instance: Instance, rounds: int, options: EncodingOptions, tex
     ...     print(str(exc).split(": ")[1].split(";")[0])
     it has 'p cnf 35 75', these give 'p cnf 51 111'
     """
+    check_export_size(instance, rounds, options)
+    enc, gens = standalone_encoding(instance, rounds, options)
+    return _compare_formula(instance, rounds, options, text, enc.formula, gens)
+
+
+def _compare_formula(
+    instance: Instance,
+    rounds: int,
+    options: EncodingOptions,
+    text: str,
+    formula: Formula,
+    gens: int,
+) -> str:
+    """:func:`check_formula` against a standalone formula built once."""
     fmt = "opb" if text.lstrip().startswith("*") else "dimacs"
-    expected = export(instance, rounds, fmt, options)
+    expected = _render(instance, rounds, fmt, options, formula, gens)
     comment = "*" if fmt == "opb" else "c"
     pairs = itertools.zip_longest(_lines(text, comment), _lines(expected, comment))
     if all(a == b for a, b in pairs):
@@ -268,7 +295,11 @@ def check_formula(instance: Instance, rounds: int, options: EncodingOptions, tex
 
 
 def decode_model(
-    instance: Instance, rounds: int, options: EncodingOptions, values: dict[int, bool]
+    instance: Instance,
+    rounds: int,
+    options: EncodingOptions,
+    values: dict[int, bool],
+    formula_text: str | None = None,
 ) -> Schedule:
     """The schedule that a model of the exported formula describes (not yet verified).
 
@@ -281,6 +312,9 @@ def decode_model(
         The export's options (``EncodingOptions.for_search(strict=..., counting=...)``).
     values : dict
         The model, e.g. from :func:`parse_solver_output`; unnamed variables are false.
+    formula_text : str, optional
+        The exported file: first checked to be this formula (:func:`check_formula`), with
+        the encoding built once for both.
 
     Returns
     -------
@@ -290,13 +324,15 @@ def decode_model(
     Raises
     ------
     SolverOutputError
-        The model names variables the formula does not have (another formula's model).
+        The model names variables the formula does not have (another formula's model), or
+        ``formula_text`` is another formula.
     SpecError
         A formula too large to have been exported (:func:`check_export_size`).
 
     Examples
     --------
     >>> from pysat.solvers import Solver
+    >>> from gossipcert.exact.proof import standalone_cnf
     >>> from gossipcert.instance import parse_instance
     >>> from gossipcert.simulate import simulate
     >>> inst = parse_instance("ring:4", "telephone", "gossip")
@@ -308,8 +344,12 @@ def decode_model(
     True
     """
     check_export_size(instance, rounds, options)
-    enc, _ = standalone_encoding(instance, rounds, options)
-    enc.formula.cnf_since(0)  # numbers the auxiliary variables of the exported CNF
+    enc, gens = standalone_encoding(instance, rounds, options)
+    fmt = None
+    if formula_text is not None:
+        fmt = _compare_formula(instance, rounds, options, formula_text, enc.formula, gens)
+    if fmt != "dimacs":  # the DIMACS comparison has numbered them already
+        enc.formula.cnf_since(0)  # numbers the auxiliary variables of the exported CNF
     top = enc.formula.vpool.top
     beyond = [v for v in values if v > top]
     if beyond:

@@ -79,11 +79,12 @@ def standalone_formula(
 def standalone_cnf(instance: Instance, rounds: int, options: EncodingOptions) -> StandaloneCNF:
     """The CNF of :func:`standalone_formula`."""
     formula, gens = standalone_formula(instance, rounds, options)
-    return _cnf_of(formula, rounds, options, gens)
+    return cnf_of(formula, rounds, options, gens)
 
 
-def _cnf_of(formula: Formula, rounds: int, options: EncodingOptions, gens: int) -> StandaloneCNF:
-    """The :class:`StandaloneCNF` of a standalone formula."""
+def cnf_of(formula: Formula, rounds: int, options: EncodingOptions, gens: int) -> StandaloneCNF:
+    """The :class:`StandaloneCNF` of a standalone formula (numbers its auxiliary variables,
+    so call it once per formula)."""
     clauses = formula.cnf_since(0)  # first: it may number new variables
     return StandaloneCNF(rounds, options, formula.vpool.top, clauses, gens)
 
@@ -188,7 +189,7 @@ class HorizonProver:
     def __init__(self, instance: Instance, rounds: int, options: EncodingOptions) -> None:
         enc, gens = standalone_encoding(instance, rounds, options)
         self.encoding = enc
-        self.cnf = _cnf_of(enc.formula, rounds, options, gens)
+        self.cnf = cnf_of(enc.formula, rounds, options, gens)
         self.solver: Any = Solver(
             name=PROOF_SOLVER, bootstrap_with=self.cnf.clauses, with_proof=True
         )
