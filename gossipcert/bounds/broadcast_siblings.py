@@ -126,7 +126,13 @@ _Choice = tuple[tuple[int, ...], tuple[int, ...]]
 class _SiblingCount:
     """The right side ``sum_s root_d(s)`` for one ``R`` and one ``d`` (module docstring)."""
 
-    def __init__(self, walks: WalkCount, rounds: int, threshold: int):
+    def __init__(
+        self,
+        walks: WalkCount,
+        rounds: int,
+        threshold: int,
+        upper: dict[int, array[int]] | None = None,
+    ):
         self.nbrs = walks.nbrs
         self.holder = walks.holder
         self.dist = walks.dist
@@ -141,9 +147,11 @@ class _SiblingCount:
         self.memo: dict[tuple[int, int, int, int], int] = {}
         self.plans: dict[tuple[int, int, int], list[_Choice]] = {}
         self.owners: dict[tuple[int, int, tuple[int, ...]], list[list[int]]] = {}
-        #: M of broadcast-walks per round and arc: an upper bound on every M here
-        self.upper: dict[int, array[int]] = {}
-        walks.sides(rounds, threshold, self.upper)
+        #: M of broadcast-walks per round and arc: an upper bound on every M here (given
+        #: when the caller has just computed it)
+        self.upper: dict[int, array[int]] = {} if upper is None else upper
+        if upper is None:
+            walks.sides(rounds, threshold, self.upper)
         self.indptr = walks.arcs.indptr.tolist()
         self.budget = 0
         #: the recursion reached its budget: the values are no longer upper bounds
@@ -336,14 +344,15 @@ def _fits(walks: WalkCount, rounds: int) -> bool:
         return True  # the table of upper bounds would be too large: no threshold checked
     tight = []
     for d in walks.thresholds(rounds):
-        count, walk_side = walks.sides(rounds, d)
+        table: dict[int, array[int]] = {}  # kept for the thresholds refined below
+        count, walk_side = walks.sides(rounds, d, table)
         if count > walk_side:
             return False
         if walk_side <= TIGHT * count:
-            tight.append((Fraction(walk_side, count), d))
+            tight.append((Fraction(walk_side, count), d, table))
     budget = STATE_BUDGET
-    for ratio, d in sorted(tight):
-        count = _SiblingCount(walks, rounds, d)
+    for ratio, d, table in sorted(tight, key=lambda x: x[:2]):
+        count = _SiblingCount(walks, rounds, d, table)
         right = count.total(budget)
         if right is None:
             return True  # no verdict within the budget: this threshold and the rest unused
