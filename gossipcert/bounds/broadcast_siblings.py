@@ -338,6 +338,24 @@ def siblings_value(nbrs: list[list[int]], sources: list[int], demand: list[bool]
     return rounds
 
 
+def sibling_side(
+    walks: WalkCount, rounds: int, threshold: int, budget: int
+) -> tuple[int | None, int]:
+    """The right side ``sum_s root_d(s)`` of one threshold (module docstring), or None past
+    ``budget`` states, and the number of states visited: the margin of one threshold, as
+    ``benchmarks/broadcast_margins.py`` prints it (the bound itself shares
+    :data:`STATE_BUDGET` between its thresholds).
+
+    Examples
+    --------
+    >>> walks = WalkCount([[1, 3], [0, 2], [1, 3], [2, 0]], [0], [True] * 4)
+    >>> walks.sides(3, 2), sibling_side(walks, 3, 2, 1000)[0]  # node 2 counted once, not twice
+    ((1, 2), 1)
+    """
+    count = _SiblingCount(walks, rounds, threshold)
+    return count.total(budget), len(count.memo)
+
+
 def _fits(walks: WalkCount, rounds: int) -> bool:
     """The inequality holds at every threshold checked for ``rounds`` (module docstring)."""
     if rounds * (walks.arcs.count + 1) > MAX_TABLE:
