@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -500,6 +501,30 @@ class Instance:
 MAX_CHUNKED_PACKETS: int = 1 << 22
 
 
+def check_capacities(graph: nx.Graph) -> None:
+    """Every edge's capacity is a whole number of at least 1 (1 when not given).
+
+    Raises
+    ------
+    InstanceError
+        Another capacity: no model could use such an edge, and the capacity constraints of
+        the encodings and the cut bounds assume at least 1.
+    """
+    bad = next(
+        (
+            (u, v, c)
+            for u, v, c in graph.edges(data="capacity", default=1)
+            if isinstance(c, bool) or not isinstance(c, numbers.Integral) or c < 1
+        ),
+        None,
+    )
+    if bad is not None:
+        u, v, c = bad
+        raise InstanceError(
+            f"edge {u} -- {v} has capacity {c!r}; a capacity must be a whole number >= 1"
+        )
+
+
 def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
     """Bind a graph, a model and a problem into an :class:`Instance`.
 
@@ -511,8 +536,10 @@ def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
         The problem names a node that does not exist or a router as its root.
     InstanceError
         Some demand can never be met: no holder of the packet lies in the demanding node's
-        connected component (for instance, gossip on a disconnected graph).
+        connected component (for instance, gossip on a disconnected graph); or an edge's
+        capacity is not a whole number of at least 1 (:func:`check_capacities`).
     """
+    check_capacities(graph)
     ports = graph.graph.get("ports")
     if ports is not None and (model.kind.value != ports or (model.packet_cap or 1) != 1):
         spec = graph.graph.get("spec", "this graph")

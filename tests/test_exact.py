@@ -5,12 +5,13 @@ from __future__ import annotations
 import copy
 import json
 import math
+from pathlib import Path
 
 import pytest
 
 from gossipcert.bounds import all_bounds
 from gossipcert.encodings import EncodingOptions
-from gossipcert.errors import SpecError
+from gossipcert.errors import CertificateError, SpecError
 from gossipcert.exact import relaxation
 from gossipcert.exact.certificate import build_certificate, check_certificate
 from gossipcert.exact.checkers import check_proof
@@ -435,6 +436,114 @@ def test_an_edited_node_count_is_a_certificate_error(edit, needle: str) -> None:
     edit(record)
     with pytest.raises(CertificateError, match=needle):
         graph_from_record(record)
+
+
+@pytest.mark.parametrize(
+    ("edit", "needle"),
+    [
+        # a capacity of 0 or below made the all-port capacity constraint an empty clause,
+        # so a one-line proof "refuted" every horizon; and it shrank the cut bound
+        (lambda g: g["edges"][0].__setitem__(2, -1), "a capacity must be a whole number >= 1"),
+        (lambda g: g["edges"][0].__setitem__(2, 0), "a capacity must be a whole number >= 1"),
+        # nothing is normalised any more: floats, booleans and reversed or repeated edges
+        (lambda g: g["edges"][0].__setitem__(2, 1.9), "whole numbers"),
+        (lambda g: g["edges"][0].__setitem__(1, 1.5), "whole numbers"),
+        (lambda g: g["edges"][0].__setitem__(2, True), "whole numbers"),
+        (lambda g: g["edges"].append([1, 0, 1]), "expected u < v"),
+        (lambda g: g["edges"].append([2, 2, 1]), "expected u < v"),
+        (lambda g: g["edges"].append(list(g["edges"][0])), "stored twice"),
+        (lambda g: g["edges"].reverse(), "must be sorted"),
+        (lambda g: g.update(edges="0-1"), "'edges' must be a list"),
+    ],
+)
+def test_a_graph_record_is_read_exactly_as_solve_writes_it(edit, needle: str) -> None:
+    from gossipcert.errors import CertificateError
+    from gossipcert.exact.certificate import graph_from_record, graph_record
+    from gossipcert.graphs import from_spec
+
+    record = graph_record(from_spec("ring:6"))
+    assert graph_record(graph_from_record(record)) == record
+    edit(record)
+    with pytest.raises(CertificateError, match=needle):
+        graph_from_record(record)
+
+
+def test_forged_capacities_do_not_certify_a_wrong_optimum(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two forgeries that ``check`` accepted: an all-port certificate of a graph file with an
+    extra edge of capacity -1 and a one-line proof (the capacity constraint of that edge was
+    an empty clause, so every horizon was "refuted"), and a certificate whose cut bound
+    counted a negative capacity. Both now fail, and so does an instance built with them."""
+    from gossipcert import instance as instance_module
+    from gossipcert.errors import InstanceError
+    from gossipcert.exact.proof import standalone_cnf
+    from gossipcert.graphs import from_spec
+    from gossipcert.instance import make_instance, parse_model, parse_problem
+
+    res = solve(parse_instance("path:3", "all-port", "gossip"))
+    honest = json.loads(json.dumps(build_certificate(res)))
+    assert res.optimum == 2 and check_certificate(honest).ok
+    g = from_spec("path:3")
+    g.add_edge(0, 2, capacity=-1)
+    with pytest.raises(InstanceError, match="capacity -1"):
+        make_instance(g, parse_model("all-port"), parse_problem("gossip"))
+    # the forger's CNF, built with the capacity check switched off: it has an empty clause
+    opts = EncodingOptions.for_search(strict=True)
+    with monkeypatch.context() as m:
+        m.setattr(instance_module, "check_capacities", lambda graph: None)
+        forged_cnf = standalone_cnf(
+            make_instance(g, parse_model("all-port"), parse_problem("gossip")), 5, opts
+        )
+    assert [] in forged_cnf.clauses
+    cert = copy.deepcopy(honest)
+    cert["instance"]["graph"].update(
+        spec="path3.edgelist", edges=[[0, 1, 1], [0, 2, -1], [1, 2, 1]]
+    )
+    cert["schedule"]["rounds"] = [[] for _ in range(4)] + cert["schedule"]["rounds"]
+    cert.update(optimum=6, lower_bound=6, upper_bound=6, symmetry_breaking=False)
+    cert["evidence"] = {
+        "kind": "drat",
+        "rounds": 5,
+        "encoding": opts.to_json(),
+        "cnf_sha256": forged_cnf.sha256(),
+        "proof_xz_base64": pack_proof("0\n"),
+    }
+    rep = check_certificate(cert)
+    assert rep.status == "fails"
+    assert any("capacity must be a whole number >= 1" in t for ok, t in rep.steps if not ok)
+    cut = copy.deepcopy(honest)
+    cut["instance"]["graph"]["edges"] = [[0, 1, 1], [0, 2, -1], [1, 2, 1]]
+    cut["schedule"]["rounds"].insert(0, [])
+    cut.update(optimum=3, lower_bound=3, upper_bound=3)
+    cut["evidence"] = {"kind": "closed-form", "name": "cut"}
+    assert check_certificate(cut).status == "fails"
+
+
+def test_a_round_certificate_states_no_claim_of_its_own(certificate: dict) -> None:
+    """``check`` printed a stored ``claim`` as its headline (``certificate holds: needs 3
+    rounds``) without comparing it; only steps certificates carry one, checked."""
+    bad = copy.deepcopy(certificate)
+    bad["claim"] = "ring:7 telephone gossip needs 3 rounds (proved)"
+    rep = check_certificate(bad)
+    assert rep.status == "fails"
+    assert any("'claim'" in t for ok, t in rep.steps if ok is False)
+
+
+def test_a_problem_file_is_never_read_from_the_checking_machine(
+    certificate: dict, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A custom problem travels in the certificate (``custom``); a label naming a file
+    without it is refused, even when a file of that name sits in the working directory."""
+    from gossipcert.exact.certificate import instance_from_certificate
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "prob.json").write_text('{"name": "x", "hold": {"0": [0]}, "need": {}}')
+    bad = copy.deepcopy(certificate)
+    bad["instance"]["problem"] = {"spec": "prob.json"}
+    with pytest.raises(CertificateError, match="does not carry its content"):
+        instance_from_certificate(bad)
+    assert check_certificate(bad).status == "fails"
 
 
 def test_a_closed_form_bound_above_a_verified_schedule_is_an_error(monkeypatch) -> None:

@@ -275,6 +275,9 @@ def gonzalez_broadcast_upper_bound(instance: Instance) -> Bound | None:
     >>> gonzalez_broadcast_upper_bound(parse_instance("mesh:3x4", "multicast",
     ...     "broadcast:0")).value
     5
+    >>> gonzalez_broadcast_upper_bound(parse_instance("path:5", "multicast",
+    ...     "broadcast:0,4")).value  # from both ends, every node within 2
+    2
 
     References
     ----------
@@ -285,8 +288,8 @@ def gonzalez_broadcast_upper_bound(instance: Instance) -> Bound | None:
         return None
     if instance.problem.kind is not ProblemKind.BROADCAST or _has_routers(instance):
         return None
-    (source,) = _holders(instance)[0]
-    ecc = max(nx.single_source_shortest_path_length(instance.graph, source).values())
+    sources = _holders(instance)[0]  # one node, or a set (broadcast:0,5): flood from all
+    ecc = max(nx.multi_source_dijkstra_path_length(instance.graph, set(sources)).values())
     return Bound(
         "gonzalez-broadcast-upper",
         _UPPER,

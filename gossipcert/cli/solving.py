@@ -478,7 +478,7 @@ def check_cmd(
     every step agrees but the lower bound is a solver's word (solve --no-proof, or a proof
     not checked in time): re-solving it is the solver's word again, not a proof.
     """
-    from gossipcert.exact.certificate import read_certificate
+    from gossipcert.exact.certificate import STEPS_FORMAT, read_certificate
     from gossipcert.exact.watchdog import check_within
 
     if (certificate is None) == (all_dir is None):
@@ -516,7 +516,10 @@ def check_cmd(
             "unproved": "[bold yellow]certificate NOT proved[/] (its lower bound is the "
             "solver's word, re-solved; no proof is stored)",
         }[rep.status]
-        claim = cert.get("claim", f"optimum {cert.get('optimum')}")
+        # a steps certificate's claim was compared with its points; a round certificate is
+        # named by its optimum (a stray claim there is a failed step, not a headline)
+        steps = cert.get("format") == STEPS_FORMAT
+        claim = cert.get("claim") if steps else f"optimum {cert.get('optimum')}"
         console.print(f"{verdict}: {esc(str(claim))}", highlight=False)
     raise typer.Exit(CHECK_EXIT[rep.status])
 

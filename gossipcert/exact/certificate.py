@@ -82,17 +82,45 @@ def graph_record(g: nx.Graph) -> dict[str, Any]:
     }
 
 
+def _whole(x: Any) -> bool:
+    """``x`` is an int and not a bool (JSON ``1``, not ``1.0`` or ``true``)."""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
 def graph_from_record(rec: dict[str, Any]) -> nx.Graph:
-    """Rebuild a graph stored by :func:`graph_record`."""
+    """Rebuild a graph stored by :func:`graph_record`.
+
+    The record must be exactly what :func:`graph_record` writes: whole numbers (not floats
+    or booleans), each edge ``[u, v, capacity]`` once with ``u < v`` in ``0..n-1``, a
+    capacity of at least 1, sorted. Nothing is normalised: a record that another graph
+    would store differently is refused, so what ``check`` certifies is the record read.
+
+    Raises
+    ------
+    CertificateError
+        Anything else, e.g. a capacity of 0 or below (which no model can use, and which
+        would make an encoding's capacity constraint an empty clause).
+
+    Examples
+    --------
+    >>> from gossipcert.graphs import ring
+    >>> rec = graph_record(ring(4))
+    >>> graph_from_record(rec).number_of_edges()
+    4
+    >>> rec["edges"][0][2] = -1
+    >>> try:
+    ...     graph_from_record(rec)
+    ... except CertificateError as exc:
+    ...     print(exc)
+    malformed graph record: edge [0, 1, -1]: a capacity must be a whole number >= 1
+    """
     try:
         g = nx.Graph(spec=rec.get("spec"))
         n = rec["n"]
-        if not isinstance(n, int) or isinstance(n, bool) or not 0 < n <= graphs.MAX_NODES:
+        if not _whole(n) or not 0 < n <= graphs.MAX_NODES:
             raise CertificateError(f"n must be a whole number in 1..{graphs.MAX_NODES}, got {n!r}")
         stored = rec.get("routers", [])
-        if not isinstance(stored, list) or not all(
-            isinstance(r, int) and not isinstance(r, bool) and 0 <= r < n for r in stored
-        ):
+        if not isinstance(stored, list) or not all(_whole(r) and 0 <= r < n for r in stored):
             raise CertificateError(f"'routers' must list node numbers in 0..{n - 1}")
         routers = set(stored)
         labels = rec.get("labels") or [str(v) for v in range(n)]
@@ -100,10 +128,24 @@ def graph_from_record(rec: dict[str, Any]) -> nx.Graph:
             raise CertificateError(f"'labels' must list the labels of the {n} nodes")
         for v in range(n):
             g.add_node(v, label=str(labels[v]), router=v in routers)
-        for u, v, c in rec["edges"]:
-            if not (0 <= u < n and 0 <= v < n):
-                raise CertificateError(f"edge ({u}, {v}) names a node outside 0..{n - 1}")
-            g.add_edge(int(u), int(v), capacity=int(c))
+        edges = rec["edges"]
+        if not isinstance(edges, list):
+            raise CertificateError("'edges' must be a list of [u, v, capacity]")
+        for edge in edges:
+            if not (isinstance(edge, list) and len(edge) == 3 and all(map(_whole, edge))):
+                raise CertificateError(f"edge {edge!r}: expected [u, v, capacity], whole numbers")
+            u, v, c = edge
+            if not 0 <= u < v < n:
+                raise CertificateError(
+                    f"edge {edge!r}: expected u < v, both nodes in 0..{n - 1} (no self-loops)"
+                )
+            if c < 1:
+                raise CertificateError(f"edge {edge!r}: a capacity must be a whole number >= 1")
+            if g.has_edge(u, v):
+                raise CertificateError(f"edge {edge!r}: the edge {u} -- {v} is stored twice")
+            g.add_edge(u, v, capacity=c)
+        if edges != sorted(edges) or stored != sorted(routers):
+            raise CertificateError("'edges' and 'routers' must be sorted, as solve writes them")
     except (KeyError, TypeError, ValueError) as exc:
         raise CertificateError(f"malformed graph record: {exc}") from None
     return g
@@ -211,6 +253,13 @@ def instance_from_certificate(cert: dict[str, Any]) -> Instance:
         prob = rec["problem"]
         if "custom" in prob:
             problem = problem_from_dict(prob["custom"], prob["spec"])
+        elif str(prob["spec"]).strip().lower().endswith(".json"):
+            # never read the checking machine's files: a custom problem travels in the
+            # certificate, so what is certified is what the certificate says
+            raise CertificateError(
+                f"the problem {prob['spec']!r} is a file, but the certificate does not carry "
+                "its content ('custom')"
+            )
         else:
             problem = parse_problem(prob["spec"])
     except (KeyError, TypeError) as exc:
@@ -331,6 +380,8 @@ def _check(
             + " what the points show",
         )
         return
+    if "claim" in cert:  # only steps certificates state a claim; a round one states its optimum
+        out.add(False, f"a round certificate carries a 'claim' ({cert['claim']!r}) it cannot prove")
     optimum = cert.get("optimum")
     if not isinstance(optimum, int) or isinstance(optimum, bool) or optimum < 0:
         out.add(False, f"optimum {optimum!r} is not a round count")

@@ -25,7 +25,6 @@ import time
 from typing import Any
 
 from gossipcert import graphs
-from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import CertificateError
 from gossipcert.exact.cubes import (
     Base,
@@ -38,7 +37,7 @@ from gossipcert.exact.cubes import (
     key_orbits,
 )
 from gossipcert.exact.cubes import permute_key as image
-from gossipcert.exact.proof import reliance
+from gossipcert.exact.proof import reliance, stored_options
 from gossipcert.instance import Instance, ProblemKind, resolve_roots
 
 Steps = Any  # a CheckReport (kept untyped here: certificate imports this module)
@@ -141,13 +140,7 @@ def check_cube_evidence(
 ) -> None:
     """Add the steps re-checking ``drat-cubes`` evidence to the report ``out``."""
     deadline = None if time_limit is None else time.monotonic() + time_limit
-    known = set(EncodingOptions().to_json())
-    enc = ev.get("encoding")
-    if not isinstance(enc, dict) or not set(enc) <= known:
-        raise CertificateError(f"encoding options must be a subset of {sorted(known)}")
-    if not all(isinstance(v, bool) for v in enc.values()):
-        raise CertificateError("encoding options must be true or false")
-    options = EncodingOptions(**enc)
+    options = stored_options(ev)
     if options.symmetry or options.canonical:
         out.add(
             False,

@@ -47,6 +47,7 @@ from gossipcert.exact.proof import (
     checked_refutation,
     pack_proof,
     reliance,
+    stored_options,
 )
 from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.instance import Instance
@@ -209,7 +210,7 @@ def check_steps_point(
             f"rounds, but S = {steps} needs {steps - 1} steps in {rounds} rounds refuted",
         )
         return
-    options = EncodingOptions(**ev["encoding"])
+    options = stored_options(ev)
     out.add(True, f"R = {rounds}: " + reliance(options.not_implied()))
     cnf = steps_cnf(instance, rounds, steps - 1, options)
     what = f"CNF for {steps - 1} steps"
