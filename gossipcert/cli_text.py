@@ -183,9 +183,10 @@ def print_solve_result(res: Any, evidence: dict[str, Any], show: bool) -> None:
             f"{esc(res.upper_source)}, verified"
         )
     else:
+        # the gather-spread fallback applies to every instance: no schedule means no time
         console.print(
-            "  upper bound: none — no construction or heuristic applies to this instance, "
-            "so no schedule is known"
+            "  upper bound: none yet — the time ran out before the first schedule (a "
+            "construction, a heuristic or the gather-spread fallback) was built and verified"
         )
     console.print(f"  lower bound: {esc(evidence_text(evidence))}")
     no_solver = [e for e in res.log if e.get("event") == "no-solver"]

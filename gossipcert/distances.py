@@ -16,6 +16,7 @@ Each search is level-synchronous over a compressed adjacency array (numpy), so o
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -53,19 +54,22 @@ def csr_arrays(graph: nx.Graph) -> tuple[np.ndarray, np.ndarray]:
     return indptr, indices
 
 
-def bfs_distances(indptr: np.ndarray, indices: np.ndarray, source: int) -> np.ndarray:
-    """Distances from ``source`` (``-1`` for nodes it does not reach).
+def bfs_distances(
+    indptr: np.ndarray, indices: np.ndarray, source: int | Sequence[int]
+) -> np.ndarray:
+    """Distances from ``source``, a node or a non-empty set of nodes (``-1`` for nodes it
+    does not reach).
 
     Examples
     --------
     >>> indptr, indices = csr_arrays(nx.path_graph(4))
-    >>> bfs_distances(indptr, indices, 0).tolist()
-    [0, 1, 2, 3]
+    >>> bfs_distances(indptr, indices, 0).tolist(), bfs_distances(indptr, indices, [0, 3]).tolist()
+    ([0, 1, 2, 3], [0, 1, 1, 0])
     """
     n = len(indptr) - 1
+    frontier = np.unique(np.asarray(source, dtype=np.int64).reshape(-1))
     dist = np.full(n, -1, dtype=np.int64)
-    dist[source] = 0
-    frontier = np.array([source], dtype=np.int64)
+    dist[frontier] = 0
     level = 0
     while frontier.size:
         level += 1

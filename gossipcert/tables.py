@@ -55,6 +55,7 @@ import pandas as pd
 
 from gossipcert.claims import Claim, describe_values, judge, parse_claim
 from gossipcert.errors import GossipcertError, SpecError
+from gossipcert.exact.watchdog import MAX_SECONDS
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.parallel import DaskRunner, local_map
 from gossipcert.store import Store, atomic_write, entry_stem, instance_key
@@ -182,9 +183,13 @@ def read_sweep(path: str | Path) -> Sweep:
         raise SpecError(f"{src}: 'name' must be a plain file name")
     limit = data.get("time_limit")
     if limit is not None and (
-        isinstance(limit, bool) or not isinstance(limit, int | float) or not limit > 0
+        isinstance(limit, bool)
+        or not isinstance(limit, int | float)
+        or not 0 < limit <= MAX_SECONDS
     ):
-        raise SpecError(f"{src}: 'time_limit' must be a positive number of seconds")
+        raise SpecError(
+            f"{src}: 'time_limit' must be a positive number of seconds, at most {MAX_SECONDS:,}"
+        )
     backend = data.get("backend", "sat")
     if backend not in ("sat", "cpsat"):
         raise SpecError(f"{src}: 'backend' must be sat or cpsat")

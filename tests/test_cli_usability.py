@@ -135,12 +135,21 @@ def test_time_limit_must_be_positive(value: str, tmp_path: Path) -> None:
     assert code == 2 and "positive number of seconds" in err
 
 
+@pytest.mark.parametrize("command", ["solve", "check", "table", "heuristic"])
+def test_a_time_limit_past_the_timers_is_refused(command: str, tmp_path: Path) -> None:
+    """``-t 1e12`` ended in an OverflowError traceback from select() (the pipe watchdog)."""
+    first = {"solve": "ring:6", "heuristic": "ring:6"}.get(command, str(tmp_path / "x.json"))
+    code, _, err = run(command, first, "--time-limit=1e12")
+    assert code == 2 and "at most 10,000,000 seconds" in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize(
     ("option", "needle"),
     [
-        ("--portfolio=-5", "number of seconds >= 0"),
-        ("--portfolio=nan", "number of seconds >= 0"),
-        ("--portfolio=inf", "number of seconds >= 0"),
+        ("--portfolio=-5", "number of seconds in 0..10,000,000"),
+        ("--portfolio=nan", "number of seconds in 0..10,000,000"),
+        ("--portfolio=inf", "number of seconds in 0..10,000,000"),
+        ("--portfolio=1e12", "number of seconds in 0..10,000,000"),
         ("--jobs=0", "greater than or equal to 1"),
         ("--jobs=-1", "greater than or equal to 1"),
     ],

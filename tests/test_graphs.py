@@ -1026,3 +1026,22 @@ def test_public_functions_are_documented() -> None:
             assert item.__doc__, name
     assert "Beier" in graphs.__doc__
     assert "Dimakopoulos" in graphs.__doc__
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "complete:100000",
+        "fully-connected:6000",
+        "hub:6000",
+        "random:1000000,400000000000",
+        "complete:1000*path:1000",
+    ],
+)
+def test_more_edges_than_the_limit_is_refused_before_any_is_built(spec: str) -> None:
+    """``complete:100000`` filled 5 GB before it would have finished, and a random graph of
+    4 * 10^11 edges ended in a MemoryError: both are refused at once."""
+    from gossipcert.graphs import MAX_EDGES
+
+    with pytest.raises(SpecError, match=f"edges is more than the limit of {MAX_EDGES}"):
+        from_spec(spec)

@@ -5,11 +5,12 @@ See :mod:`gossipcert.bounds` for the conventions every bound follows.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import networkx as nx
+import numpy as np
 
 from gossipcert import graphs
 from gossipcert.errors import GossipcertError
@@ -97,6 +98,24 @@ def _holders(instance: Instance) -> list[list[int]]:
         for p in bits(mask):
             out[p].append(v)
     return out
+
+
+def _packet_counts(masks: Sequence[int], n_packets: int) -> np.ndarray:
+    """For each packet ``p``, how many of the bit masks ``masks`` (one per node) have bit
+    ``p`` set (a column count, without a Python step per bit).
+
+    Examples
+    --------
+    >>> _packet_counts([0b011, 0b110, 0b010], 3).tolist()
+    [1, 3, 1]
+    """
+    counts = np.zeros(n_packets, dtype=np.int64)
+    width = (n_packets + 7) // 8
+    for mask in masks:
+        if mask:
+            row = np.frombuffer(mask.to_bytes(width, "little"), dtype=np.uint8)
+            counts += np.unpackbits(row, bitorder="little")[:n_packets]
+    return counts
 
 
 def _has_routers(instance: Instance) -> bool:

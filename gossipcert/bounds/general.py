@@ -7,18 +7,25 @@ from __future__ import annotations
 
 import math
 
-import networkx as nx
+import numpy as np
 
 from gossipcert.bounds.base import (
     _LOWER,
     _ONE_RECEIVER,
     Bound,
     _ceil_log2,
+    _has_routers,
     _holders,
     _is_gossip,
+    _packet_counts,
     _telephone_lower_gossip,
 )
-from gossipcert.instance import Instance, ModelKind, bits
+from gossipcert.distances import bfs_distances, csr_arrays, diameter_radius
+from gossipcert.instance import Instance, ModelKind, ProblemKind, bits
+
+#: node and edge visits the diameter of a gossip or total-exchange instance may take
+#: (extrema bounding; vertex-transitive graphs need one search)
+DIAMETER_WORK = 50_000_000
 
 # --------------------------------------------------------------------------------------------
 # General lower bounds
@@ -29,7 +36,13 @@ def distance_bound(instance: Instance) -> Bound | None:
     """A packet crosses at most one edge per round.
 
     ``R >= max dist(holders(p), v)`` over the demands ``(v, p)``: the eccentricity of the
-    source for broadcast, the diameter for gossip. Holds in every model.
+    source for broadcast, the diameter for gossip and total exchange. Holds in every model.
+
+    For gossip and total exchange without routers every ordered pair of nodes is a demand,
+    so the value is the diameter: one search on a vertex-transitive graph, else extrema
+    bounding with at most :data:`DIAMETER_WORK` node and edge visits (its lower end, the
+    diameter itself unless the graph is large and the searches run out, is still a lower
+    bound). Otherwise one breadth-first search per set of holders.
 
     Parameters
     ----------
@@ -45,18 +58,35 @@ def distance_bound(instance: Instance) -> Bound | None:
     >>> from gossipcert.instance import parse_instance
     >>> distance_bound(parse_instance("path:5", "telephone", "broadcast:0")).value
     4
+    >>> distance_bound(parse_instance("mesh:3x4", "telephone", "gossip")).value
+    5
 
     References
     ----------
     Folklore; Beier and Sibeyn, section 2 (``LW = a + b - 2`` for meshes).
     """
     g = instance.graph
+    indptr, indices = csr_arrays(g)
+    kind = instance.problem.kind
     best = 0
-    for p, hs in enumerate(_holders(instance)):
-        dist = nx.multi_source_dijkstra_path_length(g, hs, weight=None) if hs else {}
-        for v in range(instance.n):
-            if instance.demands[v] >> p & 1 and v in dist:
-                best = max(best, dist[v])
+    if kind in (ProblemKind.GOSSIP, ProblemKind.TOTAL_EXCHANGE) and not _has_routers(instance):
+        if instance.n > 1 and g.graph.get("vertex_transitive"):
+            best = int(bfs_distances(indptr, indices, 0).max())
+        elif instance.n > 1:
+            searches = max(16, DIAMETER_WORK // (instance.n + len(indices)))
+            best = diameter_radius(g, searches, csr=(indptr, indices)).diameter_low
+    else:
+        holders = _holders(instance)
+        searched: dict[tuple[int, ...], np.ndarray] = {}
+        for v, mask in enumerate(instance.demands):
+            for p in bits(mask):
+                if not holders[p]:
+                    continue
+                key = tuple(holders[p])
+                dist = searched.get(key)
+                if dist is None:
+                    dist = searched[key] = bfs_distances(indptr, indices, key)
+                best = max(best, int(dist[v]))
     return Bound("distance", _LOWER, best, "every model: a packet crosses one edge per round")
 
 
@@ -89,10 +119,14 @@ def doubling_bound(instance: Instance) -> Bound | None:
     if instance.model.kind not in _ONE_RECEIVER:
         return None
     best = 0
-    for p, hs in enumerate(_holders(instance)):
-        reach = sum(1 for v in range(instance.n) if instance.demands[v] >> p & 1 or v in hs)
+    held = _packet_counts(instance.holdings, instance.n_packets)
+    known = _packet_counts(
+        [d | h for d, h in zip(instance.demands, instance.holdings, strict=True)],
+        instance.n_packets,
+    )
+    for hs, reach in zip(held.tolist(), known.tolist(), strict=True):
         if hs:
-            best = max(best, math.ceil(math.log2(reach / len(hs))) if reach > len(hs) else 0)
+            best = max(best, math.ceil(math.log2(reach / hs)) if reach > hs else 0)
     return Bound(
         "doubling",
         _LOWER,
@@ -230,11 +264,15 @@ def pendant_leaves_bound(instance: Instance) -> Bound | None:
     if kind not in (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX):
         return None
     g = instance.graph
+    if not any(len(nbrs) == 1 for nbrs in g.adj.values()):
+        return None  # no leaf
     holders = _holders(instance)
-    wanted_by: dict[int, set[int]] = {}
-    for u, mask in enumerate(instance.demands):
-        for p in bits(mask & ~instance.holdings[u]):
-            wanted_by.setdefault(p, set()).add(u)
+    wanting = [d & ~h for d, h in zip(instance.demands, instance.holdings, strict=True)]
+
+    def wanted_elsewhere(p: int, leaf: int) -> bool:
+        """Some node other than ``leaf`` needs packet ``p`` and does not hold it."""
+        return any(w >> p & 1 for u, w in enumerate(wanting) if u != leaf)
+
     best = 0
     for v in g.nodes:
         count = leaves = 0
@@ -242,7 +280,7 @@ def pendant_leaves_bound(instance: Instance) -> Bound | None:
             if g.degree(leaf) != 1:
                 continue
             sends = any(
-                holders[p] == [leaf] and wanted_by.get(p, set()) - {leaf}
+                holders[p] == [leaf] and wanted_elsewhere(p, leaf)
                 for p in bits(instance.holdings[leaf])
             )
             receives = bool(instance.demands[leaf] & ~instance.holdings[leaf])

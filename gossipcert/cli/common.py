@@ -18,6 +18,7 @@ from gossipcert.cli_text import (
     print_json,
 )
 from gossipcert.errors import GossipcertError
+from gossipcert.exact.watchdog import MAX_SECONDS
 
 app = typer.Typer(
     name="gossipcert",
@@ -72,16 +73,25 @@ GraphArg = Annotated[str, typer.Argument(help="Graph spec or file.", metavar="GR
 
 
 def _positive_seconds(value: float | None) -> float | None:
-    """Reject a time limit that is not a positive finite number of seconds."""
+    """Reject a time limit that is not a positive finite number of seconds, or is above
+    :data:`MAX_SECONDS`."""
     if value is not None and not (math.isfinite(value) and value > 0):
         raise typer.BadParameter(f"must be a positive number of seconds, got {value:g}")
+    if value is not None and value > MAX_SECONDS:
+        raise typer.BadParameter(
+            f"must be at most {MAX_SECONDS:,} seconds, got {value:g}; leave the option out "
+            "for no limit"
+        )
     return value
 
 
 def _seconds_or_zero(value: float) -> float:
-    """Reject a number of seconds that is negative, NaN or infinite (0 stays: off)."""
-    if not (math.isfinite(value) and value >= 0):
-        raise typer.BadParameter(f"must be a number of seconds >= 0 (0: off), got {value:g}")
+    """Reject a number of seconds that is negative, NaN, infinite or above
+    :data:`MAX_SECONDS` (0 stays: off)."""
+    if not (math.isfinite(value) and 0 <= value <= MAX_SECONDS):
+        raise typer.BadParameter(
+            f"must be a number of seconds in 0..{MAX_SECONDS:,} (0: off), got {value:g}"
+        )
     return value
 
 

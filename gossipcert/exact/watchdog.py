@@ -93,6 +93,11 @@ def _child(fd: int, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
         os._exit(code)
 
 
+#: the longest time limit taken (about 116 days; the operating system's timers overflow far
+#: above it); no limit at all is no time limit given
+MAX_SECONDS = 10_000_000
+
+
 class _Reader:
     """Length-prefixed pickles from a pipe, read without blocking past a deadline."""
 

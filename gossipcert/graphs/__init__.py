@@ -66,6 +66,7 @@ from __future__ import annotations
 from gossipcert.graphs.base import (
     FAMILIES,
     GRAPH_FILE_SUFFIXES,
+    MAX_EDGES,
     MAX_NODES,
 )
 from gossipcert.graphs.collectives import (
@@ -118,6 +119,7 @@ from gossipcert.graphs.specs import (
 __all__ = [
     "FAMILIES",
     "GRAPH_FILE_SUFFIXES",
+    "MAX_EDGES",
     "MAX_NODES",
     "capacity",
     "cartesian_product",

@@ -45,6 +45,10 @@ GRAPH_FILE_SUFFIXES: tuple[str, ...] = (".edgelist", ".graphml", ".g6", ".json")
 #: Largest number of nodes a family constructor builds (a guard against typing ``hypercube:40``).
 MAX_NODES: int = 1 << 20
 
+#: Largest number of edges a family constructor builds (``complete:100000`` would fill the
+#: memory long before any solver could use it; ``hypercube:20`` has 10.5 million).
+MAX_EDGES: int = 1 << 24
+
 #: How many samples :func:`random_connected` draws before it gives up.
 RANDOM_MAX_TRIES: int = 10_000
 
@@ -78,9 +82,12 @@ def _check_int(value: Any, name: str, where: str, minimum: int) -> int:
     return number
 
 
-def _check_size(n: int, where: str) -> None:
+def _check_size(n: int, where: str, m: int = 0) -> None:
+    """Refuse more than :data:`MAX_NODES` nodes or :data:`MAX_EDGES` edges."""
     if n > MAX_NODES:
         raise SpecError(f"{where}: {n} nodes is more than the limit of {MAX_NODES}")
+    if m > MAX_EDGES:
+        raise SpecError(f"{where}: {m} edges is more than the limit of {MAX_EDGES}")
 
 
 def _new_graph(n: int, spec: str, *, vertex_transitive: bool = False) -> nx.Graph:

@@ -43,7 +43,7 @@ def fully_connected(n: int) -> nx.Graph:
     ('fully-connected:4', 6)
     """
     n = _check_int(n, "n", "fully-connected", 2)
-    _check_size(n, "fully-connected")
+    _check_size(n, "fully-connected", n * (n - 1) // 2)
     graph = _new_graph(n, f"fully-connected:{n}", vertex_transitive=True)
     _add_edges(graph, itertools.combinations(range(n), 2))
     return graph
@@ -60,7 +60,7 @@ def hub(n: int) -> nx.Graph:
     ('hub:8', 'single-port', 28)
     """
     n = _check_int(n, "n", "hub", 2)
-    _check_size(n, "hub")
+    _check_size(n, "hub", n * (n - 1) // 2)
     graph = _new_graph(n, f"hub:{n}", vertex_transitive=True)
     graph.graph["ports"] = "single-port"
     _add_edges(graph, itertools.combinations(range(n), 2))

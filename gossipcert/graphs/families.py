@@ -112,7 +112,7 @@ def complete(n: int) -> nx.Graph:
     Classical.
     """
     n = _check_int(n, "n", "complete", 1)
-    _check_size(n, "complete")
+    _check_size(n, "complete", n * (n - 1) // 2)
     graph = _new_graph(n, f"complete:{n}", vertex_transitive=True)
     _add_edges(graph, itertools.combinations(range(n), 2))
     return graph
@@ -324,7 +324,7 @@ def cartesian_product(g1: nx.Graph, g2: nx.Graph) -> nx.Graph:
     """
     n1 = _check_convention(g1, "cartesian_product: first factor")
     n2 = _check_convention(g2, "cartesian_product: second factor")
-    _check_size(n1 * n2, "product")
+    _check_size(n1 * n2, "product", n1 * g2.number_of_edges() + n2 * g1.number_of_edges())
     spec = f"{g1.graph.get('spec', 'graph')}*{g2.graph.get('spec', 'graph')}"
     transitive = bool(g1.graph.get("vertex_transitive") and g2.graph.get("vertex_transitive"))
     graph = _new_graph(n1 * n2, spec, vertex_transitive=transitive)

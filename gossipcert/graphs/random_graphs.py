@@ -102,7 +102,7 @@ def random_connected(
     m = _check_int(m, "m", "random", 0)
     seed = _as_int(seed, "seed", "random")
     max_tries = _check_int(max_tries, "max_tries", "random", 1)
-    _check_size(n, "random")
+    _check_size(n, "random", m)
     total = n * (n - 1) // 2
     if m < n - 1 or m > total:
         raise SpecError(
