@@ -120,6 +120,9 @@ def test_draw_keeps_existing_files_and_checks_suffix(ring_hd: Path, tmp_path: Pa
         "hypercube:4",
         "ccc:3",
         "ccc:4",
+        # no family layout: Kamada-Kawai, which needs scipy
+        "petersen",
+        "debruijn:5",
     ],
 )
 def test_layouts_keep_nodes_apart(spec: str) -> None:
@@ -130,6 +133,15 @@ def test_layouts_keep_nodes_apart(spec: str) -> None:
     median_edge = edges[len(edges) // 2]
     closest = min(math.dist(a, b) for a, b in itertools.combinations(pos.values(), 2))
     assert closest > 0.3 * median_edge, (spec, closest, median_edge)
+
+
+def test_a_large_graph_without_a_family_layout_is_laid_out() -> None:
+    """Above 200 nodes the spring layout; above 500 networkx runs it on scipy's sparse
+    matrices (draw ended in ModuleNotFoundError before scipy was a dependency)."""
+    g = graphs.from_spec("random:600,1200,seed=1")
+    pos = plot.layout(g)
+    assert sorted(pos) == list(range(600))
+    assert len(set(pos.values())) == 600
 
 
 def test_family_layouts() -> None:
