@@ -719,6 +719,22 @@ def parse_instance(graph_spec: str, model_spec: str, problem_spec: str) -> Insta
     )
 
 
+def stored_problem(record: Any) -> Problem:
+    """The problem of a certificate's or partial result's instance record: a spec string,
+    or ``{"spec": ..., "custom": ...}`` (a custom problem's content travels with it).
+
+    Examples
+    --------
+    >>> stored_problem("gossip:chunks=2").spec(), stored_problem({"spec": "broadcast:0"}).spec()
+    ('gossip:chunks=2', 'broadcast:0')
+    """
+    if isinstance(record, dict):
+        if "custom" in record:
+            return problem_from_dict(record["custom"], str(record.get("spec")))
+        return parse_problem(str(record.get("spec")))
+    return parse_problem(str(record))
+
+
 def bits(mask: int) -> list[int]:
     """The positions of the set bits of ``mask``, in increasing order."""
     out: list[int] = []

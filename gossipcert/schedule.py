@@ -470,6 +470,25 @@ def read_schedule(path: str | Path, instance: Instance) -> Schedule:
         return from_json(data, instance)
 
 
+def stored_instance_record(path: str | Path) -> dict[str, Any] | None:
+    """The instance record (with ``model`` and ``problem``) of a certificate or partial
+    result of ``solve -o``, or None for a plain schedule or a file that cannot be read (which
+    :func:`read_schedule` then reports)."""
+    p = Path(path)
+    if p.suffix.lower() != ".json":
+        return None
+    try:
+        data = orjson.loads(p.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    if not isinstance(data, dict) or "rounds" in data or "schedule" not in data:
+        return None
+    rec = data.get("instance")
+    if isinstance(rec, dict) and "model" in rec and "problem" in rec:
+        return rec
+    return None
+
+
 def refuse_steps_certificate(path: str | Path, data: Any) -> None:
     """Raise ScheduleFormatError when ``data`` (read from ``path``) is a steps certificate
     (``solve --objective steps -o``): it holds one schedule per point of a front, not one

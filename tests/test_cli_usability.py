@@ -424,3 +424,45 @@ def test_an_unknown_command_points_to_the_main_help(capsys: pytest.CaptureFixtur
             main(args)
         assert stop.value.code == 2
         assert hint in capsys.readouterr().err
+
+
+def test_verify_replays_a_certificate_under_its_own_model_and_problem(tmp_path: Path) -> None:
+    """``verify ring:5 CERT`` replayed a multicast certificate under the default telephone
+    rules and called it INVALID; a chunked one as plain gossip. Now the stored model and
+    problem are used, and options that say otherwise are refused."""
+    mc = tmp_path / "mc.cert.json"
+    assert run("solve", "ring:5", "-m", "multicast", "-q", "-o", str(mc))[0] == 0
+    code, out, _ = run("verify", "ring:5", str(mc))
+    assert code == 0 and "multicast" in out and "valid" in out
+    code, _, err = run("verify", "ring:5", str(mc), "-m", "telephone")
+    assert code == 2 and "is for the model multicast, not telephone" in err
+    assert run("verify", "ring:5", str(mc), "-m", "multicast", "-p", "gossip")[0] == 0
+    ch = tmp_path / "ch.cert.json"
+    assert run("solve", "ring:5", "-p", "gossip:chunks=2", "-q", "-o", str(ch))[0] == 0
+    code, out, _ = run("verify", "ring:5", str(ch), "--json")
+    assert code == 0 and json.loads(out)["problem"] == "gossip:chunks=2"
+    code, _, err = run("verify", "ring:5", str(ch), "-p", "gossip")
+    assert code == 2 and "is for the problem gossip:chunks=2" in err
+    # a plain schedule still takes the defaults
+    sched = tmp_path / "s.json"
+    assert run("construct", "ring:5", "-a", "rows-columns", "-o", str(sched))[0] == 0
+    code, out, _ = run("verify", "ring:5", str(sched))
+    assert code == 0 and "telephone · gossip" in out
+
+
+def test_check_all_finds_certificates_named_as_in_the_readme(tmp_path: Path) -> None:
+    """The quick start writes ``ccc3-cert.json``; ``check --all`` looked for ``*.cert.json``
+    only and said there were no certificates."""
+    assert run("solve", "ring:5", "-q", "-o", str(tmp_path / "ring5-cert.json"))[0] == 0
+    code, out, _ = run("check", "--all", str(tmp_path), "--json")
+    assert code == 0 and json.loads(out)["counts"]["holds"] == 1
+
+
+def test_verify_json_reports_a_missing_edge_as_an_error_object(tmp_path: Path) -> None:
+    """With --json every exit 2 carries ``{"error": ..., "exit": 2}`` on standard output; a
+    schedule over a non-edge printed the report alone and the error on standard error."""
+    sched = tmp_path / "ne.json"
+    sched.write_text('{"rounds": [[{"from": 0, "to": 2}]]}')
+    code, out, _ = run("verify", "ring:6", str(sched), "--json")
+    doc = json.loads(out)
+    assert code == 2 and doc["exit"] == 2 and "not its neighbour" in doc["error"]

@@ -14,6 +14,7 @@ from rich.table import Table
 from gossipcert import graphs
 from gossipcert.cli.common import (
     MODEL_HELP,
+    PROBLEM_HELP,
     ChunksOpt,
     ForceOpt,
     GraphArg,
@@ -38,8 +39,15 @@ from gossipcert.cli_text import (
     show_schedule,
 )
 from gossipcert.errors import SpecError
-from gossipcert.instance import parse_instance
-from gossipcert.schedule import read_schedule
+from gossipcert.instance import (
+    Instance,
+    make_instance,
+    parse_instance,
+    parse_model,
+    parse_problem,
+    stored_problem,
+)
+from gossipcert.schedule import read_schedule, stored_instance_record
 from gossipcert.simulate import simulate
 
 
@@ -89,36 +97,85 @@ def verify_cmd(
             metavar="SCHEDULE",
         ),
     ],
-    model: ModelOpt = "telephone",
-    problem: ProblemOpt = "gossip",
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help=MODEL_HELP + " Default: the model stored in a certificate or partial "
+            "result, else telephone.",
+            metavar="MODEL",
+        ),
+    ] = None,
+    problem: Annotated[
+        str | None,
+        typer.Option(
+            "--problem",
+            "-p",
+            help=PROBLEM_HELP + " Default: the problem stored in a certificate or partial "
+            "result, else gossip.",
+            metavar="PROBLEM",
+        ),
+    ] = None,
     chunks: ChunksOpt = None,
     show: ShowOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Replay a schedule and report every rule it breaks and when all demands are met.
 
+    A certificate or partial result of solve -o is replayed under the model and problem it
+    stores; --model, --problem or --chunks that say otherwise are refused.
+
     Exit 0 when the schedule is valid and complete, 1 when it is invalid or incomplete, 2 on
     bad input (including a schedule that names an edge the graph does not have).
     """
-    instance = parse_instance(graph, model, _chunked(problem, chunks))
+    instance = _verify_instance(graph, schedule, model, problem, chunks)
     sched = read_schedule(schedule, instance)
     rep = simulate(instance, sched)
     non_edges = [e for e in rep.errors if e.rule == "not-a-neighbour"]
+    error = (
+        f"the schedule uses {len(non_edges)} arc(s) the graph does not have; first: "
+        f"{non_edges[0].message}"
+        if non_edges
+        else None
+    )
     if as_json:
-        print_json({**instance.describe(), **rep.to_json(instance)})
+        extra = {} if error is None else {"error": error, "exit": 2}
+        print_json({**instance.describe(), **rep.to_json(instance), **extra})
     else:
         if show:
             show_schedule(sched, instance)
         print_verdict(rep, instance)
-    if non_edges:
-        err_console.print(
-            f"[bold red]error:[/] the schedule uses {len(non_edges)} arc(s) the graph does not "
-            f"have; first: {esc(non_edges[0].message)}",
-            highlight=False,
-            soft_wrap=True,
-        )
+    if error is not None:
+        if not as_json:
+            err_console.print(f"[bold red]error:[/] {esc(error)}", highlight=False, soft_wrap=True)
         raise typer.Exit(2)
     raise typer.Exit(0 if rep.ok else 1)
+
+
+def _verify_instance(
+    graph: str, schedule: str, model: str | None, problem: str | None, chunks: int | None
+) -> Instance:
+    """The instance ``verify`` replays ``schedule`` on: the model and problem stored in a
+    certificate or partial result (checked against any given), else the options' defaults."""
+    stored = stored_instance_record(schedule)
+    if stored is None:
+        return parse_instance(graph, model or "telephone", _chunked(problem or "gossip", chunks))
+    s_model = parse_model(str(stored["model"]))
+    s_problem = stored_problem(stored["problem"])
+    if model is not None and parse_model(model).spec() != s_model.spec():
+        raise SpecError(
+            f"{schedule} is for the model {s_model.spec()}, not {parse_model(model).spec()}: "
+            "leave out --model to replay it under its own"
+        )
+    if problem is not None or chunks is not None:
+        asked = _chunked(problem or s_problem.spec(), chunks)
+        if parse_problem(asked).spec() != s_problem.spec():
+            raise SpecError(
+                f"{schedule} is for the problem {s_problem.spec()}, not {asked}: leave out "
+                "--problem and --chunks to replay it under its own"
+            )
+    return make_instance(graphs.from_spec(graph), s_model, s_problem)
 
 
 @app.command("bounds")

@@ -451,7 +451,11 @@ def check_cmd(
     ] = None,
     all_dir: Annotated[
         str | None,
-        typer.Option("--all", help="Check every certificate (*.cert.json) in this folder."),
+        typer.Option(
+            "--all",
+            help="Check every certificate in this folder (*.cert.json and *-cert.json, the "
+            "names the README uses).",
+        ),
     ] = None,
     time_limit: Annotated[
         float | None, _time_limit_option("Seconds for re-checking a proof or re-solving a claim.")
@@ -536,9 +540,9 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool)
     root = Path(folder)
     if not root.is_dir():
         raise GossipcertError(f"{folder} is not a folder")
-    files = sorted(root.glob("*.cert.json"))
+    files = sorted(set(root.glob("*.cert.json")) | set(root.glob("*-cert.json")))
     if not files:
-        raise GossipcertError(f"no certificates (*.cert.json) in {folder}")
+        raise GossipcertError(f"no certificates (*.cert.json, *-cert.json) in {folder}")
     results = []
     for f in files:
         try:
