@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -319,7 +320,7 @@ def test_check_of_a_solver_claim_is_unproved_with_exit_4(tmp_path: Path) -> None
     # the re-solve step itself is the solver's word, not a check that holds; the others hold
     steps = json.loads(out)["steps"]
     (claim_step,) = [s for s in steps if s["status"] == "unproved"]
-    assert "re-solved" in claim_step["check"]
+    assert "re-solved" in claim_step["check"] and claim_step["ok"] is False
     assert {s["status"] for s in steps} == {"holds", "unproved"}
     code, _, _ = run("solve", "ring:5", "-m", "half-duplex", "-q", "-o", str(proved))
     assert code == 0
@@ -466,3 +467,43 @@ def test_verify_json_reports_a_missing_edge_as_an_error_object(tmp_path: Path) -
     code, out, _ = run("verify", "ring:6", str(sched), "--json")
     doc = json.loads(out)
     assert code == 2 and doc["exit"] == 2 and "not its neighbour" in doc["error"]
+
+
+def test_tau_and_h_given_twice_must_agree() -> None:
+    """``-m telephone:tau=0.5 --tau 2`` printed the model with tau=0.5 and computed with 2."""
+    code, _, err = run(
+        "solve",
+        "ring:6",
+        "-m",
+        "telephone:tau=0.5",
+        "--objective",
+        "cost",
+        "--tau",
+        "2",
+        "--max-rounds",
+        "4",
+    )
+    assert code == 2 and "--tau 2 disagrees with tau=0.5" in err
+    code, _, err = run(
+        "solve",
+        "ring:6",
+        "-m",
+        "telephone:tau=0.5,h=2",
+        "--objective",
+        "cost",
+        "--h",
+        "3",
+        "--max-rounds",
+        "4",
+    )
+    assert code == 2 and "--h 3 disagrees with h=2" in err
+
+
+def test_construct_help_names_every_construction() -> None:
+    """The help listed 13 of the 19 constructions."""
+    from gossipcert.constructions.catalog import CONSTRUCTIONS
+
+    code, out, _ = run("construct", "--help")
+    flat = re.sub(r"-\s+", "-", " ".join(out.replace("│", " ").split()))  # undo wrapping
+    missing = [name for name in CONSTRUCTIONS if name not in flat]
+    assert code == 0 and not missing, missing

@@ -162,6 +162,8 @@ def _check_output(output: str | None, force: bool = False) -> None:
     path = Path(output)
     if path.exists() and not force:
         raise GossipcertError(f"{output} exists; choose another name or pass --force")
+    if path.exists() and not path.is_file():
+        raise GossipcertError(f"cannot write {output}: it exists and is not a regular file")
     if not path.parent.is_dir():
         raise GossipcertError(f"cannot write {output}: folder {path.parent} does not exist")
 

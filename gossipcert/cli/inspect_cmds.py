@@ -309,8 +309,9 @@ def construct_cmd(
             "--algorithm",
             "-a",
             help="ring-fd, ring-hd, ring-multicast, hamiltonian, product, simple, "
-            "concurrent-updown, fattree-flood, farthest-first, fattree-total-exchange, bermond, "
-            "rows-columns, matching-sequence.",
+            "concurrent-updown, fattree-flood, farthest-first, fattree-total-exchange, "
+            "ring-allgather, ring-alltoall, farthest-first-routes, shift-exchange, "
+            "hypercube-doubling, bermond, rows-columns, matching-sequence, gather-spread.",
         ),
     ],
     model: Annotated[

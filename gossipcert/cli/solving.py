@@ -366,6 +366,16 @@ def _solve_cost(
         raise GossipcertError(f"unknown objective {objective!r}; choose rounds, steps or cost")
     if max_rounds is None:
         raise GossipcertError(f"--objective {objective} needs --max-rounds")
+    spec = instance.model.spec()
+    if tau is not None and instance.model.tau is not None and tau != instance.model.tau:
+        raise GossipcertError(
+            f"--tau {tau:g} disagrees with tau={instance.model.tau:g} in the model {spec}; "
+            "give one of them"
+        )
+    if h is not None and instance.model.h != 1 and h != instance.model.h:
+        raise GossipcertError(
+            f"--h {h} disagrees with h={instance.model.h} in the model {spec}; give one of them"
+        )
     tau = instance.model.tau if tau is None else tau
     h = instance.model.h if h is None else h
     if objective == "cost" and tau is None:
@@ -505,8 +515,12 @@ def check_cmd(
                 "status": rep.status,
                 "optimum": cert.get("optimum"),
                 "steps": [
-                    {"ok": ok, "status": rep.step_status(i), "check": text}
-                    for i, (ok, text) in enumerate(rep.steps)
+                    {
+                        "ok": rep.step_status(i) == "holds",
+                        "status": rep.step_status(i),
+                        "check": text,
+                    }
+                    for i, (_, text) in enumerate(rep.steps)
                 ],
             }
         )

@@ -52,7 +52,8 @@ def table_cmd(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Run a sweep over graphs × models × problems and write results/<name>.csv and .md.
+    """Run a sweep over graphs × models × problems and write <output>/<name>.csv and .md
+    (the TOML file's name and output; output defaults to the TOML file's folder).
 
     Every answer is kept in the sweep's certificate store as soon as it is known, so an
     interrupted sweep resumes where it stopped and a finished one is rebuilt without
