@@ -59,7 +59,11 @@ def print_verdict(rep: Any, instance: Any) -> None:
         if rep.rounds is not None
         else "demands not all met"
     )
-    extra = f", S = {rep.steps}" + (f", T = {rep.cost:g}" if rep.cost is not None else "")
+    # S = sum over rounds of the most packets one node sends (the linear-cost step count of
+    # Beier and Sibeyn), T = R + tau * h * S under linear cost
+    extra = f", S = {rep.steps} linear-cost steps" + (
+        f", T = {rep.cost:g}" if rep.cost is not None else ""
+    )
     console.print(
         f"{head(instance)}: {verdict}; {rounds_text(rep.length)}; {done}{extra}",
         highlight=False,

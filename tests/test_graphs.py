@@ -1045,3 +1045,18 @@ def test_more_edges_than_the_limit_is_refused_before_any_is_built(spec: str) -> 
 
     with pytest.raises(SpecError, match=f"edges is more than the limit of {MAX_EDGES}"):
         from_spec(spec)
+
+
+def test_a_directed_graphml_file_is_refused(tmp_path: Path) -> None:
+    """A directed GraphML file was read as undirected without a word."""
+    text = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<graphml xmlns="http://graphml.graphdrawing.org/xmlns">\n'
+        '  <graph edgedefault="{}"><node id="a"/><node id="b"/>'
+        '<edge source="a" target="b"/></graph>\n</graphml>\n'
+    )
+    (tmp_path / "d.graphml").write_text(text.format("directed"))
+    (tmp_path / "u.graphml").write_text(text.format("undirected"))
+    with pytest.raises(GraphError, match="a directed graph"):
+        graphs.from_spec(str(tmp_path / "d.graphml"))
+    assert graphs.from_spec(str(tmp_path / "u.graphml")).number_of_edges() == 1

@@ -38,7 +38,7 @@ from gossipcert.cli_text import (
     print_verdict,
     show_schedule,
 )
-from gossipcert.errors import SpecError
+from gossipcert.errors import NotApplicableError, SpecError
 from gossipcert.instance import (
     Instance,
     make_instance,
@@ -78,6 +78,10 @@ def graph_cmd(
         elif value is None and f"{key}_bounds" in info:
             low, high = info[f"{key}_bounds"]
             table.add_row(key, f"between {low} and {high} (not settled)")
+        elif value is None and key in ("diameter", "radius") and not info.get("connected"):
+            table.add_row(key, "infinite (the graph is not connected)")
+        elif isinstance(value, bool):
+            table.add_row(key, "yes" if value else "no")
         elif key != "spec":
             table.add_row(key, esc(f"{value:.3f}" if isinstance(value, float) else str(value)))
     console.print(table)
@@ -343,12 +347,24 @@ def construct_cmd(
     """
     from gossipcert.constructions.catalog import CONSTRUCTIONS, construct
 
+    given_model = model is not None
     if model is None:
         known = CONSTRUCTIONS.get(algorithm)
         model = known.model if known is not None and known.model else "telephone"
     instance = parse_instance(graph, model, problem)
     _check_output(output, force)
-    sched = construct(instance, algorithm, sequence)
+    try:
+        sched = construct(instance, algorithm, sequence)
+    except NotApplicableError as exc:
+        chosen = [] if given_model else [f"the model {instance.model.spec()}"]
+        if problem == "gossip":
+            chosen.append("the problem gossip")
+        if not chosen:
+            raise
+        raise NotApplicableError(
+            f"{exc} (ran with {' and '.join(chosen)}, by default: give --model and "
+            "--problem for this construction)"
+        ) from None
     _print_schedule_result(algorithm, instance, sched, as_json, output, show)
 
 

@@ -634,6 +634,8 @@ def export_cmd(
     text = export(instance, rounds, fmt, options)
     if output:
         _write_text(output, text)
+        shape = next((ln for ln in text.splitlines() if ln.startswith(("p cnf", "* #"))), "")
+        err_console.print(f"wrote {esc(output)} ({esc(shape)})", highlight=False)
     else:
         sys.stdout.write(text)
 

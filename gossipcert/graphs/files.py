@@ -130,6 +130,11 @@ def _read_edgelist(file: Path, name: str) -> nx.Graph:
 
 def _read_graphml(file: Path, name: str) -> nx.Graph:
     raw = nx.read_graphml(file)
+    if raw.is_directed():
+        raise GraphError(
+            f'{name}: a directed graph (edgedefault="directed"); the models run on '
+            'undirected links: declare edgedefault="undirected"'
+        )
     declared = [_label_of(v, name) for v in raw.nodes]
     router_labels = [
         (label, f"{name}: node {label!r}")
