@@ -39,8 +39,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 MODEL_HELP = (
     "Communication model: telephone, telephone:p=2, sequential:p=2, half-duplex[:p=N], "
-    "single-port[:p=N] (p=1 default), multicast[:p=N], all-port[:c=N]; options calls=N, "
-    "tau=X, h=N."
+    "single-port[:p=N], multicast[:p=N] (these two: p=1 by default; the others carry any "
+    "number of packets unless p is given), all-port[:c=N]; options calls=N, tau=X, h=N."
 )
 PROBLEM_HELP = (
     "Problem: gossip (allgather), broadcast:S, scatter:S, gather:R, total-exchange "

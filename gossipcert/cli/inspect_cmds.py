@@ -185,7 +185,7 @@ def _verify_instance(
 @app.command("bounds")
 @_bad_input
 def bounds_cmd(
-    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    graph: GraphArg,
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",
     chunks: ChunksOpt = None,
@@ -306,7 +306,7 @@ def _anneal(
 @app.command("construct")
 @_bad_input
 def construct_cmd(
-    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    graph: GraphArg,
     algorithm: Annotated[
         str,
         typer.Option(
@@ -371,7 +371,7 @@ def construct_cmd(
 @app.command("heuristic")
 @_bad_input
 def heuristic_cmd(
-    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    graph: GraphArg,
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",
     method: Annotated[

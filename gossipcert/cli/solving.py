@@ -457,7 +457,8 @@ CHECK_EXIT = {"holds": 0, "fails": 1, "timeout": 3, "unproved": 4}
 @_bad_input
 def check_cmd(
     certificate: Annotated[
-        str | None, typer.Argument(help="Certificate written by solve -o.")
+        str | None,
+        typer.Argument(help="Certificate written by solve -o.", metavar="CERTIFICATE"),
     ] = None,
     all_dir: Annotated[
         str | None,
@@ -608,7 +609,7 @@ def _json_file(path: str) -> Any:
 @app.command("export")
 @_bad_input
 def export_cmd(
-    graph: Annotated[str, typer.Argument(help="Graph spec or file.")],
+    graph: GraphArg,
     rounds: Annotated[int, typer.Option("--rounds", "-r", help="Horizon R.", min=0)],
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",

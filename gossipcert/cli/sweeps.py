@@ -30,7 +30,9 @@ from gossipcert.schedule import read_schedule
 @app.command("table")
 @_bad_input
 def table_cmd(
-    sweep_file: Annotated[str, typer.Argument(help="Sweep file (TOML; see the README).")],
+    sweep_file: Annotated[
+        str, typer.Argument(help="Sweep file (TOML; see the README).", metavar="SWEEP.toml")
+    ],
     scheduler: Annotated[
         str | None,
         typer.Option("--scheduler", help="Run on the Dask scheduler at this address."),
@@ -104,7 +106,10 @@ def table_cmd(
 @_bad_input
 def summary_cmd(
     sweep_files: Annotated[
-        list[str], typer.Argument(help="Sweep files (TOML) whose tables are in their stores.")
+        list[str],
+        typer.Argument(
+            help="Sweep files (TOML) whose tables are in their stores.", metavar="SWEEP.toml"
+        ),
     ],
     link_prefix: Annotated[
         str, typer.Option("--link-prefix", help="Prefix of the links to the pages.")
@@ -130,7 +135,10 @@ def summary_cmd(
 @_bad_input
 def draw_cmd(
     schedule: Annotated[
-        str, typer.Argument(help="Schedule file (.json or .csv), or a certificate (JSON).")
+        str,
+        typer.Argument(
+            help="Schedule file (.json or .csv), or a certificate (JSON).", metavar="SCHEDULE"
+        ),
     ],
     output: Annotated[str, typer.Option("--output", "-o", help="Picture to write (.png, .svg).")],
     graph: Annotated[
