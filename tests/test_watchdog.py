@@ -102,12 +102,30 @@ def test_time_limit_counts_from_the_command_start(monkeypatch: pytest.MonkeyPatc
 
 
 def test_check_killed_at_the_limit_is_no_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
-    def slow(cert, time_limit=None, full=False):
+    def slow(cert, time_limit=None, full=False, on_step=None):
         time.sleep(60)
 
     monkeypatch.setattr(certificate, "check_certificate", slow)
     rep = check_within({"format": "x"}, 0.5)
     assert rep.status == "timeout" and not rep.ok
+
+
+def test_check_killed_at_the_limit_keeps_the_steps_already_decided(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A check stopped at its limit printed only "no verdict" and dropped the steps that had
+    held; they now come out of the worker as they are decided."""
+
+    def part(cert, time_limit, out, full=False):
+        out.add(True, "schedule verified")
+        out.add(True, "CNF regenerated")
+        time.sleep(60)
+
+    monkeypatch.setattr(certificate, "_check", part)
+    seen: list[str] = []
+    rep = check_within({"format": "x"}, 1.0, on_step=lambda ok, text, claim: seen.append(text))
+    assert seen == ["schedule verified", "CNF regenerated"]
+    assert [t for _, t in rep.steps][:2] == seen and rep.status == "timeout"
 
 
 def test_check_within_in_time_is_the_check() -> None:

@@ -502,13 +502,22 @@ def check_cmd(
         _check_all(all_dir, time_limit, as_json, full)
     assert certificate is not None
     cert = read_certificate(certificate)
-    rep = check_within(cert, time_limit, full)
     mark = {
         "holds": "[green]✓[/]",
         "fails": "[red]✗[/]",
         "timeout": "[yellow]?[/]",
         "unproved": "[yellow]~[/]",
     }
+    shown = 0
+
+    def show(ok: bool | None, text: str, claim: bool) -> None:
+        """Print a step as soon as it is decided (a long proof check shows its progress)."""
+        nonlocal shown
+        status = {True: "unproved" if claim else "holds", False: "fails", None: "timeout"}[ok]
+        console.print(f"{mark[status]} {esc(text)}", highlight=False)
+        shown += 1
+
+    rep = check_within(cert, time_limit, full, on_step=None if as_json else show)
     if as_json:
         print_json(
             {
@@ -526,7 +535,7 @@ def check_cmd(
             }
         )
     else:
-        for i, (_, text) in enumerate(rep.steps):
+        for i, (_, text) in enumerate(rep.steps[shown:], start=shown):
             console.print(f"{mark[rep.step_status(i)]} {esc(text)}", highlight=False)
         verdict = {
             "holds": "[bold green]certificate holds[/]",

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -282,6 +283,9 @@ class CheckReport:
     unproved: bool = False
     #: indices of the steps that are a solver's word, not a check
     claims: set[int] = field(default_factory=set)
+    #: called with ``(ok, text, claim)`` as each step is recorded (progress, or a step
+    #: passed out of a worker process before it is stopped)
+    listener: Callable[[bool | None, str, bool], None] | None = None
 
     def add(self, ok: bool | None, text: str, claim: bool = False) -> None:
         """Record one check; ``claim`` marks a solver's word re-solved (no proof)."""
@@ -289,6 +293,8 @@ class CheckReport:
             self.claims.add(len(self.steps))
             self.unproved = True
         self.steps.append((ok, text))
+        if self.listener is not None:
+            self.listener(ok, text, claim)
 
     def step_status(self, index: int) -> str:
         """``holds``, ``fails``, ``timeout`` or ``unproved`` for step ``index``.
@@ -327,15 +333,18 @@ class CheckReport:
 
 
 def check_certificate(
-    cert: dict[str, Any], time_limit: float | None = None, full: bool = False
+    cert: dict[str, Any],
+    time_limit: float | None = None,
+    full: bool = False,
+    on_step: Callable[[bool | None, str, bool], None] | None = None,
 ) -> CheckReport:
     """Re-derive every claim of a certificate; see the module docstring.
 
     ``full`` lets the project's own proof checker run to the end instead of within its
-    budget (see :mod:`gossipcert.exact.checkers`). A malformed certificate is a failed check,
-    never an exception.
+    budget (see :mod:`gossipcert.exact.checkers`). ``on_step(ok, text, claim)`` is called as
+    each step is decided. A malformed certificate is a failed check, never an exception.
     """
-    out = CheckReport()
+    out = CheckReport(listener=on_step)
     try:
         _check(cert, time_limit, out, full)
     except GossipcertError as exc:

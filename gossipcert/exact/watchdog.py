@@ -138,8 +138,8 @@ def call_in_child(
     Parameters
     ----------
     fn : callable
-        Called in the child with a ``send(obj)`` function first; ``obj`` (picklable) is
-        passed to ``on_message`` in the parent as it arrives.
+        Called in the child with a ``send`` function first; ``send(("message", obj))``
+        (``obj`` picklable) passes ``obj`` to ``on_message`` in the parent as it arrives.
     args : tuple
     deadline : float or None
         A ``time.monotonic()`` value; the child is killed (``SIGKILL``) when it passes.
@@ -368,26 +368,48 @@ def _from_state(
 def _check_child(send: Send, cert: dict[str, Any], budget: float | None, full: bool) -> Any:
     from gossipcert.exact.certificate import check_certificate
 
-    del send
-    return check_certificate(cert, budget, full)
+    def forward(ok: bool | None, text: str, claim: bool) -> None:
+        send(("message", (ok, text, claim)))
+
+    report = check_certificate(cert, budget, full, on_step=forward)
+    report.listener = None  # the report goes back to the parent: no function inside
+    return report
 
 
-def check_within(cert: dict[str, Any], time_limit: float | None, full: bool = False) -> Any:
+def check_within(
+    cert: dict[str, Any],
+    time_limit: float | None,
+    full: bool = False,
+    on_step: Callable[[bool | None, str, bool], None] | None = None,
+) -> Any:
     """:func:`gossipcert.exact.certificate.check_certificate` with a time limit that holds.
 
-    Killed at the limit, the report has one undecided step (no verdict, never a failure).
+    ``on_step(ok, text, claim)`` is called as each step is decided. Killed at the limit, the
+    report keeps the steps decided so far and ends with one undecided step (no verdict,
+    never a failure).
     """
     from gossipcert.exact.certificate import CheckReport, check_certificate
 
     if time_limit is None:
-        return check_certificate(cert, None, full)
+        return check_certificate(cert, None, full, on_step=on_step)
+    done: list[tuple[bool | None, str, bool]] = []
+
+    def arrived(step: tuple[bool | None, str, bool]) -> None:
+        done.append(step)
+        if on_step is not None:
+            on_step(*step)
+
     start = limit_origin()
     budget = max(0.0, child_budget(time_limit) - (time.monotonic() - start))
-    kind, value = call_in_child(_check_child, (cert, budget, full), start + time_limit)
+    kind, value = call_in_child(_check_child, (cert, budget, full), start + time_limit, arrived)
     if kind == "result":
         return value
     if kind == "died":
         raise SolverError(_DIED.format(what="check"))
+    if kind == "interrupted":
+        raise KeyboardInterrupt
     rep = CheckReport()
+    for ok, text, claim in done:
+        rep.add(ok, text, claim)
     rep.add(None, f"no verdict: the check was stopped at the time limit ({time_limit:g}s)")
     return rep
