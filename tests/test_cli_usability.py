@@ -507,3 +507,58 @@ def test_construct_help_names_every_construction() -> None:
     flat = re.sub(r"-\s+", "-", " ".join(out.replace("│", " ").split()))  # undo wrapping
     missing = [name for name in CONSTRUCTIONS if name not in flat]
     assert code == 0 and not missing, missing
+
+
+def test_verify_takes_a_custom_problem_file_from_the_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A partial result names its custom problem's file without its content: verify reads
+    the file the user gives with -p (from any folder), and a certificate's stored content is
+    compared by content, not by the file's name."""
+    problem = tmp_path / "cg.json"
+    problem.write_text('{"packets":["a"],"holdings":{"0":["a"]},"demands":{"2":["a"]}}')
+    cert = tmp_path / "c.cert.json"
+    monkeypatch.chdir(tmp_path)
+    assert run("solve", "ring:4", "-p", "cg.json", "-q", "-o", str(cert))[0] == 0
+    doc = json.loads(cert.read_text())
+    partial = {
+        "format": "gossipcert-partial/1",
+        "instance": {"graph": "ring:4", "model": "telephone", "problem": "cg.json"},
+        "schedule": doc["schedule"],
+    }
+    (tmp_path / "part.json").write_text(json.dumps(partial))
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    monkeypatch.chdir(sub)
+    assert run("verify", "ring:4", "../part.json", "-p", "../cg.json")[0] == 0
+    assert run("verify", "ring:4", "../c.cert.json")[0] == 0
+    assert run("verify", "ring:4", "../c.cert.json", "-p", "../cg.json")[0] == 0
+    other = sub / "other.json"
+    other.write_text('{"packets":["a"],"holdings":{"1":["a"]},"demands":{"3":["a"]}}')
+    code, _, err = run("verify", "ring:4", "../c.cert.json", "-p", "other.json")
+    assert code == 2 and "is for the problem" in err
+
+
+def test_check_all_names_no_problem_for_a_certificate_that_holds(tmp_path: Path) -> None:
+    assert run("solve", "ring:5", "-q", "-o", str(tmp_path / "r.cert.json"))[0] == 0
+    code, out, _ = run("check", "--all", str(tmp_path), "--json")
+    (entry,) = json.loads(out)["certificates"]
+    assert code == 0 and entry["status"] == "holds" and entry["first_problem"] == ""
+
+
+def test_check_never_reads_a_graph_file_named_inside_a_product(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``g.edgelist*path:2`` was rebuilt from the checking machine's files (failing from
+    another folder); a spec with a file factor is checked from its stored record, as a file
+    spec alone always was."""
+    (tmp_path / "g.edgelist").write_text("0 1\n1 2\n")
+    monkeypatch.chdir(tmp_path)
+    cert = tmp_path / "p.cert.json"
+    assert run("solve", "g.edgelist*path:2", "-q", "-o", str(cert))[0] == 0
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    monkeypatch.chdir(sub)
+    (sub / "g.edgelist").write_text("0 1\n")  # another graph of the same name: not read
+    code, out, _ = run("check", "../p.cert.json")
+    assert code == 0 and "certificate holds" in out

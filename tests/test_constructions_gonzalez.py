@@ -237,3 +237,22 @@ def test_not_applicable(spec: str, model: str, problem: str) -> None:
     for algorithm in (simple, concurrent_up_down):
         with pytest.raises(NotApplicableError):
             algorithm(inst)
+
+
+def test_the_multicast_broadcast_upper_bound_needs_the_chunks_to_travel_together() -> None:
+    """Flooding takes the eccentricity only when one transmission can carry every chunk:
+    ``broadcast:0,chunks=3`` on path:3 under multicast (p=1) needs 4 rounds, and the bound
+    said 2."""
+    from gossipcert.bounds.gonzalez import gonzalez_broadcast_upper_bound
+    from gossipcert.instance import parse_instance
+
+    chunked = parse_instance("path:3", "multicast", "broadcast:0,chunks=3")
+    assert gonzalez_broadcast_upper_bound(chunked) is None
+    assert (
+        gonzalez_broadcast_upper_bound(
+            parse_instance("path:3", "multicast:p=3", "broadcast:0,chunks=3")
+        ).value
+        == 2
+    )
+    two = parse_instance("path:5", "multicast", "broadcast:0,4")
+    assert gonzalez_broadcast_upper_bound(two).value == 2

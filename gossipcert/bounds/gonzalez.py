@@ -288,6 +288,8 @@ def gonzalez_broadcast_upper_bound(instance: Instance) -> Bound | None:
         return None
     if instance.problem.kind is not ProblemKind.BROADCAST or _has_routers(instance):
         return None
+    if m.packet_cap is not None and m.packet_cap < instance.n_packets:
+        return None  # chunks that cannot travel together: flooding them takes longer
     sources = _holders(instance)[0]  # one node, or a set (broadcast:0,5): flood from all
     ecc = max(nx.multi_source_dijkstra_path_length(instance.graph, set(sources)).values())
     return Bound(

@@ -79,7 +79,7 @@ def _positive_seconds(value: float | None) -> float | None:
         raise typer.BadParameter(f"must be a positive number of seconds, got {value:g}")
     if value is not None and value > MAX_SECONDS:
         raise typer.BadParameter(
-            f"must be at most {MAX_SECONDS:,} seconds, got {value:g}; leave the option out "
+            f"must be at most {MAX_SECONDS:,} seconds, got {value:,.10g}; leave the option out "
             "for no limit"
         )
     return value
@@ -160,10 +160,10 @@ def _check_output(output: str | None, force: bool = False) -> None:
     if not output.strip():
         raise GossipcertError("an output file name is empty; give a file name after -o")
     path = Path(output)
-    if path.exists() and not force:
-        raise GossipcertError(f"{output} exists; choose another name or pass --force")
     if path.exists() and not path.is_file():
         raise GossipcertError(f"cannot write {output}: it exists and is not a regular file")
+    if path.exists() and not force:
+        raise GossipcertError(f"{output} exists; choose another name or pass --force")
     if not path.parent.is_dir():
         raise GossipcertError(f"cannot write {output}: folder {path.parent} does not exist")
 

@@ -166,18 +166,30 @@ def _verify_instance(
     if stored is None:
         return parse_instance(graph, model or "telephone", _chunked(problem or "gossip", chunks))
     s_model = parse_model(str(stored["model"]))
-    s_problem = stored_problem(stored["problem"])
     if model is not None and parse_model(model).spec() != s_model.spec():
         raise SpecError(
             f"{schedule} is for the model {s_model.spec()}, not {parse_model(model).spec()}: "
             "leave out --model to replay it under its own"
         )
+    record = stored["problem"]
+    if isinstance(record, str) and record.strip().lower().endswith(".json"):
+        # a partial result names its custom problem's file without its content: the file
+        # is the user's to give (as -p), read where they say, not guessed from the name
+        return make_instance(
+            graphs.from_spec(graph), s_model, parse_problem(_chunked(problem or record, chunks))
+        )
+    s_problem = stored_problem(record)
     if problem is not None or chunks is not None:
-        asked = _chunked(problem or s_problem.spec(), chunks)
-        if parse_problem(asked).spec() != s_problem.spec():
+        asked = parse_problem(_chunked(problem or s_problem.spec(), chunks))
+        same = (
+            asked.custom == s_problem.custom
+            if s_problem.custom is not None
+            else asked.spec() == s_problem.spec()
+        )
+        if not same:
             raise SpecError(
-                f"{schedule} is for the problem {s_problem.spec()}, not {asked}: leave out "
-                "--problem and --chunks to replay it under its own"
+                f"{schedule} is for the problem {s_problem.spec()}, not {asked.spec()}: leave "
+                "out --problem and --chunks to replay it under its own"
             )
     return make_instance(graphs.from_spec(graph), s_model, s_problem)
 

@@ -575,6 +575,8 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool)
             first = next(
                 (t for i, (_, t) in enumerate(rep.steps) if rep.step_status(i) == status), ""
             )
+            if status == "holds":
+                first = ""
             if status == "unproved":
                 first = "its lower bound is a solver's word (no proof stored): " + first
         except GossipcertError as exc:
