@@ -268,10 +268,11 @@ def pendant_leaves_bound(instance: Instance) -> Bound | None:
         return None  # no leaf
     holders = _holders(instance)
     wanting = [d & ~h for d, h in zip(instance.demands, instance.holdings, strict=True)]
+    wanted_by = _packet_counts(wanting, instance.n_packets)  # nodes needing each packet
 
     def wanted_elsewhere(p: int, leaf: int) -> bool:
         """Some node other than ``leaf`` needs packet ``p`` and does not hold it."""
-        return any(w >> p & 1 for u, w in enumerate(wanting) if u != leaf)
+        return int(wanted_by[p]) > (wanting[leaf] >> p & 1)
 
     best = 0
     for v in g.nodes:
