@@ -261,6 +261,17 @@ def _node_text(text: str) -> int | str:
     return text.strip()
 
 
+def names_problem_file(spec: str) -> bool:
+    """Whether a problem spec is the path of a custom problem's JSON file.
+
+    Examples
+    --------
+    >>> names_problem_file("runs/p.JSON "), names_problem_file("broadcast:0")
+    (True, False)
+    """
+    return spec.strip().lower().endswith(".json")
+
+
 def parse_problem(spec: str) -> Problem:
     """Parse a problem spec: ``gossip``, ``broadcast:S`` (``broadcast:S1,S2,...``: several
     sources), ``scatter:S``, ``gather:R``, ``total-exchange`` or the path of a JSON file, each
@@ -275,7 +286,7 @@ def parse_problem(spec: str) -> Problem:
             source_file=None, chunks=2)
     """
     text = spec.strip()
-    if text.lower().endswith(".json"):
+    if names_problem_file(text):
         return _read_custom_problem(Path(text))
     name, colon, rest = text.partition(":")
     name = name.strip().lower()

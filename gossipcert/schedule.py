@@ -445,22 +445,42 @@ def read_schedule(path: str | Path, instance: Instance) -> Schedule:
     ScheduleFormatError
         Missing or unreadable file, malformed content, unknown nodes or packets.
     """
+    return schedule_from_file_data(path, load_schedule_file(path), instance)
+
+
+def load_schedule_file(path: str | Path) -> Any:
+    """The content of a schedule file: its text for ``.csv``, else its parsed JSON (read
+    once, e.g. for :func:`stored_instance_record` and :func:`schedule_from_file_data`).
+
+    Raises
+    ------
+    ScheduleFormatError
+        Missing or unreadable file, or not valid JSON.
+    """
     p = Path(path)
     try:
         raw = p.read_bytes()  # orjson reads bytes: no separate decoding pass
         if p.suffix.lower() == ".csv":
-            return from_csv(raw.decode(), instance)
+            return raw.decode()
     except FileNotFoundError:
         raise ScheduleFormatError(f"schedule file {str(p)!r} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ScheduleFormatError(f"cannot read schedule file {str(p)!r}: {exc}") from None
     with paused_gc():  # millions of small containers and no cycles
         try:
-            data = orjson.loads(raw)  # several times faster than json on large schedules
+            return orjson.loads(raw)  # several times faster than json on large schedules
         except orjson.JSONDecodeError as exc:
             raise ScheduleFormatError(
                 f"schedule file {str(p)!r} is not valid JSON: {exc}"
             ) from None
+
+
+def schedule_from_file_data(path: str | Path, data: Any, instance: Instance) -> Schedule:
+    """The schedule in ``data``, as :func:`load_schedule_file` read it from ``path``."""
+    p = Path(path)
+    if p.suffix.lower() == ".csv":
+        return from_csv(data, instance)
+    with paused_gc():
         refuse_steps_certificate(p, data)
         if isinstance(data, dict) and "rounds" not in data and "schedule" in data:
             # a certificate or a partial result of solve -o: check the schedule it holds
@@ -470,16 +490,11 @@ def read_schedule(path: str | Path, instance: Instance) -> Schedule:
         return from_json(data, instance)
 
 
-def stored_instance_record(path: str | Path) -> dict[str, Any] | None:
+def stored_instance_record(path: str | Path, data: Any) -> dict[str, Any] | None:
     """The instance record (with ``model`` and ``problem``) of a certificate or partial
-    result of ``solve -o``, or None for a plain schedule or a file that cannot be read (which
-    :func:`read_schedule` then reports)."""
-    p = Path(path)
-    if p.suffix.lower() != ".json":
-        return None
-    try:
-        data = orjson.loads(p.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+    result of ``solve -o`` (``data`` as :func:`load_schedule_file` read it from ``path``),
+    or None for a plain schedule."""
+    if Path(path).suffix.lower() == ".csv":
         return None
     if not isinstance(data, dict) or "rounds" in data or "schedule" not in data:
         return None

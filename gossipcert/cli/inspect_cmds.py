@@ -42,12 +42,17 @@ from gossipcert.errors import NotApplicableError, SpecError
 from gossipcert.instance import (
     Instance,
     make_instance,
+    names_problem_file,
     parse_instance,
     parse_model,
     parse_problem,
     stored_problem,
 )
-from gossipcert.schedule import read_schedule, stored_instance_record
+from gossipcert.schedule import (
+    load_schedule_file,
+    schedule_from_file_data,
+    stored_instance_record,
+)
 from gossipcert.simulate import simulate
 
 
@@ -133,8 +138,9 @@ def verify_cmd(
     Exit 0 when the schedule is valid and complete, 1 when it is invalid or incomplete, 2 on
     bad input (including a schedule that names an edge the graph does not have).
     """
-    instance = _verify_instance(graph, schedule, model, problem, chunks)
-    sched = read_schedule(schedule, instance)
+    data = load_schedule_file(schedule)  # read once: for the stored instance and the schedule
+    instance = _verify_instance(graph, schedule, data, model, problem, chunks)
+    sched = schedule_from_file_data(schedule, data, instance)
     rep = simulate(instance, sched)
     non_edges = [e for e in rep.errors if e.rule == "not-a-neighbour"]
     error = (
@@ -158,11 +164,17 @@ def verify_cmd(
 
 
 def _verify_instance(
-    graph: str, schedule: str, model: str | None, problem: str | None, chunks: int | None
+    graph: str,
+    schedule: str,
+    data: Any,
+    model: str | None,
+    problem: str | None,
+    chunks: int | None,
 ) -> Instance:
-    """The instance ``verify`` replays ``schedule`` on: the model and problem stored in a
-    certificate or partial result (checked against any given), else the options' defaults."""
-    stored = stored_instance_record(schedule)
+    """The instance ``verify`` replays ``schedule`` (its content ``data``) on: the model and
+    problem stored in a certificate or partial result (checked against any given), else the
+    options' defaults."""
+    stored = stored_instance_record(schedule, data)
     if stored is None:
         return parse_instance(graph, model or "telephone", _chunked(problem or "gossip", chunks))
     s_model = parse_model(str(stored["model"]))
@@ -172,7 +184,7 @@ def _verify_instance(
             "leave out --model to replay it under its own"
         )
     record = stored["problem"]
-    if isinstance(record, str) and record.strip().lower().endswith(".json"):
+    if isinstance(record, str) and names_problem_file(record):
         # a partial result names its custom problem's file without its content: the file
         # is the user's to give (as -p), read where they say, not guessed from the name
         return make_instance(

@@ -61,9 +61,10 @@ from gossipcert.instance import (
     Instance,
     ProblemKind,
     make_instance,
+    names_problem_file,
     parse_model,
     parse_problem,
-    problem_from_dict,
+    stored_problem,
 )
 from gossipcert.schedule import Schedule, from_json, to_json
 from gossipcert.simulate import simulate
@@ -252,17 +253,15 @@ def instance_from_certificate(cert: dict[str, Any]) -> Instance:
         g = graph_from_record(rec["graph"])
         model = parse_model(rec["model"])
         prob = rec["problem"]
-        if "custom" in prob:
-            problem = problem_from_dict(prob["custom"], prob["spec"])
-        elif str(prob["spec"]).strip().lower().endswith(".json"):
+        spec = prob["spec"]
+        if "custom" not in prob and names_problem_file(str(spec)):
             # never read the checking machine's files: a custom problem travels in the
             # certificate, so what is certified is what the certificate says
             raise CertificateError(
-                f"the problem {prob['spec']!r} is a file, but the certificate does not carry "
+                f"the problem {spec!r} is a file, but the certificate does not carry "
                 "its content ('custom')"
             )
-        else:
-            problem = parse_problem(prob["spec"])
+        problem = stored_problem(prob)
     except (KeyError, TypeError) as exc:
         raise CertificateError(f"malformed certificate instance: missing {exc}") from None
     return make_instance(g, model, problem)
@@ -506,7 +505,7 @@ def _check_problem_label(cert: dict[str, Any], inst: Instance, out: CheckReport)
     prob = cert["instance"]["problem"]
     label = str(prob.get("spec"))
     try:
-        named = parse_problem(label) if not label.lower().endswith(".json") else None
+        named = None if names_problem_file(label) else parse_problem(label)
     except GossipcertError:
         named = None  # a free-text label: the stored content is the problem
     demands = sum(bin(d & ~h).count("1") for d, h in zip(inst.demands, inst.holdings, strict=True))
