@@ -449,6 +449,14 @@ def _steps_certificate(
     return missed
 
 
+#: the mark ``check`` prints before a step or a certificate, per verdict
+CHECK_MARK = {
+    "holds": "[green]✓[/]",
+    "fails": "[red]✗[/]",
+    "timeout": "[yellow]?[/]",
+    "unproved": "[yellow]~[/]",
+}
+
 #: exit status of ``check`` per verdict
 CHECK_EXIT = {"holds": 0, "fails": 1, "timeout": 3, "unproved": 4}
 
@@ -493,7 +501,7 @@ def check_cmd(
     every step agrees but the lower bound is a solver's word (solve --no-proof, or a proof
     not checked in time): re-solving it is the solver's word again, not a proof.
     """
-    from gossipcert.exact.certificate import STEPS_FORMAT, read_certificate
+    from gossipcert.exact.certificate import STEPS_FORMAT, read_certificate, step_verdict
     from gossipcert.exact.watchdog import check_within
 
     if (certificate is None) == (all_dir is None):
@@ -502,19 +510,12 @@ def check_cmd(
         _check_all(all_dir, time_limit, as_json, full)
     assert certificate is not None
     cert = read_certificate(certificate)
-    mark = {
-        "holds": "[green]✓[/]",
-        "fails": "[red]✗[/]",
-        "timeout": "[yellow]?[/]",
-        "unproved": "[yellow]~[/]",
-    }
     shown = 0
 
     def show(ok: bool | None, text: str, claim: bool) -> None:
         """Print a step as soon as it is decided (a long proof check shows its progress)."""
         nonlocal shown
-        status = {True: "unproved" if claim else "holds", False: "fails", None: "timeout"}[ok]
-        console.print(f"{mark[status]} {esc(text)}", highlight=False)
+        console.print(f"{CHECK_MARK[step_verdict(ok, claim)]} {esc(text)}", highlight=False)
         shown += 1
 
     rep = check_within(cert, time_limit, full, on_step=None if as_json else show)
@@ -536,7 +537,7 @@ def check_cmd(
         )
     else:
         for i, (_, text) in enumerate(rep.steps[shown:], start=shown):
-            console.print(f"{mark[rep.step_status(i)]} {esc(text)}", highlight=False)
+            console.print(f"{CHECK_MARK[rep.step_status(i)]} {esc(text)}", highlight=False)
         verdict = {
             "holds": "[bold green]certificate holds[/]",
             "fails": "[bold red]certificate FAILS[/]",
@@ -583,14 +584,8 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool)
             status, first = "fails", str(exc)
         results.append({"certificate": str(f), "status": status, "first_problem": first})
         if not as_json:
-            mark = {
-                "holds": "[green]✓[/]",
-                "fails": "[red]✗[/]",
-                "timeout": "[yellow]?[/]",
-                "unproved": "[yellow]~[/]",
-            }
             extra = f": {esc(first)}" if status != "holds" else ""
-            console.print(f"{mark[status]} {esc(f.name)}{extra}", highlight=False)
+            console.print(f"{CHECK_MARK[status]} {esc(f.name)}{extra}", highlight=False)
     counts = {k: sum(r["status"] == k for r in results) for k in CHECK_EXIT}
     if as_json:
         print_json({"counts": counts, "certificates": results})

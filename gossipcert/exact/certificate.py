@@ -267,6 +267,22 @@ def instance_from_certificate(cert: dict[str, Any]) -> Instance:
     return make_instance(g, model, problem)
 
 
+def step_verdict(ok: bool | None, claim: bool = False) -> str:
+    """``holds``, ``fails``, ``timeout`` (``ok`` None) or ``unproved`` (a solver's claim
+    that agrees) for one step of a check.
+
+    Examples
+    --------
+    >>> step_verdict(True), step_verdict(True, claim=True), step_verdict(None)
+    ('holds', 'unproved', 'timeout')
+    """
+    if ok is None:
+        return "timeout"
+    if not ok:
+        return "fails"
+    return "unproved" if claim else "holds"
+
+
 @dataclass
 class CheckReport:
     """Outcome of :func:`check_certificate`.
@@ -306,12 +322,7 @@ class CheckReport:
         >>> [rep.step_status(i) for i in range(2)], rep.status
         (['holds', 'unproved'], 'unproved')
         """
-        ok = self.steps[index][0]
-        if ok is None:
-            return "timeout"
-        if not ok:
-            return "fails"
-        return "unproved" if index in self.claims else "holds"
+        return step_verdict(self.steps[index][0], index in self.claims)
 
     @property
     def ok(self) -> bool:
