@@ -20,8 +20,8 @@ import argparse
 import time
 
 from gossipcert.encodings import EncodingOptions, encoding_for
-from gossipcert.exact.backends import SatBackend, Status
 from gossipcert.instance import parse_instance
+from gossipcert.search.backends import SatBackend, Status
 from gossipcert.simulate import simulate
 
 #: the encodings compared: name -> (broadcast encoding, idle budget)

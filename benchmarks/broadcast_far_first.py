@@ -1,7 +1,7 @@
 """The far-first finder on tight broadcast rows: how far the target set grows.
 
 For each case ``GRAPH/R`` (broadcast from node 0, telephone model) runs
-:func:`gossipcert.exact.broadcast_far_first.far_first` and prints a Markdown table: the
+:func:`gossipcert.research.broadcast_far_first.far_first` and prints a Markdown table: the
 nodes to inform, the largest target set (farthest nodes first) shown informable in ``R``
 rounds, the queries (answered / timed out), the outcome, wall and CPU seconds of this
 process. A complete target set is a schedule of ``R`` rounds, verified here by the
@@ -26,8 +26,8 @@ import argparse
 import time
 from pathlib import Path
 
-from gossipcert.exact.broadcast_far_first import far_first
 from gossipcert.instance import parse_instance
+from gossipcert.research.broadcast_far_first import far_first
 from gossipcert.schedule import write_schedule
 from gossipcert.simulate import simulate
 

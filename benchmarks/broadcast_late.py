@@ -2,7 +2,7 @@
 
 For each graph (broadcast from node 0, telephone model) and horizon ``R``, the best schedule
 of the search's upper-bound step (constructions and heuristics) is cut after round ``R`` and
-handed to :func:`gossipcert.exact.broadcast_late.fewest_late`, which minimises the nodes left
+handed to :func:`gossipcert.research.broadcast_late.fewest_late`, which minimises the nodes left
 uninformed. Prints a Markdown table: the start schedule's length and source, the nodes it
 leaves after ``R`` rounds, then each improvement (seconds: nodes left), the end result,
 wall and CPU seconds of this process. A final count of 0 is a schedule of ``R`` rounds,
@@ -24,10 +24,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from gossipcert.exact.broadcast_late import fewest_late
-from gossipcert.exact.search import upper_bound_schedules
 from gossipcert.instance import parse_instance
+from gossipcert.research.broadcast_late import fewest_late
 from gossipcert.schedule import Schedule
+from gossipcert.search.rounds import upper_bound_schedules
 from gossipcert.simulate import simulate
 
 

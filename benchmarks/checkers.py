@@ -9,7 +9,7 @@ is used), and judged by:
 - ``dratify`` applying deletions (its default, which accepts forged proofs: for comparison),
 - ``drat-trim`` when a binary is found ($GOSSIPCERT_DRAT_TRIM or on the PATH), and then
   ``gossipcert-lrat`` on the LRAT file drat-trim writes (``-L``): the path
-  :func:`gossipcert.exact.checkers.check_proof` takes when drat-trim is present (the time
+  :func:`gossipcert.proofs.checkers.check_proof` takes when drat-trim is present (the time
   of that path is the sum of the two columns).
 
 ``--lrat-only`` runs only drat-trim and gossipcert-lrat (the other checkers take minutes on
@@ -26,16 +26,16 @@ import time
 
 import dratify
 
+from gossipcert.certificates.certificate import instance_from_certificate
 from gossipcert.encodings.knowledge import EncodingOptions
-from gossipcert.exact.certificate import instance_from_certificate
-from gossipcert.exact.checkers import (
+from gossipcert.instance import parse_instance
+from gossipcert.proofs.checkers import (
     drat_trim_binary,
     run_drat_trim_lrat,
     run_dratify,
     run_gossipcert,
 )
-from gossipcert.exact.proof import prove_unsat, standalone_cnf, unpack_proof
-from gossipcert.instance import parse_instance
+from gossipcert.proofs.refutation import prove_unsat, standalone_cnf, unpack_proof
 
 # (graph, model, problem, rounds refuted)
 SUITE = [

@@ -26,10 +26,10 @@ import time
 from dataclasses import replace
 
 from gossipcert.encodings import EncodingOptions, encoding_for
-from gossipcert.exact.backends import Status, make_backend
-from gossipcert.exact.search import solve
-from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.instance import Instance, parse_instance
+from gossipcert.search.backends import Status, make_backend
+from gossipcert.search.rounds import solve
+from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 SUITE = [
     "complete:8",

@@ -35,8 +35,8 @@ import time
 from pathlib import Path
 
 from gossipcert.bounds import cut_bound
-from gossipcert.exact.search import SolveResult, solve
 from gossipcert.instance import parse_instance
+from gossipcert.search.rounds import SolveResult, solve
 
 
 def certify(

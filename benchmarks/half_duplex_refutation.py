@@ -1,6 +1,6 @@
 """Half-duplex refutations: seconds to prove "R* - 1 rounds are impossible", by encoding.
 
-For each instance the standalone CNF of :func:`gossipcert.exact.proof.standalone_cnf` (the
+For each instance the standalone CNF of :func:`gossipcert.proofs.refutation.standalone_cnf` (the
 search's options, with lex-leader symmetry breaking) for ``R* - 1`` rounds is solved by
 CaDiCaL without a proof, once per variant:
 
@@ -24,8 +24,8 @@ from pysat.solvers import Solver
 
 from gossipcert.bounds import LOWER_BOUNDS, best_lower_bound
 from gossipcert.encodings import EncodingOptions
-from gossipcert.exact.proof import standalone_cnf
 from gossipcert.instance import parse_instance
+from gossipcert.proofs.refutation import standalone_cnf
 
 # (graph, optimum of half-duplex gossip)
 SUITE = [("petersen", 7), ("ring:7", 7), ("complete:6", 5), ("hypercube:3", 6), ("mesh:3x3", 7)]

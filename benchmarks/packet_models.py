@@ -30,12 +30,12 @@ from dataclasses import replace
 
 from gossipcert.bounds import all_bounds
 from gossipcert.encodings import EncodingOptions, encoding_for
-from gossipcert.exact.backends import Status, make_backend
-from gossipcert.exact.cost import pareto_front
-from gossipcert.exact.search import SolveResult, solve
-from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.graphs import from_spec
 from gossipcert.instance import Instance, parse_instance
+from gossipcert.search.backends import Status, make_backend
+from gossipcert.search.cost import pareto_front
+from gossipcert.search.rounds import SolveResult, solve
+from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 RULES = {
     "rules": EncodingOptions.for_search(),
@@ -177,7 +177,7 @@ def run_fronts(time_limit: float) -> None:
                 )
             last = res.points[-1]
             if res.constant_from is not None and last.rounds < max_rounds:
-                # S_min is constant from a proved S <= R on (gossipcert.exact.cost)
+                # S_min is constant from a proved S <= R on (gossipcert.search.cost)
                 print(
                     f"| {graph} | {'strict' if strict else 'rules'} | "
                     f"{last.rounds + 1}-{max_rounds} | {last.steps} | yes (constant) | | |",

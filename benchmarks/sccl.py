@@ -31,8 +31,8 @@ import platform
 import time
 from pathlib import Path
 
-from gossipcert.exact.search import solve
 from gossipcert.instance import parse_instance
+from gossipcert.search.rounds import solve
 
 #: (collective, graph, model, problem, SCCL's steps or None, SCCL's seconds, SCCL's note)
 CASES: list[tuple[str, str, str, str, int | None, float | None, str]] = [

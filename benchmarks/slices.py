@@ -4,9 +4,9 @@ The query "do ``R`` rounds suffice?" of ``gossipcert solve`` (the same encoding 
 symmetry breaking included) is built once per way and answered by CaDiCaL 1.9.5 (PySAT):
 
 - ``one call``: a single ``solve`` without a budget;
-- ``1 s slices``: :func:`gossipcert.exact.backends.solve_sliced` as outside a watchdog
-  (slices of about :data:`~gossipcert.exact.backends.SLICE_SECONDS`);
-- ``doubling``: the same with :func:`~gossipcert.exact.backends.allow_long_slices`, as in
+- ``1 s slices``: :func:`gossipcert.search.backends.solve_sliced` as outside a watchdog
+  (slices of about :data:`~gossipcert.search.backends.SLICE_SECONDS`);
+- ``doubling``: the same with :func:`~gossipcert.search.backends.allow_long_slices`, as in
   the child process of ``gossipcert solve --time-limit``.
 
 Every new ``solve`` call backtracks CaDiCaL to the root, reruns its "lucky" phases, resets
@@ -31,10 +31,10 @@ import time
 from pysat.solvers import Solver
 
 from gossipcert.encodings import encoding_for
-from gossipcert.exact import backends
-from gossipcert.exact.search import _verified, search_options
-from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.instance import parse_instance
+from gossipcert.search import backends
+from gossipcert.search.rounds import _verified, search_options
+from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 WAYS = ("one call", "1 s slices", "doubling")
 

@@ -4,15 +4,15 @@ For a graph and a horizon ``R``, each group ``H`` gets :func:`symmetric_search` 
 time limit. A row says ``sat`` (an ``H``-invariant schedule of ``R`` rounds, expanded and
 verified: an upper bound), ``unsat`` (no ``H``-invariant schedule of ``R`` rounds — this
 says nothing about the instance) or ``unknown`` (time limit). Star5's groups are the named
-subgroups of :func:`gossipcert.exact.symmetric_groups.star_subgroups`; other graphs use
-:func:`~gossipcert.exact.symmetric_groups.nauty_subgroups`.
+subgroups of :func:`gossipcert.symmetry.groups.star_subgroups`; other graphs use
+:func:`~gossipcert.symmetry.groups.nauty_subgroups`.
 
 Run with the project's Python, e.g.
 ``nice -n 10 .venv/bin/python benchmarks/symmetric_search.py star-graph:5 8 --limit 90``;
 ``--store DIR`` writes each found schedule to ``DIR`` as schedule JSON. Times on a busy
 machine vary. ``--mirror-right TAU`` (star graphs; e.g. ``02134``) asks only for schedules
 whose round ``R + 1 - t`` is the right map ``pi -> pi o tau`` of round ``t``
-(palindromes, :mod:`gossipcert.exact.palindrome`); right maps commute with the left groups.
+(palindromes, :mod:`gossipcert.finders.palindrome`); right maps commute with the left groups.
 ``--mirror NAME`` does the same with one of nauty's maps (``g0``, ``g0*g1``, ...), which
 must map the group's edge orbits onto orbits (always so when the map is in the group);
 groups it does not fit are listed as skipped.
@@ -31,10 +31,10 @@ import time
 from pathlib import Path
 
 from gossipcert.errors import SpecError
-from gossipcert.exact.symmetric import symmetric_search
-from gossipcert.exact.symmetric_groups import nauty_subgroups, right_map, star_subgroups
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import write_schedule
+from gossipcert.symmetry.groups import nauty_subgroups, right_map, star_subgroups
+from gossipcert.symmetry.schedules import symmetric_search
 
 
 def main() -> None:

@@ -73,9 +73,9 @@ def probe(
     """One query of ``horizon`` rounds with a deadline ``seconds`` away, in long slices
     (``fixed_first``: the former first slice of 20,000 conflicts, for comparison)."""
     from gossipcert.encodings import encoding_for
-    from gossipcert.exact import backends
-    from gossipcert.exact.search import search_options
     from gossipcert.instance import parse_instance
+    from gossipcert.search import backends
+    from gossipcert.search.rounds import search_options
 
     inst = parse_instance(graph, "telephone", problem)
     t0 = time.monotonic()

@@ -35,8 +35,8 @@ import orjson
 
 from gossipcert import graphs
 from gossipcert.errors import GossipcertError, ScheduleFormatError
+from gossipcert.gc_pause import paused_gc
 from gossipcert.instance import Instance, bits
-from gossipcert.memory import paused_gc
 
 FORMAT = "gossipcert-schedule/1"
 #: the most rounds a schedule file may have (a CSV line names its round, and the empty rounds

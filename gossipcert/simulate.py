@@ -51,8 +51,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gossipcert import graphs
+from gossipcert.gc_pause import paused_gc
 from gossipcert.instance import Instance, Model, ModelKind, bits
-from gossipcert.memory import paused_gc
 from gossipcert.schedule import Schedule, Transmission, json_name
 
 POINT_TO_POINT = {

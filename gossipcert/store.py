@@ -69,7 +69,9 @@ def canonical_form(instance: Instance) -> dict[str, Any]:
     g = instance.graph
     model = instance.model.spec()
     if instance.problem.kind is ProblemKind.CUSTOM:
-        from gossipcert.exact.certificate import graph_record  # lazy: certificate imports search
+        from gossipcert.certificates.certificate import (
+            graph_record,  # lazy: certificate imports search
+        )
 
         packets, holdings, demands = instance.problem.custom or ((), (), ())
         return {
@@ -238,7 +240,7 @@ class Store:
         Path
             The entry's file.
         """
-        from gossipcert.exact.certificate import certificate_text
+        from gossipcert.certificates.certificate import certificate_text
 
         entry = {"format": ENTRY_FORMAT, "key": key, **entry}
         if certificate is not None:

@@ -29,7 +29,7 @@ and ``verdict`` (agrees, better, differs, open).
 For each instance the row holds: the best closed-form lower bound, its name and source
 (:mod:`gossipcert.bounds`); the rounds of every construction of
 :mod:`gossipcert.constructions.catalog` that applies and passes the verifier; the rounds of
-the matching heuristic; and the answer of :func:`gossipcert.exact.search.solve` — the
+the matching heuristic; and the answer of :func:`gossipcert.search.rounds.solve` — the
 certified optimum with its evidence kind, or ``feasible``/``unknown`` with both bounds when
 the time limit runs out — with the path of its certificate.
 
@@ -55,9 +55,9 @@ import pandas as pd
 
 from gossipcert.claims import Claim, describe_values, judge, parse_claim
 from gossipcert.errors import GossipcertError, SpecError
-from gossipcert.exact.watchdog import MAX_SECONDS
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.parallel import DaskRunner, local_map
+from gossipcert.search.watchdog import MAX_SECONDS
 from gossipcert.store import Store, atomic_write, entry_stem, instance_key
 
 #: the columns of the CSV table, in order
@@ -315,9 +315,9 @@ def evaluate(task: Task) -> dict[str, Any]:
 
 
 def _solve(instance: Instance, task: Task) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    from gossipcert.clock import limits_from_now
-    from gossipcert.exact.certificate import build_certificate
-    from gossipcert.exact.watchdog import solve_within
+    from gossipcert.certificates.certificate import build_certificate
+    from gossipcert.command_start import limits_from_now
+    from gossipcert.search.watchdog import solve_within
 
     t0 = time.monotonic()
     try:

@@ -11,11 +11,11 @@ import pytest
 from typer.testing import CliRunner
 
 from gossipcert import graphs
+from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.cli import app
 from gossipcert.errors import SpecError
-from gossipcert.exact.certificate import build_certificate, check_certificate
-from gossipcert.exact.search import solve
 from gossipcert.instance import parse_instance, parse_problem
+from gossipcert.search.rounds import solve
 from gossipcert.simulate import simulate
 
 runner = CliRunner()
@@ -248,7 +248,7 @@ def test_ebft_total_exchange_eight_leaves_beats_the_conjecture() -> None:
 
 def test_shortest_routes_schedule_is_valid_and_short() -> None:
     from gossipcert.errors import HeuristicError
-    from gossipcert.exact.shortest_routes import applies, shortest_route_schedule
+    from gossipcert.finders.shortest_routes import applies, shortest_route_schedule
 
     inst = parse_instance("ring:6", "all-port", "alltoall")
     assert applies(inst)

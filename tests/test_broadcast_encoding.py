@@ -19,9 +19,9 @@ import pytest
 from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.encodings.broadcast import BroadcastEncoding, broadcast_applies
 from gossipcert.errors import UnsupportedModelError
-from gossipcert.exact.backends import SatBackend, Status
-from gossipcert.exact.search import solve
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
+from gossipcert.search.backends import SatBackend, Status
+from gossipcert.search.rounds import solve
 from gossipcert.simulate import simulate
 
 Edge = tuple[int, int]
@@ -228,7 +228,7 @@ def test_pendant_deadline() -> None:
 def test_certificate_round_trip_with_the_broadcast_encoding() -> None:
     import json
 
-    from gossipcert.exact.certificate import build_certificate, check_certificate
+    from gossipcert.certificates.certificate import build_certificate, check_certificate
 
     inst = parse_instance("butterfly:3", "half-duplex", "broadcast:0,7")
     res = solve(inst, use_bounds=False)

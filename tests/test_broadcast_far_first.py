@@ -13,10 +13,10 @@ from test_broadcast_encoding import project_instance, reference_time
 from gossipcert.bounds.broadcast_ranks import broadcast_ranks_bound
 from gossipcert.encodings.broadcast_cone import ConeBroadcastEncoding
 from gossipcert.errors import InstanceError, UnsupportedModelError
-from gossipcert.exact.backends import SatBackend, Status
-from gossipcert.exact.broadcast_far_first import far_first, far_order
 from gossipcert.instance import Instance, parse_instance
+from gossipcert.research.broadcast_far_first import far_first, far_order
 from gossipcert.schedule import read_schedule
+from gossipcert.search.backends import SatBackend, Status
 from gossipcert.simulate import simulate
 
 

@@ -1,4 +1,4 @@
-"""The fewest-late finder (:mod:`gossipcert.exact.broadcast_late`) against a brute force.
+"""The fewest-late finder (:mod:`gossipcert.research.broadcast_late`) against a brute force.
 
 The reference is independent of :mod:`gossipcert`: a search over informed sets, where one
 round adds the receivers of any directed matching from informed to uninformed nodes, gives
@@ -15,11 +15,11 @@ import pytest
 from test_broadcast_encoding import project_instance
 
 from gossipcert.errors import UnsupportedModelError
-from gossipcert.exact.broadcast_late import fewest_late
 from gossipcert.heuristics.broadcast import broadcast_greedy
 from gossipcert.instance import (
     parse_instance,
 )
+from gossipcert.research.broadcast_late import fewest_late
 from gossipcert.simulate import simulate
 
 

@@ -13,9 +13,9 @@ from gossipcert.encodings import EncodingOptions
 from gossipcert.encodings.broadcast import BroadcastEncoding
 from gossipcert.encodings.formula import Formula
 from gossipcert.encodings.waste import idle_budget, unary_sum
-from gossipcert.exact.backends import SatBackend, Status
-from gossipcert.exact.search import solve
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
+from gossipcert.search.backends import SatBackend, Status
+from gossipcert.search.rounds import solve
 from gossipcert.simulate import simulate
 
 
@@ -141,7 +141,7 @@ def test_leaves_of_a_binomial_tree_come_last() -> None:
 def test_search_records_the_budget_and_certifies() -> None:
     import json
 
-    from gossipcert.exact.certificate import build_certificate, check_certificate
+    from gossipcert.certificates.certificate import build_certificate, check_certificate
 
     res = solve(parse_instance("hypercube:4", "telephone", "broadcast:0"), use_bounds=False)
     assert res.status == "optimal" and res.upper_bound == 4

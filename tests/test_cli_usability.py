@@ -341,7 +341,7 @@ def test_check_of_a_solver_claim_is_unproved_with_exit_4(tmp_path: Path) -> None
 
 def test_check_report_verdicts_in_order() -> None:
     """A failing step outranks an undecided one, which outranks a solver's word."""
-    from gossipcert.exact.certificate import CheckReport
+    from gossipcert.certificates.certificate import CheckReport
 
     rep = CheckReport()
     rep.add(True, "a")

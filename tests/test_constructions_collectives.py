@@ -16,8 +16,8 @@ from gossipcert.constructions.collectives import (
     shift_exchange,
 )
 from gossipcert.errors import NotApplicableError
-from gossipcert.exact.search import solve
 from gossipcert.instance import parse_instance
+from gossipcert.search.rounds import solve
 from gossipcert.simulate import simulate
 
 

@@ -6,10 +6,12 @@ import copy
 
 import pytest
 
-from gossipcert.exact import relaxation
-from gossipcert.exact.certificate import build_certificate, check_certificate
-from gossipcert.exact.cube_check import is_automorphism
-from gossipcert.exact.cubes import (
+from gossipcert.certificates.certificate import build_certificate, check_certificate
+from gossipcert.certificates.split import is_automorphism
+from gossipcert.instance import parse_instance
+from gossipcert.proofs.refutation import pack_proof, prove_unsat, standalone_cnf, unpack_proof
+from gossipcert.search import relaxation
+from gossipcert.search.cubes import (
     CubeStore,
     base_formula,
     base_options,
@@ -17,10 +19,8 @@ from gossipcert.exact.cubes import (
     orbit_plan,
     refute_by_cubes,
 )
-from gossipcert.exact.proof import pack_proof, prove_unsat, standalone_cnf, unpack_proof
-from gossipcert.exact.search import solve
-from gossipcert.exact.split import SplitSearch, SplitSettings
-from gossipcert.instance import parse_instance
+from gossipcert.search.rounds import solve
+from gossipcert.search.split import SplitSearch, SplitSettings
 from gossipcert.simulate import simulate
 
 # (graph, model, problem, optimum, strict split); the strict splits of CCC3 and K5 take long
@@ -141,7 +141,7 @@ def test_a_dropped_cube_fails(which: str, index: int, request: pytest.FixtureReq
 
 def test_dropped_cube_fails_the_orbit_cover_itself(orbit_cert: dict) -> None:
     # even with the list's digest made to match, a missing orbit is found
-    from gossipcert.exact.cubes import Cube, cubes_digest
+    from gossipcert.search.cubes import Cube, cubes_digest
 
     cert = copy.deepcopy(orbit_cert)
     ev = cert["evidence"]
@@ -225,7 +225,7 @@ def test_solve_split_on_the_command_line_writes_a_certificate_that_checks(tmp_pa
     args = ["solve", "ring:5", "-m", "half-duplex", "--split", "--split-depth", "2"]
     args += ["--cube-store", str(store), "-o", str(cert), "--json", "-q", "-t", "60"]
     monkey = pytest.MonkeyPatch()
-    monkey.setattr("gossipcert.exact.split.ONE_PIECE_SHARE", 0.0)  # straight to the cubes
+    monkey.setattr("gossipcert.search.split.ONE_PIECE_SHARE", 0.0)  # straight to the cubes
     try:
         out = runner.invoke(app, args)
     finally:
@@ -262,7 +262,7 @@ def test_split_refuses_models_outside_its_argument() -> None:
 
     from gossipcert.cli import app
     from gossipcert.errors import UnsupportedModelError
-    from gossipcert.exact.cubes import refute_by_cubes
+    from gossipcert.search.cubes import refute_by_cubes
 
     with pytest.raises(UnsupportedModelError, match="--split covers"):
         refute_by_cubes(parse_instance("ring:6", "all-port", "gossip"), 1)
@@ -276,7 +276,7 @@ def test_a_search_process_that_dies_is_an_error_not_a_time_out(
     import os
 
     from gossipcert.errors import SolverError
-    from gossipcert.exact import watchdog
+    from gossipcert.search import watchdog
 
     monkeypatch.setattr(watchdog, "_solve_child", lambda *args: os._exit(3))
     with pytest.raises(SolverError, match="ended without an answer"):

@@ -6,13 +6,14 @@ import time
 
 import pytest
 
+from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.encodings.knowledge import EncodingOptions
-from gossipcert.exact import relaxation, search
-from gossipcert.exact.certificate import build_certificate, check_certificate
-from gossipcert.exact.checkers import run_dratify
-from gossipcert.exact.proof import HorizonProver, decide_with_proof, standalone_cnf
 from gossipcert.instance import parse_instance
+from gossipcert.proofs.checkers import run_dratify
+from gossipcert.proofs.refutation import HorizonProver, decide_with_proof, standalone_cnf
 from gossipcert.schedule import Schedule
+from gossipcert.search import relaxation
+from gossipcert.search import rounds as search
 from gossipcert.simulate import simulate
 
 

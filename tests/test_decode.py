@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 from gossipcert.cli import app
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import SolverOutputError, SpecError
-from gossipcert.exact.export import decode_model, export, parse_solver_output
-from gossipcert.exact.search import solve
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import read_schedule
+from gossipcert.search.export import decode_model, export, parse_solver_output
+from gossipcert.search.rounds import solve
 from gossipcert.simulate import simulate
 
 runner = CliRunner()

@@ -13,14 +13,14 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
+from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.constructions.collectives import farthest_first_routes
 from gossipcert.encodings import EncodingOptions, TreeEncoding, encoding_for
 from gossipcert.encodings.formula import Formula
 from gossipcert.encodings.tree import tree_applies
 from gossipcert.errors import UnsupportedModelError
-from gossipcert.exact.certificate import build_certificate, check_certificate
-from gossipcert.exact.search import solve
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
+from gossipcert.search.rounds import solve
 
 PROBLEMS = ("gossip", "broadcast", "scatter", "gather", "total-exchange")
 PATTERNS = ("one", "two", "mixed")

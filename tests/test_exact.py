@@ -10,22 +10,22 @@ from pathlib import Path
 import pytest
 
 from gossipcert.bounds import all_bounds
+from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import CertificateError, SpecError
-from gossipcert.exact import relaxation
-from gossipcert.exact.certificate import build_certificate, check_certificate
-from gossipcert.exact.checkers import check_proof
-from gossipcert.exact.export import ESTIMATE_FROM, estimated_items, export
-from gossipcert.exact.proof import (
+from gossipcert.graphs import MAX_NODES
+from gossipcert.instance import parse_instance
+from gossipcert.proofs.checkers import check_proof
+from gossipcert.proofs.refutation import (
     pack_proof,
     prove_unsat,
     standalone_cnf,
     standalone_formula,
     unpack_proof,
 )
-from gossipcert.exact.search import solve
-from gossipcert.graphs import MAX_NODES
-from gossipcert.instance import parse_instance
+from gossipcert.search import relaxation
+from gossipcert.search.export import ESTIMATE_FROM, estimated_items, export
+from gossipcert.search.rounds import solve
 from gossipcert.simulate import simulate
 
 
@@ -343,7 +343,7 @@ def test_the_export_estimate_is_exact_up_to_its_base_and_close_beyond(graph: str
 
 
 def test_export_refuses_a_formula_past_its_size_cap(monkeypatch) -> None:
-    import gossipcert.exact.export as ex
+    import gossipcert.search.export as ex
 
     inst = parse_instance("ring:5", "telephone", "gossip")
     monkeypatch.setattr(ex, "MAX_EXPORT_ITEMS", estimated_items(inst, 100, EncodingOptions()) - 1)
@@ -428,8 +428,8 @@ def test_malformed_or_inconsistent_certificates_fail_without_exceptions(
     ],
 )
 def test_an_edited_node_count_is_a_certificate_error(edit, needle: str) -> None:
+    from gossipcert.certificates.certificate import graph_from_record, graph_record
     from gossipcert.errors import CertificateError
-    from gossipcert.exact.certificate import graph_from_record, graph_record
     from gossipcert.graphs import from_spec
 
     record = graph_record(from_spec("ring:6"))
@@ -457,8 +457,8 @@ def test_an_edited_node_count_is_a_certificate_error(edit, needle: str) -> None:
     ],
 )
 def test_a_graph_record_is_read_exactly_as_solve_writes_it(edit, needle: str) -> None:
+    from gossipcert.certificates.certificate import graph_from_record, graph_record
     from gossipcert.errors import CertificateError
-    from gossipcert.exact.certificate import graph_from_record, graph_record
     from gossipcert.graphs import from_spec
 
     record = graph_record(from_spec("ring:6"))
@@ -477,9 +477,9 @@ def test_forged_capacities_do_not_certify_a_wrong_optimum(
     counted a negative capacity. Both now fail, and so does an instance built with them."""
     from gossipcert import instance as instance_module
     from gossipcert.errors import InstanceError
-    from gossipcert.exact.proof import standalone_cnf
     from gossipcert.graphs import from_spec
     from gossipcert.instance import make_instance, parse_model, parse_problem
+    from gossipcert.proofs.refutation import standalone_cnf
 
     res = solve(parse_instance("path:3", "all-port", "gossip"))
     honest = json.loads(json.dumps(build_certificate(res)))
@@ -535,7 +535,7 @@ def test_a_problem_file_is_never_read_from_the_checking_machine(
 ) -> None:
     """A custom problem travels in the certificate (``custom``); a label naming a file
     without it is refused, even when a file of that name sits in the working directory."""
-    from gossipcert.exact.certificate import instance_from_certificate
+    from gossipcert.certificates.certificate import instance_from_certificate
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "prob.json").write_text('{"name": "x", "hold": {"0": [0]}, "need": {}}')
@@ -549,7 +549,7 @@ def test_a_problem_file_is_never_read_from_the_checking_machine(
 def test_a_closed_form_bound_above_a_verified_schedule_is_an_error(monkeypatch) -> None:
     from gossipcert.bounds import Bound
     from gossipcert.errors import SolverError
-    from gossipcert.exact import search
+    from gossipcert.search import rounds as search
 
     monkeypatch.setattr(
         search, "best_lower_bound", lambda inst: Bound("bogus", "lower", 9, "a wrong bound")
@@ -567,7 +567,7 @@ def test_cnf_does_not_depend_on_edge_insertion_order(graph: str) -> None:
     import networkx as nx
 
     from gossipcert import graphs
-    from gossipcert.exact.certificate import graph_from_record, graph_record
+    from gossipcert.certificates.certificate import graph_from_record, graph_record
     from gossipcert.instance import make_instance, parse_model, parse_problem
 
     g = graphs.from_spec(graph)

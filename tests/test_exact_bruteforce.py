@@ -21,8 +21,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from gossipcert.exact.search import SolveResult, solve
 from gossipcert.instance import make_instance, parse_model, parse_problem
+from gossipcert.search.rounds import SolveResult, solve
 
 Edge = tuple[int, int]
 #: per node ``v`` and field value ``k``: that value moved to ``v``'s image

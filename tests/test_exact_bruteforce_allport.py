@@ -28,8 +28,8 @@ from itertools import combinations, pairwise, permutations, product
 import networkx as nx
 import pytest
 
-from gossipcert.exact.search import solve
 from gossipcert.instance import Instance, make_instance, parse_model, parse_problem
+from gossipcert.search.rounds import solve
 
 Edge = tuple[int, int, int]  # u, v, capacity
 State = tuple[int, ...]

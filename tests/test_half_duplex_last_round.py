@@ -14,8 +14,8 @@ from test_bounds import (
 )
 
 from gossipcert.encodings import EncodingOptions, encoding_for
-from gossipcert.exact.search import solve
 from gossipcert.instance import parse_instance
+from gossipcert.search.rounds import solve
 
 COUNTING = EncodingOptions.for_search(counting=True)
 

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from gossipcert.cli import app
 from gossipcert.errors import SpecError, UnsupportedModelError
-from gossipcert.exact.portfolio import PortfolioSettings, entrant_names, race
+from gossipcert.finders.portfolio import PortfolioSettings, entrant_names, race
 from gossipcert.heuristics.annealing import AnnealParams, anneal_schedule
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import Schedule

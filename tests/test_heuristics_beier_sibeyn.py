@@ -19,11 +19,11 @@ from typer.testing import CliRunner
 
 from gossipcert.cli import app
 from gossipcert.errors import SpecError
-from gossipcert.exact.search import solve
 from gossipcert.heuristics.matching import MatchingParams, round_bound, run_matching
 from gossipcert.heuristics.pairing import exact_matching, greedy_matching, improve_matching
 from gossipcert.heuristics.sweep import default_grid, sweep
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
+from gossipcert.search.rounds import solve
 from gossipcert.simulate import simulate
 
 SETTINGS = [

@@ -8,7 +8,6 @@ import pytest
 from gossipcert import graphs
 from gossipcert.constructions.beier_sibeyn import matching_sequence
 from gossipcert.errors import NotApplicableError, UnsupportedModelError
-from gossipcert.exact.search import solve
 from gossipcert.heuristics import coloring
 from gossipcert.heuristics.coloring import (
     PRUNING,
@@ -20,6 +19,7 @@ from gossipcert.heuristics.coloring import (
 )
 from gossipcert.heuristics.coloring_symmetry import matching_symmetry
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
+from gossipcert.search.rounds import solve
 from gossipcert.simulate import simulate
 
 # Table 6 (rounds of the paper's sequences) for the cases the search settles in a second

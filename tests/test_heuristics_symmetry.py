@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 
 from gossipcert import graphs
 from gossipcert.encodings import EncodingOptions, encoding_for
-from gossipcert.exact.backends import SatBackend, Status
-from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.heuristics.matching import matching_heuristic
 from gossipcert.instance import make_instance, parse_instance, parse_model, parse_problem
+from gossipcert.search.backends import SatBackend, Status
 from gossipcert.simulate import simulate
+from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 
 @settings(max_examples=40, deadline=None)

@@ -15,11 +15,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from gossipcert.encodings.knowledge import EncodingOptions
-from gossipcert.exact.checkers import drat_trim_binary, run_drat_trim_lrat
-from gossipcert.exact.drat import parse_dimacs
-from gossipcert.exact.lrat import check_lrat, check_lrat_file, check_lrat_text
-from gossipcert.exact.proof import prove_unsat, standalone_cnf
 from gossipcert.instance import parse_instance
+from gossipcert.proofs.checkers import drat_trim_binary, run_drat_trim_lrat
+from gossipcert.proofs.drat import parse_dimacs
+from gossipcert.proofs.lrat import check_lrat, check_lrat_file, check_lrat_text
+from gossipcert.proofs.refutation import prove_unsat, standalone_cnf
 
 #: the four clauses over two variables: unsatisfiable
 XOR = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"

@@ -16,9 +16,9 @@ from test_exact_bruteforce_packets import MODELS, brute_force, cases, project_in
 
 from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.encodings.packet_counting import busy_facts, counting_sets, receiver_bound
-from gossipcert.exact.backends import Status, make_backend
-from gossipcert.exact.search import solve
 from gossipcert.instance import Instance, ModelKind, parse_instance
+from gossipcert.search.backends import Status, make_backend
+from gossipcert.search.rounds import solve
 
 CAPPED = tuple(m for m in MODELS if m != "sequential")
 

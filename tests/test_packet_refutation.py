@@ -19,16 +19,16 @@ from test_bounds import (
 )
 
 from gossipcert.bounds import best_lower_bound
+from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.errors import SolverError
-from gossipcert.exact.certificate import build_certificate, check_certificate
-from gossipcert.exact.packet_refutation import (
+from gossipcert.instance import parse_instance
+from gossipcert.search.packet_refutation import (
     KIND,
     packet_instance,
     refute_by_packet,
     tight_packets,
 )
-from gossipcert.exact.search import solve
-from gossipcert.instance import parse_instance
+from gossipcert.search.rounds import solve
 
 #: 8 nodes where the packet of node 5 cannot be broadcast in the 4 rounds of every
 #: closed-form bound (node 5 hangs off node 6, which has two other neighbours)

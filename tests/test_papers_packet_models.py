@@ -13,11 +13,11 @@ import pytest
 
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import SpecError
-from gossipcert.exact import cost
-from gossipcert.exact.cost import min_steps, pareto_front
-from gossipcert.exact.search import solve
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import MAX_ROUNDS
+from gossipcert.search import cost
+from gossipcert.search.cost import min_steps, pareto_front
+from gossipcert.search.rounds import solve
 from gossipcert.simulate import simulate
 
 

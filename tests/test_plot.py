@@ -13,12 +13,12 @@ import pytest
 from typer.testing import CliRunner
 
 from gossipcert import graphs, plot
+from gossipcert.certificates.certificate import build_certificate, certificate_text
 from gossipcert.cli import app
 from gossipcert.constructions.rings import ring_full_duplex, ring_half_duplex
-from gossipcert.exact.certificate import build_certificate, certificate_text
-from gossipcert.exact.search import solve
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import Schedule, write_schedule
+from gossipcert.search.rounds import solve
 from gossipcert.simulate import simulate
 
 runner = CliRunner()

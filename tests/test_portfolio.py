@@ -9,10 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from gossipcert.cli import app
-from gossipcert.exact.portfolio import PortfolioSettings, entrant_names, race
-from gossipcert.exact.search import solve
+from gossipcert.finders.portfolio import PortfolioSettings, entrant_names, race
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import Schedule, Transmission
+from gossipcert.search.rounds import solve
 from gossipcert.simulate import simulate
 
 

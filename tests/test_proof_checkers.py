@@ -18,21 +18,21 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.cli import app
 from gossipcert.encodings.knowledge import EncodingOptions
-from gossipcert.exact.certificate import build_certificate, check_certificate
-from gossipcert.exact.checkers import (
+from gossipcert.instance import parse_instance
+from gossipcert.proofs.checkers import (
     check_proof,
     drat_trim_binary,
     run_drat_trim,
     run_dratify,
     run_gossipcert,
 )
-from gossipcert.exact.drat import check_drat_text, parse_dimacs
-from gossipcert.exact.proof import pack_proof, prove_unsat, standalone_cnf
-from gossipcert.exact.search import solve
-from gossipcert.instance import parse_instance
+from gossipcert.proofs.drat import check_drat_text, parse_dimacs
+from gossipcert.proofs.refutation import pack_proof, prove_unsat, standalone_cnf
 from gossipcert.schedule import Schedule, to_json
+from gossipcert.search.rounds import solve
 
 # name -> (satisfiable formula, invalid proof)
 ADVERSARIAL = {
@@ -304,7 +304,7 @@ def test_no_proof_of_a_satisfiable_formula_is_accepted(case: tuple[str, str]) ->
 
 
 def test_the_projects_checker_stops_at_its_budget_without_a_verdict(monkeypatch) -> None:
-    from gossipcert.exact import checkers
+    from gossipcert.proofs import checkers
 
     inst = parse_instance("butterfly:3", "telephone", "gossip")
     cnf = standalone_cnf(inst, 5, EncodingOptions())
@@ -357,7 +357,7 @@ def test_a_lying_drat_trim_cannot_make_a_forgery_pass(
 ) -> None:
     # its LRAT file goes to gossipcert-lrat, which judges it on its own; when that rejects,
     # dratify and the project's DRAT checker judge the proof as handed in
-    from gossipcert.exact import checkers
+    from gossipcert.proofs import checkers
 
     monkeypatch.setenv(checkers.DRAT_TRIM_ENV, _fake_drat_trim(tmp_path, lrat))
     cnf, proof = ADVERSARIAL[name]
@@ -368,7 +368,7 @@ def test_a_lying_drat_trim_cannot_make_a_forgery_pass(
 
 
 def test_a_bad_lrat_file_falls_back_to_the_proof_handed_in(tmp_path, monkeypatch) -> None:
-    from gossipcert.exact import checkers
+    from gossipcert.proofs import checkers
 
     # a genuine DRAT refutation of the four clauses over two variables, and an LRAT file
     # whose only step (the empty clause, no hints) does not hold
@@ -382,7 +382,7 @@ def test_a_bad_lrat_file_falls_back_to_the_proof_handed_in(tmp_path, monkeypatch
 
 def test_a_valid_lrat_file_is_the_whole_check(tmp_path, monkeypatch) -> None:
     # an LRAT refutation that holds: gossipcert-lrat and drat-trim decide, dratify is not run
-    from gossipcert.exact import checkers
+    from gossipcert.proofs import checkers
 
     cnf = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"
     lrat = "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0\n"

@@ -10,20 +10,20 @@ import pytest
 from pysat.solvers import Solver
 from test_exact_bruteforce import atlas, brute_force, project_graph
 
+from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.cli_text import evidence_text
 from gossipcert.encodings.relaxed import RelaxedTelephone, relaxation_applies
 from gossipcert.errors import NotApplicableError
-from gossipcert.exact import relaxation
-from gossipcert.exact.certificate import build_certificate, check_certificate
-from gossipcert.exact.proof import pack_proof, unpack_proof
-from gossipcert.exact.relaxation import (
+from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
+from gossipcert.proofs.refutation import pack_proof, unpack_proof
+from gossipcert.search import relaxation
+from gossipcert.search.relaxation import (
     column_order,
     refute_by_relaxation,
     relaxed_cnf,
     row_order,
 )
-from gossipcert.exact.search import search_options, solve
-from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
+from gossipcert.search.rounds import search_options, solve
 from gossipcert.simulate import simulate
 
 PROBLEMS = ("gossip", "broadcast:0")
@@ -177,7 +177,7 @@ def test_solve_certifies_ccc3_by_the_relaxation_step() -> None:
 
 
 def test_split_search_runs_the_relaxation_step_too() -> None:
-    from gossipcert.exact.split import SplitSearch, SplitSettings
+    from gossipcert.search.split import SplitSearch, SplitSettings
 
     inst = parse_instance("ccc:3", "telephone", "gossip")
     options = search_options(inst, "auto", False, False)

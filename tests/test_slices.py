@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from gossipcert.exact import backends
+from gossipcert.search import backends
 
 
 class FakeSolver:
@@ -130,7 +130,7 @@ def _long_slices_on(send: object) -> bool:
 def test_the_watchdog_child_allows_long_slices() -> None:
     import time
 
-    from gossipcert.exact.watchdog import call_in_child
+    from gossipcert.search.watchdog import call_in_child
 
     assert call_in_child(_long_slices_on, (), time.monotonic() + 30) == ("result", True)
     assert call_in_child(_long_slices_on, (), None) == ("result", False)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.encodings import EncodingOptions
-from gossipcert.exact.certificate import build_certificate, check_certificate
-from gossipcert.exact.cubes import base_options, refute_by_cubes
-from gossipcert.exact.split import SplitSearch, SplitSettings
 from gossipcert.instance import parse_instance
+from gossipcert.search.cubes import base_options, refute_by_cubes
+from gossipcert.search.split import SplitSearch, SplitSettings
 
 
 def _run(inst, options: EncodingOptions, **settings):

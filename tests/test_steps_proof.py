@@ -12,14 +12,14 @@ import copy
 import pytest
 from typer.testing import CliRunner
 
+from gossipcert.certificates.certificate import build_steps_certificate, check_certificate
 from gossipcert.cli import app
 from gossipcert.encodings import EncodingOptions
-from gossipcert.exact.backends import SatBackend, Status
-from gossipcert.exact.certificate import build_steps_certificate, check_certificate
-from gossipcert.exact.cost import min_steps
-from gossipcert.exact.proof import pack_proof, unpack_proof
-from gossipcert.exact.steps_proof import certify_points, prove_steps, steps_formula
 from gossipcert.instance import parse_instance
+from gossipcert.proofs.refutation import pack_proof, unpack_proof
+from gossipcert.proofs.steps import certify_points, prove_steps, steps_formula
+from gossipcert.search.backends import SatBackend, Status
+from gossipcert.search.cost import min_steps
 
 
 def sat(inst, rounds: int, steps: int, options: EncodingOptions) -> bool:

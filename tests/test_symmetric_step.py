@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from gossipcert.encodings import EncodingOptions
-from gossipcert.exact import symmetric_step
-from gossipcert.exact.portfolio import PortfolioSettings, entrant_names, race
-from gossipcert.exact.search import _Search, solve
+from gossipcert.finders.portfolio import PortfolioSettings, entrant_names, race
 from gossipcert.instance import parse_instance
+from gossipcert.search.rounds import _Search, solve
 from gossipcert.simulate import simulate
+from gossipcert.symmetry import step as symmetric_step
 
 
 def _upper_after_the_upper_bound_step(graph: str, symmetric: bool) -> tuple[int | None, str]:
@@ -97,7 +97,7 @@ def test_the_portfolio_entrant_wins_on_debruijn5() -> None:
 def test_the_portfolio_skips_its_symmetric_entrant_after_the_step(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from gossipcert.exact import portfolio
+    from gossipcert.finders import portfolio
 
     skipped: list[tuple[str, ...]] = []
 

@@ -288,7 +288,7 @@ def test_time_limit_is_per_instance_in_process(monkeypatch: pytest.MonkeyPatch) 
     """A sweep solving in the command's process gives each instance its whole limit, even
     when the command started long before (the limit used to count from the command's start,
     so every instance after the first ones was killed at once)."""
-    from gossipcert import clock
+    from gossipcert import command_start as clock
 
     monkeypatch.setattr(clock, "COMMAND_START", time.monotonic() - 1000.0)
     task = tables.Task("ring:6", "telephone", "gossip", True, 60.0, "sat")

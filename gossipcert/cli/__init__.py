@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> None:
     """
     args = sys.argv[1:] if argv is None else list(argv)
     if argv is None:  # a real command: time limits count from the process's start
-        from gossipcert.clock import mark_command_start
+        from gossipcert.command_start import mark_command_start
 
         mark_command_start()
     try:

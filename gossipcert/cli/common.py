@@ -18,7 +18,7 @@ from gossipcert.cli_text import (
     print_json,
 )
 from gossipcert.errors import GossipcertError
-from gossipcert.exact.watchdog import MAX_SECONDS
+from gossipcert.search.watchdog import MAX_SECONDS
 
 app = typer.Typer(
     name="gossipcert",

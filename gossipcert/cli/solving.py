@@ -190,10 +190,10 @@ def solve_cmd(
     Example: gossipcert solve petersen --model telephone --problem gossip -o petersen.json
     """
 
-    from gossipcert.exact.certificate import build_certificate, certificate_text
-    from gossipcert.exact.partial import partial_text, read_resume_schedule
-    from gossipcert.exact.watchdog import solve_within
+    from gossipcert.certificates.certificate import build_certificate, certificate_text
+    from gossipcert.certificates.partial import partial_text, read_resume_schedule
     from gossipcert.schedule import to_json
+    from gossipcert.search.watchdog import solve_within
 
     _refuse_unused_options(
         objective == "rounds",
@@ -238,14 +238,14 @@ def solve_cmd(
             seeds.append((f"resumed from {resume}", previous))
     settings = None
     if split:
-        from gossipcert.exact.split import SplitSettings
+        from gossipcert.search.split import SplitSettings
 
         if depth not in (1, 2) or jobs < 1:
             raise GossipcertError("--split-depth must be 1 or 2, and --jobs at least 1")
         settings = SplitSettings(strict, depth, jobs, scheduler, cube_store)
     race = None
     if portfolio > 0:
-        from gossipcert.exact.portfolio import PortfolioSettings
+        from gossipcert.finders.portfolio import PortfolioSettings
 
         race = PortfolioSettings(portfolio, jobs=max(1, jobs))
     progress = Progress(not quiet)
@@ -360,7 +360,7 @@ def _solve_cost(
 ) -> None:
     """``solve --objective steps|cost``: the Pareto front of ``(R, S)`` and the least cost;
     with ``output``, a steps certificate of every point a DRAT proof settles in time."""
-    from gossipcert.exact.cost import pareto_front
+    from gossipcert.search.cost import pareto_front
 
     if objective not in ("steps", "cost"):
         raise GossipcertError(f"unknown objective {objective!r}; choose rounds, steps or cost")
@@ -432,9 +432,9 @@ def _steps_certificate(
     """Write the steps certificate of ``res``'s points (DRAT proofs); the rounds missed."""
     if output is None:
         return []
+    from gossipcert.certificates.certificate import build_steps_certificate, certificate_text
     from gossipcert.encodings import EncodingOptions
-    from gossipcert.exact.certificate import build_steps_certificate, certificate_text
-    from gossipcert.exact.steps_proof import certify_points
+    from gossipcert.proofs.steps import certify_points
 
     deadline = None if time_limit is None else start + time_limit
     options = EncodingOptions.for_search(strict=strict)
@@ -501,8 +501,8 @@ def check_cmd(
     every step agrees but the lower bound is a solver's word (solve --no-proof, or a proof
     not checked in time): re-solving it is the solver's word again, not a proof.
     """
-    from gossipcert.exact.certificate import STEPS_FORMAT, read_certificate, step_verdict
-    from gossipcert.exact.watchdog import check_within
+    from gossipcert.certificates.certificate import STEPS_FORMAT, read_certificate, step_verdict
+    from gossipcert.search.watchdog import check_within
 
     if (certificate is None) == (all_dir is None):
         raise GossipcertError("give one certificate, or --all FOLDER")
@@ -559,8 +559,8 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool)
     a solver's word."""
     from pathlib import Path
 
-    from gossipcert.exact.certificate import read_certificate
-    from gossipcert.exact.watchdog import check_within
+    from gossipcert.certificates.certificate import read_certificate
+    from gossipcert.search.watchdog import check_within
 
     root = Path(folder)
     if not root.is_dir():
@@ -631,7 +631,7 @@ def export_cmd(
     """Write the formula "R rounds suffice" (DIMACS CNF or OPB) for any external solver."""
 
     from gossipcert.encodings import EncodingOptions
-    from gossipcert.exact.export import FORMATS, export
+    from gossipcert.search.export import FORMATS, export
 
     if fmt not in FORMATS:
         raise GossipcertError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -703,7 +703,7 @@ def decode_cmd(
     """
     from gossipcert.cli.inspect_cmds import _print_schedule_result
     from gossipcert.encodings import EncodingOptions
-    from gossipcert.exact.export import decode_model, parse_solver_output
+    from gossipcert.search.export import decode_model, parse_solver_output
 
     _check_output(output, force)
     instance = parse_instance(graph, model, _chunked(problem, chunks))

@@ -164,7 +164,7 @@ def draw_cmd(
     schedule, so it needs no --graph, --model or --problem.
     """
     from gossipcert import plot
-    from gossipcert.exact.certificate import instance_from_certificate
+    from gossipcert.certificates.certificate import instance_from_certificate
     from gossipcert.schedule import from_json, refuse_steps_certificate
 
     _check_output(output, force)

@@ -22,7 +22,7 @@ Constraint families (besides those of :mod:`.transfer`):
 
 - *arc capacity*: ``sum_p X[p,u,v,t] <= c(u, v)`` for every arc and round, in place of the
   per-transmission packet cap;
-- *symmetry* (sound): the lex-leader constraints of :mod:`gossipcert.exact.symmetry` are
+- *symmetry* (sound): the lex-leader constraints of :mod:`gossipcert.symmetry.automorphisms` are
   stated on the first round's transfer variables, keyed by the arc and by the nodes that
   name the packet (its origin, its destination, or both), so that an automorphism moves a
   packet with its nodes; the automorphisms also preserve arc capacities.

@@ -30,7 +30,7 @@ class EncodingOptions:
         Knowledge encoding: maximality of each round's matching (sound, not implied).
     symmetry : bool
         Lex-leader constraints on the first round from the instance's automorphisms
-        (added by :mod:`gossipcert.exact.symmetry`; sound, not implied).
+        (added by :mod:`gossipcert.symmetry.automorphisms`; sound, not implied).
     learn_cap : bool
         Transfer encoding: a node learns at most ``p`` packets per round. Implied.
     useless : bool

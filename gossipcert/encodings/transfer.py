@@ -46,7 +46,8 @@ Pruning and dominance (each with its argument):
 - *packet counting* (implied, ``p``-capped models): a node set gains at most ``p`` packets
   per receiver per round, and the port rules bound its receivers; one cardinality
   constraint per set and round (:mod:`.packet_counting`, with each family's argument).
-- *symmetry* (sound): lex-leader on the first round's arcs (:mod:`gossipcert.exact.symmetry`);
+- *symmetry* (sound): lex-leader on the first round's arcs
+  (:mod:`gossipcert.symmetry.automorphisms`);
   an automorphism maps a schedule to one of the same length, with every packet relabelled
   along with its holders.
 

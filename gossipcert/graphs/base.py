@@ -13,7 +13,7 @@ from typing import Any
 import networkx as nx
 
 from gossipcert.errors import GraphError, SpecError
-from gossipcert.memory import paused_gc
+from gossipcert.gc_pause import paused_gc
 
 #: Spec names of the built-in families, in the order they are listed in error messages.
 FAMILIES: tuple[str, ...] = (

@@ -14,6 +14,7 @@ import networkx as nx
 import numpy as np
 
 from gossipcert.errors import SpecError
+from gossipcert.gc_pause import paused_gc
 from gossipcert.graphs.base import (
     RANDOM_MAX_TRIES,
     _add_edges,
@@ -22,7 +23,6 @@ from gossipcert.graphs.base import (
     _check_size,
     _new_graph,
 )
-from gossipcert.memory import paused_gc
 
 
 def _unrank_pair(rank: int, offsets: list[int]) -> tuple[int, int]:

@@ -44,12 +44,12 @@ from ortools.sat.python import cp_model
 
 from gossipcert.encodings import EncodingOptions, TransferEncoding, encoding_for
 from gossipcert.errors import SolverError, SpecError, UnsupportedModelError
-from gossipcert.exact.backends import compile_cpsat
-from gossipcert.exact.search import SolveResult, solve
-from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.instance import Instance
 from gossipcert.schedule import MAX_ROUNDS, Schedule
+from gossipcert.search.backends import compile_cpsat
+from gossipcert.search.rounds import SolveResult, solve
 from gossipcert.simulate import simulate
+from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 
 @dataclass

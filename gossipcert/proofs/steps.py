@@ -1,10 +1,10 @@
 """DRAT evidence for linear-cost points: "fewer than ``S`` steps in ``R`` rounds is impossible".
 
-:mod:`gossipcert.exact.cost` finds the least number of steps ``S`` for ``R`` rounds by CP-SAT
+:mod:`gossipcert.search.cost` finds the least number of steps ``S`` for ``R`` rounds by CP-SAT
 optimisation, whose ``OPTIMAL`` status is the solver's word. This module states the claim
 "a schedule of at most ``R`` rounds with at most ``S - 1`` steps exists" as a standalone CNF
 and proves it unsatisfiable with CaDiCaL, writing a DRAT proof that the checkers of
-:mod:`gossipcert.exact.checkers` judge, as for the round optimum (:mod:`.proof`).
+:mod:`gossipcert.proofs.checkers` judge, as for the round optimum (:mod:`.proof`).
 
 The CNF is the per-packet transfer encoding (:mod:`gossipcert.encodings.transfer`) for
 horizon ``R`` with every demand required after round ``R``, the lex-leader constraints when
@@ -24,7 +24,7 @@ A schedule of at most ``S - 1`` steps gives a model (``s_t`` the most packets an
 so the CNF's unsatisfiability proves ``S_min(R) >= S``; with a verified schedule of ``R``
 rounds and ``S`` steps the point is certified. The rules that are not implied (symmetry, no
 useless sends, canonical order) keep the least ``S``: each maps a schedule to one with the
-same rounds and no more steps (see :mod:`gossipcert.exact.cost`); ``--strict`` leaves them out.
+same rounds and no more steps (see :mod:`gossipcert.search.cost`); ``--strict`` leaves them out.
 
 References
 ----------
@@ -41,7 +41,8 @@ from typing import Any
 
 from gossipcert.encodings import EncodingOptions, TransferEncoding, encoding_for
 from gossipcert.encodings.formula import Formula
-from gossipcert.exact.proof import (
+from gossipcert.instance import Instance
+from gossipcert.proofs.refutation import (
     StandaloneCNF,
     check_stored_refutation,
     checked_refutation,
@@ -49,10 +50,9 @@ from gossipcert.exact.proof import (
     reliance,
     stored_options,
 )
-from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
-from gossipcert.instance import Instance
 from gossipcert.schedule import from_json
 from gossipcert.simulate import simulate
+from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 
 def step_top(instance: Instance) -> int:
@@ -69,7 +69,7 @@ def steps_formula(
 
     Examples
     --------
-    >>> from gossipcert.exact.backends import SatBackend, Status
+    >>> from gossipcert.search.backends import SatBackend, Status
     >>> from gossipcert.instance import parse_instance
     >>> inst = parse_instance("path:3", "telephone", "gossip")
     >>> [SatBackend(steps_formula(inst, 3, s, EncodingOptions())[0]).solve([]) is Status.SAT
@@ -226,7 +226,7 @@ def certify_points(
     ----------
     instance : Instance
     points : list of FrontPoint
-        From :func:`gossipcert.exact.cost.pareto_front`.
+        From :func:`gossipcert.search.cost.pareto_front`.
     options : EncodingOptions
     deadline : float, optional
         A ``time.monotonic()`` value for all the proofs.

@@ -6,14 +6,14 @@ and on DeBruijn6 one run found 9 rounds and the next, under load, only 11. The p
 several *entrants* side by side, each in its own process:
 
 - ``candidates``: the constructions and heuristics of the search's upper bound
-  (:func:`gossipcert.exact.search.upper_bound_schedules`);
+  (:func:`gossipcert.search.rounds.upper_bound_schedules`);
 - ``matching-sweep``: the matching heuristic's parameter sweep for the whole budget;
 - ``coloring``: the coloring heuristic for the whole budget (telephone, unbounded packets);
 - ``cpsat-seed-S``: CP-SAT with :attr:`PortfolioSettings.workers` workers and random seed
   ``S``, hinted with the best schedule known when it starts;
 - ``sat-phases``: CaDiCaL with its decision phases set to that schedule;
 - ``symmetric``: schedules invariant under small automorphism groups, at descending
-  horizons (:mod:`gossipcert.exact.symmetric_step`; telephone gossip with unbounded
+  horizons (:mod:`gossipcert.symmetry.step`; telephone gossip with unbounded
   packets on a graph with automorphisms);
 - ``anneal``: simulated annealing (:mod:`gossipcert.heuristics.annealing`) from the best
   schedule known when it starts (else the matching heuristic's), one round shorter again
@@ -100,8 +100,8 @@ class PortfolioResult:
 def entrant_names(instance: Instance, settings: PortfolioSettings) -> list[str]:
     """The entrants that apply to ``instance``, in the order they start."""
     from gossipcert.encodings import REGISTRY
-    from gossipcert.exact.symmetric_step import symmetric_step_applies
-    from gossipcert.exact.symmetry import automorphism_generators
+    from gossipcert.symmetry.automorphisms import automorphism_generators
+    from gossipcert.symmetry.step import symmetric_step_applies
 
     solver = instance.model.kind in REGISTRY and not (
         instance.model.kind is ModelKind.ALL_PORT and instance.model.calls_per_round is not None
@@ -138,7 +138,7 @@ def _anneal_applies(instance: Instance) -> bool:
 
 
 def _candidates(instance: Instance, target: int, budget: float, send: Send, **_: Any) -> None:
-    from gossipcert.exact.search import upper_bound_schedules
+    from gossipcert.search.rounds import upper_bound_schedules
 
     for name, sched in upper_bound_schedules(instance, target):
         send(name, sched)
@@ -167,8 +167,8 @@ def _symmetric(
     **_: Any,
 ) -> None:
     """Invariant schedules below the hint (or below the first candidate schedule)."""
-    from gossipcert.exact.search import upper_bound_schedules
-    from gossipcert.exact.symmetric_step import symmetric_candidates
+    from gossipcert.search.rounds import upper_bound_schedules
+    from gossipcert.symmetry.step import symmetric_candidates
 
     deadline = time.monotonic() + budget
     upper = None if hint is None else len(hint.rounds)
@@ -226,8 +226,8 @@ def _solver(
     from pysat.solvers import Solver
 
     from gossipcert.encodings import EncodingOptions, encoding_for
-    from gossipcert.exact.backends import compile_cpsat
-    from gossipcert.exact.search import schedule_by_horizon
+    from gossipcert.search.backends import compile_cpsat
+    from gossipcert.search.rounds import schedule_by_horizon
 
     deadline = time.monotonic() + budget
     options = replace(EncodingOptions.for_search(), symmetry=False)

@@ -10,23 +10,23 @@ the lower-bound evidence:
   version, how it treats deletions);
 - ``drat-cubes``: the same claim split into cubes, each with its DRAT proof, and the cover
   (a tautology proof, or the orbit argument), re-checked by
-  :mod:`gossipcert.exact.cube_check`;
+  :mod:`gossipcert.certificates.split`;
 - ``drat-relaxed``: a DRAT proof that a relaxation keeping some rows and columns of the
-  dissemination matrix is unsatisfiable, re-checked by :mod:`gossipcert.exact.relaxation`;
+  dissemination matrix is unsatisfiable, re-checked by :mod:`gossipcert.search.relaxation`;
 - ``drat-packet``: a DRAT proof that one packet alone cannot be broadcast from its holders
-  in ``R* - 1`` rounds, re-checked by :mod:`gossipcert.exact.packet_refutation`;
+  in ``R* - 1`` rounds, re-checked by :mod:`gossipcert.search.packet_refutation`;
 - ``solver-claim``: a solver's word only (weaker, and labelled so: its check re-solves the
   claim, and even when every step agrees the verdict is ``unproved``, never ``holds``).
 
 A steps certificate (``gossipcert-steps-certificate/1``) holds points of a linear-cost front
 instead: for each, ``R``, the least steps ``S``, a schedule of at most ``R`` rounds and ``S``
 steps, and a DRAT proof that ``S - 1`` steps in ``R`` rounds are impossible
-(:mod:`gossipcert.exact.steps_proof`).
+(:mod:`gossipcert.proofs.steps`).
 
 :func:`check_certificate` re-derives everything: it rebuilds the instance from the stored edge
 list, replays the schedule in the verifier, recomputes the closed-form bound, or regenerates
 the CNF, compares its hash and re-checks the proof with every checker of
-:mod:`gossipcert.exact.checkers`; for a solver claim it asks the solver again. It also checks
+:mod:`gossipcert.proofs.checkers`; for a solver claim it asks the solver again. It also checks
 that the problem's label (``spec``) and its stored content describe the same problem, and
 says which problem it checked. Any mismatch is a failure; a check that runs out of time is
 no verdict (neither holds nor fails); a solver claim that the solver confirms again is
@@ -48,15 +48,6 @@ from gossipcert import __version__, graphs
 from gossipcert.bounds import bound_by_name
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import CertificateError, GossipcertError
-from gossipcert.exact.backends import SatBackend, Status
-from gossipcert.exact.proof import (
-    check_drat_evidence,
-    reliance,
-    standalone_formula,
-    stored_options,
-)
-from gossipcert.exact.search import SolveResult
-from gossipcert.exact.steps_proof import check_steps_point
 from gossipcert.instance import (
     Instance,
     ProblemKind,
@@ -66,7 +57,16 @@ from gossipcert.instance import (
     parse_problem,
     stored_problem,
 )
+from gossipcert.proofs.refutation import (
+    check_drat_evidence,
+    reliance,
+    standalone_formula,
+    stored_options,
+)
+from gossipcert.proofs.steps import check_steps_point
 from gossipcert.schedule import Schedule, from_json, to_json
+from gossipcert.search.backends import SatBackend, Status
+from gossipcert.search.rounds import SolveResult
 from gossipcert.simulate import simulate
 
 FORMAT = "gossipcert-certificate/1"
@@ -351,7 +351,7 @@ def check_certificate(
     """Re-derive every claim of a certificate; see the module docstring.
 
     ``full`` lets the project's own proof checker run to the end instead of within its
-    budget (see :mod:`gossipcert.exact.checkers`). ``on_step(ok, text, claim)`` is called as
+    budget (see :mod:`gossipcert.proofs.checkers`). ``on_step(ok, text, claim)`` is called as
     each step is decided. A malformed certificate is a failed check, never an exception.
     """
     out = CheckReport(listener=on_step)
@@ -461,17 +461,17 @@ def _check(
         )
         return
     if kind == "drat-relaxed":  # a relaxation of the claim, with its proof
-        from gossipcert.exact.relaxation import check_relaxed_evidence
+        from gossipcert.search.relaxation import check_relaxed_evidence
 
         check_relaxed_evidence(inst, rounds, ev, cert, time_limit, out, full)
         return
     if kind == "drat-packet":  # one packet's broadcast, with its proof
-        from gossipcert.exact.packet_refutation import check_packet_evidence
+        from gossipcert.search.packet_refutation import check_packet_evidence
 
         check_packet_evidence(inst, rounds, ev, cert, time_limit, out, full)
         return
     if kind == "drat-cubes":  # the claim split into cubes, each with its proof
-        from gossipcert.exact.cube_check import check_cube_evidence
+        from gossipcert.certificates.split import check_cube_evidence
 
         check_cube_evidence(inst, rounds, ev, cert, time_limit, out, full)
         return

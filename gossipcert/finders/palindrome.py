@@ -75,16 +75,16 @@ import networkx as nx
 from pysat.card import CardEnc, EncType
 
 from gossipcert.errors import SpecError
-from gossipcert.exact.backends import Status
-from gossipcert.exact.symmetric import (
+from gossipcert.instance import Instance
+from gossipcert.schedule import Schedule
+from gossipcert.search.backends import Status
+from gossipcert.symmetry.schedules import (
     ClauseSink,
     check_generators,
     negate,
     packet_origins,
     solve_and_expand,
 )
-from gossipcert.instance import Instance
-from gossipcert.schedule import Schedule
 
 Lit = int | bool
 
@@ -307,7 +307,7 @@ def palindrome_search(
 def palindrome_maps(instance: Instance, rounds: int) -> dict[str, list[int]]:
     """Named maps worth asking at ``rounds``: nauty's generators and their products.
 
-    Each single map of :func:`~gossipcert.exact.symmetric_groups.nauty_subgroups` (``g0``,
+    Each single map of :func:`~gossipcert.symmetry.groups.nauty_subgroups` (``g0``,
     ``g0*g1``, ...), and the identity (``id``) when ``rounds`` is odd (with ``rounds`` even
     it makes round ``h + 1`` repeat round ``h``).
 
@@ -317,7 +317,7 @@ def palindrome_maps(instance: Instance, rounds: int) -> dict[str, list[int]]:
     >>> sorted(palindrome_maps(parse_instance("debruijn:4", "telephone", "gossip"), 5))
     ['g0', 'g0*g1', 'g1', 'id']
     """
-    from gossipcert.exact.symmetric_groups import nauty_subgroups
+    from gossipcert.symmetry.groups import nauty_subgroups
 
     out: dict[str, list[int]] = {"id": list(range(instance.n))} if rounds % 2 else {}
     for name, gens in nauty_subgroups(instance).items():

@@ -2,15 +2,15 @@
 
 For instances where one solver call cannot decide the last step. After the closed-form
 lower bound ``L``, the best verified schedule (``U`` rounds) and the relaxation step of
-:mod:`gossipcert.exact.relaxation` (which may raise ``L``), :class:`SplitSearch` runs
+:mod:`gossipcert.search.relaxation` (which may raise ``L``), :class:`SplitSearch` runs
 the one-piece search (descending probes, then ascending queries) for a share of the time
 (:data:`ONE_PIECE_SECONDS`, :data:`ONE_PIECE_SHARE`); the easy horizons are settled there.
 From the first open horizon ``r = L`` it then asks
-:func:`gossipcert.exact.cubes.refute_by_cubes`: a refutation of every cube (and of the cover)
+:func:`gossipcert.search.cubes.refute_by_cubes`: a refutation of every cube (and of the cover)
 raises ``L`` to ``r + 1``; a cube with a model gives a schedule of ``r`` rounds (verified),
 so ``U = r``. When the bounds meet, the evidence is the split refutation of ``U - 1`` rounds,
 or, when the one-piece search refuted it, a one-piece DRAT proof as in
-:mod:`gossipcert.exact.search`. A time-out leaves ``feasible`` with ``[L, U]``; refuted cubes
+:mod:`gossipcert.search.rounds`. A time-out leaves ``feasible`` with ``[L, U]``; refuted cubes
 stay in the cube store for the next run.
 
 The one-piece search and the cubes use the search's encoding options (``--counting``,
@@ -24,8 +24,8 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gossipcert.exact.cubes import STRICT_NODES, check_split_applies, refute_by_cubes
-from gossipcert.exact.search import SolveResult, _Search, _verified
+from gossipcert.search.cubes import STRICT_NODES, check_split_applies, refute_by_cubes
+from gossipcert.search.rounds import SolveResult, _Search, _verified
 
 #: the one-piece search gets at most this many seconds ...
 ONE_PIECE_SECONDS = 120.0
@@ -50,7 +50,7 @@ class SplitSettings:
 
 
 class SplitSearch(_Search):
-    """:class:`gossipcert.exact.search._Search` with the refutations done by cubes."""
+    """:class:`gossipcert.search.rounds._Search` with the refutations done by cubes."""
 
     def __init__(self, *args: Any, split: SplitSettings, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -8,15 +8,15 @@ works inside the daemonic workers of a process pool or a Dask cluster) that repo
 step to the parent through a pipe. The child gets the limit minus a small margin
 (:data:`MARGIN_FRACTION` of it, at most :data:`MARGIN_SECONDS`), so that it normally ends
 on its own with its full answer. On the command line the limit counts from the process's
-start (:mod:`gossipcert.clock`); at the limit the parent kills it and answers from the last
+start (:mod:`gossipcert.command_start`); at the limit the parent kills it and answers from the last
 state reported: the best lower bound and its evidence, and the best schedule, verified again
 by :func:`gossipcert.simulate.simulate` in the parent. Since the kill bounds the time, the
 child lets CaDiCaL's conflict-budget slices double up to the time left
-(:func:`gossipcert.exact.backends.allow_long_slices`) instead of restarting every second.
+(:func:`gossipcert.search.backends.allow_long_slices`) instead of restarting every second.
 
 - :func:`call_in_child`: the mechanism (any function, any messages);
-- :func:`solve_within`: :func:`gossipcert.exact.search.solve` under a hard limit;
-- :func:`check_within`: :func:`gossipcert.exact.certificate.check_certificate` under a hard
+- :func:`solve_within`: :func:`gossipcert.search.rounds.solve` under a hard limit;
+- :func:`check_within`: :func:`gossipcert.certificates.certificate.check_certificate` under a hard
   limit (killed, the check is no verdict — ``timeout`` — never a failure).
 """
 
@@ -31,14 +31,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from gossipcert.clock import limit_origin
+from gossipcert.command_start import limit_origin
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import SolverError
-from gossipcert.exact.backends import BACKENDS, allow_long_slices
-from gossipcert.exact.search import Progress, SolveResult, _Search, _verified
-from gossipcert.exact.split import SplitSearch, SplitSettings
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
+from gossipcert.search.backends import BACKENDS, allow_long_slices
+from gossipcert.search.rounds import Progress, SolveResult, _Search, _verified
+from gossipcert.search.split import SplitSearch, SplitSettings
 
 #: the child gets the limit minus this fraction of it ...
 MARGIN_FRACTION = 0.03
@@ -253,10 +253,10 @@ def solve_within(
     encoding: str = "auto",
     portfolio: Any = None,
 ) -> SolveResult:
-    """:func:`gossipcert.exact.search.solve` with a time limit that holds.
+    """:func:`gossipcert.search.rounds.solve` with a time limit that holds.
 
-    Same parameters and result as :func:`~gossipcert.exact.search.solve`; with ``split``,
-    the refutations are done by cubes (:class:`gossipcert.exact.split.SplitSearch`).
+    Same parameters and result as :func:`~gossipcert.search.rounds.solve`; with ``split``,
+    the refutations are done by cubes (:class:`gossipcert.search.split.SplitSearch`).
     Without a time limit it is that search in this process. With one, the search runs in
     a child process given :func:`child_budget` seconds and killed at ``time_limit``;
     killed, the answer is built from its last reported state (``timed_out`` set, the
@@ -268,7 +268,7 @@ def solve_within(
     >>> solve_within(parse_instance("ring:6", "telephone", "gossip"), time_limit=30).optimum
     3
     """
-    from gossipcert.exact.search import search_options, solve
+    from gossipcert.search.rounds import search_options, solve
 
     if backend not in BACKENDS:
         raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")
@@ -366,7 +366,7 @@ def _from_state(
 
 
 def _check_child(send: Send, cert: dict[str, Any], budget: float | None, full: bool) -> Any:
-    from gossipcert.exact.certificate import check_certificate
+    from gossipcert.certificates.certificate import check_certificate
 
     def forward(ok: bool | None, text: str, claim: bool) -> None:
         send(("message", (ok, text, claim)))
@@ -382,13 +382,13 @@ def check_within(
     full: bool = False,
     on_step: Callable[[bool | None, str, bool], None] | None = None,
 ) -> Any:
-    """:func:`gossipcert.exact.certificate.check_certificate` with a time limit that holds.
+    """:func:`gossipcert.certificates.certificate.check_certificate` with a time limit that holds.
 
     ``on_step(ok, text, claim)`` is called as each step is decided. Killed at the limit, the
     report keeps the steps decided so far and ends with one undecided step (no verdict,
     never a failure).
     """
-    from gossipcert.exact.certificate import CheckReport, check_certificate
+    from gossipcert.certificates.certificate import CheckReport, check_certificate
 
     if time_limit is None:
         return check_certificate(cert, None, full, on_step=on_step)

@@ -6,13 +6,13 @@
    ``gather-spread`` construction always applies; should none give a schedule,
    :func:`schedule_by_horizon` asks the solver, doubling the horizon). For telephone gossip
    on larger graphs, schedules invariant under small automorphism groups may then lower it
-   (:mod:`gossipcert.exact.symmetric_step`, a short budget).
+   (:mod:`gossipcert.symmetry.step`, a short budget).
 3. If ``L = U`` the optimum is certified without a solver (evidence: the bound). For
    one-port instances with several packets, a packet whose closed-form broadcast bound
-   reaches ``L`` is broadcast alone (:mod:`gossipcert.exact.packet_refutation`): a checked
+   reaches ``L`` is broadcast alone (:mod:`gossipcert.search.packet_refutation`): a checked
    DRAT proof that it cannot be done in ``L`` rounds raises ``L``. For telephone instances
    of 24 nodes or more and several packets, the row-and-column relaxation
-   (:mod:`gossipcert.exact.relaxation`) then tries to refute ``L, L + 1, ...`` cheaply,
+   (:mod:`gossipcert.search.relaxation`) then tries to refute ``L, L + 1, ...`` cheaply,
    each refutation a checked DRAT proof of the relaxed CNF.
 4. Otherwise one encoding with horizon ``U - 1`` is handed to a back-end and queried with the
    assumption "all demands met after round ``r``". First a quick ascending pass from
@@ -27,11 +27,11 @@
    only (``optimal`` when they meet, ``feasible`` or ``unknown`` otherwise).
 5. The claim "``R* - 1`` rounds are impossible" is then proved on a standalone CNF by
    CaDiCaL with a DRAT proof, judged by independent checkers
-   (:func:`gossipcert.exact.checkers.check_proof`); if that does not finish in time the
+   (:func:`gossipcert.proofs.checkers.check_proof`); if that does not finish in time the
    evidence is the back-end's infeasibility claim, labelled as such. With the SAT back-end
    the deciding query ``r = L = U - 1`` (a refutation certifies ``U``, a model ``U - 1``)
    is itself asked on that CNF with the proof on
-   (:class:`gossipcert.exact.proof.HorizonProver`), so that horizon is solved once and its
+   (:class:`gossipcert.proofs.refutation.HorizonProver`), so that horizon is solved once and its
    proof reused; a probe there that runs out of its slice is resumed, not restarted, by the
    ascending query.
 
@@ -49,19 +49,19 @@ from typing import Any
 from gossipcert.bounds import Bound, best_lower_bound
 from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
 from gossipcert.errors import HeuristicError, SolverError, UnsupportedModelError
-from gossipcert.exact.backends import BACKENDS, Status, make_backend
-from gossipcert.exact.checkers import ProofVerdict, check_proof
-from gossipcert.exact.proof import (
+from gossipcert.instance import Instance, bits
+from gossipcert.proofs.checkers import ProofVerdict, check_proof
+from gossipcert.proofs.refutation import (
     DecidedHorizon,
     HorizonProver,
     pack_proof,
     prove_unsat,
     standalone_cnf,
 )
-from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
-from gossipcert.instance import Instance, bits
 from gossipcert.schedule import Schedule
+from gossipcert.search.backends import BACKENDS, Status, make_backend
 from gossipcert.simulate import Report, simulate
+from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 Progress = Callable[[dict[str, Any]], None]
 
@@ -173,7 +173,7 @@ def upper_bound_schedules(
     bound; ``target`` (default: the best closed-form lower bound) lets the randomized
     heuristics stop early."""
     from gossipcert.constructions.catalog import upper_bound_candidates
-    from gossipcert.exact import shortest_routes
+    from gossipcert.finders import shortest_routes
     from gossipcert.heuristics.broadcast import broadcast_greedy
     from gossipcert.heuristics.run import upper_bound_heuristics
 
@@ -335,8 +335,8 @@ class _Search:
 
     def symmetric_schedules(self) -> None:
         """Shorter schedules invariant under small automorphism groups, for a short budget
-        (:mod:`gossipcert.exact.symmetric_step`), each verified like the candidates."""
-        from gossipcert.exact import symmetric_step as step
+        (:mod:`gossipcert.symmetry.step`), each verified like the candidates."""
+        from gossipcert.symmetry import step
 
         if not self.symmetric or self.upper is None or self.upper <= self.lower:
             return
@@ -356,10 +356,10 @@ class _Search:
                 self.tell_upper()
 
     def race_portfolio(self) -> None:
-        """A shorter schedule from the portfolio (:mod:`gossipcert.exact.portfolio`), given
+        """A shorter schedule from the portfolio (:mod:`gossipcert.finders.portfolio`), given
         at most half the time left; its ``candidates`` entrant is the step above, skipped,
         and so is its ``symmetric`` entrant where the symmetric step ran."""
-        from gossipcert.exact.portfolio import race
+        from gossipcert.finders.portfolio import race
 
         settings = self.portfolio
         if self.deadline is not None:
@@ -578,15 +578,15 @@ class _Search:
 
     def relaxation(self) -> None:
         """Cheap refutations by the row-and-column relaxation, before the full formula
-        (:func:`gossipcert.exact.relaxation.relaxation_step`)."""
-        from gossipcert.exact.relaxation import relaxation_step
+        (:func:`gossipcert.search.relaxation.relaxation_step`)."""
+        from gossipcert.search.relaxation import relaxation_step
 
         relaxation_step(self)
 
     def packets(self) -> None:
         """Refutations through one packet's broadcast, before the relaxation
-        (:func:`gossipcert.exact.packet_refutation.packet_step`)."""
-        from gossipcert.exact.packet_refutation import packet_step
+        (:func:`gossipcert.search.packet_refutation.packet_step`)."""
+        from gossipcert.search.packet_refutation import packet_step
 
         packet_step(self)
 
@@ -697,7 +697,7 @@ def solve(
         on a tree the time-indexed one (:mod:`gossipcert.encodings.tree`); ``knowledge``:
         the generic one. Ignored when ``options`` is given.
     portfolio : PortfolioSettings, optional
-        Race the schedule portfolio (:mod:`gossipcert.exact.portfolio`) for the upper bound.
+        Race the schedule portfolio (:mod:`gossipcert.finders.portfolio`) for the upper bound.
 
     Returns
     -------

@@ -13,7 +13,7 @@ written by the symmetric schedule search).
 Examples
 --------
 >>> from gossipcert.instance import parse_instance
->>> from gossipcert.exact.search import solve
+>>> from gossipcert.search.rounds import solve
 >>> res = solve(parse_instance("ring:6", "telephone", "gossip"))
 >>> data = partial_record(res)
 >>> data["format"], data["status"], data["upper_bound"]
@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from gossipcert.errors import ScheduleFormatError
-from gossipcert.exact.search import SolveResult
 from gossipcert.instance import Instance
 from gossipcert.schedule import FORMAT as SCHEDULE_FORMAT
 from gossipcert.schedule import Schedule, from_json, to_json
+from gossipcert.search.rounds import SolveResult
 
 FORMAT = "gossipcert-partial/1"
 

@@ -65,16 +65,16 @@ from pysat.solvers import Solver
 from gossipcert.encodings import EncodingOptions
 from gossipcert.encodings.relaxed import RelaxedTelephone, relaxation_applies
 from gossipcert.errors import CertificateError, SolverError
-from gossipcert.exact.backends import solve_sliced
-from gossipcert.exact.proof import (
+from gossipcert.instance import Instance, bits
+from gossipcert.proofs.refutation import (
     PROOF_SOLVER,
     StandaloneCNF,
     check_stored_refutation,
     checked_refutation,
     proof_record,
 )
-from gossipcert.instance import Instance, bits
 from gossipcert.schedule import Schedule
+from gossipcert.search.backends import solve_sliced
 from gossipcert.simulate import simulate
 
 #: the evidence kind of a relaxation refutation
@@ -192,8 +192,8 @@ def slack(
     >>> sorted(p for p in rows if rows[p] == 0), sorted(q for q in columns if columns[q] == 0)
     ([0, 63], [0, 63])
     """
-    from gossipcert.exact.symmetry import automorphism_generators, orbit_roots
     from gossipcert.instance import ProblemKind
+    from gossipcert.symmetry.automorphisms import automorphism_generators, orbit_roots
 
     gossip = instance.problem.kind is ProblemKind.GOSSIP
     gens = automorphism_generators(instance) if gossip else []
@@ -387,7 +387,7 @@ def prove_relaxed(
         "columns": sorted(set(columns)),
         **proof_record(cnf, pr, verdict),
         "note": "rows are packet numbers, columns node numbers; the relaxed CNF keeps those "
-        "rows and columns of the dissemination matrix (gossipcert.exact.relaxation)",
+        "rows and columns of the dissemination matrix (gossipcert.search.relaxation)",
     }
 
 
@@ -427,7 +427,7 @@ def check_relaxed_evidence(
     out.add(
         True,
         f"the claim rests on the {METHOD} (sound by the argument in "
-        "gossipcert.exact.relaxation) and the proof",
+        "gossipcert.search.relaxation) and the proof",
     )
     cnf = relaxed_cnf(instance, rounds, rows, columns)
     what = f"relaxed CNF for {rounds} rounds, {len(rows)} rows and {len(columns)} columns"
@@ -474,7 +474,7 @@ def relaxation_step(search: Any) -> None:
     :func:`refute_by_relaxation` within the step's budget: a checked refutation raises ``L``
     (its evidence becomes the lower bound's), a schedule from the relaxation is verified and
     lowers ``U``; the first horizon not settled ends the step. ``search`` is the
-    :class:`gossipcert.exact.search._Search` being run; it needs a DRAT proof (``proof``) and
+    :class:`gossipcert.search.rounds._Search` being run; it needs a DRAT proof (``proof``) and
     a schedule.
     """
     if not search.proof or search.upper is None or not step_applies(search.instance):

@@ -19,7 +19,7 @@ single-packet claim is decided exactly: the broadcast encoding
 (:mod:`gossipcert.encodings.broadcast`, with the implied idle budget of
 :mod:`gossipcert.encodings.waste`; no symmetry breaking or other rule that is not implied)
 is refuted by CaDiCaL with a DRAT proof, and the checkers judge the proof
-(:func:`gossipcert.exact.proof.checked_refutation`).
+(:func:`gossipcert.proofs.refutation.checked_refutation`).
 
 Variables and constraint families: those of the broadcast encoding for the one packet (who
 informs whom and when), nothing else; the CNF is a function of ``(graph, model, holders,
@@ -62,7 +62,8 @@ from gossipcert.bounds.packet_layers import budgeted_candidates
 from gossipcert.encodings.broadcast import broadcast_applies
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import SolverError
-from gossipcert.exact.proof import (
+from gossipcert.instance import Instance, Problem, ProblemKind, make_instance
+from gossipcert.proofs.refutation import (
     Report,
     check_drat_evidence,
     checked_refutation,
@@ -70,7 +71,6 @@ from gossipcert.exact.proof import (
     standalone_cnf,
     stored_options,
 )
-from gossipcert.instance import Instance, Problem, ProblemKind, make_instance
 
 #: the evidence kind
 KIND = "drat-packet"
@@ -256,7 +256,7 @@ def refute_by_packet(
         **proof_record(cnf, pr, verdict),
         "note": "a schedule of the instance, kept to this packet, broadcasts it from its "
         "holders in as many rounds; the CNF is the broadcast encoding of that one packet "
-        "(gossipcert.exact.packet_refutation)",
+        "(gossipcert.search.packet_refutation)",
     }
 
 
@@ -314,20 +314,20 @@ def check_packet_evidence(
     out.add(
         True,
         "the claim rests on the packet's broadcast (a schedule kept to one packet broadcasts "
-        "it; gossipcert.exact.packet_refutation) and the proof",
+        "it; gossipcert.search.packet_refutation) and the proof",
     )
     check_drat_evidence(sub, rounds, options, ev, time_limit, out, full)
 
 
 def packet_step(search: Any) -> None:
     """The packet refutations of ``solve``, before the relaxation and the full formula
-    (``search``: the running :class:`gossipcert.exact.search._Search`; nothing returned, its
+    (``search``: the running :class:`gossipcert.search.rounds._Search`; nothing returned, its
     lower bound and evidence are raised in place).
 
     From the lower bound ``L`` upwards while ``L < U``, the tight packets of the horizon
     (:func:`tight_packets`) are refuted in turn within the step's budget; a checked
     refutation raises ``L`` and its evidence becomes the lower bound's; the first horizon
-    not refuted ends the step. ``search`` is the :class:`gossipcert.exact.search._Search`
+    not refuted ends the step. ``search`` is the :class:`gossipcert.search.rounds._Search`
     being run; it needs a DRAT proof (``proof``) and a schedule.
     """
     inst = search.instance

@@ -1,13 +1,13 @@
 """Re-checking split evidence (``drat-cubes``): every cube's proof, and the cover.
 
-The evidence of :func:`gossipcert.exact.cubes.refute_by_cubes` claims that the formula ``F``
+The evidence of :func:`gossipcert.search.cubes.refute_by_cubes` claims that the formula ``F``
 for ``rounds`` rounds (regenerated here, its SHA-256 compared) is unsatisfiable because
 
 1. for every stored cube ``c``, ``F ∧ c`` has a DRAT proof, re-checked here by every checker
-   of :mod:`gossipcert.exact.checkers`; and
+   of :mod:`gossipcert.proofs.checkers`; and
 2. the cubes cover ``F``: either (``tautology``) a DRAT proof that ``F ∧ ¬c_1 ∧ … ∧ ¬c_m``
    is unsatisfiable, re-checked the same way; or (``orbits``) the argument of
-   :mod:`gossipcert.exact.cubes`, re-checked by computation: each stored generator is an
+   :mod:`gossipcert.search.cubes`, re-checked by computation: each stored generator is an
    automorphism of the instance (a permutation of the nodes that preserves the edges, the
    routers and the root), each stabilizer generator also maps its call to itself, the
    orbits of round-1 keys are recomputed from the generators, and every orbit (and every
@@ -26,7 +26,9 @@ from typing import Any
 
 from gossipcert import graphs
 from gossipcert.errors import CertificateError
-from gossipcert.exact.cubes import (
+from gossipcert.instance import Instance, ProblemKind, resolve_roots
+from gossipcert.proofs.refutation import reliance, stored_options
+from gossipcert.search.cubes import (
     Base,
     Cube,
     Key,
@@ -36,9 +38,7 @@ from gossipcert.exact.cubes import (
     cubes_digest,
     key_orbits,
 )
-from gossipcert.exact.cubes import permute_key as image
-from gossipcert.exact.proof import reliance, stored_options
-from gossipcert.instance import Instance, ProblemKind, resolve_roots
+from gossipcert.search.cubes import permute_key as image
 
 Steps = Any  # a CheckReport (kept untyped here: certificate imports this module)
 

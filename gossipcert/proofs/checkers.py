@@ -8,7 +8,7 @@ that is sound on its own:
 - ``dratify`` (PyPI; Rust engine where ``cdclkit[native]`` provides it) with **deletions
   ignored** (``apply_deletions=False``): every clause it keeps is implied by, or
   satisfiability-preserving for, the formula, so no deletion can leave a stale assignment.
-- ``gossipcert-drat`` (:mod:`gossipcert.exact.drat`), this project's own forward checker:
+- ``gossipcert-drat`` (:mod:`gossipcert.proofs.drat`), this project's own forward checker:
   deletions applied, except deletions of unit and reason clauses, which are ignored (the
   drat-trim convention).
 - ``drat-trim`` (backward checking, deletions of unit clauses ignored), whenever a binary is
@@ -16,7 +16,7 @@ that is sound on its own:
 
 When drat-trim is present it runs first and writes an **LRAT** proof (``-L``: the lemmas its
 backward check used, each with the clauses its unit propagation uses, in order, and with
-deletions). The project's LRAT checker ``gossipcert-lrat`` (:mod:`gossipcert.exact.lrat`)
+deletions). The project's LRAT checker ``gossipcert-lrat`` (:mod:`gossipcert.proofs.lrat`)
 then checks that file against the formula, and these two are the checkers of that path:
 
 - they share no code: drat-trim is C and checks the DRAT proof backwards; gossipcert-lrat is
@@ -71,10 +71,10 @@ from typing import Any
 
 import dratify
 
-from gossipcert.exact.drat import CHECKER_NAME, check_drat_text
-from gossipcert.exact.lrat import CHECKER_NAME as LRAT_NAME
-from gossipcert.exact.lrat import DELETIONS as LRAT_DELETIONS
-from gossipcert.exact.lrat import check_lrat_file
+from gossipcert.proofs.drat import CHECKER_NAME, check_drat_text
+from gossipcert.proofs.lrat import CHECKER_NAME as LRAT_NAME
+from gossipcert.proofs.lrat import DELETIONS as LRAT_DELETIONS
+from gossipcert.proofs.lrat import check_lrat_file
 
 try:  # the optional Rust engine of dratify registers itself on import
     import cdclkit  # noqa: F401
@@ -190,7 +190,7 @@ def run_dratify(cnf_text: str, proof: str, deadline: float | None = None) -> Che
 def run_gossipcert(
     cnf_text: str, proof: str, deadline: float | None = None, budget: float | None = None
 ) -> CheckOutcome:
-    """The project's own checker, :func:`gossipcert.exact.drat.check_drat_text`.
+    """The project's own checker, :func:`gossipcert.proofs.drat.check_drat_text`.
 
     ``budget`` (seconds) stops it earlier than ``deadline``; stopping there is the status
     ``over-budget`` rather than ``timeout``.
@@ -270,7 +270,7 @@ def run_drat_trim_lrat(
 
 
 def run_lrat(cnf_text: str, path: Path, deadline: float | None = None) -> CheckOutcome:
-    """``gossipcert-lrat`` (:func:`gossipcert.exact.lrat.check_lrat_file`) on an LRAT file;
+    """``gossipcert-lrat`` (:func:`gossipcert.proofs.lrat.check_lrat_file`) on an LRAT file;
     a missing file is a rejection."""
     if not path.exists():
         return CheckOutcome(LRAT_NAME, REJECTED, LRAT_DELETIONS, 0.0, "no LRAT file was written")

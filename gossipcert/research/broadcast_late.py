@@ -42,9 +42,9 @@ from ortools.sat.python import cp_model
 from gossipcert.encodings.broadcast import BroadcastEncoding, broadcast_applies
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
-from gossipcert.exact.backends import compile_cpsat
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
+from gossipcert.search.backends import compile_cpsat
 
 #: called with (seconds since the start, nodes left uninformed) at each improvement
 Report = Callable[[float, int], None]

@@ -44,9 +44,9 @@ from gossipcert.encodings.broadcast import broadcast_applies
 from gossipcert.encodings.broadcast_cone import ConeBroadcastEncoding, distances_to
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
-from gossipcert.exact.backends import allow_long_slices, solve_sliced
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
+from gossipcert.search.backends import allow_long_slices, solve_sliced
 from gossipcert.simulate import simulate
 
 #: called with (seconds since the start, targets informed, targets asked, answer) per query

@@ -2,7 +2,7 @@
 
 The lower-bound evidence "``r`` rounds are impossible" is the CNF of the instance for horizon
 ``r`` with every demand required after round ``r`` and a DRAT proof that it is unsatisfiable
-written by CaDiCaL; :mod:`gossipcert.exact.checkers` judges the proof with checkers that share
+written by CaDiCaL; :mod:`gossipcert.proofs.checkers` judges the proof with checkers that share
 no code with the solver or with each other. The CNF is generated deterministically, so anyone
 can regenerate it and compare its SHA-256 hash.
 
@@ -26,11 +26,11 @@ from pysat.solvers import Solver
 from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
 from gossipcert.encodings.formula import Formula
 from gossipcert.errors import CertificateError, SolverError
-from gossipcert.exact.backends import solve_sliced
-from gossipcert.exact.checkers import ProofVerdict, check_proof
-from gossipcert.exact.symmetry import add_lex_leader, automorphism_generators
 from gossipcert.instance import Instance
+from gossipcert.proofs.checkers import ProofVerdict, check_proof
 from gossipcert.schedule import Schedule
+from gossipcert.search.backends import solve_sliced
+from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 PROOF_SOLVER = "cadical195"
 

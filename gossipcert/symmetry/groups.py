@@ -14,7 +14,7 @@ nodes, and an edge joins ``p`` and ``p ∘ g_c`` for each generator ``g_c`` of t
 
 A permutation ``σ`` is written as a tuple of images: ``σ[i]`` is the image of ``i``. Every
 map built here is checked to be an automorphism by
-:func:`gossipcert.exact.symmetric.check_generators` before it is used.
+:func:`gossipcert.symmetry.schedules.check_generators` before it is used.
 
 References
 ----------
@@ -29,8 +29,8 @@ from collections.abc import Sequence
 import networkx as nx
 
 from gossipcert.errors import NotApplicableError, SpecError
-from gossipcert.exact.symmetry import automorphism_generators
 from gossipcert.instance import Instance
+from gossipcert.symmetry.automorphisms import automorphism_generators
 
 Perm = tuple[int, ...]
 

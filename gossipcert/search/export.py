@@ -1,7 +1,7 @@
 """Export of the time-expanded model for a fixed horizon (DIMACS CNF and OPB), and the way
 back: an external solver's model decoded into a schedule.
 
-The exported formula is the one :mod:`gossipcert.exact.proof` builds (every demand required
+The exported formula is the one :mod:`gossipcert.proofs.refutation` builds (every demand required
 after round ``R``), so any external SAT or pseudo-Boolean solver can decide "``R`` rounds
 suffice". In OPB, at-most-one groups and cardinality bounds stay native constraints instead
 of their CNF encodings; both formats number the variables alike (``x12`` in OPB is ``12`` in
@@ -30,8 +30,8 @@ from collections.abc import Iterator
 from gossipcert.encodings import EncodingOptions
 from gossipcert.encodings.formula import Formula
 from gossipcert.errors import SolverOutputError, SpecError
-from gossipcert.exact.proof import cnf_of, standalone_encoding, standalone_formula
 from gossipcert.instance import Instance
+from gossipcert.proofs.refutation import cnf_of, standalone_encoding, standalone_formula
 from gossipcert.schedule import Schedule
 
 FORMATS = ("dimacs", "opb")
@@ -332,7 +332,7 @@ def decode_model(
     Examples
     --------
     >>> from pysat.solvers import Solver
-    >>> from gossipcert.exact.proof import standalone_cnf
+    >>> from gossipcert.proofs.refutation import standalone_cnf
     >>> from gossipcert.instance import parse_instance
     >>> from gossipcert.simulate import simulate
     >>> inst = parse_instance("ring:4", "telephone", "gossip")

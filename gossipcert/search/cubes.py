@@ -1,6 +1,6 @@
 """Cube-and-conquer for "``R`` rounds are impossible": the claim split over many solvers.
 
-The formula ``F`` is the standalone CNF of :mod:`gossipcert.exact.proof` for horizon ``R``
+The formula ``F`` is the standalone CNF of :mod:`gossipcert.proofs.refutation` for horizon ``R``
 (every demand met after round ``R``) *without* lex-leader constraints. A **cube** fixes some
 round-1 link variables: ``calls`` (keys made true) and ``idle`` (keys made false); a key is
 an edge ``{u, v}`` (telephone) or an arc ``(u, v)`` (half-duplex), as in
@@ -28,7 +28,7 @@ an edge ``{u, v}`` (telephone) or an arc ``(u, v)`` (half-duplex), as in
     ``τ ∈ S_b`` maps ``f`` to its ``S_b``-orbit's representative ``f'`` and keeps ``b``,
     so the cubes ``calls = [b, f']`` for one ``f'`` per orbit cover the rest.
 
-  :mod:`gossipcert.exact.cube_check` re-checks every part of this: each generator is an
+  :mod:`gossipcert.certificates.split` re-checks every part of this: each generator is an
   automorphism of the instance (and fixes ``b`` where it must), the orbits are recomputed
   from the generators, and every orbit has its cube. What it cannot re-check by computation
   is that ``F`` is invariant under automorphisms: that rests on the argument above (as
@@ -62,18 +62,18 @@ from pysat.solvers import Solver
 
 from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
 from gossipcert.errors import CertificateError, GossipcertError, SolverError, UnsupportedModelError
-from gossipcert.exact.backends import solve_sliced
-from gossipcert.exact.checkers import check_proof
-from gossipcert.exact.proof import (
+from gossipcert.instance import Instance, ModelKind, ProblemKind
+from gossipcert.parallel import DaskRunner, local_map
+from gossipcert.proofs.checkers import check_proof
+from gossipcert.proofs.refutation import (
     PROOF_SOLVER,
     StandaloneCNF,
     pack_proof,
     read_stored_proof,
 )
-from gossipcert.exact.symmetry import automorphism_generators, node_cells, orbit_roots
-from gossipcert.instance import Instance, ModelKind, ProblemKind
-from gossipcert.parallel import DaskRunner, local_map
 from gossipcert.schedule import Schedule
+from gossipcert.search.backends import solve_sliced
+from gossipcert.symmetry.automorphisms import automorphism_generators, node_cells, orbit_roots
 
 Key = tuple[int, ...]
 Progress = Callable[[dict[str, Any]], None]
@@ -181,7 +181,7 @@ class Base:
 
 
 def base_formula(instance: Instance, rounds: int, options: EncodingOptions) -> Base:
-    """``F``: the standalone CNF for ``rounds`` (as :func:`~gossipcert.exact.proof.
+    """``F``: the standalone CNF for ``rounds`` (as :func:`~gossipcert.proofs.refutation.
     standalone_cnf` builds it; lex-leader constraints are not allowed here)."""
     if options.symmetry:
         raise SolverError("a split formula has no lex-leader constraints (symmetry off)")
@@ -447,7 +447,7 @@ def _stored_refutation_holds(base: Base, cube: Cube, record: dict[str, Any]) -> 
 
 def check_split_applies(instance: Instance) -> None:
     """Refuse instances outside the split's argument: the orbit cover and the node colouring
-    (:func:`~gossipcert.exact.symmetry.node_cells`) are written for the knowledge encoding
+    (:func:`~gossipcert.symmetry.automorphisms.node_cells`) are written for the knowledge encoding
     (telephone or half-duplex, unbounded packets, no limit on calls), which reads no
     capacities.
 

@@ -1,11 +1,11 @@
 """Symmetric schedules as an upper-bound step: invariant schedules from nauty's small groups.
 
 On a graph with a non-trivial automorphism group, a schedule invariant under a small group
-``H`` is often much easier to find than an arbitrary one (:mod:`gossipcert.exact.symmetric`:
+``H`` is often much easier to find than an arbitrary one (:mod:`gossipcert.symmetry.schedules`:
 the formula is about ``|H|`` times smaller). DeBruijn6 is the example: the generic search
 finds 10 or 11 rounds in ten minutes, while the complement map ``v -> 63 - v`` gives a
 9-round schedule in half a minute. This step tries the small subgroups of
-:func:`gossipcert.exact.symmetric_groups.nauty_subgroups` at descending horizons, each
+:func:`gossipcert.symmetry.groups.nauty_subgroups` at descending horizons, each
 attempt with a share of a short budget, and hands on every schedule it finds; the caller
 verifies it (:func:`gossipcert.simulate.simulate`) like any other candidate.
 
@@ -34,9 +34,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from gossipcert.errors import NotApplicableError
-from gossipcert.exact.backends import Status
 from gossipcert.instance import Instance, ModelKind, ProblemKind
 from gossipcert.schedule import Schedule
+from gossipcert.search.backends import Status
 
 #: the smallest graph the step runs on
 MIN_NODES = 32
@@ -128,7 +128,7 @@ def symmetric_candidates(
         Called with ``{"event": "symmetric", "group", "order", "rounds", "status",
         "seconds"}`` after each attempt.
     groups : dict, optional
-        Named generator lists (default: :func:`~gossipcert.exact.symmetric_groups.
+        Named generator lists (default: :func:`~gossipcert.symmetry.groups.
         nauty_subgroups` of the instance).
 
     Yields
@@ -145,8 +145,8 @@ def symmetric_candidates(
     >>> [len(s.rounds) for _, s in found]
     [5, 4]
     """
-    from gossipcert.exact.symmetric import check_generators, group_order, symmetric_search
-    from gossipcert.exact.symmetric_groups import nauty_subgroups
+    from gossipcert.symmetry.groups import nauty_subgroups
+    from gossipcert.symmetry.schedules import check_generators, group_order, symmetric_search
 
     deadline = time.monotonic() + seconds
     if groups is None:

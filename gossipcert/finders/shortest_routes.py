@@ -25,9 +25,9 @@ import networkx as nx
 from gossipcert.encodings.all_port import AllPortEncoding
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import HeuristicError
-from gossipcert.exact.backends import Status, make_backend
 from gossipcert.instance import Instance, ModelKind
 from gossipcert.schedule import Schedule
+from gossipcert.search.backends import Status, make_backend
 
 
 def applies(instance: Instance) -> bool:

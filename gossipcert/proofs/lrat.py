@@ -66,7 +66,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from gossipcert.exact.drat import parse_dimacs
+from gossipcert.proofs.drat import parse_dimacs
 
 #: how many proof lines pass between two looks at the clock
 _CLOCK_EVERY = 4096

@@ -1,0 +1,8 @@
+"""Certificates: writing the evidence of an optimum to JSON and checking it from scratch.
+
+Modules
+-------
+- :mod:`.certificate`: the certificate of a round optimum or a steps front, and ``check``.
+- :mod:`.split`: checking the evidence of a split (cube) proof.
+- :mod:`.partial`: the partial result written when a run stops before its optimum.
+"""

@@ -1,2 +1,0 @@
-"""Exact search: solver back-ends, symmetry breaking, proofs, the round search and
-certificates."""

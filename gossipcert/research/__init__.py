@@ -1,0 +1,7 @@
+"""Methods kept for the benchmarks and the record of open instances, not used by any command.
+
+Modules
+-------
+- :mod:`.broadcast_far_first`: broadcast schedules that serve the farthest nodes first.
+- :mod:`.broadcast_late`: broadcast formulas restricted to late-informed nodes.
+"""
