@@ -38,9 +38,15 @@ import pynauty
 
 from gossipcert import graphs
 from gossipcert.errors import GossipcertError
+from gossipcert.graphs.records import graph_record
 from gossipcert.instance import Instance, ProblemKind, resolve_roots
 
 ENTRY_FORMAT = "gossipcert-store/1"
+
+
+def certificate_text(cert: dict[str, Any]) -> str:
+    """A certificate as JSON text."""
+    return json.dumps(cert, indent=1) + "\n"
 
 
 def canonical_form(instance: Instance) -> dict[str, Any]:
@@ -69,10 +75,6 @@ def canonical_form(instance: Instance) -> dict[str, Any]:
     g = instance.graph
     model = instance.model.spec()
     if instance.problem.kind is ProblemKind.CUSTOM:
-        from gossipcert.certificates.certificate import (
-            graph_record,  # lazy: certificate imports search
-        )
-
         packets, holdings, demands = instance.problem.custom or ((), (), ())
         return {
             "graph": graph_record(g),
@@ -240,8 +242,6 @@ class Store:
         Path
             The entry's file.
         """
-        from gossipcert.certificates.certificate import certificate_text
-
         entry = {"format": ENTRY_FORMAT, "key": key, **entry}
         if certificate is not None:
             cert_name = f"{stem}.cert.json"

@@ -428,9 +428,9 @@ def test_malformed_or_inconsistent_certificates_fail_without_exceptions(
     ],
 )
 def test_an_edited_node_count_is_a_certificate_error(edit, needle: str) -> None:
-    from gossipcert.certificates.certificate import graph_from_record, graph_record
     from gossipcert.errors import CertificateError
     from gossipcert.graphs import from_spec
+    from gossipcert.graphs.records import graph_from_record, graph_record
 
     record = graph_record(from_spec("ring:6"))
     edit(record)
@@ -457,9 +457,9 @@ def test_an_edited_node_count_is_a_certificate_error(edit, needle: str) -> None:
     ],
 )
 def test_a_graph_record_is_read_exactly_as_solve_writes_it(edit, needle: str) -> None:
-    from gossipcert.certificates.certificate import graph_from_record, graph_record
     from gossipcert.errors import CertificateError
     from gossipcert.graphs import from_spec
+    from gossipcert.graphs.records import graph_from_record, graph_record
 
     record = graph_record(from_spec("ring:6"))
     assert graph_record(graph_from_record(record)) == record
@@ -567,7 +567,7 @@ def test_cnf_does_not_depend_on_edge_insertion_order(graph: str) -> None:
     import networkx as nx
 
     from gossipcert import graphs
-    from gossipcert.certificates.certificate import graph_from_record, graph_record
+    from gossipcert.graphs.records import graph_from_record, graph_record
     from gossipcert.instance import make_instance, parse_model, parse_problem
 
     g = graphs.from_spec(graph)

@@ -13,13 +13,14 @@ import pytest
 from typer.testing import CliRunner
 
 from gossipcert import graphs, plot
-from gossipcert.certificates.certificate import build_certificate, certificate_text
+from gossipcert.certificates.certificate import build_certificate
 from gossipcert.cli import app
 from gossipcert.constructions.rings import ring_full_duplex, ring_half_duplex
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import Schedule, write_schedule
 from gossipcert.search.rounds import solve
 from gossipcert.simulate import simulate
+from gossipcert.store import certificate_text
 
 runner = CliRunner()
 

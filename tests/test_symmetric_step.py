@@ -16,8 +16,9 @@ from gossipcert.symmetry import step as symmetric_step
 
 def _upper_after_the_upper_bound_step(graph: str, symmetric: bool) -> tuple[int | None, str]:
     inst = parse_instance(graph, "telephone", "gossip")
-    s = _Search(inst, "sat", 60.0, EncodingOptions.for_search(), True, False, None)
-    s.symmetric = symmetric
+    s = _Search(
+        inst, "sat", 60.0, EncodingOptions.for_search(), True, False, None, symmetric=symmetric
+    )
     s.lower_bound()
     s.upper_bound()
     assert s.best is not None and simulate(inst, s.best[0]).rounds == s.upper
@@ -108,8 +109,16 @@ def test_the_portfolio_skips_its_symmetric_entrant_after_the_step(
     monkeypatch.setattr(portfolio, "race", fake_race)
     for graph in ("debruijn:5", "debruijn:4"):  # 32 nodes: the step runs; 16: it does not
         inst = parse_instance(graph, "telephone", "gossip")
-        s = _Search(inst, "sat", 60.0, EncodingOptions.for_search(), True, False, None)
-        s.portfolio = PortfolioSettings(1.0)
+        s = _Search(
+            inst,
+            "sat",
+            60.0,
+            EncodingOptions.for_search(),
+            True,
+            False,
+            None,
+            portfolio=PortfolioSettings(1.0),
+        )
         s.lower_bound()
         s.upper_bound()
     assert skipped == [("candidates", "symmetric"), ("candidates",)]

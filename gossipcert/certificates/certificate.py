@@ -42,12 +42,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
-
 from gossipcert import __version__, graphs
 from gossipcert.bounds import bound_by_name
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import CertificateError, GossipcertError
+from gossipcert.graphs.records import graph_from_record, graph_record
 from gossipcert.instance import (
     Instance,
     ProblemKind,
@@ -68,89 +67,10 @@ from gossipcert.schedule import Schedule, from_json, to_json
 from gossipcert.search.backends import SatBackend, Status
 from gossipcert.search.rounds import SolveResult
 from gossipcert.simulate import simulate
+from gossipcert.store import certificate_text
 
 FORMAT = "gossipcert-certificate/1"
 STEPS_FORMAT = "gossipcert-steps-certificate/1"
-
-
-def graph_record(g: nx.Graph) -> dict[str, Any]:
-    """The graph as stored in a certificate: spec, labels, routers, capacities, edges."""
-    return {
-        "spec": g.graph.get("spec"),
-        "n": g.number_of_nodes(),
-        "labels": [g.nodes[v].get("label", str(v)) for v in range(g.number_of_nodes())],
-        "routers": graphs.routers(g),
-        "edges": sorted([min(u, v), max(u, v), graphs.capacity(g, u, v)] for u, v in g.edges),
-    }
-
-
-def _whole(x: Any) -> bool:
-    """``x`` is an int and not a bool (JSON ``1``, not ``1.0`` or ``true``)."""
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
-def graph_from_record(rec: dict[str, Any]) -> nx.Graph:
-    """Rebuild a graph stored by :func:`graph_record`.
-
-    The record must be exactly what :func:`graph_record` writes: whole numbers (not floats
-    or booleans), each edge ``[u, v, capacity]`` once with ``u < v`` in ``0..n-1``, a
-    capacity of at least 1, sorted. Nothing is normalised: a record that another graph
-    would store differently is refused, so what ``check`` certifies is the record read.
-
-    Raises
-    ------
-    CertificateError
-        Anything else, e.g. a capacity of 0 or below (which no model can use, and which
-        would make an encoding's capacity constraint an empty clause).
-
-    Examples
-    --------
-    >>> from gossipcert.graphs import ring
-    >>> rec = graph_record(ring(4))
-    >>> graph_from_record(rec).number_of_edges()
-    4
-    >>> rec["edges"][0][2] = -1
-    >>> try:
-    ...     graph_from_record(rec)
-    ... except CertificateError as exc:
-    ...     print(exc)
-    malformed graph record: edge [0, 1, -1]: a capacity must be a whole number >= 1
-    """
-    try:
-        g = nx.Graph(spec=rec.get("spec"))
-        n = rec["n"]
-        if not _whole(n) or not 0 < n <= graphs.MAX_NODES:
-            raise CertificateError(f"n must be a whole number in 1..{graphs.MAX_NODES}, got {n!r}")
-        stored = rec.get("routers", [])
-        if not isinstance(stored, list) or not all(_whole(r) and 0 <= r < n for r in stored):
-            raise CertificateError(f"'routers' must list node numbers in 0..{n - 1}")
-        routers = set(stored)
-        labels = rec.get("labels") or [str(v) for v in range(n)]
-        if not isinstance(labels, list) or len(labels) != n:
-            raise CertificateError(f"'labels' must list the labels of the {n} nodes")
-        for v in range(n):
-            g.add_node(v, label=str(labels[v]), router=v in routers)
-        edges = rec["edges"]
-        if not isinstance(edges, list):
-            raise CertificateError("'edges' must be a list of [u, v, capacity]")
-        for edge in edges:
-            if not (isinstance(edge, list) and len(edge) == 3 and all(map(_whole, edge))):
-                raise CertificateError(f"edge {edge!r}: expected [u, v, capacity], whole numbers")
-            u, v, c = edge
-            if not 0 <= u < v < n:
-                raise CertificateError(
-                    f"edge {edge!r}: expected u < v, both nodes in 0..{n - 1} (no self-loops)"
-                )
-            if c < 1:
-                raise CertificateError(f"edge {edge!r}: a capacity must be a whole number >= 1")
-            if g.has_edge(u, v):
-                raise CertificateError(f"edge {edge!r}: the edge {u} -- {v} is stored twice")
-            g.add_edge(u, v, capacity=c)
-        if edges != sorted(edges) or stored != sorted(routers):
-            raise CertificateError("'edges' and 'routers' must be sorted, as solve writes them")
-    except (KeyError, TypeError, ValueError) as exc:
-        raise CertificateError(f"malformed graph record: {exc}") from None
-    return g
 
 
 def build_certificate(result: SolveResult) -> dict[str, Any]:
@@ -220,11 +140,6 @@ def _uses_symmetry(result: SolveResult) -> bool:
     if ev.get("kind") == "drat-cubes":
         return ev.get("coverage", {}).get("kind") == "orbits"
     return result.options.symmetry and ev.get("kind") in ("drat", "solver-claim")
-
-
-def certificate_text(cert: dict[str, Any]) -> str:
-    """A certificate as JSON text."""
-    return json.dumps(cert, indent=1) + "\n"
 
 
 def write_certificate(cert: dict[str, Any], path: str | Path) -> None:

@@ -190,10 +190,11 @@ def solve_cmd(
     Example: gossipcert solve petersen --model telephone --problem gossip -o petersen.json
     """
 
-    from gossipcert.certificates.certificate import build_certificate, certificate_text
+    from gossipcert.certificates.certificate import build_certificate
     from gossipcert.certificates.partial import partial_text, read_resume_schedule
     from gossipcert.schedule import to_json
     from gossipcert.search.watchdog import solve_within
+    from gossipcert.store import certificate_text
 
     _refuse_unused_options(
         objective == "rounds",
@@ -432,9 +433,10 @@ def _steps_certificate(
     """Write the steps certificate of ``res``'s points (DRAT proofs); the rounds missed."""
     if output is None:
         return []
-    from gossipcert.certificates.certificate import build_steps_certificate, certificate_text
+    from gossipcert.certificates.certificate import build_steps_certificate
     from gossipcert.encodings import EncodingOptions
     from gossipcert.proofs.steps import certify_points
+    from gossipcert.store import certificate_text
 
     deadline = None if time_limit is None else start + time_limit
     options = EncodingOptions.for_search(strict=strict)

@@ -61,13 +61,30 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from typing import TYPE_CHECKING
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Protocol
 
 from gossipcert.encodings.formula import Formula, Lit
+from gossipcert.instance import Instance
 
-if TYPE_CHECKING:  # pragma: no cover - typing only
-    from gossipcert.encodings.broadcast import BroadcastEncoding
+
+class BroadcastState(Protocol):
+    """What the budget reads of a broadcast encoding
+    (:class:`gossipcert.encodings.broadcast.BroadcastEncoding` is one)."""
+
+    formula: Formula
+    instance: Instance
+    holder: Sequence[bool]
+    n_holders: int
+    nbrs: Sequence[Sequence[int]]
+
+    def informed(self, v: int, t: int) -> Lit:
+        """The literal "``v`` is informed after round ``t``"."""
+        ...
+
+    def arcs(self, t: int) -> Iterable[tuple[int, int]]:
+        """The arcs ``(u, w)`` that may inform ``w`` in round ``t``."""
+        ...
 
 
 #: the largest budget counted exactly; a larger slack is divided down to about this size
@@ -135,12 +152,12 @@ def unary_sum(
     return level[0] if level else []
 
 
-def idle_budget(enc: BroadcastEncoding, r: int, selector: int) -> int:
+def idle_budget(enc: BroadcastState, r: int, selector: int) -> int:
     """Add the idle budget of ``r`` rounds (module docstring), each clause under ``selector``.
 
     Parameters
     ----------
-    enc : BroadcastEncoding
+    enc : BroadcastState
         Extended to at least ``r`` rounds.
     r : int
     selector : int

@@ -6,7 +6,7 @@ and on DeBruijn6 one run found 9 rounds and the next, under load, only 11. The p
 several *entrants* side by side, each in its own process:
 
 - ``candidates``: the constructions and heuristics of the search's upper bound
-  (:func:`gossipcert.search.rounds.upper_bound_schedules`);
+  (:func:`gossipcert.search.upper.upper_bound_schedules`);
 - ``matching-sweep``: the matching heuristic's parameter sweep for the whole budget;
 - ``coloring``: the coloring heuristic for the whole budget (telephone, unbounded packets);
 - ``cpsat-seed-S``: CP-SAT with :attr:`PortfolioSettings.workers` workers and random seed
@@ -53,6 +53,7 @@ from typing import Any
 from gossipcert.errors import GossipcertError
 from gossipcert.instance import Instance, ModelKind
 from gossipcert.schedule import Schedule
+from gossipcert.search.upper import schedule_by_horizon, upper_bound_schedules
 from gossipcert.simulate import Report, simulate
 
 Send = Callable[[str, Schedule], None]
@@ -138,8 +139,6 @@ def _anneal_applies(instance: Instance) -> bool:
 
 
 def _candidates(instance: Instance, target: int, budget: float, send: Send, **_: Any) -> None:
-    from gossipcert.search.rounds import upper_bound_schedules
-
     for name, sched in upper_bound_schedules(instance, target):
         send(name, sched)
 
@@ -167,7 +166,6 @@ def _symmetric(
     **_: Any,
 ) -> None:
     """Invariant schedules below the hint (or below the first candidate schedule)."""
-    from gossipcert.search.rounds import upper_bound_schedules
     from gossipcert.symmetry.step import symmetric_candidates
 
     deadline = time.monotonic() + budget
@@ -227,7 +225,6 @@ def _solver(
 
     from gossipcert.encodings import EncodingOptions, encoding_for
     from gossipcert.search.backends import compile_cpsat
-    from gossipcert.search.rounds import schedule_by_horizon
 
     deadline = time.monotonic() + budget
     options = replace(EncodingOptions.for_search(), symmetry=False)

@@ -42,13 +42,15 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gossipcert.bounds import Bound, best_lower_bound
 from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
-from gossipcert.errors import HeuristicError, SolverError, UnsupportedModelError
+from gossipcert.errors import SolverError, UnsupportedModelError
+from gossipcert.finders import portfolio as _portfolio
+from gossipcert.finders.portfolio import PortfolioSettings
 from gossipcert.instance import Instance, bits
 from gossipcert.proofs.checkers import ProofVerdict, check_proof
 from gossipcert.proofs.refutation import (
@@ -60,10 +62,13 @@ from gossipcert.proofs.refutation import (
 )
 from gossipcert.schedule import Schedule
 from gossipcert.search.backends import BACKENDS, Status, make_backend
+from gossipcert.search.upper import Progress, schedule_by_horizon, upper_bound_schedules
+from gossipcert.search.upper import verified as _verified
 from gossipcert.simulate import Report, simulate
 from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
-Progress = Callable[[dict[str, Any]], None]
+#: the events after which a stopped search's state has changed (:meth:`_Search.state`)
+STATE_EVENTS = ("lower-bound", "upper-bound", "query", "proof")
 
 #: the choices of ``solve(encoding=...)``
 ENCODINGS = ("auto", "broadcast", "knowledge", "tree")
@@ -118,15 +123,6 @@ class SolveResult:
         return self.status == "optimal" and self.evidence.get("kind") != "solver-claim"
 
 
-def _verified(instance: Instance, schedule: Schedule, what: str) -> tuple[Schedule, Report]:
-    rep = simulate(instance, schedule)
-    if not rep.ok:
-        first = rep.errors[0].message if rep.errors else f"{len(rep.unmet)} demands unmet"
-        raise SolverError(f"the {what} schedule failed verification: {first}")
-    assert rep.rounds is not None
-    return Schedule(schedule.rounds[: rep.rounds]), rep
-
-
 def search_options(
     instance: Instance, encoding: str, strict: bool, counting: bool
 ) -> EncodingOptions:
@@ -165,33 +161,6 @@ def search_options(
     )
 
 
-def upper_bound_schedules(
-    instance: Instance, target: int | None = None
-) -> Iterator[tuple[str, Schedule]]:
-    """Candidate schedules from the constructions and heuristics that apply (unverified),
-    the cheap constructions first, so that a caller may stop once one meets its lower
-    bound; ``target`` (default: the best closed-form lower bound) lets the randomized
-    heuristics stop early."""
-    from gossipcert.constructions.catalog import upper_bound_candidates
-    from gossipcert.finders import shortest_routes
-    from gossipcert.heuristics.broadcast import broadcast_greedy
-    from gossipcert.heuristics.run import upper_bound_heuristics
-
-    yield from upper_bound_candidates(instance)
-    if target is None:
-        target = best_lower_bound(instance).value
-    try:
-        yield ("broadcast-greedy", broadcast_greedy(instance, target=target))
-    except (UnsupportedModelError, HeuristicError):
-        pass
-    yield from upper_bound_heuristics(instance)
-    if shortest_routes.applies(instance):
-        try:
-            yield ("shortest-routes", shortest_routes.shortest_route_schedule(instance, target))
-        except HeuristicError:
-            pass
-
-
 class _Search:
     """The state of one :func:`solve` call; each step is one method, run in order by ``run``.
 
@@ -199,10 +168,6 @@ class _Search:
     the shortest verified schedule; ``unsat_at`` the largest horizon the solver refuted.
     """
 
-    #: PortfolioSettings, or None: race the schedule portfolio for the upper bound
-    portfolio: Any = None
-    #: try schedules invariant under small automorphism groups (``symmetric_step``)
-    symmetric: bool = True
     #: the symmetric step ran (the portfolio's ``symmetric`` entrant is then skipped)
     symmetric_ran: bool = False
     #: the last upper bound reported, with its source (:meth:`tell_upper`)
@@ -218,7 +183,17 @@ class _Search:
         proof: bool,
         progress: Progress | None,
         seeds: list[tuple[str, Schedule]] | None = None,
+        *,
+        portfolio: PortfolioSettings | None = None,
+        symmetric: bool = True,
+        on_state: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
+        #: race the schedule portfolio for the upper bound (None: do not)
+        self.portfolio = portfolio
+        #: try schedules invariant under small automorphism groups (``symmetric_step``)
+        self.symmetric = symmetric
+        #: receives :meth:`state` whenever a bound, a query or a proof changes it
+        self.on_state = on_state
         self.instance = instance
         self.seeds = list(seeds or [])
         self.backend = backend
@@ -249,6 +224,23 @@ class _Search:
         self.log.append(event)
         if self.progress is not None:
             self.progress(event)
+        if self.on_state is not None and event["event"] in STATE_EVENTS:
+            self.on_state(self.state(with_schedule=event["event"] == "upper-bound"))
+
+    def state(self, with_schedule: bool = False) -> dict[str, Any]:
+        """What a parent needs to answer if this search is stopped now: the lower bound and
+        its evidence (a solver's claim where the last refutation set it), where the upper
+        bound comes from, the encoding options and (``with_schedule``) the best schedule."""
+        refuted = self.unsat_at is not None and self.unsat_at + 1 == self.lower
+        state: dict[str, Any] = {
+            "lower": self.lower,
+            "evidence": self.claim() if refuted else self.lower_evidence,
+            "upper_source": self.upper_source,
+            "options": self.options,
+        }
+        if with_schedule and self.best is not None:
+            state["schedule"] = self.best[0]
+        return state
 
     @property
     def upper(self) -> int | None:
@@ -359,15 +351,13 @@ class _Search:
         """A shorter schedule from the portfolio (:mod:`gossipcert.finders.portfolio`), given
         at most half the time left; its ``candidates`` entrant is the step above, skipped,
         and so is its ``symmetric`` entrant where the symmetric step ran."""
-        from gossipcert.finders.portfolio import race
-
         settings = self.portfolio
         if self.deadline is not None:
             left = (self.deadline - time.monotonic()) / 2
             settings = replace(settings, seconds=max(0.0, min(settings.seconds, left)))
         seeds = [] if self.best is None else [(self.upper_source, self.best[0])]
         skip = ("candidates", "symmetric") if self.symmetric_ran else ("candidates",)
-        res = race(self.instance, settings, self.lower, seeds, self.emit, skip=skip)
+        res = _portfolio.race(self.instance, settings, self.lower, seeds, self.emit, skip=skip)
         if res.schedule is not None and res.report is not None:
             if self.upper is None or res.report.rounds < self.upper:  # type: ignore[operator]
                 self.best = (res.schedule, res.report)
@@ -655,7 +645,7 @@ def solve(
     progress: Progress | None = None,
     seeds: list[tuple[str, Schedule]] | None = None,
     encoding: str = "auto",
-    portfolio: Any = None,
+    portfolio: PortfolioSettings | None = None,
 ) -> SolveResult:
     """Certify the minimum number of rounds of ``instance``.
 
@@ -715,70 +705,8 @@ def solve(
         raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")
     if options is None:
         options = search_options(instance, encoding, strict, counting)
-    search = _Search(instance, backend, time_limit, options, use_bounds, proof, progress, seeds)
-    search.portfolio = portfolio
-    return search.run()
-
-
-def schedule_by_horizon(
-    instance: Instance,
-    options: EncodingOptions,
-    backend: str,
-    start: int,
-    deadline: float | None,
-    emit: Progress | None = None,
-) -> tuple[Schedule, Report] | None:
-    """A first verified schedule from the solver alone, doubling the horizon until one exists.
-
-    Used when no heuristic or construction gives an upper bound. Horizons ``start``,
-    ``2 start``, ``4 start`` ... are encoded afresh (without symmetry breaking) and asked
-    for a schedule, up to :func:`gossipcert.heuristics.matching.round_bound`, a length at
-    which one always exists (every round of some schedule teaches a node a packet it lacks).
-
-    Parameters
-    ----------
-    instance : Instance
-    options : EncodingOptions
-    backend : {"sat", "cpsat"}
-    start : int
-        The first horizon (the lower bound, at least 1).
-    deadline : float or None
-        A ``time.monotonic()`` value; None waits for ever.
-    emit : callable, optional
-        Receives one ``{"event": "horizon", ...}`` dict per query.
-
-    Returns
-    -------
-    (Schedule, Report) or None
-        The verified schedule and its report; None on a time-out.
-
-    Examples
-    --------
-    >>> from gossipcert.instance import parse_instance
-    >>> found = schedule_by_horizon(parse_instance("path:4", "telephone", "gossip"),
-    ...                             EncodingOptions(), "sat", 1, None)
-    >>> found[1].rounds <= 4
-    True
-    """
-    from gossipcert.heuristics.matching import round_bound
-
-    most = max(start, round_bound(instance))
-    horizon = start
-    while True:
-        enc = encoding_for(instance, options)
-        sel = enc.selector(horizon)
-        solver = make_backend(backend, enc.formula)
-        try:
-            status = solver.solve([sel], deadline, None)
-            if emit is not None:
-                emit({"event": "horizon", "rounds": horizon, "status": status.value})
-            if status is Status.SAT:
-                return _verified(instance, enc.decode(horizon, solver.value), f"{backend} solver's")
-        finally:
-            solver.close()
-        if status is Status.UNKNOWN or horizon >= most:
-            return None
-        horizon = min(2 * horizon, most)
+    args = (instance, backend, time_limit, options, use_bounds, proof, progress, seeds)
+    return _Search(*args, portfolio=portfolio).run()
 
 
 def _unmet(instance: Instance) -> bool:

@@ -203,39 +203,16 @@ def call_in_child(
 # ------------------------------------------------------------------------------ solve
 
 
-class _Reporting(_Search):
-    """The round search, sending every event and every change of its state to the parent."""
-
-    send: Send
-
-    def emit(self, event: dict[str, Any]) -> None:
-        super().emit(event)
-        if event["event"] in ("lower-bound", "upper-bound", "query", "proof"):
-            refuted = self.unsat_at is not None and self.unsat_at + 1 == self.lower
-            state = {
-                "lower": self.lower,
-                "evidence": self.claim() if refuted else self.lower_evidence,
-                "upper_source": self.upper_source,
-                "options": self.options,
-            }
-            if event["event"] == "upper-bound" and self.best is not None:
-                state["schedule"] = self.best[0]
-            self.send(("message", ("state", state)))
-
-
 def _solve_child(send: Send, kwargs: dict[str, Any], split: SplitSettings | None) -> SolveResult:
     def progress(event: dict[str, Any]) -> None:
         send(("message", ("event", event)))
 
-    portfolio = kwargs.pop("portfolio", None)
+    def on_state(state: dict[str, Any]) -> None:
+        send(("message", ("state", state)))
+
     if split is None:
-        search: _Search = _Reporting(**kwargs, progress=progress)
-    else:
-        cls = type("_ReportingSplit", (_Reporting, SplitSearch), {})
-        search = cls(**kwargs, progress=progress, split=split)
-    search.send = send  # type: ignore[attr-defined]
-    search.portfolio = portfolio
-    return search.run()
+        return _Search(**kwargs, progress=progress, on_state=on_state).run()
+    return SplitSearch(**kwargs, progress=progress, on_state=on_state, split=split).run()
 
 
 def solve_within(
@@ -276,9 +253,7 @@ def solve_within(
         options = search_options(instance, encoding, strict, counting)
     if time_limit is None and split is not None:
         args = (instance, backend, None, options, use_bounds, proof, progress, seeds)
-        search = SplitSearch(*args, split=split)
-        search.portfolio = portfolio
-        return search.run()
+        return SplitSearch(*args, split=split, portfolio=portfolio).run()
     if time_limit is None:
         return solve(
             instance, backend, None, proof=proof, use_bounds=use_bounds, options=options,
