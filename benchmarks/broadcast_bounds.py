@@ -23,13 +23,13 @@ import argparse
 import time
 from collections.abc import Callable
 
-from gossipcert.bounds import distance_bound
-from gossipcert.bounds.base import Bound
-from gossipcert.bounds.broadcast import broadcast_cut_bound, broadcast_layers_bound
-from gossipcert.bounds.broadcast_order import broadcast_order_bound
-from gossipcert.bounds.broadcast_ranks import broadcast_ranks_bound
-from gossipcert.bounds.broadcast_siblings import broadcast_siblings_bound
-from gossipcert.bounds.broadcast_walks import broadcast_walks_bound
+from gossipcert.closed_forms import distance_bound
+from gossipcert.closed_forms.base import Bound
+from gossipcert.closed_forms.broadcast import broadcast_cut_bound, broadcast_layers_bound
+from gossipcert.closed_forms.broadcast_order import broadcast_order_bound
+from gossipcert.closed_forms.broadcast_ranks import broadcast_ranks_bound
+from gossipcert.closed_forms.broadcast_siblings import broadcast_siblings_bound
+from gossipcert.closed_forms.broadcast_walks import broadcast_walks_bound
 from gossipcert.instance import Instance, parse_instance
 
 BOUNDS: tuple[tuple[str, Callable[[Instance], Bound | None]], ...] = (

@@ -9,7 +9,7 @@ the walk count (``broadcast-walks``) and by the walk count with shared neighbour
 ``R`` rounds; a ratio near 1 is a near miss. The sibling side is computed for the thresholds
 whose walk ratio is at most ``--ratio`` (all of them with a large value), with up to
 ``--budget`` states each (the bound itself uses a budget of
-``gossipcert.bounds.broadcast_siblings.STATE_BUDGET`` states per ``R``, shared by its
+``gossipcert.closed_forms.broadcast_siblings.STATE_BUDGET`` states per ``R``, shared by its
 thresholds, and only the thresholds within ``TIGHT`` of the need); ``-`` where it was not
 computed or ran past the budget.
 
@@ -33,8 +33,8 @@ import argparse
 import sys
 import time
 
-from gossipcert.bounds.broadcast_siblings import MAX_DEGREE, sibling_side
-from gossipcert.bounds.broadcast_walks import WalkCount
+from gossipcert.closed_forms.broadcast_siblings import MAX_DEGREE, sibling_side
+from gossipcert.closed_forms.broadcast_walks import WalkCount
 from gossipcert.instance import parse_instance
 
 

@@ -3,7 +3,7 @@
 ``gossipcert bounds`` and ``gossipcert solve`` evaluate the cut bound on every all-port or
 packet-capped instance, over ``n`` single-node cuts, the bridges and about ``n * diameter``
 balls, so its cost per cut decides whether a mid-size instance starts at once. Each row
-builds a fresh instance (no cached facts) and times :func:`gossipcert.bounds.cut_bound`
+builds a fresh instance (no cached facts) and times :func:`gossipcert.closed_forms.cut_bound`
 alone.
 
 Run with the project's Python, e.g. ``nice -n 10 .venv/bin/python benchmarks/cut_bound.py``;
@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from gossipcert.bounds import cut_bound
+from gossipcert.closed_forms import cut_bound
 from gossipcert.instance import parse_instance
 
 # (graph, model, problem)

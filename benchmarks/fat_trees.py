@@ -34,7 +34,7 @@ import platform
 import time
 from pathlib import Path
 
-from gossipcert.bounds import cut_bound
+from gossipcert.closed_forms import cut_bound
 from gossipcert.instance import parse_instance
 from gossipcert.search.rounds import SolveResult, solve
 

@@ -22,7 +22,7 @@ from dataclasses import replace
 
 from pysat.solvers import Solver
 
-from gossipcert.bounds import LOWER_BOUNDS, best_lower_bound
+from gossipcert.closed_forms import LOWER_BOUNDS, best_lower_bound
 from gossipcert.encodings import EncodingOptions
 from gossipcert.instance import parse_instance
 from gossipcert.proofs.refutation import standalone_cnf

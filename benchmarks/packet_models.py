@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from gossipcert.bounds import all_bounds
+from gossipcert.closed_forms import all_bounds
 from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.graphs import from_spec
 from gossipcert.instance import Instance, parse_instance

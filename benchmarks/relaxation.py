@@ -31,7 +31,7 @@ import argparse
 import resource
 import time
 
-from gossipcert.bounds import best_lower_bound
+from gossipcert.closed_forms import best_lower_bound
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.proofs.refutation import decide_with_proof
 from gossipcert.search.relaxation import refute_by_relaxation

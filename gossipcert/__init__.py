@@ -1,5 +1,59 @@
-"""gossipcert: certified optimal schedules for gossip, broadcast and related problems."""
+"""gossipcert: certified optimal schedules for gossip, broadcast and related problems.
+
+The Python API (:mod:`gossipcert.api`) is at the package's face::
+
+    import gossipcert
+    res = gossipcert.solve("ccc:3", "telephone", "gossip")   # or a networkx graph
+    res.optimum, res.lower_evidence["kind"]                  # 7, 'drat'
+    gossipcert.check(res.certificate()).ok                   # True
+
+Its names are loaded on first use, so ``import gossipcert`` (and ``gossipcert --version``)
+stays fast.
+"""
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from typing import TYPE_CHECKING, Any
+
+from gossipcert._version import __version__
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from gossipcert.api import (
+        BoundsResult,
+        Result,
+        SolveStatus,
+        as_instance,
+        bounds,
+        check,
+        solve,
+        table,
+        verify,
+    )
+
+__all__ = [
+    "BoundsResult",
+    "Result",
+    "SolveStatus",
+    "__version__",
+    "as_instance",
+    "bounds",
+    "check",
+    "solve",
+    "table",
+    "verify",
+]
+
+_API = frozenset(__all__) - {"__version__"}
+
+
+def __getattr__(name: str) -> Any:
+    """The API's names, imported from :mod:`gossipcert.api` when first asked for."""
+    if name in _API:
+        from gossipcert import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'gossipcert' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _API)

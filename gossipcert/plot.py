@@ -23,10 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 import networkx as nx
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch
@@ -250,11 +246,10 @@ def draw_rounds(
     span_y = (max(ys) - min(ys)) or 1.0
     aspect = min(2.5, max(0.4, span_y / span_x))
     panel = 3.2 if g.number_of_nodes() <= 24 else 4.2
-    fig, axes = plt.subplots(
-        rows, cols, figsize=(panel * cols, panel * aspect * rows + 0.6), squeeze=False
-    )
+    fig = Figure(figsize=(panel * cols, panel * aspect * rows + 0.6))
+    axes = fig.subplots(rows, cols, squeeze=False)
     small = g.number_of_nodes() <= 32
-    cmap = plt.get_cmap("Blues")
+    cmap = matplotlib.colormaps["Blues"]
     for idx, ax in enumerate(axes.flat):
         ax.set_axis_off()
         if idx >= count:
@@ -373,7 +368,8 @@ def draw_knowledge(instance: Instance, schedule: Schedule, title: str | None = N
     total = sum(d.bit_count() for d in instance.demands) or 1
     met = [100 * sum((k[v] & instance.demands[v]).bit_count() for v in g) / total for k in know]
     height = max(3.0, min(12.0, 0.22 * len(nodes) + 1.5))
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, height), gridspec_kw={"width_ratios": [3, 2]})
+    fig = Figure(figsize=(11, height))
+    ax1, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
     im = ax1.imshow(grid, aspect="auto", cmap="Blues", interpolation="nearest")
     ax1.set_xlabel("after round")
     ax1.set_ylabel("node")
@@ -398,7 +394,7 @@ def draw_knowledge(instance: Instance, schedule: Schedule, title: str | None = N
 
 
 def save(fig: Figure, path: str | Path) -> None:
-    """Write ``fig`` as PNG or SVG (by the file's suffix) and close it.
+    """Write ``fig`` as PNG or SVG (by the file's suffix).
 
     Raises
     ------
@@ -407,15 +403,10 @@ def save(fig: Figure, path: str | Path) -> None:
     """
     p = Path(path)
     if p.suffix.lower() not in FORMATS:
-        plt.close(fig)
         raise GossipcertError(f"draw writes .png or .svg, not {p.suffix or 'no suffix'!r}")
     from gossipcert.store import refuse_special_file
 
-    try:
-        refuse_special_file(p)
-    except GossipcertError:
-        plt.close(fig)
-        raise
+    refuse_special_file(p)
     tmp = p.with_name(f".{p.name}.tmp")
     try:
         fig.savefig(tmp, format=p.suffix[1:].lower(), dpi=130, bbox_inches="tight")
@@ -423,8 +414,6 @@ def save(fig: Figure, path: str | Path) -> None:
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise GossipcertError(f"cannot write {p}: {exc.strerror or exc}") from None
-    finally:
-        plt.close(fig)
 
 
 def draw_table(df: Any, title: str | None = None) -> Figure:
@@ -463,7 +452,8 @@ def draw_table(df: Any, title: str | None = None) -> Figure:
         raise GossipcertError("no graph family appears with two sizes or more; nothing to plot")
     cols = min(4, len(groups))
     rows = math.ceil(len(groups) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 2.9 * rows + 0.6), squeeze=False)
+    fig = Figure(figsize=(3.6 * cols, 2.9 * rows + 0.6))
+    axes = fig.subplots(rows, cols, squeeze=False)
     for ax in axes.flat[len(groups) :]:
         ax.set_axis_off()
     for ax, ((fam, model, problem), part) in zip(axes.flat, groups, strict=False):

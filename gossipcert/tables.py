@@ -27,7 +27,7 @@ see :mod:`gossipcert.claims`). The table then gains the columns ``claim``, ``cla
 and ``verdict`` (agrees, better, differs, open).
 
 For each instance the row holds: the best closed-form lower bound, its name and source
-(:mod:`gossipcert.bounds`); the rounds of every construction of
+(:mod:`gossipcert.closed_forms`); the rounds of every construction of
 :mod:`gossipcert.constructions.catalog` that applies and passes the verifier; the rounds of
 the matching heuristic; and the answer of :func:`gossipcert.search.rounds.solve` — the
 certified optimum with its evidence kind, or ``feasible``/``unknown`` with both bounds when
@@ -291,7 +291,7 @@ def evaluate(task: Task) -> dict[str, Any]:
         ``{"spec_id", "row", "outcome", "certificate"}``; ``outcome`` and ``certificate`` are
         None when nothing was solved (or no optimum was certified).
     """
-    from gossipcert.bounds import best_lower_bound
+    from gossipcert.closed_forms import best_lower_bound
 
     instance = parse_instance(task.graph, task.model, task.problem)
     lb = best_lower_bound(instance)

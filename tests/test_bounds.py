@@ -1,4 +1,4 @@
-"""Tests of gossipcert.bounds: closed forms, hypotheses, and soundness against brute force.
+"""Tests of gossipcert.closed_forms: closed forms, hypotheses, and soundness against brute force.
 
 The brute force is written here, independently of the package: a breadth-first search over
 knowledge states (one bitmask of known packets per node) whose rounds are the maximal
@@ -18,8 +18,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from gossipcert import bounds
-from gossipcert.bounds import (
+from gossipcert import closed_forms as bounds
+from gossipcert.closed_forms import (
     LOWER_BOUNDS,
     LOWER_COST_BOUNDS,
     UPPER_BOUNDS,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from test_broadcast_encoding import cases, reference_case
 
-from gossipcert.bounds import all_bounds, distance_bound, doubling_bound
-from gossipcert.bounds.broadcast import (
+from gossipcert.closed_forms import all_bounds, distance_bound, doubling_bound
+from gossipcert.closed_forms.broadcast import (
     broadcast_cut_bound,
     broadcast_layers_bound,
     layers_value,

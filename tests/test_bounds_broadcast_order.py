@@ -7,10 +7,10 @@ import networkx as nx
 import pytest
 from test_broadcast_encoding import cases, project_instance, reference_case, reference_time
 
-from gossipcert.bounds import all_bounds
-from gossipcert.bounds.broadcast import broadcast_cut_bound, broadcast_layers_bound
-from gossipcert.bounds.broadcast_order import broadcast_order_bound, order_value
-from gossipcert.bounds.broadcast_ranks import broadcast_ranks_bound, rank_sequences
+from gossipcert.closed_forms import all_bounds
+from gossipcert.closed_forms.broadcast import broadcast_cut_bound, broadcast_layers_bound
+from gossipcert.closed_forms.broadcast_order import broadcast_order_bound, order_value
+from gossipcert.closed_forms.broadcast_ranks import broadcast_ranks_bound, rank_sequences
 from gossipcert.instance import parse_instance
 
 

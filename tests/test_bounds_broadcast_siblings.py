@@ -15,11 +15,11 @@ import pytest
 from test_broadcast_encoding import connected_graphs, reference_time
 from typer.testing import CliRunner
 
-from gossipcert.bounds import broadcast_siblings as siblings_module
-from gossipcert.bounds.broadcast import one_packet_view
-from gossipcert.bounds.broadcast_siblings import broadcast_siblings_bound, siblings_value
-from gossipcert.bounds.broadcast_walks import WalkCount, broadcast_walks_bound, walks_value
 from gossipcert.cli import app
+from gossipcert.closed_forms import broadcast_siblings as siblings_module
+from gossipcert.closed_forms.broadcast import one_packet_view
+from gossipcert.closed_forms.broadcast_siblings import broadcast_siblings_bound, siblings_value
+from gossipcert.closed_forms.broadcast_walks import WalkCount, broadcast_walks_bound, walks_value
 from gossipcert.instance import parse_instance
 
 

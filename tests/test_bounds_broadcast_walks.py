@@ -9,11 +9,11 @@ import pytest
 from test_broadcast_encoding import cases, reference_case
 from typer.testing import CliRunner
 
-from gossipcert.bounds import all_bounds, best_lower_bound
-from gossipcert.bounds import broadcast_walks as walks_module
-from gossipcert.bounds.broadcast_ranks import broadcast_ranks_bound
-from gossipcert.bounds.broadcast_walks import broadcast_walks_bound, walks_value
 from gossipcert.cli import app
+from gossipcert.closed_forms import all_bounds, best_lower_bound
+from gossipcert.closed_forms import broadcast_walks as walks_module
+from gossipcert.closed_forms.broadcast_ranks import broadcast_ranks_bound
+from gossipcert.closed_forms.broadcast_walks import broadcast_walks_bound, walks_value
 from gossipcert.instance import parse_instance
 
 

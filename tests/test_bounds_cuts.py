@@ -23,8 +23,8 @@ from test_exact_bruteforce_packets import brute_force as packets_brute_force
 from test_exact_bruteforce_packets import cases
 from test_exact_bruteforce_packets import project_instance as packets_instance
 
-from gossipcert.bounds import best_lower_bound, cut_bound
-from gossipcert.bounds.cuts import cut_capacity
+from gossipcert.closed_forms import best_lower_bound, cut_bound
+from gossipcert.closed_forms.cuts import cut_capacity
 from gossipcert.instance import parse_instance
 
 

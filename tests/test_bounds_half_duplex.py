@@ -9,8 +9,8 @@ import networkx as nx
 import pytest
 from test_bounds import gossip_optimum, half_duplex_step, instance_optimum, make, plain_graph
 
-from gossipcert.bounds import best_lower_bound, bound_by_name
-from gossipcert.bounds.half_duplex import golden_rounds, half_duplex_golden_bound, reach_block
+from gossipcert.closed_forms import best_lower_bound, bound_by_name
+from gossipcert.closed_forms.half_duplex import golden_rounds, half_duplex_golden_bound, reach_block
 from gossipcert.instance import parse_instance
 
 PHI = (1 + math.sqrt(5)) / 2

@@ -20,12 +20,12 @@ from test_bounds import (
     telephone_step,
 )
 
-from gossipcert.bounds import all_bounds, best_lower_bound, bound_by_name
-from gossipcert.bounds.base import Bound
-from gossipcert.bounds.broadcast import layers_value
-from gossipcert.bounds.broadcast_ranks import ranks_value
-from gossipcert.bounds.broadcast_walks import walks_value
-from gossipcert.bounds.packet_layers import (
+from gossipcert.closed_forms import all_bounds, best_lower_bound, bound_by_name
+from gossipcert.closed_forms.base import Bound
+from gossipcert.closed_forms.broadcast import layers_value
+from gossipcert.closed_forms.broadcast_ranks import ranks_value
+from gossipcert.closed_forms.broadcast_walks import walks_value
+from gossipcert.closed_forms.packet_layers import (
     WORK_BUDGET,
     packet_layers_bound,
     packet_ranks_bound,

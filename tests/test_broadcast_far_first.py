@@ -10,7 +10,7 @@ import networkx as nx
 import pytest
 from test_broadcast_encoding import project_instance, reference_time
 
-from gossipcert.bounds.broadcast_ranks import broadcast_ranks_bound
+from gossipcert.closed_forms.broadcast_ranks import broadcast_ranks_bound
 from gossipcert.encodings.broadcast_cone import ConeBroadcastEncoding
 from gossipcert.errors import InstanceError, UnsupportedModelError
 from gossipcert.instance import Instance, parse_instance

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from gossipcert.bounds import cut_bound
+from gossipcert.closed_forms import cut_bound
 from gossipcert.constructions.catalog import construct
 from gossipcert.constructions.collectives import (
     farthest_first_routes,

@@ -1,7 +1,7 @@
 """The universal fallback construction, checked by the verifier in every model and problem.
 
 Every schedule is replayed by :func:`gossipcert.simulate.simulate`; the lengths on stars are
-compared with the optima derived in :mod:`gossipcert.bounds` (half-duplex ``2(n-1)``,
+compared with the optima derived in :mod:`gossipcert.closed_forms` (half-duplex ``2(n-1)``,
 telephone ``2n-3``), which the construction reaches there.
 """
 

@@ -243,7 +243,7 @@ def test_the_multicast_broadcast_upper_bound_needs_the_chunks_to_travel_together
     """Flooding takes the eccentricity only when one transmission can carry every chunk:
     ``broadcast:0,chunks=3`` on path:3 under multicast (p=1) needs 4 rounds, and the bound
     said 2."""
-    from gossipcert.bounds.gonzalez import gonzalez_broadcast_upper_bound
+    from gossipcert.closed_forms.gonzalez import gonzalez_broadcast_upper_bound
     from gossipcert.instance import parse_instance
 
     chunked = parse_instance("path:3", "multicast", "broadcast:0,chunks=3")

@@ -15,7 +15,7 @@ import math
 
 import pytest
 
-from gossipcert.bounds import best_lower_bound, bound_by_name
+from gossipcert.closed_forms import best_lower_bound, bound_by_name
 from gossipcert.graphs import from_spec
 from gossipcert.instance import parse_instance
 

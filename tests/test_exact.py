@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gossipcert.bounds import all_bounds
 from gossipcert.certificates.certificate import build_certificate, check_certificate
+from gossipcert.closed_forms import all_bounds
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import CertificateError, SpecError
 from gossipcert.graphs import MAX_NODES
@@ -547,7 +547,7 @@ def test_a_problem_file_is_never_read_from_the_checking_machine(
 
 
 def test_a_closed_form_bound_above_a_verified_schedule_is_an_error(monkeypatch) -> None:
-    from gossipcert.bounds import Bound
+    from gossipcert.closed_forms import Bound
     from gossipcert.errors import SolverError
     from gossipcert.search import rounds as search
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gossipcert.bounds import best_lower_bound
+from gossipcert.closed_forms import best_lower_bound
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.heuristics.broadcast import broadcast_greedy
 from gossipcert.instance import parse_instance

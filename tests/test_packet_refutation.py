@@ -18,8 +18,8 @@ from test_bounds import (
     telephone_step,
 )
 
-from gossipcert.bounds import best_lower_bound
 from gossipcert.certificates.certificate import build_certificate, check_certificate
+from gossipcert.closed_forms import best_lower_bound
 from gossipcert.errors import SolverError
 from gossipcert.instance import parse_instance
 from gossipcert.search.packet_refutation import (

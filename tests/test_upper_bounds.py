@@ -164,7 +164,7 @@ def test_200_random_graphs_with_8_to_12_nodes(start: int) -> None:
 @pytest.mark.parametrize("seed", range(3))
 def test_pendant_leaves_bound_below_the_solver_on_trees(seed: int) -> None:
     """The bound never exceeds the optimum the solver finds without any closed-form bound."""
-    from gossipcert.bounds import pendant_leaves_bound
+    from gossipcert.closed_forms import pendant_leaves_bound
 
     g = nx.Graph(nx.random_labeled_tree(4, seed=seed))
     g.add_edges_from([(0, 4), (0, 5), (1, 6)])

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from gossipcert import command_start as clock
-from gossipcert.bounds import best_lower_bound
 from gossipcert.certificates import certificate
+from gossipcert.closed_forms import best_lower_bound
 from gossipcert.errors import SolverError
 from gossipcert.instance import parse_instance
 from gossipcert.search.rounds import solve

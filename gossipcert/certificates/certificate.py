@@ -4,7 +4,7 @@ A certificate (``gossipcert-certificate/1``) holds the instance (the graph's spe
 edge list, the model and problem specs), the optimum ``R*``, the schedule of ``R*`` rounds and
 the lower-bound evidence:
 
-- ``closed-form``: the name, value and source of a bound of :mod:`gossipcert.bounds`;
+- ``closed-form``: the name, value and source of a bound of :mod:`gossipcert.closed_forms`;
 - ``drat``: the encoding options, the SHA-256 of the CNF for ``R* - 1`` rounds, and the DRAT
   proof (xz-compressed, base64) with the verdict of each checker that judged it (name,
   version, how it treats deletions);
@@ -42,8 +42,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gossipcert import __version__, graphs
-from gossipcert.bounds import bound_by_name
+from gossipcert import graphs
+from gossipcert._version import __version__
+from gossipcert.closed_forms import bound_by_name
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import CertificateError, GossipcertError
 from gossipcert.graphs.records import graph_from_record, graph_record

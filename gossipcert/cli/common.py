@@ -12,7 +12,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.markup import escape as esc
 
-from gossipcert import __version__
+from gossipcert._version import __version__
 from gossipcert.cli_text import (
     err_console,
     print_json,

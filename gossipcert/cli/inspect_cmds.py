@@ -216,7 +216,7 @@ def bounds_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """List every closed-form bound that applies, its value and its source; mark the best."""
-    from gossipcert.bounds import all_bounds
+    from gossipcert.closed_forms import all_bounds
 
     instance = parse_instance(graph, model, _chunked(problem, chunks))
     found = all_bounds(instance)
@@ -300,7 +300,7 @@ def _anneal(
 ) -> None:
     """The ``anneal`` method of ``heuristic``: a verified schedule, or exit 1 with the
     fewest demands left unmet."""
-    from gossipcert.bounds import best_lower_bound
+    from gossipcert.closed_forms import best_lower_bound
     from gossipcert.heuristics.annealing import AnnealParams, anneal_schedule
 
     if rounds is None:
@@ -505,7 +505,7 @@ def heuristic_cmd(
         _anneal(instance, rounds, steps, time_limit, seed, start, as_json, output, show)
         return
     if method == "coloring":
-        from gossipcert.bounds import best_lower_bound
+        from gossipcert.closed_forms import best_lower_bound
 
         res = coloring_heuristic(
             instance, min_rounds=best_lower_bound(instance).value, time_limit=time_limit

@@ -23,7 +23,7 @@ Constraint families (besides the knowledge model of :mod:`.knowledge`):
   ``("UD", v, r)``: the same, counted only under the selector ``D_r``.
 
 The Fibonacci-like growth of half-duplex knowledge is a property of the whole knowledge
-matrix (:mod:`gossipcert.bounds.half_duplex`), not of a node: one node can gather ``2^t``
+matrix (:mod:`gossipcert.closed_forms.half_duplex`), not of a node: one node can gather ``2^t``
 packets in ``t`` rounds, so the per-node counting of :mod:`.knowledge` keeps ``2^t``.
 
 References

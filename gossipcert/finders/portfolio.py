@@ -340,7 +340,7 @@ def race(
     -------
     PortfolioResult
     """
-    from gossipcert.bounds import best_lower_bound
+    from gossipcert.closed_forms import best_lower_bound
 
     if target is None:
         target = best_lower_bound(instance).value

@@ -80,7 +80,7 @@ def upper_bound_heuristics(instance: Instance) -> list[tuple[str, Schedule]]:
     it suits regular graphs), for :data:`COLORING_SECONDS`. Heuristics that do not apply
     are skipped.
     """
-    from gossipcert.bounds import best_lower_bound
+    from gossipcert.closed_forms import best_lower_bound
     from gossipcert.heuristics.coloring import coloring_heuristic
 
     out: list[tuple[str, Schedule]] = []

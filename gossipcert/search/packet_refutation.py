@@ -13,7 +13,7 @@ The argument
 Take a schedule of ``R`` rounds that solves the instance and keep, of each transmission,
 only the packet ``p``: what is left is a schedule of the same model and the same rounds
 that broadcasts ``p`` from its holders to every processor (the argument of
-:mod:`gossipcert.bounds.packet_layers`, there for the closed-form bounds). So when
+:mod:`gossipcert.closed_forms.packet_layers`, there for the closed-form bounds). So when
 ``broadcast:H`` has no schedule of ``R`` rounds, the instance has none either. That
 single-packet claim is decided exactly: the broadcast encoding
 (:mod:`gossipcert.encodings.broadcast`, with the implied idle budget of
@@ -56,9 +56,9 @@ import time
 from typing import Any
 
 from gossipcert import graphs
-from gossipcert.bounds.broadcast import SEND_ONE, layers_value
-from gossipcert.bounds.broadcast_walks import walks_value
-from gossipcert.bounds.packet_layers import budgeted_candidates
+from gossipcert.closed_forms.broadcast import SEND_ONE, layers_value
+from gossipcert.closed_forms.broadcast_walks import walks_value
+from gossipcert.closed_forms.packet_layers import budgeted_candidates
 from gossipcert.encodings.broadcast import broadcast_applies
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import SolverError
@@ -128,7 +128,7 @@ def ranked_packets(instance: Instance) -> list[tuple[int, int]]:
     """``(value, packet)`` for the packets a refutation may use, the largest closed-form
     broadcast bound first (then fewest neighbours): one per orbit for gossip, at most as
     many as the per-packet bounds evaluate, and at least one
-    (:func:`gossipcert.bounds.packet_layers.budgeted_candidates`).
+    (:func:`gossipcert.closed_forms.packet_layers.budgeted_candidates`).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """The round search: certified optimum, or the best bounds known.
 
-1. The lower bound ``L`` is the best closed-form bound of :mod:`gossipcert.bounds`.
+1. The lower bound ``L`` is the best closed-form bound of :mod:`gossipcert.closed_forms`.
 2. The upper bound ``U`` is the shortest verified schedule among the constructions and
    heuristics that apply, tried in that order until one meets ``L`` (the universal
    ``gather-spread`` construction always applies; should none give a schedule,
@@ -46,7 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gossipcert.bounds import Bound, best_lower_bound
+from gossipcert.closed_forms import Bound, best_lower_bound
 from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
 from gossipcert.errors import SolverError, UnsupportedModelError
 from gossipcert.finders import portfolio as _portfolio

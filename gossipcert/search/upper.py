@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from gossipcert.bounds import best_lower_bound
+from gossipcert.closed_forms import best_lower_bound
 from gossipcert.constructions.catalog import upper_bound_candidates
 from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.errors import HeuristicError, SolverError, UnsupportedModelError

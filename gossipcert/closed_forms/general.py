@@ -1,6 +1,6 @@
 """General lower bounds: distance, doubling, telephone gossip, receive, pendant leaves.
 
-See :mod:`gossipcert.bounds` for the conventions every bound follows.
+See :mod:`gossipcert.closed_forms` for the conventions every bound follows.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from gossipcert.bounds.base import (
+from gossipcert.closed_forms.base import (
     _LOWER,
     _ONE_RECEIVER,
     Bound,

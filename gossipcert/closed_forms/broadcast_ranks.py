@@ -1,6 +1,6 @@
 """The call-rank counting lower bound for single-packet broadcast (one source or several).
 
-The bound applies where the bounds of :mod:`gossipcert.bounds.broadcast` apply: one packet
+The bound applies where the bounds of :mod:`gossipcert.closed_forms.broadcast` apply: one packet
 under telephone, half-duplex or single-port rules (any packet cap, any limit on calls per
 round), where a node that knows the packet passes it to at most one neighbour per round.
 Write ``S`` for the holders, ``dist(v)`` for the distance from ``S`` to ``v`` and
@@ -52,8 +52,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from gossipcert.bounds.base import _LOWER, Bound
-from gossipcert.bounds.broadcast import far_counts, one_packet_view, source_distances
+from gossipcert.closed_forms.base import _LOWER, Bound
+from gossipcert.closed_forms.broadcast import far_counts, one_packet_view, source_distances
 from gossipcert.instance import Instance
 
 

@@ -63,7 +63,7 @@ from collections import deque
 
 import networkx as nx
 
-from gossipcert.bounds.base import _LOWER, Bound
+from gossipcert.closed_forms.base import _LOWER, Bound
 from gossipcert.instance import Instance, ModelKind
 
 #: the models where a node passes a given packet to at most one neighbour per round (any

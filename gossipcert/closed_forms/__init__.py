@@ -130,12 +130,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gossipcert.bounds.base import (
+from gossipcert.closed_forms.base import (
     _LOWER,
     _UPPER,
     Bound,
 )
-from gossipcert.bounds.beier_sibeyn import (
+from gossipcert.closed_forms.beier_sibeyn import (
     beier_sibeyn_ccc_bound,
     beier_sibeyn_cycle_bound,
     beier_sibeyn_hypercube_bound,
@@ -146,7 +146,7 @@ from gossipcert.bounds.beier_sibeyn import (
     beier_sibeyn_se_bound,
     beier_sibeyn_torus_bound,
 )
-from gossipcert.bounds.beier_sibeyn_upper import (
+from gossipcert.closed_forms.beier_sibeyn_upper import (
     beier_sibeyn_butterfly_upper_bound,
     beier_sibeyn_ccc_upper_bound,
     beier_sibeyn_cycle_upper_bound,
@@ -162,7 +162,7 @@ from gossipcert.bounds.beier_sibeyn_upper import (
     beier_sibeyn_star_pancake_upper_bound,
     beier_sibeyn_torus_upper_bound,
 )
-from gossipcert.bounds.bermond import (
+from gossipcert.closed_forms.bermond import (
     bermond_1_bound,
     bermond_2n4_bound,
     bermond_2n4_upper_bound,
@@ -171,22 +171,22 @@ from gossipcert.bounds.bermond import (
     bermond_theorem21_bound,
     bermond_theorem31_upper_bound,
 )
-from gossipcert.bounds.broadcast import (
+from gossipcert.closed_forms.broadcast import (
     broadcast_cut_bound,
     broadcast_layers_bound,
 )
-from gossipcert.bounds.broadcast_order import broadcast_order_bound
-from gossipcert.bounds.broadcast_ranks import broadcast_ranks_bound
-from gossipcert.bounds.broadcast_siblings import broadcast_siblings_bound
-from gossipcert.bounds.broadcast_walks import broadcast_walks_bound
-from gossipcert.bounds.cuts import cut_bound
-from gossipcert.bounds.dimakopoulos import (
+from gossipcert.closed_forms.broadcast_order import broadcast_order_bound
+from gossipcert.closed_forms.broadcast_ranks import broadcast_ranks_bound
+from gossipcert.closed_forms.broadcast_siblings import broadcast_siblings_bound
+from gossipcert.closed_forms.broadcast_walks import broadcast_walks_bound
+from gossipcert.closed_forms.cuts import cut_bound
+from gossipcert.closed_forms.dimakopoulos import (
     dimakopoulos_half_duplex_bound,
     dimakopoulos_hamiltonian_upper_bound,
     dimakopoulos_product_upper_bound,
     dimakopoulos_receive_bound,
 )
-from gossipcert.bounds.fat_trees import (
+from gossipcert.closed_forms.fat_trees import (
     dd_broadcast_bound,
     dd_broadcast_upper_bound,
     dd_gossip_bound,
@@ -199,14 +199,14 @@ from gossipcert.bounds.fat_trees import (
     dd_total_exchange_pipelined_upper_bound,
     dd_total_exchange_serial_upper_bound,
 )
-from gossipcert.bounds.general import (
+from gossipcert.closed_forms.general import (
     distance_bound,
     doubling_bound,
     pendant_leaves_bound,
     receive_bound,
     telephone_gossip_odd_bound,
 )
-from gossipcert.bounds.gonzalez import (
+from gossipcert.closed_forms.gonzalez import (
     gonzalez_broadcast_upper_bound,
     gonzalez_hamiltonian_upper_bound,
     gonzalez_n_plus_r_upper_bound,
@@ -215,14 +215,14 @@ from gossipcert.bounds.gonzalez import (
     gonzalez_simple_upper_bound,
     gonzalez_updown_upper_bound,
 )
-from gossipcert.bounds.half_duplex import half_duplex_golden_bound
-from gossipcert.bounds.hamiltonian import (
+from gossipcert.closed_forms.half_duplex import half_duplex_golden_bound
+from gossipcert.closed_forms.hamiltonian import (
     HAMILTONIAN_EXHAUSTIVE_MAX_NODES,
     HAMILTONIAN_SEARCH_BUDGET,
     HAMILTONIAN_SEARCH_MAX_NODES,
     HAMILTONIAN_STEPS_PER_NODE,
 )
-from gossipcert.bounds.packet_layers import (
+from gossipcert.closed_forms.packet_layers import (
     packet_layers_bound,
     packet_ranks_bound,
     packet_walks_bound,

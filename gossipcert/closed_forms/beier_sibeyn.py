@@ -1,7 +1,7 @@
 """Beier-Sibeyn: lower bounds of section 2 (telephone, unbounded packets) and the
 linear-cost bound (1).
 
-See :mod:`gossipcert.bounds` for the conventions every bound follows.
+See :mod:`gossipcert.closed_forms` for the conventions every bound follows.
 
 References
 ----------
@@ -11,7 +11,7 @@ References
 
 from __future__ import annotations
 
-from gossipcert.bounds.base import (
+from gossipcert.closed_forms.base import (
     _BS,
     _LOWER,
     _LOWER_COST,

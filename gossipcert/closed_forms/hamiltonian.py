@@ -1,7 +1,7 @@
 """Hamiltonian cycles: found in known families or searched for, for the bounds that route
 everything around one.
 
-See :mod:`gossipcert.bounds` for the conventions every bound follows.
+See :mod:`gossipcert.closed_forms` for the conventions every bound follows.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import networkx as nx
 
-from gossipcert.bounds.base import _memo, _verified_spec
+from gossipcert.closed_forms.base import _memo, _verified_spec
 from gossipcert.instance import Instance
 
 #: Largest graph on which a Hamiltonian cycle is searched for (larger ones: known families).

@@ -1,6 +1,6 @@
 """Gonzalez 2003: multicast, one packet per transmission.
 
-See :mod:`gossipcert.bounds` for the conventions every bound follows.
+See :mod:`gossipcert.closed_forms` for the conventions every bound follows.
 
 References
 ----------
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from gossipcert.bounds.base import (
+from gossipcert.closed_forms.base import (
     _GON,
     _LOWER,
     _UPPER,
@@ -24,7 +24,7 @@ from gossipcert.bounds.base import (
     _radius,
     _structure,
 )
-from gossipcert.bounds.hamiltonian import _hamiltonian
+from gossipcert.closed_forms.hamiltonian import _hamiltonian
 from gossipcert.instance import Instance, ModelKind, ProblemKind
 
 # --------------------------------------------------------------------------------------------

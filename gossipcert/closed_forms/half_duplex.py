@@ -1,6 +1,6 @@
 """The half-duplex (telegraph) lower bound: knowledge grows by the golden ratio, not by two.
 
-See :mod:`gossipcert.bounds` for the conventions every bound follows.
+See :mod:`gossipcert.closed_forms` for the conventions every bound follows.
 
 The argument
 ------------
@@ -38,7 +38,7 @@ References
 
 from __future__ import annotations
 
-from gossipcert.bounds.base import _LOWER, Bound, _holders
+from gossipcert.closed_forms.base import _LOWER, Bound, _holders
 from gossipcert.instance import Instance, ModelKind
 
 

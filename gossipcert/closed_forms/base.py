@@ -1,6 +1,6 @@
 """The :class:`Bound` record, its kinds, and the facts about an instance that several bounds share.
 
-See :mod:`gossipcert.bounds` for the conventions every bound follows.
+See :mod:`gossipcert.closed_forms` for the conventions every bound follows.
 """
 
 from __future__ import annotations

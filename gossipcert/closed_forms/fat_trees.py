@@ -1,6 +1,6 @@
 """Dimakopoulos-Dimopoulos: all-port binary fat trees.
 
-See :mod:`gossipcert.bounds` for the conventions every bound follows.
+See :mod:`gossipcert.closed_forms` for the conventions every bound follows.
 
 References
 ----------
@@ -11,7 +11,7 @@ References
 from __future__ import annotations
 
 from gossipcert import graphs
-from gossipcert.bounds.base import _DD, _LOWER, _UPPER, Bound, _cache, _family
+from gossipcert.closed_forms.base import _DD, _LOWER, _UPPER, Bound, _cache, _family
 from gossipcert.instance import Instance, ModelKind, ProblemKind
 
 # --------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """The walk count with shared neighbours: a lower bound for single-packet broadcast.
 
-The bound applies where :mod:`gossipcert.bounds.broadcast_walks` applies (one packet under
+The bound applies where :mod:`gossipcert.closed_forms.broadcast_walks` applies (one packet under
 telephone, half-duplex or single-port rules, where a node that knows the packet passes it to
 at most one neighbour per round), on graphs of degree at most :data:`MAX_DEGREE`. Notation
 as there: ``S`` the holders, ``dist(v)`` the distance from ``S``, ``tau(v)`` the round in
@@ -103,9 +103,9 @@ import sys
 from array import array
 from fractions import Fraction
 
-from gossipcert.bounds.base import _LOWER, Bound
-from gossipcert.bounds.broadcast import one_packet_view
-from gossipcert.bounds.broadcast_walks import WalkCount
+from gossipcert.closed_forms.base import _LOWER, Bound
+from gossipcert.closed_forms.broadcast import one_packet_view
+from gossipcert.closed_forms.broadcast_walks import WalkCount
 from gossipcert.instance import Instance
 
 #: the largest degree of a node for which the bound is computed (the work per state

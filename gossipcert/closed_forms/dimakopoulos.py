@@ -1,6 +1,6 @@
 """Dimakopoulos 1999: single-port full and half duplex, ``p = 1``.
 
-See :mod:`gossipcert.bounds` for the conventions every bound follows.
+See :mod:`gossipcert.closed_forms` for the conventions every bound follows.
 
 References
 ----------
@@ -14,7 +14,7 @@ from __future__ import annotations
 import networkx as nx
 
 from gossipcert import graphs
-from gossipcert.bounds.base import (
+from gossipcert.closed_forms.base import (
     _DIM,
     _LOWER,
     _UPPER,
@@ -23,7 +23,7 @@ from gossipcert.bounds.base import (
     _is_gossip,
     _verified_spec,
 )
-from gossipcert.bounds.hamiltonian import _hamiltonian, _hamiltonian_cycle_of
+from gossipcert.closed_forms.hamiltonian import _hamiltonian, _hamiltonian_cycle_of
 from gossipcert.errors import GossipcertError
 from gossipcert.instance import Instance, ModelKind
 

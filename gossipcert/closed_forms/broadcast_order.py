@@ -1,6 +1,6 @@
 """The call-order lower bound for single-packet broadcast (one source or several).
 
-The bound applies where the bounds of :mod:`gossipcert.bounds.broadcast` apply: one packet
+The bound applies where the bounds of :mod:`gossipcert.closed_forms.broadcast` apply: one packet
 under telephone, half-duplex or single-port rules (any packet cap, any limit on calls per
 round), where a node that knows the packet passes it to at most one neighbour per round.
 Write ``S`` for the holders, ``tau(v)`` for the round in which a non-holder ``v`` is
@@ -59,8 +59,8 @@ from __future__ import annotations
 import itertools
 from collections import deque
 
-from gossipcert.bounds.base import _LOWER, Bound
-from gossipcert.bounds.broadcast import one_packet_view
+from gossipcert.closed_forms.base import _LOWER, Bound
+from gossipcert.closed_forms.broadcast import one_packet_view
 from gossipcert.instance import Instance
 
 #: a node with more non-holder neighbours than this is not given its own call ordering

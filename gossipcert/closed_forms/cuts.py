@@ -54,7 +54,7 @@ import networkx as nx
 import numpy as np
 
 from gossipcert import graphs
-from gossipcert.bounds.base import _LOWER, Bound, _memo
+from gossipcert.closed_forms.base import _LOWER, Bound, _memo
 from gossipcert.instance import Instance, ModelKind, bits
 
 #: every subset of the nodes is tried up to this many nodes

@@ -1,6 +1,6 @@
 """Beier-Sibeyn: upper bounds of sections 2 and 3 (Lemmas 1-5 and the families of Table 1).
 
-See :mod:`gossipcert.bounds` for the conventions every bound follows.
+See :mod:`gossipcert.closed_forms` for the conventions every bound follows.
 
 References
 ----------
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gossipcert.bounds.base import (
+from gossipcert.closed_forms.base import (
     _BS,
     _UPPER,
     Bound,
@@ -22,7 +22,7 @@ from gossipcert.bounds.base import (
     _structure,
     _telephone_upper,
 )
-from gossipcert.bounds.beier_sibeyn import _knodel_params, _two_grid_factors
+from gossipcert.closed_forms.beier_sibeyn import _knodel_params, _two_grid_factors
 from gossipcert.instance import Instance
 
 

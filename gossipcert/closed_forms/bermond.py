@@ -1,6 +1,6 @@
 """Bermond-Gargano-Perennes 1998: sequential telephone gossip with packets of ``p`` blocks.
 
-See :mod:`gossipcert.bounds` for the conventions every bound follows.
+See :mod:`gossipcert.closed_forms` for the conventions every bound follows.
 
 References
 ----------
@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from gossipcert.bounds.base import _BGP, _LOWER, _UPPER, Bound, _complete, _is_gossip
+from gossipcert.closed_forms.base import _BGP, _LOWER, _UPPER, Bound, _complete, _is_gossip
 from gossipcert.instance import Instance, ModelKind
 
 # --------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """The broadcast bounds of each packet, for instances with many packets in the one-port models.
 
-See :mod:`gossipcert.bounds` for the conventions every bound follows.
+See :mod:`gossipcert.closed_forms` for the conventions every bound follows.
 
 The argument
 ------------
@@ -14,7 +14,7 @@ that single-packet broadcast is a lower bound on the whole instance, and so is t
 over the packets.
 
 ``packet-layers`` takes, for each packet, the ``broadcast-layers`` value of
-:mod:`gossipcert.bounds.broadcast` (distance layers whose subtrees at most double per
+:mod:`gossipcert.closed_forms.broadcast` (distance layers whose subtrees at most double per
 round, with the degrees taken into account: a node informed from a neighbour has one slot
 fewer). For gossip that is the largest broadcast bound over all sources; on graphs of small
 degree it exceeds the doubling bound ``ceil(log2 n)``, since a node of degree ``d`` informs
@@ -22,13 +22,14 @@ at most ``d - 1`` new neighbours (the star graph ``S_5``: 120 nodes, degree 4, a
 informed after 7 rounds, so 8 rounds; the paper's lower bound was 7).
 
 ``packet-ranks`` does the same with the ``broadcast-ranks`` value of
-:mod:`gossipcert.bounds.broadcast_ranks` (a node is named by the ranks of the calls on its
+:mod:`gossipcert.closed_forms.broadcast_ranks` (a node is named by the ranks of the calls on its
 chain from a source; their sum is at most ``R`` and their number at least its distance).
 Neither dominates the other. On the Table 5 graphs of Beier and Sibeyn it is the stronger:
 de Bruijn 6, 7 and 8 need 8, 9 and 10 rounds (``packet-layers``: 7, 8, 9), CCC 4 needs 9
 and butterfly 8 needs 13.
 
-``packet-walks`` takes the ``broadcast-walks`` value of :mod:`gossipcert.bounds.broadcast_walks`
+``packet-walks`` takes the ``broadcast-walks`` value of
+:mod:`gossipcert.closed_forms.broadcast_walks`
 (the rank count along the walks of the graph), never below ``packet-ranks``: butterfly 7
 needs 12 rounds (the paper's lower bound is 11).
 
@@ -57,10 +58,10 @@ from collections.abc import Callable
 
 import pynauty
 
-from gossipcert.bounds.base import _LOWER, Bound
-from gossipcert.bounds.broadcast import SEND_ONE, layers_value
-from gossipcert.bounds.broadcast_ranks import ranks_value
-from gossipcert.bounds.broadcast_walks import walks_value
+from gossipcert.closed_forms.base import _LOWER, Bound
+from gossipcert.closed_forms.broadcast import SEND_ONE, layers_value
+from gossipcert.closed_forms.broadcast_ranks import ranks_value
+from gossipcert.closed_forms.broadcast_walks import walks_value
 from gossipcert.instance import Instance
 
 #: work spent on the per-packet evaluations, in nodes plus arcs per evaluation (a count, so
@@ -155,7 +156,7 @@ def budgeted_candidates(
     Returns
     -------
     (list of list of int, list of (list of int, list of bool)) or None
-        None outside the one-port models (:data:`gossipcert.bounds.broadcast.SEND_ONE`),
+        None outside the one-port models (:data:`gossipcert.closed_forms.broadcast.SEND_ONE`),
         with one packet, or when the budget allows no pair and ``at_least`` is 0.
 
     Examples

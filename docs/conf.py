@@ -1,0 +1,21 @@
+"""Sphinx configuration of gossipcert's documentation (built with warnings as errors)."""
+
+from gossipcert._version import __version__
+
+project = "gossipcert"
+author = "the gossipcert authors"
+release = version = __version__
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.doctest",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+]
+numpydoc_show_class_members = False
+numpydoc_validation_checks = {"PR01", "RT01", "EX01"}  # parameters, returns, examples
+numpydoc_validation_exclude = {r"\.SolveStatus(\.\w+)?$", r"\.Result$", r"\.BoundsResult$"}
+autodoc_typehints = "none"
+exclude_patterns = ["_build"]
+html_theme = "alabaster"
+nitpicky = False
