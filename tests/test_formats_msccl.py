@@ -258,3 +258,23 @@ def test_malformed_line_number(tmp_path):
         read_msccl_xml(path)
     with pytest.raises(FormatError, match="does not exist"):
         read_msccl_xml(tmp_path / "none.xml")
+
+
+def test_read_after_an_unordered_write_is_a_race():
+    # GPU 0 receives chunk 1 on tb 0 in round 1; tb 1 sends chunk 0 in round 1 and then slot
+    # 1 in round 2 without depending on tb 0: the slot is written by then, but only by luck
+    gpus = [
+        (0, 3, 0, [(-1, 1, 0, [step(0, "r", dst=("o", 1))]),
+                   (2, -1, 0, [step(0, "s", src=("o", 0)), step(1, "s", src=("o", 1))])]),
+        (0, 3, 0, [(0, -1, 0, [step(0, "s", src=("o", 1))])]),
+        (0, 3, 0, [(-1, 0, 0, [step(0, "r", dst=("o", 0)), step(1, "r", dst=("o", 1))])]),
+    ]  # fmt: skip
+    result = replay(parse_msccl_xml(algo_xml(3, "allgather", gpus)))
+    races = [f for f in result.findings if f.rule == "race"]
+    assert len(races) == 1 and races[0].round == 2 and races[0].rank == 0
+    assert "thread block 0 step 0 (r)" in races[0].message
+    # ordered by a dependency (tb 1 step 1 waits for tb 0 step 0): no race
+    gpus[0][3][1] = (2, -1, 0, [step(0, "s", src=("o", 0)),
+                                step(1, "s", src=("o", 1), dep=(0, 0))])  # fmt: skip
+    result = replay(parse_msccl_xml(algo_xml(3, "allgather", gpus)))
+    assert not [f for f in result.findings if f.rule == "race"]

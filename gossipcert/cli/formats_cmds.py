@@ -44,7 +44,7 @@ def _optimum_text(verdict: Verdict) -> str:
     opt = verdict.optimum
     if not opt.get("available"):
         return f"unavailable ({opt.get('reason')})"
-    where = f"{verdict.problem} on {verdict.topology} under {verdict.compared_model}"
+    where = f"{verdict.problem} on {verdict.topology} under {verdict.optimum_model}"
     if opt.get("optimum") is not None:
         how = "certified" if opt.get("certified") else "the solver's word"
         return f"{opt['optimum']} round(s) ({how}, lower bound: {opt.get('evidence')}) for {where}"
@@ -55,7 +55,11 @@ def _optimum_text(verdict: Verdict) -> str:
 def _gap_text(verdict: Verdict) -> str:
     gap = verdict.gap()
     if gap is None:
-        return "not given (" + ("invalid algorithm" if not verdict.valid else "no optimum") + ")"
+        if not verdict.valid:
+            return "not given (invalid algorithm)"
+        if verdict.compared_model is None:
+            return "not given (the algorithm does not fit the model: not comparable)"
+        return "not given (no optimum)"
     if "exact" in gap:
         return f"{gap['exact']} round(s) above the optimum"
     if "at_least" in gap:
@@ -89,14 +93,18 @@ def print_verdict(verdict: Verdict, show: bool) -> None:
     if len(shown) < len(rep.findings):
         out(f"    ... and {len(rep.findings) - len(shown)} more (--show lists them all)")
     out(f"  rounds: {verdict.rounds} (as soon as possible)")
-    fit = (
-        "fits"
-        if verdict.fits
-        else (
-            f"[red]does not fit[/] ({len(verdict.model_findings)} violations; it needs links of "
-            f"capacity {verdict.needs_capacity})"
-        )
-    )
+    rules = {f.rule for f in verdict.model_findings}
+    count = len(verdict.model_findings)
+    if verdict.fits:
+        fit = "fits"
+    elif "not-a-link" in rules:
+        fit = f"[red]does not fit[/] ({count} violations: it uses links the topology lacks)"
+    elif verdict.model.startswith("all-port"):
+        fit = f"[red]does not fit[/] ({count} violations; it needs links of capacity "
+        fit += f"{verdict.needs_capacity})"
+    else:
+        fit = f"[red]does not fit[/] ({count} violations; up to {verdict.needs_capacity} "
+        fit += "chunks a round through one GPU's port)"
     out(f"  model: {verdict.model} on {esc(verdict.topology)}: {fit}", highlight=False)
     for f in verdict.model_findings[: (None if show else 3)]:
         out(f"    - {esc(f.message)}", highlight=False)

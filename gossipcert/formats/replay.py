@@ -26,7 +26,11 @@ every transmission reads its sender's slots before any of the round's receives w
 (so a slot written in round ``t`` is readable in round ``t + 1``), then the round's local
 steps run in dependency order. Reading a slot nothing wrote, combining two partial results
 that share a contribution (a double count under ``sum``) and final buffers that differ from
-the collective's definition are reported, each with the GPU, thread block and step.
+the collective's definition are reported, each with the GPU, thread block and step. So is a
+**race**: a read of a slot whose last write does not happen before it (no chain of thread
+block order, dependencies and transmissions leads from the write to the read; vector clocks
+over the thread blocks), which the as-soon-as-possible order happened to run first but the
+executor need not. Writes that race with other writes or with earlier reads are not checked.
 
 In-place algorithms alias the input and output buffers as NCCL does: for ``allgather``
 input chunk ``k`` of rank ``r`` is output chunk ``r K + k``; for ``reducescatter`` output
@@ -46,6 +50,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
 import networkx as nx
+import numpy as np
 
 from gossipcert.errors import FormatError
 from gossipcert.formats.msccl_xml import MscclAlgorithm, Step
@@ -54,6 +59,9 @@ from gossipcert.formats.msccl_xml import MscclAlgorithm, Step
 Value = frozenset[Hashable]
 #: a value derived from an earlier error (reading it is not reported again)
 POISON: Value = frozenset()
+
+#: the largest vector-clock matrix (nodes x thread blocks) built to check for races
+MAX_CLOCK_CELLS = 50_000_000
 
 #: per collective: the chunk count per rank is nchunksperloop divided by this (1: total)
 _PER_RANK = {"allgather": True, "alltoall": True, "reducescatter": True, "allreduce": False}
@@ -135,6 +143,12 @@ class _Timing:
         self.blocked: set[int] = set()
         # transmission node -> (sender step, receiver step, channel)
         self.pairs: dict[int, tuple[StepKey, StepKey, int]] = {}
+        # each node's step: (chain = thread block, step index), for happens-before
+        self.chains: dict[tuple[int, int], int] = {}
+        self.owner: dict[int, tuple[int, int]] = {}
+        #: per node, the last step of every thread block that happens before it (or None
+        #: when the matrix would be too large: races are then not checked)
+        self.clocks: np.ndarray | None = None
         self._build(findings)
 
     def _node(self, transfer: bool) -> int:
@@ -203,6 +217,9 @@ class _Timing:
                     else:
                         first = last = self._node(False)
                     self.first[key], self.last[key] = first, last
+                    chain = self.chains.setdefault((gpu.id, tb.id), len(self.chains))
+                    for node in (first, last):
+                        self.owner[node] = (chain, st.index)
         self.recv_node = recv_node
         for (rank, tb, s), node in self.first.items():
             st = self.steps[(rank, tb, s)]
@@ -236,7 +253,27 @@ class _Timing:
         stuck = {v for v in range(n) if value[v] is None}
         if stuck:
             self._report_stuck(stuck, succ, findings)
+        self._clocks(order)
         return value, order
+
+    def _clocks(self, order: list[int]) -> None:
+        """Vector clocks: ``clocks[v][c]`` is the last step of thread block ``c`` that
+        happens before node ``v`` (along thread-block order, dependencies and transmissions),
+        -1 for none."""
+        n, chains = len(self.preds), len(self.chains)
+        if n * chains > MAX_CLOCK_CELLS:
+            return
+        clocks = np.full((n, max(chains, 1)), -1, dtype=np.int32)
+        for v in order:
+            ps = self.preds[v]
+            if ps:
+                row = clocks[ps].max(axis=0) if len(ps) > 1 else clocks[ps[0]].copy()
+            else:
+                row = clocks[v]
+            chain, step = self.owner[v]
+            row[chain] = max(row[chain], step)
+            clocks[v] = row
+        self.clocks = clocks
 
     def _report_stuck(
         self, stuck: set[int], succ: list[list[int]], findings: list[Finding]
@@ -369,11 +406,16 @@ class _Slots:
         }
         self.label = label
         self.findings: list[Finding] = []
+        self.clocks: np.ndarray | None = None
+        self.owner: dict[int, tuple[int, int]] = {}
+        self.node = -1  # the node reading and writing now
+        self.writer: dict[tuple[int, str, int], tuple[int, int, str]] = {}
 
     def read(self, rank: int, buf: str, off: int, cnt: int, where: str, t: int) -> list[Value]:
         out = []
         for i in range(cnt):
-            value = self.state.get(self.canon(rank, buf, off + i))
+            key = self.canon(rank, buf, off + i)
+            value = self.state.get(key)
             if value is None:
                 self.findings.append(
                     Finding(
@@ -385,12 +427,29 @@ class _Slots:
                     )
                 )
                 value = POISON
+            elif key in self.writer and self.clocks is not None:
+                chain, step, writer = self.writer[key]
+                if self.clocks[self.node][chain] < step:
+                    self.findings.append(
+                        Finding(
+                            "race",
+                            f"round {t}{self.label}: {where} reads {buf}[{off + i}], written by "
+                            f"{writer}, without waiting for it (no dependency orders them): a data "
+                            "race",
+                            t,
+                            rank,
+                        )
+                    )
             out.append(value)
         return out
 
-    def write(self, rank: int, buf: str, off: int, values: list[Value]) -> None:
+    def write(self, rank: int, buf: str, off: int, values: list[Value], where: str = "") -> None:
+        chain, step = self.owner.get(self.node, (-1, -1))
         for i, value in enumerate(values):
-            self.state[self.canon(rank, buf, off + i)] = value
+            key = self.canon(rank, buf, off + i)
+            self.state[key] = value
+            if chain >= 0:
+                self.writer[key] = (chain, step, where)
 
     def combine(self, a: list[Value], b: list[Value], where: str, t: int, rank: int) -> list[Value]:
         out = []
@@ -423,6 +482,7 @@ def _run_mode(
     label: str,
 ) -> tuple[_Slots, list[Transfer]]:
     slots = _Slots(algo, k, in_place, label)
+    slots.clocks, slots.owner = timing.clocks, timing.owner
     steps = timing.steps
     pending: dict[StepKey, list[Value]] = {}
     local_of = {
@@ -458,6 +518,7 @@ def _run_mode(
                         skey[0],
                     )
                 )
+            slots.node = node
             if s_step.kind == "s":
                 payload = slots.read(skey[0], s_step.srcbuf, s_step.srcoff, s_step.cnt, s_where, t)
             else:
@@ -465,6 +526,7 @@ def _run_mode(
             inflight[node] = (payload + [POISON] * r_step.cnt)[: r_step.cnt]
             transfers.append(Transfer(t, skey[0], rkey[0], chan, s_step.cnt, tuple(payload)))
         for node in sorted(locals_, key=position.__getitem__):
+            slots.node = node
             if node in receiving:
                 _receive(
                     slots,
@@ -480,11 +542,12 @@ def _run_mode(
             where = _where(*key[:2], st)
             if st.kind == "cpy":
                 data = slots.read(key[0], st.srcbuf, st.srcoff, st.cnt, where, t)
-                slots.write(key[0], st.dstbuf, st.dstoff, data)
+                slots.write(key[0], st.dstbuf, st.dstoff, data, where)
             elif st.kind == "re":
                 src = slots.read(key[0], st.srcbuf, st.srcoff, st.cnt, where, t)
                 dst = slots.read(key[0], st.dstbuf, st.dstoff, st.cnt, where, t)
-                slots.write(key[0], st.dstbuf, st.dstoff, slots.combine(dst, src, where, t, key[0]))
+                total = slots.combine(dst, src, where, t, key[0])
+                slots.write(key[0], st.dstbuf, st.dstoff, total, where)
     return slots, transfers
 
 
@@ -505,7 +568,7 @@ def _receive(
         src = slots.read(rank, r_step.srcbuf, r_step.srcoff, r_step.cnt, where, t)
         result = slots.combine(src, payload, where, t, rank)
     if r_step.kind in ("r", "rcs", "rrc", "rrcs"):
-        slots.write(rank, r_step.dstbuf, r_step.dstoff, result)
+        slots.write(rank, r_step.dstbuf, r_step.dstoff, result, _where(*rkey[:2], r_step))
     if r_step.sends:
         pending[rkey] = result
 

@@ -48,7 +48,14 @@ from gossipcert.errors import FormatError, GossipcertError
 from gossipcert.exact.watchdog import solve_within
 from gossipcert.formats import readers
 from gossipcert.formats.replay import Finding, Replay, Transfer
-from gossipcert.instance import Instance, Model, make_instance, parse_model, parse_problem
+from gossipcert.instance import (
+    Instance,
+    Model,
+    ModelKind,
+    make_instance,
+    parse_model,
+    parse_problem,
+)
 from gossipcert.schedule import Schedule, Transmission
 from gossipcert.simulate import simulate
 
@@ -84,6 +91,8 @@ class Verdict:
     #: the model the optimum is for: the model checked, or all-port with the uniform capacity
     #: the algorithm needs when it does not fit (None: no optimum sought)
     compared_model: str | None = None
+    #: the model the optimum was sought under
+    optimum_model: str | None = None
     seconds: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -147,7 +156,8 @@ class Verdict:
             ],
             "problem": self.problem,
             "optimum": self.optimum,
-            "optimum_model": self.compared_model,
+            "optimum_model": self.optimum_model,
+            "gap_model": self.compared_model,
             "gap": self.gap(),
             "verifier": self.schedule_check,
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
@@ -246,7 +256,7 @@ def _comparable_model(model: Model, findings: list[Finding], need: int) -> Model
     topology lacks."""
     if not findings:
         return model
-    if any(f.rule == "not-a-link" for f in findings):
+    if model.kind is not ModelKind.ALL_PORT or any(f.rule == "not-a-link" for f in findings):
         return None
     return parse_model(f"all-port:c={need}")
 
@@ -368,10 +378,9 @@ def assess(
         }
     checked = time.monotonic()
     compared = _comparable_model(model, model_findings, need)
-    if optimum and compared is not None:
-        best = _optimum(graph, compared, spec, time_limit)
-    elif optimum:
-        best = {"available": False, "reason": "the algorithm uses links the topology lacks"}
+    target = compared or model
+    if optimum:
+        best = _optimum(graph, target, spec, time_limit)
     else:
         best = {"available": False, "reason": "not asked"}
     return Verdict(
@@ -391,6 +400,7 @@ def assess(
         optimum=best,
         schedule_check=check,
         compared_model=compared.spec() if compared is not None and optimum else None,
+        optimum_model=target.spec(),
         seconds={"check": checked - start, "optimum": time.monotonic() - checked},
     )
 
