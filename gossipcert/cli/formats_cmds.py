@@ -78,7 +78,7 @@ def print_verdict(verdict: Verdict, show: bool) -> None:
     )
     out(
         f"{esc(verdict.source)}: {verdict.collective} on {verdict.ranks} GPUs ({k}), "
-        f"{verdict.steps} steps",
+        f"{verdict.steps} {'steps' if verdict.fmt == 'msccl-xml' else 'chunk moves'}",
         highlight=False,
     )
     state = (
@@ -92,7 +92,8 @@ def print_verdict(verdict: Verdict, show: bool) -> None:
         out(f"    - {esc(f.message)}", highlight=False, soft_wrap=True)
     if len(shown) < len(rep.findings):
         out(f"    ... and {len(rep.findings) - len(shown)} more (--show lists them all)")
-    out(f"  rounds: {verdict.rounds} (as soon as possible)")
+    how = "as soon as possible" if verdict.fmt == "msccl-xml" else "as the file gives them"
+    out(f"  rounds: {verdict.rounds} ({how})")
     rules = {f.rule for f in verdict.model_findings}
     count = len(verdict.model_findings)
     if verdict.fits:

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gossipcert.errors import FormatError
+import networkx as nx
+
+from gossipcert.errors import FormatError, GossipcertError
+from gossipcert.formats.json_algorithms import read_sccl, read_teccl
 from gossipcert.formats.msccl_xml import read_msccl_xml
 from gossipcert.formats.replay import Replay, replay
+from gossipcert.graphs.files import graph_from_topology_json
 
 
 @dataclass
@@ -22,7 +26,7 @@ class Loaded:
     collective: str
     ranks: int
     steps: int
-    topology: str | None = None
+    topology: str | nx.Graph | None = None
     root: int | None = None
 
 
@@ -38,6 +42,18 @@ def load(path: str, fmt: str) -> Loaded:
     if fmt == "msccl-xml":
         algo = read_msccl_xml(path)
         return Loaded(replay(algo), algo.coll, algo.ngpus, algo.n_steps)
+    if fmt == "sccl-json":
+        rep, coll, ranks, sends, topo = read_sccl(path)
+        graph = None
+        if topo is not None:
+            try:  # the file's own topology, when it is one gossipcert reads
+                graph = graph_from_topology_json(topo, f"{path} (its topology)")
+            except GossipcertError:
+                graph = None
+        return Loaded(rep, coll, ranks, sends, graph)
+    if fmt == "teccl-json":
+        rep, coll, ranks, flows = read_teccl(path)
+        return Loaded(rep, coll, ranks, flows)
     raise FormatError(
         f"unknown algorithm format {fmt!r}; choose msccl-xml, sccl-json or teccl-json"
     )

@@ -164,15 +164,19 @@ class Verdict:
         }
 
 
-def topology_graph(spec: str | None, ranks: int) -> nx.Graph:
-    """The topology a check runs on: a graph spec or file, ``fully-connected:N`` by default.
+def topology_graph(spec: str | nx.Graph | None, ranks: int) -> nx.Graph:
+    """The topology a check runs on: a graph, a graph spec or file, ``fully-connected:N`` by
+    default.
 
     Raises
     ------
     FormatError
         The topology's processors are not as many as the algorithm's ranks.
     """
-    graph = graphs.from_spec(spec or f"fully-connected:{ranks}")
+    if isinstance(spec, nx.Graph):
+        graph = spec
+    else:
+        graph = graphs.from_spec(spec or f"fully-connected:{ranks}")
     procs = graphs.processors(graph)
     if len(procs) != ranks:
         raise FormatError(
@@ -353,7 +357,7 @@ def assess(
     collective: str,
     ranks: int,
     steps: int,
-    topology: str | None = None,
+    topology: str | nx.Graph | None = None,
     time_limit: float | None = 60.0,
     optimum: bool = True,
     root: int | None = None,
