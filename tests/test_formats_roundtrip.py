@@ -10,13 +10,13 @@ import pytest
 
 from gossipcert import graphs
 from gossipcert.cli import main
-from gossipcert.exact.watchdog import solve_within
 from gossipcert.formats.msccl_xml import parse_msccl_xml
 from gossipcert.formats.replay import replay
 from gossipcert.formats.verdict import schedule_from_transfers, verify_algorithm
 from gossipcert.formats.writers import msccl_xml_from_schedule
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import Schedule, Transmission, write_schedule
+from gossipcert.search.watchdog import solve_within
 from gossipcert.simulate import simulate
 
 CASES = [

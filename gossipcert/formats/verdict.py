@@ -19,7 +19,7 @@ same collective, topology and chunk count:
   ``allreduce`` is ``allreduce``, ``reducescatter`` is ``reduce-scatter`` and ``reduce`` is
   ``reduce:R``, each with ``chunks=K`` when a rank's data is ``K`` chunks. A problem the
   solver does not know gives an optimum marked unavailable, with the reason;
-* **optimum**: :func:`gossipcert.exact.watchdog.solve_within` within the time limit: the
+* **optimum**: :func:`gossipcert.search.watchdog.solve_within` within the time limit: the
   certified optimum, or the bracket found in time. The gap is the algorithm's rounds minus
   the optimum (or minus each end of the bracket), given only when the algorithm fits the
   model.
@@ -45,7 +45,6 @@ import networkx as nx
 
 from gossipcert import graphs
 from gossipcert.errors import FormatError, GossipcertError
-from gossipcert.exact.watchdog import solve_within
 from gossipcert.formats import readers
 from gossipcert.formats.replay import Finding, Replay, Transfer
 from gossipcert.instance import (
@@ -57,6 +56,7 @@ from gossipcert.instance import (
     parse_problem,
 )
 from gossipcert.schedule import Schedule, Transmission
+from gossipcert.search.watchdog import solve_within
 from gossipcert.simulate import simulate
 
 #: MSCCL's collective names and gossipcert's problems (with ``{k}`` the chunks per rank)

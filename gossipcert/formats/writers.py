@@ -50,8 +50,8 @@ from typing import Any
 from xml.sax.saxutils import quoteattr
 
 from gossipcert import graphs
+from gossipcert.certificates.certificate import instance_from_certificate
 from gossipcert.errors import FormatError, GossipcertError
-from gossipcert.exact.certificate import instance_from_certificate
 from gossipcert.formats.msccl_xml import PROTOCOLS
 from gossipcert.instance import Instance, ModelKind, ProblemKind, bits, parse_instance
 from gossipcert.schedule import Schedule, load_schedule_file, schedule_from_file_data
