@@ -21,7 +21,7 @@ chunk moves.
 References
 ----------
 .. [1] github.com/microsoft/sccl, ``msccl/serialization.py``, ``msccl/algorithm.py``.
-.. [2] A. Liu et al., "Rethinking machine learning collective communication as a
+.. [2] X. Liu et al., "Rethinking machine learning collective communication as a
    multi-commodity flow problem", SIGCOMM 2024 (github.com/microsoft/TE-CCL).
 """
 
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from gossipcert.errors import FormatError
-from gossipcert.formats.replay import Finding, Replay, Transfer, Value
+from gossipcert.formats.findings import Finding, Replay, Transfer, Value
 
 #: SCCL's runtime names -> MSCCL's collective names
 _COLLECTIVES = {

@@ -45,269 +45,19 @@ References
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from collections import defaultdict
+from collections.abc import Callable
 
-import networkx as nx
 import numpy as np
 
 from gossipcert.errors import FormatError
+from gossipcert.formats.findings import POISON, Finding, Replay, StepKey, Transfer, Value
+from gossipcert.formats.findings import step_where as _where
 from gossipcert.formats.msccl_xml import MscclAlgorithm, Step
-
-#: a slot's content: the chunks or contributions it holds
-Value = frozenset[Hashable]
-#: a value derived from an earlier error (reading it is not reported again)
-POISON: Value = frozenset()
-
-#: the largest vector-clock matrix (nodes x thread blocks) built to check for races
-MAX_CLOCK_CELLS = 50_000_000
+from gossipcert.formats.timing import Timing
 
 #: per collective: the chunk count per rank is nchunksperloop divided by this (1: total)
 _PER_RANK = {"allgather": True, "alltoall": True, "reducescatter": True, "allreduce": False}
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One violation: its rule key, the round (None: not tied to one), the GPU and a sentence."""
-
-    rule: str
-    message: str
-    round: int | None = None
-    rank: int | None = None
-
-    def to_json(self) -> dict[str, object]:
-        return {"rule": self.rule, "round": self.round, "rank": self.rank, "message": self.message}
-
-
-@dataclass(frozen=True)
-class Transfer:
-    """One transmission: round, sender, receiver, channel, chunks and what each carried."""
-
-    round: int
-    sender: int
-    receiver: int
-    chan: int
-    cnt: int
-    payload: tuple[Value, ...]
-
-
-@dataclass
-class Replay:
-    """The outcome of :func:`replay`.
-
-    Attributes
-    ----------
-    rounds : int
-        Round of the last transmission (0 if none happens).
-    transfers : list of Transfer
-        Every transmission that happens, by round (payloads from the first mode replayed).
-    findings : list of Finding
-    chunks_per_rank : int
-        ``K``: chunks of each rank's data (allgather, alltoall, reducescatter), or the
-        chunks of the whole buffer (allreduce).
-    semantics : bool
-        Whether the collective's result was checked (False for collectives other than
-        allgather, alltoall, allreduce and reducescatter: structure and timing only).
-    """
-
-    rounds: int
-    transfers: list[Transfer]
-    findings: list[Finding] = field(default_factory=list)
-    chunks_per_rank: int = 1
-    semantics: bool = True
-
-    @property
-    def valid(self) -> bool:
-        return not self.findings
-
-
-StepKey = tuple[int, int, int]  # rank, thread block, step index
-
-
-def _where(rank: int, tb: int, step: Step) -> str:
-    line = f" (line {step.line})" if step.line else ""
-    return f"GPU {rank} thread block {tb} step {step.index} ({step.kind}){line}"
-
-
-class _Timing:
-    """The dependency graph of events and its as-soon-as-possible rounds."""
-
-    def __init__(self, algo: MscclAlgorithm, findings: list[Finding]) -> None:
-        self.algo = algo
-        self.steps: dict[StepKey, Step] = {}
-        self.first: dict[StepKey, int] = {}  # node of a step's first event
-        self.last: dict[StepKey, int] = {}  # node of its last event
-        self.is_transfer: list[bool] = []
-        self.preds: list[list[int]] = []
-        self.blocked: set[int] = set()
-        # transmission node -> (sender step, receiver step, channel)
-        self.pairs: dict[int, tuple[StepKey, StepKey, int]] = {}
-        # each node's step: (chain = thread block, step index), for happens-before
-        self.chains: dict[tuple[int, int], int] = {}
-        self.owner: dict[int, tuple[int, int]] = {}
-        #: per node, the last step of every thread block that happens before it (or None
-        #: when the matrix would be too large: races are then not checked)
-        self.clocks: np.ndarray | None = None
-        self._build(findings)
-
-    def _node(self, transfer: bool) -> int:
-        self.is_transfer.append(transfer)
-        self.preds.append([])
-        return len(self.preds) - 1
-
-    def _build(self, findings: list[Finding]) -> None:
-        sends: dict[tuple[int, int, int], list[StepKey]] = defaultdict(list)
-        recvs: dict[tuple[int, int, int], list[StepKey]] = defaultdict(list)
-        for gpu in self.algo.gpus:
-            for tb in gpu.tbs:
-                for st in tb.steps:
-                    key = (gpu.id, tb.id, st.index)
-                    self.steps[key] = st
-                    if st.receives:
-                        recvs[(tb.recv, gpu.id, tb.chan)].append(key)
-                    if st.sends:
-                        sends[(gpu.id, tb.send, tb.chan)].append(key)
-        recv_node: dict[StepKey, int] = {}  # a receiving step's own (local) node
-        send_node: dict[StepKey, int] = {}  # a sending step's transmission node
-        arrival: dict[StepKey, int] = {}  # the transmission a receiving step waits for
-        for conn in sorted(set(sends) | set(recvs)):
-            out, into = sends.get(conn, []), recvs.get(conn, [])
-            u, v, chan = conn
-            for k in range(max(len(out), len(into))):
-                node = self._node(True)
-                if k < len(out) and k < len(into):
-                    send_node[out[k]] = arrival[into[k]] = node
-                    self.pairs[node] = (out[k], into[k], chan)
-                elif k < len(out):
-                    send_node[out[k]] = node
-                    findings.append(
-                        Finding(
-                            "unmatched-send",
-                            f"{_where(*out[k][:2], self.steps[out[k]])} is send number {k + 1} "
-                            f"to GPU {v} on channel {chan}, but GPU {v} receives only {len(into)} "
-                            f"time(s) from GPU {u} on that channel: the data is never received",
-                            rank=u,
-                        )
-                    )
-                else:
-                    arrival[into[k]] = node
-                    self.blocked.add(node)
-                    findings.append(
-                        Finding(
-                            "unmatched-receive",
-                            f"deadlock: {_where(*into[k][:2], self.steps[into[k]])} is receive "
-                            f"number {k + 1} from GPU {u} on channel {chan}, but GPU {u} sends "
-                            f"only {len(out)} time(s) to GPU {v} on that channel",
-                            rank=v,
-                        )
-                    )
-        for gpu in self.algo.gpus:
-            for tb in gpu.tbs:
-                for st in tb.steps:
-                    key = (gpu.id, tb.id, st.index)
-                    if st.receives:
-                        first = recv_node[key] = self._node(False)
-                        self.preds[first].append(arrival[key])
-                        last = send_node[key] if st.sends else first
-                        if st.sends:
-                            self.preds[last].append(first)
-                    elif st.sends:
-                        first = last = send_node[key]
-                    else:
-                        first = last = self._node(False)
-                    self.first[key], self.last[key] = first, last
-                    chain = self.chains.setdefault((gpu.id, tb.id), len(self.chains))
-                    for node in (first, last):
-                        self.owner[node] = (chain, st.index)
-        self.recv_node = recv_node
-        for (rank, tb, s), node in self.first.items():
-            st = self.steps[(rank, tb, s)]
-            if s > 0:
-                self.preds[node].append(self.last[(rank, tb, s - 1)])
-            if st.depid >= 0:
-                self.preds[node].append(self.last[(rank, st.depid, st.deps)])
-
-    def rounds(self, findings: list[Finding]) -> tuple[list[int | None], list[int]]:
-        """Each node's round (None: never happens) and a topological order of those that do."""
-        n = len(self.preds)
-        succ: list[list[int]] = [[] for _ in range(n)]
-        indeg = [0] * n
-        for node, ps in enumerate(self.preds):
-            for p in set(ps):
-                succ[p].append(node)
-                indeg[node] += 1
-        value: list[int | None] = [None] * n
-        best = [0] * n
-        queue = deque(v for v in range(n) if indeg[v] == 0 and v not in self.blocked)
-        order: list[int] = []
-        while queue:
-            v = queue.popleft()
-            value[v] = best[v] + 1 if self.is_transfer[v] else best[v]
-            order.append(v)
-            for w in succ[v]:
-                best[w] = max(best[w], value[v])  # type: ignore[type-var]
-                indeg[w] -= 1
-                if indeg[w] == 0 and w not in self.blocked:
-                    queue.append(w)
-        stuck = {v for v in range(n) if value[v] is None}
-        if stuck:
-            self._report_stuck(stuck, succ, findings)
-        self._clocks(order)
-        return value, order
-
-    def _clocks(self, order: list[int]) -> None:
-        """Vector clocks: ``clocks[v][c]`` is the last step of thread block ``c`` that
-        happens before node ``v`` (along thread-block order, dependencies and transmissions),
-        -1 for none."""
-        n, chains = len(self.preds), len(self.chains)
-        if n * chains > MAX_CLOCK_CELLS:
-            return
-        clocks = np.full((n, max(chains, 1)), -1, dtype=np.int32)
-        for v in order:
-            ps = self.preds[v]
-            if ps:
-                row = clocks[ps].max(axis=0) if len(ps) > 1 else clocks[ps[0]].copy()
-            else:
-                row = clocks[v]
-            chain, step = self.owner[v]
-            row[chain] = max(row[chain], step)
-            clocks[v] = row
-        self.clocks = clocks
-
-    def _report_stuck(
-        self, stuck: set[int], succ: list[list[int]], findings: list[Finding]
-    ) -> None:
-        behind = set(self.blocked)
-        queue = deque(self.blocked)
-        while queue:
-            v = queue.popleft()
-            for w in succ[v]:
-                if w not in behind:
-                    behind.add(w)
-                    queue.append(w)
-        rest = stuck - behind
-        names = {node: key for key, node in self.last.items()}
-        names.update({node: key for key, node in self.first.items() if node not in names})
-        if rest:
-            graph = nx.DiGraph((p, v) for v in rest for p in self.preds[v] if p in rest)
-            try:
-                cycle = [u for u, _ in nx.find_cycle(graph)]
-            except nx.NetworkXNoCycle:  # pragma: no cover - stuck nodes always hold a cycle
-                cycle = sorted(rest)
-            text = " -> ".join(
-                _where(*names[v][:2], self.steps[names[v]]) for v in cycle[:6] if v in names
-            )
-            findings.append(
-                Finding(
-                    "dependency-cycle",
-                    f"deadlock: a cycle of dependencies ({text}{' ...' if len(cycle) > 6 else ''})",
-                )
-            )
-        never = len({key for key, node in self.last.items() if node in stuck})
-        findings.append(
-            Finding("deadlock", f"deadlock: {never} of {len(self.steps)} steps can never run")
-        )
 
 
 def _alias(
@@ -474,7 +224,7 @@ class _Slots:
 
 def _run_mode(
     algo: MscclAlgorithm,
-    timing: _Timing,
+    timing: Timing,
     value: list[int | None],
     order: list[int],
     k: int,
@@ -635,7 +385,7 @@ def replay(algo: MscclAlgorithm) -> Replay:
     """
     findings = [Finding("executor", d) for d in algo.defects]
     k = chunks_per_rank(algo)
-    timing = _Timing(algo, findings)
+    timing = Timing(algo, findings)
     value, order = timing.rounds(findings)
     rounds = max((value[v] or 0 for v in order if timing.is_transfer[v]), default=0)
     semantics = algo.coll in _PER_RANK

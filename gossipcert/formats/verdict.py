@@ -46,7 +46,7 @@ import networkx as nx
 from gossipcert import graphs
 from gossipcert.errors import FormatError, GossipcertError
 from gossipcert.formats import readers
-from gossipcert.formats.replay import Finding, Replay, Transfer
+from gossipcert.formats.findings import Finding, Replay, Transfer
 from gossipcert.instance import (
     Instance,
     Model,
