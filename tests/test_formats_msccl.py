@@ -108,7 +108,7 @@ def test_send_of_unwritten_slot_without_dependency():
             3,
             0,
             [
-                (-1, 1, 0, [step(0, "r", dst=("o", 1))]),
+                (-1, 1, 0, [step(0, "r", dst=("o", 1), hasdep=1)]),
                 (2, -1, 0, [step(0, "s", src=("o", 1)), step(1, "s", src=("o", 0))]),
             ],
         ),
@@ -122,7 +122,12 @@ def test_send_of_unwritten_slot_without_dependency():
     gpus[0][3][1] = (2, -1, 0, [step(0, "s", src=("o", 1), dep=(0, 0)), step(1, "s", src=("o", 0))])
     result = replay(parse_msccl_xml(algo_xml(3, "allgather", gpus)))
     assert not [f for f in result.findings if f.rule == "unwritten-read"]
-    assert result.rounds == 3
+    assert result.rounds == 3 and not [f for f in result.findings if f.rule == "race"]
+    # the same dependency on a step without hasdep="1": the executor never signals it
+    gpus[0][3][0] = (-1, 1, 0, [step(0, "r", dst=("o", 1))])
+    result = replay(parse_msccl_xml(algo_xml(3, "allgather", gpus)))
+    unsignalled = [f for f in result.findings if f.rule == "unsignalled-dependency"]
+    assert len(unsignalled) == 1 and "thread block 1 step 0 (s)" in unsignalled[0].message
 
 
 def ring_allreduce(n, double=False):
@@ -198,15 +203,15 @@ def test_dependency_cycle_is_named():
             2,
             0,
             [
-                (1, -1, 0, [step(0, "s", src=("o", 0), dep=(1, 0))]),
-                (-1, -1, 0, [step(0, "nop", dep=(0, 0))]),
+                (1, -1, 0, [step(0, "s", src=("o", 0), dep=(1, 0), hasdep=1)]),
+                (-1, -1, 0, [step(0, "cpy", src=("o", 0), dst=("o", 1), dep=(0, 0), hasdep=1)]),
             ],
         ),
         (0, 2, 0, [(-1, 0, 0, [step(0, "r", dst=("o", 0))])]),
     ]
     result = replay(parse_msccl_xml(algo_xml(2, "allgather", gpus)))
     cycle = [f for f in result.findings if f.rule == "dependency-cycle"]
-    assert cycle and "GPU 0 thread block 1 step 0 (nop)" in cycle[0].message
+    assert cycle and "GPU 0 thread block 1 step 0 (cpy)" in cycle[0].message
 
 
 def test_missing_min_bytes_is_a_defect():
@@ -264,7 +269,7 @@ def test_read_after_an_unordered_write_is_a_race():
     # GPU 0 receives chunk 1 on tb 0 in round 1; tb 1 sends chunk 0 in round 1 and then slot
     # 1 in round 2 without depending on tb 0: the slot is written by then, but only by luck
     gpus = [
-        (0, 3, 0, [(-1, 1, 0, [step(0, "r", dst=("o", 1))]),
+        (0, 3, 0, [(-1, 1, 0, [step(0, "r", dst=("o", 1), hasdep=1)]),
                    (2, -1, 0, [step(0, "s", src=("o", 0)), step(1, "s", src=("o", 1))])]),
         (0, 3, 0, [(0, -1, 0, [step(0, "s", src=("o", 1))])]),
         (0, 3, 0, [(-1, 0, 0, [step(0, "r", dst=("o", 0)), step(1, "r", dst=("o", 1))])]),

@@ -18,7 +18,11 @@ gives them the round structure of gossipcert's models by the as-soon-as-possible
   round of the later of their thread block's previous step and their dependency.
 
 The algorithm's rounds are the rounds of its last transmission. Steps that can never happen
-(a send with no matching receive, or the reverse; a cycle of dependencies) are a deadlock.
+(a receive with no matching send; a cycle of dependencies; a dependency the executor never
+signals) are a deadlock; a send with no matching receive is reported too. The executor
+publishes a thread block's progress only after its steps marked ``hasdep="1"`` (``nop``
+steps are dropped from its list), so a step waiting for step ``j`` of another thread block
+waits for the first step from ``j`` on so marked, and forever when there is none.
 
 **Slots.** Each ``(rank, buffer, index)`` slot holds a set: for copy collectives the
 original chunks it holds, for reductions the contributions folded into it. Within a round

@@ -36,6 +36,7 @@ class Timing:
         self.blocked: set[int] = set()
         # transmission node -> (sender step, receiver step, channel)
         self.pairs: dict[int, tuple[StepKey, StepKey, int]] = {}
+        self._signals: dict[tuple[int, int], list[int | None]] = {}
         # each node's step: (chain = thread block, step index), for happens-before
         self.chains: dict[tuple[int, int], int] = {}
         self.owner: dict[int, tuple[int, int]] = {}
@@ -119,7 +120,40 @@ class Timing:
             if s > 0:
                 self.preds[node].append(self.last[(rank, tb, s - 1)])
             if st.depid >= 0:
-                self.preds[node].append(self.last[(rank, st.depid, st.deps)])
+                target = self._signalled(rank, st.depid, st.deps)
+                if target is None:
+                    never = self._node(False)
+                    self.blocked.add(never)
+                    self.preds[node].append(never)
+                    findings.append(
+                        Finding(
+                            "unsignalled-dependency",
+                            f"deadlock: {_where(rank, tb, st)} waits for GPU {rank} thread block "
+                            f"{st.depid} step {st.deps}, but neither that step nor a later one of "
+                            'that thread block has hasdep="1" (nops aside): the executor never '
+                            "signals it",
+                            rank=rank,
+                        )
+                    )
+                else:
+                    self.preds[node].append(self.last[(rank, st.depid, target)])
+
+    def _signalled(self, rank: int, tb: int, index: int) -> int | None:
+        """The step whose completion the executor signals to a step waiting for step
+        ``index`` of ``tb``: the first step from ``index`` on with ``hasdep="1"`` that is not
+        a ``nop`` (the executor publishes a thread block's progress only after such steps,
+        and drops ``nop`` steps from its list). None: never signalled."""
+        table = self._signals.get((rank, tb))
+        if table is None:
+            steps = [st for (r, b, _), st in sorted(self.steps.items()) if r == rank and b == tb]
+            table = [None] * len(steps)
+            nxt = None
+            for st in reversed(steps):
+                if st.hasdep and st.kind != "nop":
+                    nxt = st.index
+                table[st.index] = nxt
+            self._signals[(rank, tb)] = table
+        return table[index]
 
     def rounds(self, findings: list[Finding]) -> tuple[list[int | None], list[int]]:
         """Each node's round (None: never happens) and a topological order of those that do."""
