@@ -283,3 +283,10 @@ def test_read_after_an_unordered_write_is_a_race():
                                 step(1, "s", src=("o", 1), dep=(0, 0))])  # fmt: skip
     result = replay(parse_msccl_xml(algo_xml(3, "allgather", gpus)))
     assert not [f for f in result.findings if f.rule == "race"]
+
+
+def test_more_steps_than_the_executor_holds_is_a_defect():
+    result = replay(parse_msccl_xml(ring_allgather(66)))
+    assert result.rounds == 65
+    defects = [f for f in result.findings if f.rule == "executor"]
+    assert len(defects) == 66 and "MSCCL_MAX_NUM_STEPS=64" in defects[0].message

@@ -208,3 +208,22 @@ def test_cli_bad_input_is_one_line(tmp_path, capsys, args, fragment):
     assert code == 2
     assert fragment in err and "Traceback" not in err
     assert len(err.strip().splitlines()) <= 2
+
+
+def test_long_links_continue_on_further_channels():
+    # a one-way ring of 70: every link is used in 69 rounds, more than the 64 steps a thread
+    # block may hold; the export spreads them over two channels, in order
+    n = 70
+    instance = parse_instance(f"ring:{n}", "all-port", "gossip")
+    one_way = Schedule(tuple(
+        tuple(Transmission(r, ((r + 1) % n,), 1 << ((r - t) % n)) for r in range(n))
+        for t in range(n - 1)
+    ))  # fmt: skip
+    algo = parse_msccl_xml(msccl_xml_from_schedule(one_way, instance))
+    assert not algo.defects
+    assert max(len(tb.steps) for g in algo.gpus for tb in g.tbs) <= 64
+    assert algo.nchannels == 2
+    result = replay(algo)
+    assert result.valid and result.rounds == n - 1
+    back = schedule_from_transfers(instance, result.transfers, list(range(n)))
+    assert _per_link(back) == _per_link(one_way)

@@ -89,6 +89,11 @@ COLLECTIVES = (
 PROTOCOLS = ("Simple", "LL128", "LL")
 BUFFERS = ("i", "o", "s")
 
+#: the executor's default ``MSCCL_MAX_NUM_STEPS`` (steps in one thread block) and
+#: ``MAXCHANNELS`` (its loader refuses a step index or a channel beyond them)
+EXECUTOR_MAX_STEPS = 64
+EXECUTOR_MAX_CHANNELS = 32
+
 #: the largest file read (the executor itself stops at 4096 XML nodes per rank)
 MAX_BYTES = 1 << 28
 
@@ -388,7 +393,7 @@ def _read_gpu(elem: Element, source: str, ngpus: int, defects: list[str]) -> Gpu
     for tb_elem in elem:
         if tb_elem.tag != "tb":
             continue
-        tb = _read_tb(tb_elem, source, rank, ngpus, sizes)
+        tb = _read_tb(tb_elem, source, rank, ngpus, sizes, defects)
         if tb.id in tbs:
             raise FormatError(
                 f"{_where(source, tb_elem)}: GPU {rank} has thread block {tb.id} "
@@ -429,7 +434,12 @@ def _read_gpu(elem: Element, source: str, ngpus: int, defects: list[str]) -> Gpu
 
 
 def _read_tb(
-    elem: Element, source: str, rank: int, ngpus: int, sizes: dict[str, int]
+    elem: Element,
+    source: str,
+    rank: int,
+    ngpus: int,
+    sizes: dict[str, int],
+    defects: list[str],
 ) -> ThreadBlock:
     where = _where(source, elem)
     tb_id = _int_attr(elem, "id", where)
@@ -464,6 +474,16 @@ def _read_tb(
                 f"{step.index} ({step.kind}) sends but the block has send=-1"
             )
         steps.append(step)
+    if len(steps) > EXECUTOR_MAX_STEPS:
+        defects.append(
+            f"{where}: GPU {rank} thread block {tb_id} has {len(steps)} steps: the executor's "
+            f"default build (MSCCL_MAX_NUM_STEPS={EXECUTOR_MAX_STEPS}) refuses to load it"
+        )
+    if chan >= EXECUTOR_MAX_CHANNELS:
+        defects.append(
+            f"{where}: GPU {rank} thread block {tb_id} is on channel {chan}: NCCL has "
+            f"{EXECUTOR_MAX_CHANNELS} channels (MAXCHANNELS)"
+        )
     numbers = [s.index for s in steps]
     if numbers != list(range(len(steps))):
         raise FormatError(

@@ -18,7 +18,10 @@ input slot ``d K + j`` on ``s``, output slot ``s K + j`` on ``d`` and a scratch 
 rank it passes through, and each rank copies its own chunks from input to output with a
 ``cpy`` step. In the point-to-point models (every model but all-port) each GPU's sends are
 chained by dependencies in the schedule's order (a ``nop`` carries the second dependency
-when a send also waits for its chunk), so that no GPU sends twice in one round.
+when a send also waits for its chunk), so that no GPU sends twice in one round. A thread
+block holds at most 64 steps (the executor's default ``MSCCL_MAX_NUM_STEPS``): a link used
+in more rounds continues on the next group of channels, its first send there waiting for the
+last one of the previous group; more than the executor's 32 channels is refused.
 ``minBytes="0" maxBytes="0"`` (the executor's scheduler takes ``maxBytes=0``
 as no upper limit), ``proto="Simple"`` unless told otherwise, ``nchunksperloop`` = ``n K``.
 
@@ -52,7 +55,7 @@ from xml.sax.saxutils import quoteattr
 from gossipcert import graphs
 from gossipcert.certificates.certificate import instance_from_certificate
 from gossipcert.errors import FormatError, GossipcertError
-from gossipcert.formats.msccl_xml import PROTOCOLS
+from gossipcert.formats.msccl_xml import EXECUTOR_MAX_CHANNELS, EXECUTOR_MAX_STEPS, PROTOCOLS
 from gossipcert.instance import Instance, ModelKind, ProblemKind, bits, parse_instance
 from gossipcert.schedule import Schedule, load_schedule_file, schedule_from_file_data
 from gossipcert.simulate import simulate
@@ -178,20 +181,39 @@ def msccl_xml_from_schedule(
         return "s", table[packet]
 
     serial = instance.model.kind is not ModelKind.ALL_PORT
+    rounds = _rounds(schedule, instance)
+    width: dict[tuple[int, int], int] = defaultdict(int)
+    for moves in rounds:
+        for u, v, packets in moves:
+            width[(rank[u], rank[v])] = max(width[(rank[u], rank[v])], len(packets))
     last_send: dict[int, tuple[tuple[str, int, int, int], int]] = {}
-    for moves in _rounds(schedule, instance):
+    lane_last: dict[tuple[int, int, int], tuple[tuple[str, int, int, int], int]] = {}
+    group: dict[tuple[int, int, int], int] = defaultdict(int)
+    for moves in rounds:
         for u, v, packets in sorted(moves):
             ru, rv = rank[u], rank[v]
-            for chan, p in enumerate(packets):
+            for i, p in enumerate(packets):
+                lane = (ru, rv, i)
+                chan = group[lane] * width[(ru, rv)] + i
+                if len(tbs[("send", ru, rv, chan)]) > EXECUTOR_MAX_STEPS - 3:
+                    group[lane] += 1  # a new thread block on the next channel group
+                    chan = group[lane] * width[(ru, rv)] + i
+                if chan >= EXECUTOR_MAX_CHANNELS:
+                    raise FormatError(
+                        f"the schedule sends {len(tbs[('send', ru, rv, i)])}+ chunks from rank "
+                        f"{ru} to {rv}: with at most {EXECUTOR_MAX_STEPS} steps a thread block, "
+                        f"it needs more than the executor's {EXECUTOR_MAX_CHANNELS} channels"
+                    )
                 send_key, recv_key = ("send", ru, rv, chan), ("recv", rv, ru, chan)
-                dep = arrived.get((ru, p))
-                before = last_send.get(ru) if serial else None
-                if before is not None and before[0] != send_key:
-                    if dep is not None:  # two dependencies: the first on a nop (as ncclize)
-                        tbs[send_key].append(["nop", "i", -1, dep])
-                    dep = before
-                tbs[send_key].append(["s", *slot(ru, p, False), dep])
-                last_send[ru] = (send_key, len(tbs[send_key]) - 1)
+                # what this send waits for: its chunk's arrival, the GPU's previous send
+                # (point-to-point models), the lane's previous send (a new thread block)
+                waits = [arrived.get((ru, p)), last_send.get(ru) if serial else None,
+                         lane_last.get(lane)]  # fmt: skip
+                deps = list(dict.fromkeys(w for w in waits if w is not None and w[0] != send_key))
+                for dep in deps[:-1]:  # one dependency a step: the others on nops (ncclize)
+                    tbs[send_key].append(["nop", "i", -1, dep])
+                tbs[send_key].append(["s", *slot(ru, p, False), deps[-1] if deps else None])
+                last_send[ru] = lane_last[lane] = (send_key, len(tbs[send_key]) - 1)
                 tbs[recv_key].append(["r", *slot(rv, p, True), None])
                 arrived.setdefault((rv, p), (recv_key, len(tbs[recv_key]) - 1))
     return _xml_text(instance, coll, n, k, tbs, scratch, name, proto)
