@@ -52,3 +52,9 @@ class NotApplicableError(GossipcertError, ValueError):
 class HeuristicError(GossipcertError, RuntimeError):
     """A heuristic that gave up before meeting every demand (the message says after how many
     rounds, and which bound it had derived from the instance)."""
+
+
+class FormatError(GossipcertError, ValueError):
+    """Another tool's file (MSCCL XML, SCCL or TE-CCL JSON, a TACCL or TE-CCL topology)
+    that cannot be read: malformed, unsafe (entities, DTDs), of another tool, or naming
+    something its own executor refuses to load (an unknown step type, a negative offset)."""

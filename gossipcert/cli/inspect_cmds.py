@@ -30,6 +30,7 @@ from gossipcert.cli.common import (
     _write_text,
     app,
 )
+from gossipcert.cli.formats_cmds import verify_from
 from gossipcert.cli_text import (
     console,
     err_console,
@@ -99,13 +100,13 @@ def graph_cmd(
 def verify_cmd(
     graph: GraphArg,
     schedule: Annotated[
-        str,
+        str | None,
         typer.Argument(
             help="Schedule file (.json or .csv), or a certificate or partial-results file "
-            "written by solve -o (its schedule is checked).",
+            "written by solve -o (its schedule is checked). Not with --from.",
             metavar="SCHEDULE",
         ),
-    ],
+    ] = None,
     model: Annotated[
         str | None,
         typer.Option(
@@ -127,6 +128,29 @@ def verify_cmd(
         ),
     ] = None,
     chunks: ChunksOpt = None,
+    from_format: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            help="Read another tool's algorithm instead: msccl-xml, sccl-json or teccl-json; "
+            "GRAPH is then that file (verify --from msccl-xml algo.xml).",
+            metavar="FORMAT",
+        ),
+    ] = None,
+    topology: Annotated[
+        str | None,
+        typer.Option(
+            "--topology",
+            help="--from: the topology to check against (a graph spec such as dgx1, hub:8, "
+            "fully-connected:8, or a graph file, TACCL and TE-CCL topology JSON included); "
+            "default fully-connected:N.",
+            metavar="T",
+        ),
+    ] = None,
+    time_limit: Annotated[
+        float | None,
+        _time_limit_option("--from: seconds for the certified optimum (default 60)."),
+    ] = None,
     show: ShowOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -135,9 +159,27 @@ def verify_cmd(
     A certificate or partial result of solve -o is replayed under the model and problem it
     stores; --model, --problem or --chunks that say otherwise are refused.
 
+    With --from FORMAT FILE, another tool's algorithm (an MSCCL XML file, an SCCL or TE-CCL
+    JSON schedule) is read, timed as soon as possible and replayed chunk by chunk: valid or
+    not, every violation, its rounds, whether it fits the model on --topology, and the
+    certified optimum for the same collective, topology and chunks, with the gap.
+
     Exit 0 when the schedule is valid and complete, 1 when it is invalid or incomplete, 2 on
     bad input (including a schedule that names an edge the graph does not have).
     """
+    if from_format is not None:
+        if schedule is not None or model or problem or chunks is not None:
+            raise SpecError(
+                "verify --from FORMAT takes one file and no SCHEDULE, --model, --problem or "
+                "--chunks: the collective and its chunks come from the file"
+            )
+        verify_from(
+            graph, from_format, topology, 60.0 if time_limit is None else time_limit, show, as_json
+        )
+    if topology is not None or time_limit is not None:
+        raise SpecError("--topology and --time-limit go with --from FORMAT FILE")
+    if schedule is None:
+        raise SpecError("verify needs GRAPH and SCHEDULE (or --from FORMAT FILE)")
     data = load_schedule_file(schedule)  # read once: for the stored instance and the schedule
     instance = _verify_instance(graph, schedule, data, model, problem, chunks)
     sched = schedule_from_file_data(schedule, data, instance)

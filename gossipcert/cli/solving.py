@@ -31,6 +31,7 @@ from gossipcert.cli.common import (
     _write_text,
     app,
 )
+from gossipcert.cli.formats_cmds import export_algorithm
 from gossipcert.cli_text import (
     Progress,
     console,
@@ -40,6 +41,7 @@ from gossipcert.cli_text import (
     print_solve_result,
 )
 from gossipcert.errors import GossipcertError
+from gossipcert.formats.writers import WRITERS as ALGORITHM_FORMATS
 from gossipcert.instance import parse_instance
 from gossipcert.simulate import simulate
 
@@ -618,11 +620,31 @@ def _json_file(path: str) -> Any:
 @_bad_input
 def export_cmd(
     graph: GraphArg,
-    rounds: Annotated[int, typer.Option("--rounds", "-r", help="Horizon R.", min=0)],
+    rounds: Annotated[
+        int | None, typer.Option("--rounds", "-r", help="Horizon R (dimacs, opb).", min=0)
+    ] = None,
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",
     chunks: ChunksOpt = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="dimacs or opb.")] = "dimacs",
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            help="dimacs or opb (the formula), or msccl-xml or sccl-json (a schedule as an "
+            "MSCCL or SCCL algorithm: GRAPH is then a certificate or partial result of "
+            "solve -o, or the graph of --schedule FILE).",
+        ),
+    ] = "dimacs",
+    schedule: Annotated[
+        str | None,
+        typer.Option(
+            "--schedule",
+            help="msccl-xml, sccl-json: the schedule file to write, for GRAPH, --model and "
+            "--problem (default: GRAPH is a certificate holding both).",
+            metavar="FILE",
+        ),
+    ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Plain encoding only.")] = False,
     counting: CountingOpt = False,
     output: Annotated[
@@ -630,13 +652,36 @@ def export_cmd(
     ] = None,
     force: ForceOpt = False,
 ) -> None:
-    """Write the formula "R rounds suffice" (DIMACS CNF or OPB) for any external solver."""
+    """Write the formula "R rounds suffice" (DIMACS CNF or OPB) for any external solver, or
+    a verified schedule as an MSCCL XML or SCCL JSON algorithm:
+
+    \b
+        gossipcert export dgx1-cert.json --format msccl-xml -o dgx1-allgather.xml
+        gossipcert export dgx1 --format msccl-xml --schedule s.json -m all-port -p gossip
+    """
 
     from gossipcert.encodings import EncodingOptions
     from gossipcert.search.export import FORMATS, export
 
+    if fmt in ALGORITHM_FORMATS:
+        if rounds is not None or strict or counting:
+            raise GossipcertError(
+                f"--rounds, --strict and --counting are for dimacs and opb, not {fmt}"
+            )
+        spec = None if schedule is None else _chunked(problem, chunks)
+        if schedule is None and chunks is not None:
+            raise GossipcertError("--chunks goes with --schedule; a certificate has its own")
+        extra = {} if schedule is None else {"graph": graph, "model": model, "problem": spec}
+        export_algorithm(schedule or graph, fmt, output, force, extra)
+        return
+    if schedule is not None:
+        raise GossipcertError("--schedule goes with --format msccl-xml or sccl-json")
+    if rounds is None:
+        raise GossipcertError("--rounds R is needed for --format dimacs or opb")
     if fmt not in FORMATS:
-        raise GossipcertError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        raise GossipcertError(
+            f"unknown format {fmt!r}; choose one of {', '.join([*FORMATS, *ALGORITHM_FORMATS])}"
+        )
     _check_output(output, force)
     instance = parse_instance(graph, model, _chunked(problem, chunks))
     options = EncodingOptions.for_search(strict=strict, counting=counting)

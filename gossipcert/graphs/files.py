@@ -14,6 +14,7 @@ from typing import Any
 import networkx as nx
 
 from gossipcert.errors import GossipcertError, GraphError
+from gossipcert.formats.topologies import is_topology_json, topology_from_json
 from gossipcert.graphs.base import (
     _FALSE_WORDS,
     _INT_LABEL,
@@ -222,11 +223,27 @@ def _json_simple(data: dict[str, Any], name: str) -> nx.Graph:
     return _assemble(name, declared, edges, router_labels)
 
 
+def graph_from_topology_json(data: Any, name: str) -> nx.Graph:
+    """The graph of an SCCL, TACCL or TE-CCL topology (decoded JSON; the forms of
+    :mod:`gossipcert.formats.topologies`), its switches as routers.
+
+    Raises
+    ------
+    FormatError
+        Not one of those forms, or malformed.
+    """
+    topo = topology_from_json(data, name)
+    edges = [(u, v, cap, f"{name}: link {u} -- {v}") for u, v, cap in topo.edges]
+    return _assemble(name, topo.nodes, edges, [(r, name) for r in topo.routers])
+
+
 def _read_json(file: Path, name: str) -> nx.Graph:
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise GraphError(f"{name}:{exc.lineno}: invalid JSON: {exc.msg}") from exc
+    if is_topology_json(data):
+        return graph_from_topology_json(data, name)
     if not isinstance(data, dict):
         raise GraphError(
             f"{name}: expected a JSON object with 'nodes' and 'edges' (or networkx node-link data)"
@@ -275,7 +292,10 @@ def read_graph_file(path: str | os.PathLike[str]) -> nx.Graph:
     * ``.json``: networkx node-link data (``{"nodes": [{"id": ...}], "edges": [{"source": ...,
       "target": ...}]}``, ``"links"`` also accepted; node attribute ``router``, edge attribute
       ``capacity``), or ``{"nodes": [...], "edges": [[u, v], [u, v, capacity], ...],
-      "routers": [...]}`` where ``"nodes"`` and ``"routers"`` are optional.
+      "routers": [...]}`` where ``"nodes"`` and ``"routers"`` are optional; or the topology
+      of SCCL, TACCL or TE-CCL (``{"msccl_type": "topology", "links": ..., "switches":
+      ...}``, ``{"capacity": ..., "switch_indices": ...}``, TE-CCL's input file): see
+      :mod:`gossipcert.formats.topologies`, switches become routers.
 
     Node numbering: if every label is an integer, the nodes are numbered in increasing
     numerical order of their labels, otherwise in the order of first appearance (declared

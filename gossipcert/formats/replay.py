@@ -1,0 +1,419 @@
+"""Rounds and buffer contents of an MSCCL algorithm: its timing and its slot-level replay.
+
+**Timing (as soon as possible).** MSCCL's thread blocks run asynchronously; this module
+gives them the round structure of gossipcert's models by the as-soon-as-possible rule:
+
+* the ``k``-th send of GPU ``u`` to ``v`` on channel ``c`` and the ``k``-th receive of ``v``
+  from ``u`` on channel ``c`` are one transmission;
+* a step happens one round after the later of its thread block's previous step and its
+  dependency (``depid``/``deps``); a send's round is its transmission's round;
+* connections are buffered, as the executor's are (within their FIFO depth): a send does
+  not wait for its receiver, and a receive completes in the later of its transmission's
+  round and the round its own thread block is ready in;
+* a step that both receives and sends (``rcs``, ``rrs``, ``rrcs``) forwards one round after
+  it received (a packet received in round ``t`` is forwarded in ``t + 1`` at the earliest,
+  as in every gossipcert model);
+* local steps (``cpy``, ``re``, ``nop``, and taking received chunks out of a connection)
+  move nothing between GPUs and take no round of their own: they happen at the end of the
+  round of the later of their thread block's previous step and their dependency.
+
+The algorithm's rounds are the rounds of its last transmission. Steps that can never happen
+(a receive with no matching send; a cycle of dependencies; a dependency the executor never
+signals) are a deadlock; a send with no matching receive is reported too. The executor
+publishes a thread block's progress only after its steps marked ``hasdep="1"`` (``nop``
+steps are dropped from its list), so a step waiting for step ``j`` of another thread block
+waits for the first step from ``j`` on so marked, and forever when there is none.
+
+**Slots.** Each ``(rank, buffer, index)`` slot holds a set: for copy collectives the
+original chunks it holds, for reductions the contributions folded into it. Within a round
+every transmission reads its sender's slots before any of the round's receives writes
+(so a slot written in round ``t`` is readable in round ``t + 1``), then the round's local
+steps run in dependency order. Reading a slot nothing wrote, combining two partial results
+that share a contribution (a double count under ``sum``) and final buffers that differ from
+the collective's definition are reported, each with the GPU, thread block and step. So is a
+**race**: a read of a slot whose last write does not happen before it (no chain of thread
+block order, dependencies and transmissions leads from the write to the read; vector clocks
+over the thread blocks), which the as-soon-as-possible order happened to run first but the
+executor need not. Writes that race with other writes or with earlier reads are not checked.
+
+In-place algorithms alias the input and output buffers as NCCL does: for ``allgather``
+input chunk ``k`` of rank ``r`` is output chunk ``r K + k``; for ``reducescatter`` output
+chunk ``k`` is input chunk ``r K + k``; for the other collectives input and output coincide.
+An algorithm marked both in-place and out-of-place is replayed both ways.
+
+References
+----------
+.. [1] github.com/Azure/msccl-executor-nccl, ``src/device/msccl_kernel_impl.h`` and
+   ``src/misc/msccl/msccl_parser.cc`` (step semantics, in-place buffers).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+
+import numpy as np
+
+from gossipcert.errors import FormatError
+from gossipcert.formats.findings import POISON, Finding, Replay, StepKey, Transfer, Value
+from gossipcert.formats.findings import step_where as _where
+from gossipcert.formats.msccl_xml import MscclAlgorithm, Step
+from gossipcert.formats.timing import Timing
+
+#: per collective: the chunk count per rank is nchunksperloop divided by this (1: total)
+_PER_RANK = {"allgather": True, "alltoall": True, "reducescatter": True, "allreduce": False}
+
+
+def _alias(
+    algo: MscclAlgorithm, k: int, in_place: bool
+) -> Callable[[int, str, int], tuple[int, str, int]]:
+    """The canonical slot of ``(rank, buffer, index)`` in a mode (see the module docstring)."""
+    coll = algo.coll
+
+    def canon(rank: int, buf: str, index: int) -> tuple[int, str, int]:
+        if not in_place:
+            return rank, buf, index
+        if coll == "allgather" and buf == "i":
+            return rank, "o", rank * k + index
+        if coll == "reducescatter" and buf == "o":
+            return rank, "i", rank * k + index
+        if coll not in ("allgather", "reducescatter") and buf == "o":
+            return rank, "i", index
+        return rank, buf, index
+
+    return canon
+
+
+def chunks_per_rank(algo: MscclAlgorithm) -> int:
+    """``K`` of the collective (see :class:`Replay`), from ``nchunksperloop``.
+
+    Raises
+    ------
+    FormatError
+        ``nchunksperloop`` is not a multiple of ``ngpus`` where it must be.
+    """
+    total = algo.nchunksperloop
+    if _PER_RANK.get(algo.coll, False):
+        if total % algo.ngpus:
+            raise FormatError(
+                f"{algo.source}: {algo.coll} with nchunksperloop={total} on "
+                f"{algo.ngpus} GPUs: not a whole number of chunks per rank"
+            )
+        return total // algo.ngpus
+    return total
+
+
+def _initial(algo: MscclAlgorithm, k: int) -> dict[tuple[int, str, int], Value]:
+    n, coll = algo.ngpus, algo.coll
+    state: dict[tuple[int, str, int], Value] = {}
+    for r in range(n):
+        if coll == "allgather":
+            for j in range(k):
+                state[(r, "i", j)] = frozenset({(r, j)})
+        elif coll == "alltoall":
+            for d in range(n):
+                for j in range(k):
+                    state[(r, "i", d * k + j)] = frozenset({(r, d, j)})
+        elif coll == "allreduce":
+            for c in range(k):
+                state[(r, "i", c)] = frozenset({(r, c)})
+        elif coll == "reducescatter":
+            for c in range(n * k):
+                state[(r, "i", c)] = frozenset({(r, c)})
+    return state
+
+
+def _expected(algo: MscclAlgorithm, k: int) -> dict[tuple[int, str, int], Value]:
+    n, coll = algo.ngpus, algo.coll
+    want: dict[tuple[int, str, int], Value] = {}
+    for r in range(n):
+        if coll == "allgather":
+            for s in range(n):
+                for j in range(k):
+                    want[(r, "o", s * k + j)] = frozenset({(s, j)})
+        elif coll == "alltoall":
+            for s in range(n):
+                for j in range(k):
+                    want[(r, "o", s * k + j)] = frozenset({(s, r, j)})
+        elif coll == "allreduce":
+            for c in range(k):
+                want[(r, "o", c)] = frozenset((s, c) for s in range(n))
+        elif coll == "reducescatter":
+            for j in range(k):
+                want[(r, "o", j)] = frozenset((s, r * k + j) for s in range(n))
+    return want
+
+
+def _describe(value: Value, limit: int = 4) -> str:
+    items = sorted(value, key=repr)
+    text = ", ".join(map(str, items[:limit]))
+    return "{" + text + (", ..." if len(items) > limit else "") + "}"
+
+
+class _Slots:
+    """The buffers of every GPU in one mode, and the findings of reading and combining them."""
+
+    def __init__(self, algo: MscclAlgorithm, k: int, in_place: bool, label: str) -> None:
+        self.canon = _alias(algo, k, in_place)
+        self.state: dict[tuple[int, str, int], Value] = {
+            self.canon(*key): value for key, value in _initial(algo, k).items()
+        }
+        self.label = label
+        self.findings: list[Finding] = []
+        self.clocks: np.ndarray | None = None
+        self.owner: dict[int, tuple[int, int]] = {}
+        self.node = -1  # the node reading and writing now
+        self.writer: dict[tuple[int, str, int], tuple[int, int, str]] = {}
+
+    def read(self, rank: int, buf: str, off: int, cnt: int, where: str, t: int) -> list[Value]:
+        out = []
+        for i in range(cnt):
+            key = self.canon(rank, buf, off + i)
+            value = self.state.get(key)
+            if value is None:
+                self.findings.append(
+                    Finding(
+                        "unwritten-read",
+                        f"round {t}{self.label}: {where} reads {buf}[{off + i}], which nothing has "
+                        "written (a missing dependency, or a chunk that never arrives)",
+                        t,
+                        rank,
+                    )
+                )
+                value = POISON
+            elif key in self.writer and self.clocks is not None:
+                chain, step, writer = self.writer[key]
+                if self.clocks[self.node][chain] < step:
+                    self.findings.append(
+                        Finding(
+                            "race",
+                            f"round {t}{self.label}: {where} reads {buf}[{off + i}], written by "
+                            f"{writer}, without waiting for it (no dependency orders them): a data "
+                            "race",
+                            t,
+                            rank,
+                        )
+                    )
+            out.append(value)
+        return out
+
+    def write(self, rank: int, buf: str, off: int, values: list[Value], where: str = "") -> None:
+        chain, step = self.owner.get(self.node, (-1, -1))
+        for i, value in enumerate(values):
+            key = self.canon(rank, buf, off + i)
+            self.state[key] = value
+            if chain >= 0:
+                self.writer[key] = (chain, step, where)
+
+    def combine(self, a: list[Value], b: list[Value], where: str, t: int, rank: int) -> list[Value]:
+        out = []
+        for x, y in zip(a, b, strict=False):
+            if x is POISON or y is POISON:
+                out.append(POISON)
+                continue
+            twice = x & y
+            if twice:
+                self.findings.append(
+                    Finding(
+                        "double-count",
+                        f"round {t}{self.label}: {where} combines two partial results that both "
+                        f"hold {_describe(twice)}: counted twice under sum",
+                        t,
+                        rank,
+                    )
+                )
+            out.append(x | y)
+        return out
+
+
+def _run_mode(
+    algo: MscclAlgorithm,
+    timing: Timing,
+    value: list[int | None],
+    order: list[int],
+    k: int,
+    in_place: bool,
+    label: str,
+) -> tuple[_Slots, list[Transfer]]:
+    slots = _Slots(algo, k, in_place, label)
+    slots.clocks, slots.owner = timing.clocks, timing.owner
+    steps = timing.steps
+    pending: dict[StepKey, list[Value]] = {}
+    local_of = {
+        node: key
+        for key, node in timing.first.items()
+        if not timing.is_transfer[node] and key not in timing.recv_node
+    }
+    position = {node: i for i, node in enumerate(order)}
+    by_round: dict[int, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
+    for node in order:
+        t = value[node]
+        assert t is not None
+        by_round[t][0 if timing.is_transfer[node] else 1].append(node)
+    receiving = {node: key for key, node in timing.recv_node.items()}
+    arrival = {rkey: node for node, (_, rkey, _) in timing.pairs.items()}
+    inflight: dict[int, list[Value]] = {}
+    transfers: list[Transfer] = []
+    for t in sorted(by_round):
+        moves, locals_ = by_round[t]
+        for node in moves:
+            if node not in timing.pairs:
+                continue  # a send nobody receives (reported when timing)
+            skey, rkey, chan = timing.pairs[node]
+            s_step, r_step = steps[skey], steps[rkey]
+            s_where = _where(*skey[:2], s_step)
+            if s_step.cnt != r_step.cnt:
+                slots.findings.append(
+                    Finding(
+                        "count-mismatch",
+                        f"round {t}: {s_where} sends {s_step.cnt} chunk(s) but "
+                        f"{_where(*rkey[:2], r_step)} receives {r_step.cnt}",
+                        t,
+                        skey[0],
+                    )
+                )
+            slots.node = node
+            if s_step.kind == "s":
+                payload = slots.read(skey[0], s_step.srcbuf, s_step.srcoff, s_step.cnt, s_where, t)
+            else:
+                payload = pending.pop(skey, [POISON] * s_step.cnt)
+            inflight[node] = (payload + [POISON] * r_step.cnt)[: r_step.cnt]
+            transfers.append(Transfer(t, skey[0], rkey[0], chan, s_step.cnt, tuple(payload)))
+        for node in sorted(locals_, key=position.__getitem__):
+            slots.node = node
+            if node in receiving:
+                _receive(
+                    slots,
+                    receiving[node],
+                    steps,
+                    inflight.pop(arrival[receiving[node]]),
+                    pending,
+                    t,
+                )
+                continue
+            key = local_of[node]
+            st = steps[key]
+            where = _where(*key[:2], st)
+            if st.kind == "cpy":
+                data = slots.read(key[0], st.srcbuf, st.srcoff, st.cnt, where, t)
+                slots.write(key[0], st.dstbuf, st.dstoff, data, where)
+            elif st.kind == "re":
+                src = slots.read(key[0], st.srcbuf, st.srcoff, st.cnt, where, t)
+                dst = slots.read(key[0], st.dstbuf, st.dstoff, st.cnt, where, t)
+                total = slots.combine(dst, src, where, t, key[0])
+                slots.write(key[0], st.dstbuf, st.dstoff, total, where)
+    return slots, transfers
+
+
+def _receive(
+    slots: _Slots,
+    rkey: StepKey,
+    steps: dict[StepKey, Step],
+    payload: list[Value],
+    pending: dict[StepKey, list[Value]],
+    t: int,
+) -> None:
+    """A receiving step takes its chunks out of the connection (see the module docstring)."""
+    rank = rkey[0]
+    r_step = steps[rkey]
+    result = payload
+    if r_step.kind in ("rrs", "rrc", "rrcs"):
+        where = _where(*rkey[:2], r_step)
+        src = slots.read(rank, r_step.srcbuf, r_step.srcoff, r_step.cnt, where, t)
+        result = slots.combine(src, payload, where, t, rank)
+    if r_step.kind in ("r", "rcs", "rrc", "rrcs"):
+        slots.write(rank, r_step.dstbuf, r_step.dstoff, result, _where(*rkey[:2], r_step))
+    if r_step.sends:
+        pending[rkey] = result
+
+
+def _check_result(algo: MscclAlgorithm, slots: _Slots, k: int) -> None:
+    for (rank, buf, index), want in _expected(algo, k).items():
+        have = slots.state.get(slots.canon(rank, buf, index))
+        slot = f"GPU {rank} {buf}[{index}]{slots.label}"
+        if have is None:
+            slots.findings.append(
+                Finding(
+                    "missing",
+                    f"at the end, {slot} was never written; it should hold {_describe(want)}",
+                    rank=rank,
+                )
+            )
+        elif have != want and have is not POISON:
+            lost, extra = want - have, have - want
+            parts = []
+            if lost:
+                parts.append(f"lacks {_describe(lost)}")
+            if extra:
+                parts.append(f"holds {_describe(extra)} too")
+            slots.findings.append(
+                Finding(
+                    "wrong-result",
+                    f"at the end, {slot} {' and '.join(parts)}",
+                    rank=rank,
+                )
+            )
+
+
+def replay(algo: MscclAlgorithm) -> Replay:
+    """Time an MSCCL algorithm by the as-soon-as-possible rule and replay its buffers.
+
+    Parameters
+    ----------
+    algo : MscclAlgorithm
+        As read by :func:`gossipcert.formats.msccl_xml.read_msccl_xml`.
+
+    Returns
+    -------
+    Replay
+        Rounds, transmissions and every violation found (none: the algorithm is valid).
+
+    Examples
+    --------
+    >>> from gossipcert.formats.msccl_xml import parse_msccl_xml
+    >>> step = ('<step s="{}" type="{}" srcbuf="o" srcoff="{}" dstbuf="o" dstoff="{}" '
+    ...         'cnt="1" depid="-1" deps="-1" hasdep="0"/>')
+    >>> gpu = ('<gpu id="{r}" i_chunks="0" o_chunks="2" s_chunks="0"><tb id="0" send="{p}" '
+    ...        'recv="{p}" chan="0">' + step.format(0, "s", "{r}", "{r}")
+    ...        + step.format(1, "r", "{p}", "{p}") + '</tb></gpu>')
+    >>> algo = parse_msccl_xml('<algo name="x" proto="LL" nchannels="1" nchunksperloop="2" '
+    ...     'ngpus="2" coll="allgather" inplace="1" outofplace="0" minBytes="0" maxBytes="0">'
+    ...     + gpu.format(r=0, p=1) + gpu.format(r=1, p=0) + '</algo>')
+    >>> result = replay(algo)
+    >>> result.valid, result.rounds
+    (True, 1)
+
+    References
+    ----------
+    github.com/Azure/msccl-executor-nccl, ``src/misc/msccl/msccl_parser.cc``.
+    """
+    findings = [Finding("executor", d) for d in algo.defects]
+    k = chunks_per_rank(algo)
+    timing = Timing(algo, findings)
+    value, order = timing.rounds(findings)
+    rounds = max((value[v] or 0 for v in order if timing.is_transfer[v]), default=0)
+    semantics = algo.coll in _PER_RANK
+    modes = []
+    if algo.inplace:
+        modes.append(True)
+    if algo.outofplace:
+        modes.append(False)
+    if not modes:
+        findings.append(
+            Finding(
+                "executor",
+                "the algorithm is marked neither in-place nor out-of-place: the "
+                "executor never selects it",
+            )
+        )
+        modes = [bool(algo.inplace is not False)]
+    transfers: list[Transfer] = []
+    for i, in_place in enumerate(modes):
+        label = "" if len(modes) == 1 else (" (in-place)" if in_place else " (out-of-place)")
+        slots, moved = _run_mode(algo, timing, value, order, k, in_place, label)
+        if semantics:
+            _check_result(algo, slots, k)
+        findings.extend(slots.findings)
+        if i == 0:
+            transfers = moved
+    return Replay(rounds, transfers, findings, k, semantics)

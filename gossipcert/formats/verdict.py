@@ -1,0 +1,485 @@
+"""The verdict on another tool's algorithm: valid or not, where it breaks, which model it fits
+and how far it is from the certified optimum.
+
+:func:`verify_algorithm` reads an algorithm file (MSCCL XML, SCCL JSON or TE-CCL JSON),
+replays it (:mod:`gossipcert.formats.replay`), checks its transmissions round by round
+against a topology, and compares its rounds with the optimum gossipcert certifies for the
+same collective, topology and chunk count:
+
+* **topology**: any graph spec (``fully-connected:8``, ``hub:8``, ``dgx1``, ``ring:8``) or a
+  graph file, including TACCL and TE-CCL topology JSON (:mod:`gossipcert.formats.topologies`);
+  by default ``fully-connected:N`` (every pair of GPUs linked, capacity 1). Rank ``r`` is the
+  ``r``-th processor of the graph (routers, such as switches, are not ranks);
+* **model**: ``all-port`` with the topology's capacities (a link carries at most its capacity
+  in chunks per round and direction), or ``single-port:p=1`` on ``hub:N`` (one chunk out of
+  and one into each GPU per round). A transmission between GPUs that are not linked, or more
+  chunks on a link in one round than it carries, means the algorithm does not fit the model;
+  the verdict then gives the uniform capacity it would need;
+* **problem**: ``allgather`` is gossipcert's ``gossip``, ``alltoall`` is ``total-exchange``,
+  ``allreduce`` is ``allreduce``, ``reducescatter`` is ``reduce-scatter`` and ``reduce`` is
+  ``reduce:R``, each with ``chunks=K`` when a rank's data is ``K`` chunks. A problem the
+  solver does not know gives an optimum marked unavailable, with the reason;
+* **optimum**: :func:`gossipcert.search.watchdog.solve_within` within the time limit: the
+  certified optimum, or the bracket found in time. The gap is the algorithm's rounds minus
+  the optimum (or minus each end of the bracket), given only when the algorithm fits the
+  model.
+
+For the copy collectives (allgather, alltoall) the transmissions are also turned into a
+gossipcert schedule and replayed by :func:`gossipcert.simulate.simulate`, the verifier of
+every schedule the project handles: the two replays must agree.
+
+References
+----------
+.. [1] Cai, Liu, Maleki, Musuvathi, Mytkowicz, Nelson, Saarikivi, "Synthesizing optimal
+   collective algorithms", PPoPP 2021 (SCCL: rounds, chunks and the all-port model).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+
+from gossipcert import graphs
+from gossipcert.errors import FormatError, GossipcertError
+from gossipcert.formats import readers
+from gossipcert.formats.findings import Finding, Replay, Transfer
+from gossipcert.instance import (
+    Instance,
+    Model,
+    ModelKind,
+    make_instance,
+    parse_model,
+    parse_problem,
+)
+from gossipcert.schedule import Schedule, Transmission
+from gossipcert.search.watchdog import solve_within
+from gossipcert.simulate import simulate
+
+#: MSCCL's collective names and gossipcert's problems (with ``{k}`` the chunks per rank)
+PROBLEMS = {
+    "allgather": "gossip",
+    "alltoall": "total-exchange",
+    "allreduce": "allreduce",
+    "reducescatter": "reduce-scatter",
+    "reduce": "reduce:{root}",
+}
+
+
+@dataclass
+class Verdict:
+    """Everything :func:`verify_algorithm` found (see :meth:`to_json` for the fields)."""
+
+    source: str
+    fmt: str
+    collective: str
+    ranks: int
+    chunks: int
+    steps: int
+    replay: Replay
+    topology: str
+    model: str
+    model_findings: list[Finding]
+    needs_capacity: int
+    loads: dict[int, dict[tuple[int, int], int]]
+    problem: str | None
+    optimum: dict[str, Any]
+    schedule_check: dict[str, Any] | None = None
+    #: the model the optimum is for: the model checked, or all-port with the uniform capacity
+    #: the algorithm needs when it does not fit (None: no optimum sought)
+    compared_model: str | None = None
+    #: the model the optimum was sought under
+    optimum_model: str | None = None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def valid(self) -> bool:
+        """The algorithm computes its collective without deadlock or executor defect."""
+        return self.replay.valid
+
+    @property
+    def fits(self) -> bool:
+        """Its transmissions obey the model on the topology."""
+        return not self.model_findings
+
+    @property
+    def rounds(self) -> int:
+        return self.replay.rounds
+
+    def gap(self) -> dict[str, int] | None:
+        """Rounds above the optimum (``exact``) or above each end of the bracket."""
+        if not self.valid or self.compared_model is None:
+            return None
+        opt = self.optimum
+        if opt.get("optimum") is not None:
+            return {"exact": self.rounds - opt["optimum"]}
+        if opt.get("lower_bound") is not None and opt.get("upper_bound") is not None:
+            return {
+                "at_most": self.rounds - opt["lower_bound"],
+                "at_least": self.rounds - opt["upper_bound"],
+            }
+        if opt.get("lower_bound") is not None:
+            return {"at_most": self.rounds - opt["lower_bound"]}
+        return None
+
+    def to_json(self, max_findings: int = 200) -> dict[str, Any]:
+        findings = self.replay.findings
+        return {
+            "file": self.source,
+            "format": self.fmt,
+            "collective": self.collective,
+            "ranks": self.ranks,
+            "chunks_per_rank": self.chunks,
+            "steps": self.steps,
+            "valid": self.valid,
+            "result_checked": self.replay.semantics,
+            "violation_count": len(findings),
+            "violations": [f.to_json() for f in findings[:max_findings]],
+            "rounds": self.rounds,
+            "topology": self.topology,
+            "model": self.model,
+            "fits_model": self.fits,
+            "model_violation_count": len(self.model_findings),
+            "model_violations": [f.to_json() for f in self.model_findings[:max_findings]],
+            "needs_capacity": self.needs_capacity,
+            "per_round": [
+                {
+                    "round": t,
+                    "links": [
+                        {"from": u, "to": v, "chunks": c} for (u, v), c in sorted(links.items())
+                    ],
+                }
+                for t, links in sorted(self.loads.items())
+            ],
+            "problem": self.problem,
+            "optimum": self.optimum,
+            "optimum_model": self.optimum_model,
+            "gap_model": self.compared_model,
+            "gap": self.gap(),
+            "verifier": self.schedule_check,
+            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+        }
+
+
+def topology_graph(spec: str | nx.Graph | None, ranks: int) -> nx.Graph:
+    """The topology a check runs on: a graph, a graph spec or file, ``fully-connected:N`` by
+    default.
+
+    Raises
+    ------
+    FormatError
+        The topology's processors are not as many as the algorithm's ranks.
+    """
+    if isinstance(spec, nx.Graph):
+        graph = spec
+    else:
+        graph = graphs.from_spec(spec or f"fully-connected:{ranks}")
+    procs = graphs.processors(graph)
+    if len(procs) != ranks:
+        raise FormatError(
+            f"the topology {graph.graph.get('spec', spec)} has {len(procs)} GPUs (processors), "
+            f"the algorithm {ranks} ranks"
+        )
+    return graph
+
+
+def topology_model(graph: nx.Graph) -> Model:
+    """``single-port:p=1`` on a hub (nodes behind one switch), else ``all-port``."""
+    ports = graph.graph.get("ports")
+    return parse_model(f"{ports}:p=1" if ports else "all-port")
+
+
+def _loads(transfers: list[Transfer], procs: list[int]) -> dict[int, dict[tuple[int, int], int]]:
+    loads: dict[int, dict[tuple[int, int], int]] = defaultdict(lambda: defaultdict(int))
+    for tr in transfers:
+        loads[tr.round][(procs[tr.sender], procs[tr.receiver])] += tr.cnt
+    return {t: dict(links) for t, links in loads.items()}
+
+
+def _model_findings(
+    graph: nx.Graph, model: Model, loads: dict[int, dict[tuple[int, int], int]]
+) -> tuple[list[Finding], int]:
+    """Links used that the topology lacks, and loads above capacity; the capacity needed."""
+    out: list[Finding] = []
+    spec = graph.graph.get("spec", "the topology")
+    need = 0
+    for t, links in sorted(loads.items()):
+        if model.kind.value == "single-port":
+            sent: dict[int, int] = defaultdict(int)
+            got: dict[int, int] = defaultdict(int)
+            for (u, v), c in links.items():
+                sent[u] += c
+                got[v] += c
+            for node, table, what in [(u, sent, "sends") for u in sent] + [
+                (v, got, "receives") for v in got
+            ]:
+                if table[node] > 1:
+                    out.append(
+                        Finding(
+                            "over-capacity",
+                            f"round {t}: GPU {node} {what} {table[node]} chunks; "
+                            f"{spec} takes one chunk out of and one into each GPU a round",
+                            t,
+                            node,
+                        )
+                    )
+            need = max(need, *sent.values(), *got.values())
+            continue
+        for (u, v), c in sorted(links.items()):
+            need = max(need, c)
+            if not graph.has_edge(u, v):
+                out.append(
+                    Finding(
+                        "not-a-link",
+                        f"round {t}: GPU {u} sends to GPU {v}, which {spec} does not link to it",
+                        t,
+                        u,
+                    )
+                )
+                continue
+            cap = model.capacity or int(graph[u][v].get("capacity", 1))
+            if c > cap:
+                out.append(
+                    Finding(
+                        "over-capacity",
+                        f"round {t}: link {u} -> {v} carries {c} chunks, its capacity is {cap}",
+                        t,
+                        u,
+                    )
+                )
+    return out, need
+
+
+def _comparable_model(model: Model, findings: list[Finding], need: int) -> Model | None:
+    """The model to compare with: the model itself when the algorithm fits it; all-port with
+    the uniform capacity it needs when it overloads links the topology has (its rounds are
+    then compared with links that carry as much as it sends); None when it uses links the
+    topology lacks."""
+    if not findings:
+        return model
+    if model.kind is not ModelKind.ALL_PORT or any(f.rule == "not-a-link" for f in findings):
+        return None
+    return parse_model(f"all-port:c={need}")
+
+
+def problem_spec(collective: str, chunks: int, ranks: int, root: int | None = None) -> str | None:
+    """gossipcert's problem spec for an MSCCL collective (None: no such problem).
+
+    Examples
+    --------
+    >>> problem_spec("allgather", 2, 8), problem_spec("allreduce", 16, 8)
+    ('gossip:chunks=2', 'allreduce:chunks=2')
+    """
+    name = PROBLEMS.get(collective)
+    if name is None:
+        return None
+    if collective == "allreduce":  # the whole buffer of C chunks: n C/n pieces
+        if chunks % ranks:
+            return None
+        chunks //= ranks
+    if "{root}" in name:
+        if root is None:
+            return None
+        name = name.format(root=root)
+        return name + (f",chunks={chunks}" if chunks != 1 else "")
+    return name + (f":chunks={chunks}" if chunks != 1 else "")
+
+
+def _optimum(
+    graph: nx.Graph, model: Model, spec: str | None, time_limit: float | None
+) -> dict[str, Any]:
+    if spec is None:
+        return {"available": False, "reason": "gossipcert has no problem for this collective"}
+    try:
+        problem = parse_problem(spec)
+    except GossipcertError:
+        return {
+            "available": False,
+            "reason": f"the solver does not know the problem {spec.split(':')[0]!r} yet",
+        }
+    instance = make_instance(graph, model, problem)
+    res = solve_within(instance, time_limit=time_limit)
+    return {
+        "available": True,
+        "status": res.status,
+        "optimum": res.optimum if res.status == "optimal" else None,
+        "certified": bool(res.status == "optimal" and res.certified),
+        "lower_bound": res.lower_bound,
+        "upper_bound": res.upper_bound,
+        "evidence": res.evidence.get("kind"),
+        "timed_out": res.timed_out,
+    }
+
+
+def schedule_from_transfers(
+    instance: Instance, transfers: list[Transfer], procs: list[int]
+) -> Schedule:
+    """The transmissions as a gossipcert schedule (chunks the problem lacks left out)."""
+    index: dict[Any, int] = {}
+    refs = [graphs.node_ref(instance.graph, v) for v in procs]
+    for name in instance.packet_names:
+        index[name] = instance.packet_index(name)
+    rounds: dict[int, dict[tuple[int, int], int]] = defaultdict(lambda: defaultdict(int))
+    chunks = instance.problem.chunks
+    for tr in transfers:
+        mask = 0
+        for value in tr.payload:
+            for chunk in value:
+                name = _packet_name(chunk, refs, chunks)
+                if name in index:
+                    mask |= 1 << index[name]
+        rounds[tr.round][(procs[tr.sender], procs[tr.receiver])] |= mask
+    length = max(rounds, default=0)
+    return Schedule(
+        tuple(
+            tuple(Transmission(u, (v,), m) for (u, v), m in sorted(rounds.get(t, {}).items()))
+            for t in range(1, length + 1)
+        )
+    )
+
+
+def _packet_name(chunk: Any, refs: list[Any], chunks: int) -> Any:
+    if len(chunk) == 2:  # allgather: (origin, piece)
+        base: Any = refs[chunk[0]]
+    else:  # alltoall: (origin, destination, piece)
+        base = (refs[chunk[0]], refs[chunk[1]])
+    return (base, chunk[-1]) if chunks > 1 else base
+
+
+def assess(
+    replay: Replay,
+    *,
+    source: str,
+    fmt: str,
+    collective: str,
+    ranks: int,
+    steps: int,
+    topology: str | nx.Graph | None = None,
+    time_limit: float | None = 60.0,
+    optimum: bool = True,
+    root: int | None = None,
+) -> Verdict:
+    """The verdict on a replayed algorithm (see the module docstring)."""
+    start = time.monotonic()
+    graph = topology_graph(topology, ranks)
+    model = topology_model(graph)
+    procs = graphs.processors(graph)
+    loads = _loads(replay.transfers, procs)
+    model_findings, need = _model_findings(graph, model, loads)
+    spec = problem_spec(collective, replay.chunks_per_rank, ranks, root)
+    check = None
+    if collective in ("allgather", "alltoall") and spec is not None:
+        instance = make_instance(graph, model, parse_problem(spec))
+        rep = simulate(instance, schedule_from_transfers(instance, replay.transfers, procs))
+        check = {
+            "valid": rep.valid,
+            "complete": rep.complete,
+            "rounds": rep.rounds,
+            "errors": [e.message for e in rep.errors[:20]],
+        }
+    checked = time.monotonic()
+    compared = _comparable_model(model, model_findings, need)
+    target = compared or model
+    if optimum:
+        best = _optimum(graph, target, spec, time_limit)
+    else:
+        best = {"available": False, "reason": "not asked"}
+    return Verdict(
+        source=source,
+        fmt=fmt,
+        collective=collective,
+        ranks=ranks,
+        chunks=replay.chunks_per_rank,
+        steps=steps,
+        replay=replay,
+        topology=str(graph.graph.get("spec", topology)),
+        model=model.spec(),
+        model_findings=model_findings,
+        needs_capacity=need,
+        loads=loads,
+        problem=spec,
+        optimum=best,
+        schedule_check=check,
+        compared_model=compared.spec() if compared is not None and optimum else None,
+        optimum_model=target.spec(),
+        seconds={"check": checked - start, "optimum": time.monotonic() - checked},
+    )
+
+
+#: the formats :func:`verify_algorithm` reads
+FORMATS = ("msccl-xml", "sccl-json", "teccl-json")
+
+
+def verify_algorithm(
+    path: str,
+    fmt: str = "msccl-xml",
+    topology: str | None = None,
+    time_limit: float | None = 60.0,
+    optimum: bool = True,
+) -> Verdict:
+    """Read another tool's algorithm file and give the verdict on it.
+
+    Parameters
+    ----------
+    path : str
+        The file.
+    fmt : {"msccl-xml", "sccl-json", "teccl-json"}
+    topology : str, optional
+        A graph spec or file (TACCL and TE-CCL topology JSON included); by default
+        ``fully-connected:N``.
+    time_limit : float, optional
+        Seconds for the optimum's search (None: no limit).
+    optimum : bool
+        Whether to search for the optimum at all.
+
+    Returns
+    -------
+    Verdict
+
+    Raises
+    ------
+    FormatError
+        An unreadable file, a file of another tool, or a topology with another number of
+        GPUs.
+
+    Examples
+    --------
+    A ring allgather one way round a 4-ring takes 3 rounds; both ways round, 2 suffice:
+
+    >>> import pathlib, tempfile
+    >>> from gossipcert.formats.writers import msccl_xml_from_schedule
+    >>> from gossipcert.instance import parse_instance
+    >>> from gossipcert.schedule import Schedule, Transmission
+    >>> inst = parse_instance("ring:4", "all-port", "gossip")
+    >>> one_way = Schedule(tuple(
+    ...     tuple(Transmission(r, ((r + 1) % 4,), 1 << ((r - t) % 4)) for r in range(4))
+    ...     for t in range(3)))
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     target = pathlib.Path(folder) / "ring.xml"
+    ...     _ = target.write_text(msccl_xml_from_schedule(one_way, inst))
+    ...     verdict = verify_algorithm(str(target), topology="ring:4", time_limit=30)
+    >>> verdict.valid, verdict.rounds, verdict.optimum["optimum"], verdict.gap()
+    (True, 3, 2, {'exact': 1})
+    """
+    if fmt not in FORMATS:
+        raise FormatError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    start = time.monotonic()
+    loaded = readers.load(path, fmt)
+    read = time.monotonic() - start
+    verdict = assess(
+        loaded.replay,
+        source=path,
+        fmt=fmt,
+        collective=loaded.collective,
+        ranks=loaded.ranks,
+        steps=loaded.steps,
+        topology=topology or loaded.topology,
+        time_limit=time_limit,
+        optimum=optimum,
+        root=loaded.root,
+    )
+    verdict.seconds["read"] = read
+    return verdict

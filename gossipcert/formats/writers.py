@@ -1,0 +1,398 @@
+"""Writing verified gossipcert schedules as other tools' algorithms: MSCCL XML and SCCL JSON.
+
+Only a schedule the verifier accepts (valid and complete) is written, for ``gossip``
+(MSCCL ``allgather``) and ``total-exchange`` (``alltoall``), with ``chunks=K``; rank ``r`` is
+the ``r``-th processor of the graph, and a schedule that sends through routers is refused
+(routers are not GPUs).
+
+**MSCCL XML** (the executor's dialect, as MSCCLang's ``ncclize`` writes it with
+``old_format``): for each link ``u -> v`` and each round, the ``i``-th chunk the schedule
+sends on that link goes on channel ``i``; each ``(u, v, channel)`` has a sending thread block
+on ``u`` (``send=v recv=-1``) and a receiving one on ``v`` (``send=-1 recv=u``), their steps in
+round order, so the ``k``-th send and the ``k``-th receive of a connection are the same
+transmission. A send of a chunk that ``u`` received depends (``depid``/``deps``) on the
+receive that brought it, and that receive is marked ``hasdep="1"`` so that the executor
+signals its completion. Chunk ``j`` of rank ``s`` lives in output slot ``s K + j``
+(allgather, in place, as NCCL lays it out); for alltoall the chunk from ``s`` to ``d`` is
+input slot ``d K + j`` on ``s``, output slot ``s K + j`` on ``d`` and a scratch slot on every
+rank it passes through, and each rank copies its own chunks from input to output with a
+``cpy`` step. In the point-to-point models (every model but all-port) each GPU's sends are
+chained by dependencies in the schedule's order (a ``nop`` carries the second dependency
+when a send also waits for its chunk), so that no GPU sends twice in one round. A thread
+block holds at most 64 steps (the executor's default ``MSCCL_MAX_NUM_STEPS``): a link used
+in more rounds continues on the next group of channels, its first send there waiting for the
+last one of the previous group; more than the executor's 32 channels is refused.
+``minBytes="0" maxBytes="0"`` (the executor's scheduler takes ``maxBytes=0``
+as no upper limit), ``proto="Simple"`` unless told otherwise, ``nchunksperloop`` = ``n K``.
+
+Read back (:mod:`gossipcert.formats.replay`), the file gives each transmission in the round
+the schedule gives it, or earlier when the schedule left a chunk waiting although link and
+data were ready (the as-soon-as-possible rule): never more rounds, and the same schedule
+when it has no such slack (every optimal schedule's last round stays where it was). In the
+point-to-point models a GPU's receives cannot be chained that way (a dependency names a
+thread block of the same GPU): two chunks the schedule sends to one GPU in different rounds
+may then arrive in the same round when the schedule had slack, which the verdict reports.
+
+**SCCL JSON** (``msccl_type`` objects of microsoft/sccl's ``serialization.py``): one step of
+one round per schedule round, ``sends`` ``[address, src, dst]``, the collective unchunked
+with ``instance.chunks = K`` (chunk ``c`` piece ``i`` at address ``c K + i``, as SCCL's
+``chunk_up``), and the topology's links ``links[dst][src]``.
+
+References
+----------
+.. [1] github.com/microsoft/msccl-tools, ``msccl/language/ir.py`` (``ir_to_xml``).
+.. [2] github.com/microsoft/sccl, ``msccl/serialization.py`` and ``msccl/collectives.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import quoteattr
+
+from gossipcert import graphs
+from gossipcert.certificates.certificate import instance_from_certificate
+from gossipcert.errors import FormatError, GossipcertError
+from gossipcert.formats.msccl_xml import EXECUTOR_MAX_CHANNELS, EXECUTOR_MAX_STEPS, PROTOCOLS
+from gossipcert.instance import Instance, ModelKind, ProblemKind, bits, parse_instance
+from gossipcert.schedule import Schedule, load_schedule_file, schedule_from_file_data
+from gossipcert.simulate import simulate
+
+#: gossipcert problem -> MSCCL collective
+COLLECTIVE_OF = {ProblemKind.GOSSIP: "allgather", ProblemKind.TOTAL_EXCHANGE: "alltoall"}
+
+Chunk = tuple[int, int | None, int]  # origin rank, destination rank (alltoall), piece
+
+
+def _checked(schedule: Schedule, instance: Instance) -> tuple[str, list[int], int]:
+    """The collective, the ranks' nodes and K; FormatError for what cannot be written."""
+    kind = instance.problem.kind
+    if kind not in COLLECTIVE_OF:
+        raise FormatError(
+            f"only gossip (allgather) and total-exchange (alltoall) schedules can be written "
+            f"as MSCCL or SCCL algorithms, not {instance.problem.spec()}"
+        )
+    report = simulate(instance, schedule)
+    if not report.ok:
+        first = report.errors[0].message if report.errors else "some demands are never met"
+        raise FormatError(f"the schedule fails the verifier ({first}); nothing is written")
+    procs = graphs.processors(instance.graph)
+    routers = set(graphs.routers(instance.graph))
+    if routers and any(
+        t.sender in routers or set(t.receivers) & routers for rnd in schedule for t in rnd
+    ):
+        raise FormatError(
+            "the schedule sends through routers, which are not GPUs: an MSCCL or "
+            "SCCL algorithm moves data between GPUs only"
+        )
+    return COLLECTIVE_OF[kind], procs, instance.problem.chunks
+
+
+def _chunk_of(instance: Instance, n: int, k: int, packet: int) -> Chunk:
+    """Packet number -> (origin rank, destination rank or None, piece): the packet order of
+    :func:`gossipcert.instance.make_instance` (processors in order, then ``chunks=K``)."""
+    q, piece = divmod(packet, k)
+    if instance.problem.kind is ProblemKind.GOSSIP:
+        return q, None, piece
+    origin, rest = divmod(q, n - 1)
+    return origin, rest if rest < origin else rest + 1, piece
+
+
+def _rounds(schedule: Schedule, instance: Instance) -> list[list[tuple[int, int, list[int]]]]:
+    """Per round, ``(sender, receiver, packets)`` with ``"all"`` resolved against what the
+    sender knows at the start of the round (the verifier's rule)."""
+    know = list(instance.holdings)
+    out = []
+    for rnd in schedule.rounds[: len(schedule)]:
+        moves = []
+        learned = list(know)
+        for tr in rnd:
+            mask = know[tr.sender] if tr.packets is None else tr.packets
+            for v in tr.receivers:
+                moves.append((tr.sender, v, bits(mask)))
+                learned[v] |= mask
+        know = learned
+        out.append(moves)
+    return out
+
+
+def msccl_xml_from_schedule(
+    schedule: Schedule, instance: Instance, name: str | None = None, proto: str = "Simple"
+) -> str:
+    """An MSCCL XML algorithm that runs ``schedule`` (see the module docstring).
+
+    Parameters
+    ----------
+    schedule : Schedule
+        Valid and complete for ``instance`` (checked).
+    instance : Instance
+        ``gossip`` or ``total-exchange``, any ``chunks=K``, on any graph whose processors
+        are the ranks.
+    name : str, optional
+        The ``name`` attribute (default: problem and graph).
+    proto : {"Simple", "LL128", "LL"}
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    FormatError
+        Another problem, a schedule the verifier rejects, or one that uses routers.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> from gossipcert.schedule import Schedule, Transmission
+    >>> inst = parse_instance("complete:3", "all-port", "gossip")
+    >>> sched = Schedule(((Transmission(0, (1, 2), 1), Transmission(1, (0, 2), 2),
+    ...                    Transmission(2, (0, 1), 4)),))
+    >>> text = msccl_xml_from_schedule(sched, inst)
+    >>> text.count("<tb "), text.count('type="s"'), text.count('type="r"')
+    (12, 6, 6)
+    """
+    coll, procs, k = _checked(schedule, instance)
+    if proto not in PROTOCOLS:
+        raise FormatError(f"unknown protocol {proto!r}; choose one of {', '.join(PROTOCOLS)}")
+    n = len(procs)
+    rank = {v: r for r, v in enumerate(procs)}
+    # per thread block key (role, rank, peer, channel): its steps
+    # a step: (type, buffer, offset, dependency (tb key, index) or None)
+    tbs: dict[tuple[str, int, int, int], list[list[Any]]] = defaultdict(list)
+    arrived: dict[tuple[int, int], tuple[tuple[str, int, int, int], int]] = {}
+    scratch: dict[int, dict[int, int]] = defaultdict(dict)
+
+    def slot(r: int, packet: int, receiving: bool) -> tuple[str, int]:
+        origin, dest, piece = _chunk_of(instance, n, k, packet)
+        if dest is None:
+            return "o", origin * k + piece
+        if r == origin:
+            return "i", dest * k + piece
+        if r == dest:
+            return "o", origin * k + piece
+        table = scratch[r]
+        if packet not in table:
+            if not receiving:  # pragma: no cover - the verifier already refused this
+                raise FormatError(f"rank {r} sends a chunk it never received")
+            table[packet] = len(table)
+        return "s", table[packet]
+
+    serial = instance.model.kind is not ModelKind.ALL_PORT
+    rounds = _rounds(schedule, instance)
+    width: dict[tuple[int, int], int] = defaultdict(int)
+    for moves in rounds:
+        for u, v, packets in moves:
+            width[(rank[u], rank[v])] = max(width[(rank[u], rank[v])], len(packets))
+    last_send: dict[int, tuple[tuple[str, int, int, int], int]] = {}
+    lane_last: dict[tuple[int, int, int], tuple[tuple[str, int, int, int], int]] = {}
+    group: dict[tuple[int, int, int], int] = defaultdict(int)
+    for moves in rounds:
+        for u, v, packets in sorted(moves):
+            ru, rv = rank[u], rank[v]
+            for i, p in enumerate(packets):
+                lane = (ru, rv, i)
+                chan = group[lane] * width[(ru, rv)] + i
+                if len(tbs[("send", ru, rv, chan)]) > EXECUTOR_MAX_STEPS - 3:
+                    group[lane] += 1  # a new thread block on the next channel group
+                    chan = group[lane] * width[(ru, rv)] + i
+                if chan >= EXECUTOR_MAX_CHANNELS:
+                    raise FormatError(
+                        f"the schedule sends {len(tbs[('send', ru, rv, i)])}+ chunks from rank "
+                        f"{ru} to {rv}: with at most {EXECUTOR_MAX_STEPS} steps a thread block, "
+                        f"it needs more than the executor's {EXECUTOR_MAX_CHANNELS} channels"
+                    )
+                send_key, recv_key = ("send", ru, rv, chan), ("recv", rv, ru, chan)
+                # what this send waits for: its chunk's arrival, the GPU's previous send
+                # (point-to-point models), the lane's previous send (a new thread block)
+                waits = [arrived.get((ru, p)), last_send.get(ru) if serial else None,
+                         lane_last.get(lane)]  # fmt: skip
+                deps = list(dict.fromkeys(w for w in waits if w is not None and w[0] != send_key))
+                for dep in deps[:-1]:  # one dependency a step: the others on nops (ncclize)
+                    tbs[send_key].append(["nop", "i", -1, dep])
+                tbs[send_key].append(["s", *slot(ru, p, False), deps[-1] if deps else None])
+                last_send[ru] = lane_last[lane] = (send_key, len(tbs[send_key]) - 1)
+                tbs[recv_key].append(["r", *slot(rv, p, True), None])
+                arrived.setdefault((rv, p), (recv_key, len(tbs[recv_key]) - 1))
+    return _xml_text(instance, coll, n, k, tbs, scratch, name, proto)
+
+
+def _xml_text(
+    instance: Instance,
+    coll: str,
+    n: int,
+    k: int,
+    tbs: dict[tuple[str, int, int, int], list[list[Any]]],
+    scratch: dict[int, dict[int, int]],
+    name: str | None,
+    proto: str,
+) -> str:
+    ids: dict[tuple[str, int, int, int], int] = {}
+    per_rank: dict[int, list[tuple[str, int, int, int]]] = defaultdict(list)
+    for key in sorted(tbs, key=lambda x: (x[1], x[3], x[2], x[0])):
+        ids[key] = len(per_rank[key[1]])
+        per_rank[key[1]].append(key)
+    targets = {dep for steps in tbs.values() for *_, dep in steps if dep is not None}
+    nchannels = 1 + max((key[3] for key in tbs), default=0)
+    in_place = coll == "allgather"
+    title = name or f"{instance.problem.spec()} on {instance.graph.graph.get('spec', 'graph')}"
+    lines = [
+        f'<algo name={quoteattr(title)} proto={quoteattr(proto)} nchannels="{nchannels}" '
+        f'nchunksperloop="{n * k}" ngpus="{n}" coll="{coll}" inplace="{int(in_place)}" '
+        f'outofplace="{int(not in_place)}" minBytes="0" maxBytes="0">'
+    ]
+    for r in range(n):
+        i_chunks = 0 if in_place else n * k
+        lines.append(
+            f'  <gpu id="{r}" i_chunks="{i_chunks}" o_chunks="{n * k}" '
+            f's_chunks="{len(scratch[r])}">'
+        )
+        keys = per_rank[r]
+        for key in keys:
+            role, _, peer, chan = key
+            send, recv = (peer, -1) if role == "send" else (-1, peer)
+            lines.append(f'    <tb id="{ids[key]}" send="{send}" recv="{recv}" chan="{chan}">')
+            for index, (kind, buf, off, dep) in enumerate(tbs[key]):
+                depid, deps = (ids[dep[0]], dep[1]) if dep is not None else (-1, -1)
+                hasdep = int((key, index) in targets)
+                src, dst = (f'srcbuf="{buf}" srcoff="{off}"', f'dstbuf="{buf}" dstoff="{off}"')
+                if kind == "nop":
+                    src, dst = 'srcbuf="i" srcoff="-1"', 'dstbuf="o" dstoff="-1"'
+                lines.append(
+                    f'      <step s="{index}" type="{kind}" {src} {dst} cnt="{int(kind != "nop")}" '
+                    f'depid="{depid}" deps="{deps}" hasdep="{hasdep}"/>'
+                )
+            lines.append("    </tb>")
+        if not in_place:
+            own = len(keys)
+            lines.append(f'    <tb id="{own}" send="-1" recv="-1" chan="0">')
+            lines.append(
+                f'      <step s="0" type="cpy" srcbuf="i" srcoff="{r * k}" dstbuf="o" '
+                f'dstoff="{r * k}" cnt="{k}" depid="-1" deps="-1" hasdep="0"/>'
+            )
+            lines.append("    </tb>")
+        lines.append("  </gpu>")
+    lines.append("</algo>")
+    return "\n".join(lines) + "\n"
+
+
+def sccl_json_from_schedule(schedule: Schedule, instance: Instance, name: str | None = None) -> str:
+    """An SCCL JSON algorithm (``msccl_type`` objects) for ``schedule`` (see the module
+    docstring).
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> from gossipcert.schedule import Schedule, Transmission
+    >>> inst = parse_instance("complete:3", "all-port", "gossip")
+    >>> sched = Schedule(((Transmission(0, (1, 2), 1), Transmission(1, (0, 2), 2),
+    ...                    Transmission(2, (0, 1), 4)),))
+    >>> data = json.loads(sccl_json_from_schedule(sched, inst))
+    >>> data["msccl_type"], data["steps"][0]["sends"][:2]
+    ('algorithm', [[0, 0, 1], [0, 0, 2]])
+    """
+    coll, procs, k = _checked(schedule, instance)
+    n = len(procs)
+    rank = {v: r for r, v in enumerate(procs)}
+    chunks = []
+    if coll == "allgather":
+        for c in range(n):
+            chunks.append({"msccl_type": "chunk", "pre": [c], "post": list(range(n)), "addr": c})
+    else:
+        for c in range(n * n):
+            chunks.append({"msccl_type": "chunk", "pre": [c % n], "post": [c // n], "addr": c})
+    steps = []
+    for moves in _rounds(schedule, instance):
+        sends = []
+        for u, v, packets in moves:
+            for p in packets:
+                origin, dest, piece = _chunk_of(instance, n, k, p)
+                base = origin if dest is None else dest * n + origin
+                sends.append([base * k + piece, rank[u], rank[v]])
+        steps.append({"msccl_type": "step", "rounds": 1, "sends": sorted(sends)})
+    links = [[0] * n for _ in range(n)]
+    graph = instance.graph
+    for a in range(n):
+        for b in range(n):
+            if graph.has_edge(procs[a], procs[b]):
+                links[b][a] = int(graph[procs[a]][procs[b]].get("capacity", 1))
+    title = name or f"{instance.problem.spec()} on {graph.graph.get('spec', 'graph')}"
+    inputs = {r: [] for r in range(n)}
+    outputs = {r: [] for r in range(n)}
+    for chunk in chunks:
+        for piece in range(k):
+            addr = chunk["addr"] * k + piece
+            for r in chunk["pre"]:
+                inputs[r].append(addr)
+            for r in chunk["post"]:
+                outputs[r].append(addr)
+    data = {
+        "msccl_type": "algorithm",
+        "name": title,
+        "instance": {
+            "msccl_type": "instance",
+            "steps": len(steps),
+            "extra_rounds": 0,
+            "chunks": k,
+            "pipeline": None,
+            "extra_memory": None,
+            "allow_exchange": False,
+        },
+        "input_map": {str(r): sorted(a) for r, a in inputs.items()},
+        "output_map": {str(r): sorted(a) for r, a in outputs.items()},
+        "steps": steps,
+        "collective": {
+            "msccl_type": "collective",
+            "name": f"{coll.capitalize()}(n={n})",
+            "nodes": n,
+            "chunks": chunks,
+            "triggers": {},
+            "runtime_name": coll,
+        },
+        "topology": {
+            "msccl_type": "topology",
+            "name": str(graph.graph.get("spec", "graph")),
+            "links": links,
+            "switches": [],
+        },
+    }
+    return json.dumps(data) + "\n"
+
+
+WRITERS = {"msccl-xml": msccl_xml_from_schedule, "sccl-json": sccl_json_from_schedule}
+
+
+def export_schedule_file(
+    path: str,
+    fmt: str,
+    graph: str | None = None,
+    model: str | None = None,
+    problem: str | None = None,
+) -> str:
+    """The text of ``path`` (a certificate or partial result of ``solve -o``, or a schedule
+    file with ``graph``, ``model`` and ``problem``) written in ``fmt``.
+
+    Raises
+    ------
+    FormatError
+        Unknown format, a schedule without its instance, or one the writers refuse.
+    """
+    if fmt not in WRITERS:
+        raise FormatError(f"unknown format {fmt!r}; choose one of {', '.join(WRITERS)}")
+    data = load_schedule_file(path)
+    if graph is None:
+        if not isinstance(data, dict) or "instance" not in data:
+            raise FormatError(
+                f"{path} holds no instance (it is not a certificate or a partial result of "
+                "solve -o): give --schedule FILE with the graph, --model and --problem"
+            )
+        try:
+            instance = instance_from_certificate(data)
+        except GossipcertError as exc:
+            raise FormatError(f"{path}: {exc}") from None
+    else:
+        instance = parse_instance(graph, model or "all-port", problem or "gossip")
+    schedule = schedule_from_file_data(Path(path), data, instance)
+    return WRITERS[fmt](schedule, instance)
