@@ -22,25 +22,33 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         BoundsResult,
         Result,
         SolveStatus,
+        Verdict,
         as_instance,
         bounds,
         check,
+        msccl_xml_from_schedule,
+        sccl_json_from_schedule,
         solve,
         table,
         verify,
+        verify_algorithm,
     )
 
 __all__ = [
     "BoundsResult",
     "Result",
     "SolveStatus",
+    "Verdict",
     "__version__",
     "as_instance",
     "bounds",
     "check",
+    "msccl_xml_from_schedule",
+    "sccl_json_from_schedule",
     "solve",
     "table",
     "verify",
+    "verify_algorithm",
 ]
 
 _API = frozenset(__all__) - {"__version__"}

@@ -1,5 +1,9 @@
 """The Python face of gossipcert: :func:`solve`, :func:`verify`, :func:`bounds`,
-:func:`check` and :func:`table`, re-exported as ``gossipcert.solve`` and so on.
+:func:`check` and :func:`table`, re-exported as ``gossipcert.solve`` and so on; and for other
+tools' algorithms :func:`~gossipcert.formats.verdict.verify_algorithm` (an MSCCL XML, SCCL or
+TE-CCL file in, the verdict and the gap to the certified optimum out) and the writers
+:func:`~gossipcert.formats.writers.msccl_xml_from_schedule` and
+:func:`~gossipcert.formats.writers.sccl_json_from_schedule`.
 
 A graph is given as a networkx graph with any hashable node names (kept in the results), a
 spec string (``"petersen"``, ``"ccc:3"``, ``"ring:3*path:2"``) or a graph file's path; a
@@ -38,6 +42,8 @@ import networkx as nx
 from gossipcert import graphs
 from gossipcert.closed_forms import Bound, all_bounds
 from gossipcert.errors import CertificateError, GossipcertError
+from gossipcert.formats.verdict import Verdict, verify_algorithm
+from gossipcert.formats.writers import msccl_xml_from_schedule, sccl_json_from_schedule
 from gossipcert.graphs.convert import from_networkx
 from gossipcert.instance import (
     Instance,
@@ -56,12 +62,16 @@ __all__ = [
     "BoundsResult",
     "Result",
     "SolveStatus",
+    "Verdict",
     "as_instance",
     "bounds",
     "check",
+    "msccl_xml_from_schedule",
+    "sccl_json_from_schedule",
     "solve",
     "table",
     "verify",
+    "verify_algorithm",
 ]
 
 #: the logger every library call reports its progress to

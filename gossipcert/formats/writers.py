@@ -282,6 +282,26 @@ def sccl_json_from_schedule(schedule: Schedule, instance: Instance, name: str | 
     """An SCCL JSON algorithm (``msccl_type`` objects) for ``schedule`` (see the module
     docstring).
 
+    Parameters
+    ----------
+    schedule : Schedule
+        Valid and complete for ``instance`` (checked).
+    instance : Instance
+        ``gossip`` or ``total-exchange``, any ``chunks=K``, on any graph whose processors
+        are the ranks.
+    name : str, optional
+        The algorithm's name (default: problem and graph).
+
+    Returns
+    -------
+    str
+        The JSON text.
+
+    Raises
+    ------
+    FormatError
+        Another problem, a schedule the verifier rejects, or one that uses routers.
+
     Examples
     --------
     >>> from gossipcert.instance import parse_instance
