@@ -46,27 +46,14 @@ import networkx as nx
 
 from gossipcert import graphs
 from gossipcert.errors import InstanceError, SpecError
-
-
-class ModelKind(StrEnum):
-    """The five communication models of the design (section 2)."""
-
-    TELEPHONE = "telephone"
-    HALF_DUPLEX = "half-duplex"
-    SINGLE_PORT = "single-port"
-    MULTICAST = "multicast"
-    ALL_PORT = "all-port"
-
+from gossipcert.models import MODELS, rules_of
+from gossipcert.models.base import ModelKind
 
 #: spec name -> (kind, default packet cap, default calls per round)
 _MODEL_NAMES: dict[str, tuple[ModelKind, int | None, int | None]] = {
-    "telephone": (ModelKind.TELEPHONE, None, None),
-    "sequential": (ModelKind.TELEPHONE, None, 1),
-    "half-duplex": (ModelKind.HALF_DUPLEX, None, None),
-    "single-port": (ModelKind.SINGLE_PORT, 1, None),
-    "multicast": (ModelKind.MULTICAST, 1, None),
-    "all-port": (ModelKind.ALL_PORT, None, None),
+    kind.value: (kind, rules.default_packet_cap, None) for kind, rules in MODELS.items()
 }
+_MODEL_NAMES["sequential"] = (ModelKind.TELEPHONE, None, 1)  # telephone, one call a round
 _MODEL_OPTIONS = ("p", "calls", "c", "tau", "h")
 
 
@@ -101,7 +88,7 @@ class Model:
     @property
     def unbounded(self) -> bool:
         """True when a transmission may carry any number of packets (``"all"`` allowed)."""
-        return self.kind is not ModelKind.ALL_PORT and self.packet_cap is None
+        return not rules_of(self.kind).arc_capacities and self.packet_cap is None
 
     def spec(self) -> str:
         """The canonical spec string of this model."""
@@ -179,13 +166,15 @@ def parse_model(spec: str) -> Model:
             raise SpecError(f"model option {key!r} is given twice in {spec!r}")
         seen.add(key)
         if key == "p":
-            if kind is ModelKind.ALL_PORT:
-                raise SpecError(f"all-port has no packet cap (use c=N for arc capacity): {spec!r}")
+            if rules_of(kind).arc_capacities:
+                raise SpecError(
+                    f"{kind.value} has no packet cap (use c=N for arc capacity): {spec!r}"
+                )
             packet_cap = _positive_int(value, "p", spec)
         elif key == "calls":
             calls = _positive_int(value, "calls", spec)
         elif key == "c":
-            if kind is not ModelKind.ALL_PORT:
+            if not rules_of(kind).arc_capacities:
                 raise SpecError(f"arc capacity c=N applies to all-port only: {spec!r}")
             capacity = _positive_int(value, "c", spec)
         elif key == "tau":

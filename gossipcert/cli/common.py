@@ -18,6 +18,7 @@ from gossipcert.cli_text import (
     print_json,
 )
 from gossipcert.errors import GossipcertError
+from gossipcert.models import MODELS
 from gossipcert.search.watchdog import MAX_SECONDS
 
 app = typer.Typer(
@@ -38,9 +39,14 @@ app = typer.Typer(
 F = TypeVar("F", bound=Callable[..., Any])
 
 MODEL_HELP = (
-    "Communication model: telephone, telephone:p=2, sequential:p=2, half-duplex[:p=N], "
-    "single-port[:p=N], multicast[:p=N] (these two: p=1 by default; the others carry any "
-    "number of packets unless p is given), all-port[:c=N]; options calls=N, tau=X, h=N."
+    "Communication model: "
+    + ", ".join(
+        f"{kind.value}[:c=N]" if rules.arc_capacities else f"{kind.value}[:p=N]"
+        for kind, rules in MODELS.items()
+    )
+    + ", sequential[:p=N] (telephone, one call a round); p=1 by default in "
+    + ", ".join(k.value for k, r in MODELS.items() if r.default_packet_cap == 1)
+    + ", the others carry any number of packets unless p is given; options calls=N, tau=X, h=N."
 )
 PROBLEM_HELP = (
     "Problem: gossip (allgather), broadcast:S, scatter:S, gather:R, total-exchange "

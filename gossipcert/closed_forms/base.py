@@ -15,6 +15,7 @@ import numpy as np
 from gossipcert import graphs
 from gossipcert.errors import GossipcertError
 from gossipcert.instance import Instance, ModelKind, ProblemKind, bits
+from gossipcert.models import MODELS
 
 
 @dataclass(frozen=True)
@@ -60,9 +61,9 @@ _UPPER = "upper"
 _LOWER_COST = "lower-cost"
 
 #: models in which every node sends to at most one neighbour per round
-_ONE_RECEIVER = {ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX, ModelKind.SINGLE_PORT}
+_ONE_RECEIVER = {kind for kind, rules in MODELS.items() if rules.point_to_point}
 #: models whose rounds are telephone rounds (telephone lower bounds hold for them)
-_SUBSET_OF_TELEPHONE = {ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX}
+_SUBSET_OF_TELEPHONE = {kind for kind, rules in MODELS.items() if rules.calls_form_matching}
 
 _BS = "Beier-Sibeyn"
 _DIM = "Dimakopoulos 1999"

@@ -64,11 +64,12 @@ from collections import deque
 import networkx as nx
 
 from gossipcert.closed_forms.base import _LOWER, Bound
-from gossipcert.instance import Instance, ModelKind
+from gossipcert.instance import Instance
+from gossipcert.models import MODELS
 
 #: the models where a node passes a given packet to at most one neighbour per round (any
 #: packet cap, any call limit): the one-port models every broadcast argument here needs
-SEND_ONE = (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX, ModelKind.SINGLE_PORT)
+SEND_ONE = tuple(kind for kind, rules in MODELS.items() if rules.point_to_point)
 _IH = "Ivanova-Haugland-Tvedt (d+ type), Fraigniaud-Lazard"
 #: subtree capacities are computed for at most this many rounds (beyond: no restriction)
 _HORIZON = 40

@@ -55,7 +55,8 @@ import numpy as np
 
 from gossipcert import graphs
 from gossipcert.closed_forms.base import _LOWER, Bound, _memo
-from gossipcert.instance import Instance, ModelKind, bits
+from gossipcert.instance import Instance, bits
+from gossipcert.models import rules_of
 
 #: every subset of the nodes is tried up to this many nodes
 ALL_CUTS_MAX_NODES = 8
@@ -67,14 +68,15 @@ def _capacity(instance: Instance, arcs: list[tuple[int, int]]) -> int | None:
     m = instance.model
     if not arcs:
         return 0
-    if m.kind is ModelKind.ALL_PORT:
+    arc_capacities = rules_of(m.kind).arc_capacities
+    if arc_capacities:
         cap = sum(m.capacity or graphs.capacity(g, a, b) for a, b in arcs)
     else:
         if m.packet_cap is None:
             return None
         ends = min(len({a for a, _ in arcs}), len({b for _, b in arcs}))
         cap = m.packet_cap * ends
-    if m.calls_per_round is not None and m.kind is not ModelKind.ALL_PORT:
+    if m.calls_per_round is not None and not arc_capacities:
         assert m.packet_cap is not None
         cap = min(cap, m.packet_cap * m.calls_per_round)
     return cap
@@ -278,7 +280,7 @@ def cut_bound(instance: Instance) -> Bound | None:
 
     def compute() -> tuple[int, str] | None:
         m = instance.model
-        if m.kind is not ModelKind.ALL_PORT and m.packet_cap is None:
+        if not rules_of(m.kind).arc_capacities and m.packet_cap is None:
             return None
         g = instance.graph
         data = CutData(instance)

@@ -21,7 +21,8 @@ from gossipcert.closed_forms.base import (
     _telephone_lower_gossip,
 )
 from gossipcert.distances import bfs_distances, csr_arrays, diameter_radius
-from gossipcert.instance import Instance, ModelKind, ProblemKind, bits
+from gossipcert.instance import Instance, ProblemKind, bits
+from gossipcert.models import rules_of
 
 #: node and edge visits the diameter of a gossip or total-exchange instance may take
 #: (extrema bounding; vertex-transitive graphs need one search)
@@ -199,7 +200,7 @@ def receive_bound(instance: Instance) -> Bound | None:
     Dimakopoulos 1999, section 2, bound (1): ``n - 1`` steps for full duplex.
     """
     m = instance.model
-    if m.packet_cap is None or m.kind is ModelKind.ALL_PORT:
+    if m.packet_cap is None or rules_of(m.kind).arc_capacities:
         return None
     lacking = max(
         ((d & ~h).bit_count() for d, h in zip(instance.demands, instance.holdings, strict=False)),
@@ -261,7 +262,8 @@ def pendant_leaves_bound(instance: Instance) -> Bound | None:
     the "first call" argument of Beier-Sibeyn sec. 2 for the odd case.
     """
     kind = instance.model.kind
-    if kind not in (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX):
+    rules = rules_of(kind)
+    if not rules.calls_form_matching:
         return None
     g = instance.graph
     if not any(len(nbrs) == 1 for nbrs in g.adj.values()):
@@ -285,12 +287,12 @@ def pendant_leaves_bound(instance: Instance) -> Bound | None:
                 for p in bits(instance.holdings[leaf])
             )
             receives = bool(instance.demands[leaf] & ~instance.holdings[leaf])
-            if kind is ModelKind.HALF_DUPLEX:
+            if rules.send_or_receive:
                 count += sends + receives
             else:
                 count += sends or receives
             leaves += 1
-        if kind is ModelKind.TELEPHONE and _is_gossip(instance) and leaves >= 2:
+        if rules.two_way_calls and _is_gossip(instance) and leaves >= 2:
             count = max(count, 2 * leaves - 1)
         best = max(best, count)
     if best == 0:
@@ -298,7 +300,7 @@ def pendant_leaves_bound(instance: Instance) -> Bound | None:
     what = (
         "a node sends or receives once per round, and each leaf that must send or receive "
         "uses its only edge"
-        if kind is ModelKind.HALF_DUPLEX
+        if rules.send_or_receive
         else "a node makes one call per round, and each leaf talks to its neighbour only "
         "(gossip: 2k-1 for k leaves, the last leaf's packet needs k-1 more calls)"
     )

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from gossipcert.errors import NotApplicableError, SpecError
 from gossipcert.instance import Instance, ModelKind
+from gossipcert.models import MODELS, rules_of
 from gossipcert.schedule import Schedule
 
 
@@ -35,7 +36,7 @@ class Construction:
 
 
 #: models in which a node may send to one neighbour while it receives from another
-_DIRECTED_PORTS = (ModelKind.SINGLE_PORT, ModelKind.MULTICAST, ModelKind.ALL_PORT)
+_DIRECTED_PORTS = tuple(kind for kind, rules in MODELS.items() if rules.directed_ports)
 
 
 def _require_model(inst: Instance, name: str, kinds: tuple[ModelKind, ...], why: str) -> None:
@@ -67,7 +68,7 @@ def _ring_hd(inst: Instance, _: str | None) -> Schedule:
     _require_model(
         inst,
         "ring-hd",
-        (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX, *_DIRECTED_PORTS),
+        tuple(MODELS),
         "one packet a transmission on the links of a cycle",
     )
     return ring_half_duplex(inst, hamiltonian_cycle(inst.graph))
@@ -340,23 +341,6 @@ def construct(instance: Instance, name: str, sequence: str | None = None) -> Sch
     return CONSTRUCTIONS[name].build(instance, sequence)
 
 
-#: constructions worth trying as upper bounds for the exact search, per model
-_FOR_SEARCH = {
-    ModelKind.TELEPHONE: ("matching-sequence", "rows-columns", "bermond"),
-    ModelKind.HALF_DUPLEX: ("hamiltonian",),
-    ModelKind.SINGLE_PORT: ("hamiltonian", "product", "shift-exchange"),
-    ModelKind.MULTICAST: ("hamiltonian", "concurrent-updown", "simple", "shift-exchange"),
-    ModelKind.ALL_PORT: (
-        "fattree-flood",
-        "farthest-first",
-        "fattree-total-exchange",
-        "ring-allgather",
-        "ring-alltoall",
-        "hypercube-doubling",
-        "farthest-first-routes",
-    ),
-}
-
 #: constructions that also split each node's data into chunks
 _CHUNKED = frozenset({"ring-alltoall", "farthest-first-routes", "shift-exchange"})
 
@@ -374,7 +358,7 @@ def upper_bound_candidates(instance: Instance) -> Iterator[tuple[str, Schedule]]
     only the universal one and those that move each packet on its own (:data:`_CHUNKED`)
     are tried (the others move one packet per node).
     """
-    papers = _FOR_SEARCH.get(instance.model.kind, ())
+    papers = rules_of(instance.model.kind).constructions
     if instance.problem.chunks != 1:
         papers = tuple(name for name in papers if name in _CHUNKED)
     for name in (*papers, *_UNIVERSAL):

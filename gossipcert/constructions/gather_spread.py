@@ -55,7 +55,8 @@ import networkx as nx
 
 from gossipcert import graphs
 from gossipcert.errors import NotApplicableError
-from gossipcert.instance import Instance, ModelKind
+from gossipcert.instance import Instance
+from gossipcert.models import rules_of
 from gossipcert.schedule import Round, Schedule, Transmission
 
 __all__ = ["GatherSpreadPlan", "gather_spread"]
@@ -204,11 +205,12 @@ class _Round:
         return self.limit is not None and self.calls >= self.limit
 
     def fits(self, u: int, v: int) -> bool:
-        if self.kind is ModelKind.ALL_PORT:
+        rules = rules_of(self.kind)
+        if rules.arc_capacities:
             return not self.full()
-        if self.kind is ModelKind.TELEPHONE:
+        if rules.two_way_calls:
             return u not in self.in_call and v not in self.in_call and not self.full()
-        if self.kind is ModelKind.HALF_DUPLEX:
+        if rules.send_or_receive:
             busy = self.sending.keys() | self.receiving
             return u not in busy and v not in busy and not self.full()
         return u not in self.sending and v not in self.receiving and not self.full()
@@ -247,8 +249,10 @@ def _build(instance: Instance, plan: GatherSpreadPlan, up_first: bool) -> Schedu
             return know[u] & ~know[w] & comp_need[root_of[u]] & ~know[root_of[u]]
         return know[u] & ~know[w] & sub_need[w]
 
+    rules = rules_of(kind)
+
     def cap(u: int, w: int) -> int | None:
-        if kind is ModelKind.ALL_PORT:
+        if rules.arc_capacities:
             return model.capacity or graphs.capacity(g, u, w)
         return model.packet_cap
 
@@ -281,11 +285,11 @@ def _build(instance: Instance, plan: GatherSpreadPlan, up_first: bool) -> Schedu
                 continue
             m = useful(u, w)
             rnd.add(u, w, take(m, cap(u, w)))
-            if kind is ModelKind.TELEPHONE:  # the same call, the other way
+            if rules.two_way_calls:  # the same call, the other way
                 back = useful(w, u)
                 if back:
                     rnd.add(w, u, take(back, cap(w, u)), count=False)
-            elif kind is ModelKind.MULTICAST:
+            elif rules.one_port and not rules.point_to_point:  # one transmission, more receivers
                 sent = rnd.out[-1][2]
                 for x in nbrs[u]:
                     if x != w and x not in rnd.receiving and sent & useful(u, x):

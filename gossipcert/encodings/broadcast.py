@@ -83,6 +83,7 @@ from gossipcert.encodings.options import EncodingOptions, earliest_rounds
 from gossipcert.encodings.waste import idle_budget
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, ModelKind
+from gossipcert.models import MODELS
 from gossipcert.schedule import Round, Schedule, Transmission
 
 #: the largest ``literals * bound`` product of a round's counting constraint that is encoded;
@@ -137,10 +138,8 @@ class BroadcastEncoding(HorizonEncoding):
     (False, True)
     """
 
-    kinds: tuple[ModelKind, ...] = (
-        ModelKind.TELEPHONE,
-        ModelKind.HALF_DUPLEX,
-        ModelKind.SINGLE_PORT,
+    kinds: tuple[ModelKind, ...] = tuple(
+        kind for kind, rules in MODELS.items() if rules.point_to_point
     )
     uses: tuple[str, ...] = (
         "prune",

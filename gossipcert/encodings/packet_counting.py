@@ -71,12 +71,13 @@ from typing import Any
 import networkx as nx
 
 from gossipcert.instance import Instance, ModelKind
+from gossipcert.models import MODELS
 
 #: the largest ``literals * bound`` of a counting constraint that is added (a size cap)
 MAX_TOTALIZER = 400_000
 
 #: models where every node sends to at most one neighbour per round
-POINT_TO_POINT = (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX, ModelKind.SINGLE_PORT)
+POINT_TO_POINT = tuple(kind for kind, rules in MODELS.items() if rules.point_to_point)
 
 
 def _sender_matching(nbrs: list[list[int]], receivers: frozenset[int]) -> int:

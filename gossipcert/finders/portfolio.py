@@ -52,6 +52,7 @@ from typing import Any
 
 from gossipcert.errors import GossipcertError
 from gossipcert.instance import Instance, ModelKind
+from gossipcert.models import rules_of
 from gossipcert.schedule import Schedule
 from gossipcert.search.upper import schedule_by_horizon, upper_bound_schedules
 from gossipcert.simulate import Report, simulate
@@ -105,7 +106,7 @@ def entrant_names(instance: Instance, settings: PortfolioSettings) -> list[str]:
     from gossipcert.symmetry.step import symmetric_step_applies
 
     solver = instance.model.kind in REGISTRY and not (
-        instance.model.kind is ModelKind.ALL_PORT and instance.model.calls_per_round is not None
+        rules_of(instance.model.kind).arc_capacities and instance.model.calls_per_round is not None
     )
     coloring = instance.model.kind is ModelKind.TELEPHONE and instance.model.unbounded
     names = ["candidates"]

@@ -56,7 +56,8 @@ from gossipcert import graphs
 from gossipcert.certificates.certificate import instance_from_certificate
 from gossipcert.errors import FormatError, GossipcertError
 from gossipcert.formats.msccl_xml import EXECUTOR_MAX_CHANNELS, EXECUTOR_MAX_STEPS, PROTOCOLS
-from gossipcert.instance import Instance, ModelKind, ProblemKind, bits, parse_instance
+from gossipcert.instance import Instance, ProblemKind, bits, parse_instance
+from gossipcert.models import rules_of
 from gossipcert.schedule import Schedule, load_schedule_file, schedule_from_file_data
 from gossipcert.simulate import simulate
 
@@ -180,7 +181,7 @@ def msccl_xml_from_schedule(
             table[packet] = len(table)
         return "s", table[packet]
 
-    serial = instance.model.kind is not ModelKind.ALL_PORT
+    serial = not rules_of(instance.model.kind).arc_capacities
     rounds = _rounds(schedule, instance)
     width: dict[tuple[int, int], int] = defaultdict(int)
     for moves in rounds:

@@ -31,7 +31,8 @@ import pynauty
 
 from gossipcert import graphs
 from gossipcert.encodings import Encoding
-from gossipcert.instance import Instance, ModelKind, ProblemKind, resolve_roots
+from gossipcert.instance import Instance, ProblemKind, resolve_roots
+from gossipcert.models import rules_of
 
 K = TypeVar("K", bound=Hashable)
 
@@ -90,7 +91,7 @@ def automorphism_generators(instance: Instance) -> list[list[int]]:
     adjacency = {v: sorted(g.adj[v]) for v in range(n)}  # insertion order must not matter
     caps = {(min(u, v), max(u, v)): graphs.capacity(g, u, v) for u, v in g.edges}
     if (
-        instance.model.kind is ModelKind.ALL_PORT
+        rules_of(instance.model.kind).arc_capacities
         and instance.model.capacity is None
         and len(set(caps.values())) > 1
     ):
