@@ -11,7 +11,9 @@ extensions = [
     "sphinx.ext.doctest",
     "sphinx.ext.viewcode",
     "numpydoc",
+    "myst_parser",
 ]
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 numpydoc_show_class_members = False
 numpydoc_validation_checks = {"PR01", "RT01", "EX01"}  # parameters, returns, examples
 # classes: their fields are documented as Attributes, which PR01 does not read

@@ -15,8 +15,6 @@ from rich.console import Console
 from rich.markup import escape as esc
 from rich.table import Table
 
-from gossipcert import graphs
-
 console = Console(soft_wrap=True, emoji=False, highlight=False)
 err_console = Console(stderr=True, soft_wrap=True, emoji=False, highlight=False)
 
@@ -40,6 +38,8 @@ def head(instance: Any) -> str:
 
 def print_verdict(rep: Any, instance: Any) -> None:
     """Print a verifier report: the violations (first 50), unmet demands and the verdict."""
+    from gossipcert import graphs
+
     ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
     for err in rep.errors[:50]:
         console.print(f"[red]✗[/] {esc(err.message)}", highlight=False)
@@ -72,6 +72,8 @@ def print_verdict(rep: Any, instance: Any) -> None:
 
 def show_schedule(sched: Any, instance: Any) -> None:
     """Print a schedule as a table: one row per round, its transmissions in the second column."""
+    from gossipcert import graphs
+
     ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
     from gossipcert.instance import bits
     from gossipcert.schedule import json_name

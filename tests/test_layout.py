@@ -76,3 +76,20 @@ def test_exact_is_gone_and_research_is_not_used_by_the_package() -> None:
         if v.startswith("gossipcert.research") and not u.startswith("gossipcert.research")
     }
     assert users == set()
+
+
+def test_the_command_line_loads_no_solver_until_a_command_runs() -> None:
+    """``gossipcert --help`` and ``--version`` build the command line without the solvers,
+    networkx, numpy or pandas (each command imports what it uses when it runs)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gossipcert.cli, gossipcert.__main__;"
+        "heavy = ('ortools', 'pysat', 'pandas', 'networkx', 'numpy', 'gossipcert.search',"
+        " 'gossipcert.instance', 'gossipcert.graphs');"
+        "print(sorted({m.split('.')[0] if not m.startswith('gossipcert') else m"
+        " for m in sys.modules if m.startswith(heavy)}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

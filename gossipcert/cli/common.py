@@ -19,7 +19,6 @@ from gossipcert.cli_text import (
 )
 from gossipcert.errors import GossipcertError
 from gossipcert.models import MODELS
-from gossipcert.search.watchdog import MAX_SECONDS
 
 app = typer.Typer(
     name="gossipcert",
@@ -81,6 +80,8 @@ GraphArg = Annotated[str, typer.Argument(help="Graph spec or file.", metavar="GR
 def _positive_seconds(value: float | None) -> float | None:
     """Reject a time limit that is not a positive finite number of seconds, or is above
     :data:`MAX_SECONDS`."""
+    from gossipcert.search.watchdog import MAX_SECONDS
+
     if value is not None and not (math.isfinite(value) and value > 0):
         raise typer.BadParameter(f"must be a positive number of seconds, got {value:g}")
     if value is not None and value > MAX_SECONDS:
@@ -94,6 +95,8 @@ def _positive_seconds(value: float | None) -> float | None:
 def _seconds_or_zero(value: float) -> float:
     """Reject a number of seconds that is negative, NaN, infinite or above
     :data:`MAX_SECONDS` (0 stays: off)."""
+    from gossipcert.search.watchdog import MAX_SECONDS
+
     if not (math.isfinite(value) and 0 <= value <= MAX_SECONDS):
         raise typer.BadParameter(
             f"must be a number of seconds in 0..{MAX_SECONDS:,} (0: off), got {value:g}"

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.markup import escape as esc
@@ -11,13 +11,14 @@ from rich.markup import escape as esc
 from gossipcert.cli.common import _check_output, _write_text
 from gossipcert.cli_text import console, err_console, print_json
 from gossipcert.errors import GossipcertError
-from gossipcert.formats.verdict import FORMATS, Verdict, verify_algorithm
-from gossipcert.formats.writers import export_schedule_file
 
 #: links shown per round without --show
 _LINKS_SHOWN = 8
 #: violations shown without --show
 _FINDINGS_SHOWN = 10
+
+if TYPE_CHECKING:  # pragma: no cover - annotations only
+    from gossipcert.formats.verdict import Verdict
 
 
 def verify_from(
@@ -30,6 +31,8 @@ def verify_from(
 ) -> None:
     """``gossipcert verify --from FORMAT FILE``: print the verdict, exit 0 when the algorithm
     is valid and fits the model, 1 otherwise."""
+    from gossipcert.formats.verdict import FORMATS, verify_algorithm
+
     if fmt not in FORMATS:
         raise GossipcertError(f"unknown --from format {fmt!r}; choose one of {', '.join(FORMATS)}")
     verdict = verify_algorithm(path, fmt, topology, time_limit)
@@ -125,6 +128,8 @@ def export_algorithm(
     source: str, fmt: str, output: str | None, force: bool, extra: dict[str, Any]
 ) -> None:
     """``gossipcert export CERT.json --format msccl-xml|sccl-json``."""
+    from gossipcert.formats.writers import export_schedule_file
+
     _check_output(output, force)
     text = export_schedule_file(source, fmt, **extra)
     if output:

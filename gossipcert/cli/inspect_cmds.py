@@ -5,13 +5,12 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape as esc
 from rich.table import Table
 
-from gossipcert import graphs
 from gossipcert.cli.common import (
     MODEL_HELP,
     PROBLEM_HELP,
@@ -40,21 +39,9 @@ from gossipcert.cli_text import (
     show_schedule,
 )
 from gossipcert.errors import NotApplicableError, SpecError
-from gossipcert.instance import (
-    Instance,
-    make_instance,
-    names_problem_file,
-    parse_instance,
-    parse_model,
-    parse_problem,
-    stored_problem,
-)
-from gossipcert.schedule import (
-    load_schedule_file,
-    schedule_from_file_data,
-    stored_instance_record,
-)
-from gossipcert.simulate import simulate
+
+if TYPE_CHECKING:  # pragma: no cover - annotations only
+    from gossipcert.instance import Instance
 
 
 @app.command("graph")
@@ -69,6 +56,8 @@ def graph_cmd(
     Above 5,000 nodes the diameter and radius come from a bounded number of breadth-first
     searches (eccentricity bounds); when these do not settle them, bounds are printed.
     """
+    from gossipcert import graphs
+
     g = graphs.from_spec(graph)
     info = graphs.describe(g)
     if as_json:
@@ -167,6 +156,9 @@ def verify_cmd(
     Exit 0 when the schedule is valid and complete, 1 when it is invalid or incomplete, 2 on
     bad input (including a schedule that names an edge the graph does not have).
     """
+    from gossipcert.schedule import load_schedule_file, schedule_from_file_data
+    from gossipcert.simulate import simulate
+
     if from_format is not None:
         if schedule is not None or model or problem or chunks is not None:
             raise SpecError(
@@ -216,6 +208,17 @@ def _verify_instance(
     """The instance ``verify`` replays ``schedule`` (its content ``data``) on: the model and
     problem stored in a certificate or partial result (checked against any given), else the
     options' defaults."""
+    from gossipcert import graphs
+    from gossipcert.instance import (
+        make_instance,
+        names_problem_file,
+        parse_instance,
+        parse_model,
+        parse_problem,
+        stored_problem,
+    )
+    from gossipcert.schedule import stored_instance_record
+
     stored = stored_instance_record(schedule, data)
     if stored is None:
         return parse_instance(graph, model or "telephone", _chunked(problem or "gossip", chunks))
@@ -259,6 +262,7 @@ def bounds_cmd(
 ) -> None:
     """List every closed-form bound that applies, its value and its source; mark the best."""
     from gossipcert.closed_forms import all_bounds
+    from gossipcert.instance import parse_instance
 
     instance = parse_instance(graph, model, _chunked(problem, chunks))
     found = all_bounds(instance)
@@ -299,6 +303,7 @@ def _print_schedule_result(
     """Verify a constructed schedule (unless its verifier ``report`` is given), print it, and
     write it to ``output`` only if it passes; exit 1 if the verifier rejects it."""
     from gossipcert.schedule import to_csv, to_json
+    from gossipcert.simulate import simulate
 
     rep = simulate(instance, sched) if report is None else report
     if output and rep.ok:
@@ -412,6 +417,7 @@ def construct_cmd(
     the construction does not apply to the graph, model or problem.
     """
     from gossipcert.constructions.catalog import CONSTRUCTIONS, construct
+    from gossipcert.instance import parse_instance
 
     given_model = model is not None
     if model is None:
@@ -536,6 +542,7 @@ def heuristic_cmd(
     --rounds rounds was found (the fewest demands left unmet is printed).
     """
     from gossipcert.heuristics.coloring import coloring_heuristic
+    from gossipcert.instance import parse_instance
 
     if method not in ("matching", "coloring", "anneal"):
         raise SpecError(f"unknown heuristic {method!r}; choose matching, coloring or anneal")

@@ -41,9 +41,6 @@ from gossipcert.cli_text import (
     print_solve_result,
 )
 from gossipcert.errors import GossipcertError
-from gossipcert.formats.writers import WRITERS as ALGORITHM_FORMATS
-from gossipcert.instance import parse_instance
-from gossipcert.simulate import simulate
 
 BackendOpt = Annotated[
     str,
@@ -191,11 +188,12 @@ def solve_cmd(
 
     Example: gossipcert solve petersen --model telephone --problem gossip -o petersen.json
     """
-
     from gossipcert.certificates.certificate import build_certificate
     from gossipcert.certificates.partial import partial_text, read_resume_schedule
+    from gossipcert.instance import parse_instance
     from gossipcert.schedule import to_json
     from gossipcert.search.watchdog import solve_within
+    from gossipcert.simulate import simulate
     from gossipcert.store import certificate_text
 
     _refuse_unused_options(
@@ -659,8 +657,9 @@ def export_cmd(
         gossipcert export dgx1-cert.json --format msccl-xml -o dgx1-allgather.xml
         gossipcert export dgx1 --format msccl-xml --schedule s.json -m all-port -p gossip
     """
-
     from gossipcert.encodings import EncodingOptions
+    from gossipcert.formats.writers import WRITERS as ALGORITHM_FORMATS
+    from gossipcert.instance import parse_instance
     from gossipcert.search.export import FORMATS, export
 
     if fmt in ALGORITHM_FORMATS:
@@ -750,7 +749,9 @@ def decode_cmd(
     """
     from gossipcert.cli.inspect_cmds import _print_schedule_result
     from gossipcert.encodings import EncodingOptions
+    from gossipcert.instance import parse_instance
     from gossipcert.search.export import decode_model, parse_solver_output
+    from gossipcert.simulate import simulate
 
     _check_output(output, force)
     instance = parse_instance(graph, model, _chunked(problem, chunks))

@@ -23,8 +23,6 @@ from gossipcert.cli_text import (
     print_json,
 )
 from gossipcert.errors import GossipcertError
-from gossipcert.instance import parse_instance
-from gossipcert.schedule import read_schedule
 
 
 @app.command("table")
@@ -165,7 +163,8 @@ def draw_cmd(
     """
     from gossipcert import plot
     from gossipcert.certificates.certificate import instance_from_certificate
-    from gossipcert.schedule import from_json, refuse_steps_certificate
+    from gossipcert.instance import parse_instance
+    from gossipcert.schedule import from_json, read_schedule, refuse_steps_certificate
 
     _check_output(output, force)
     if not output.lower().endswith(plot.FORMATS):
