@@ -1,6 +1,6 @@
 """Independent jobs in parallel: a local process pool or a Dask distributed cluster.
 
-The sweeps of :mod:`gossipcert.tables` and the cubes of a split proof
+The sweeps of :mod:`gossipcert.tables.running` and the cubes of a split proof
 (:mod:`gossipcert.search.cubes`) both hand out independent jobs and record the results in
 the calling process as they arrive. This module is the one way both do it:
 

@@ -37,7 +37,7 @@ an edge ``{u, v}`` (telephone) or an arc ``(u, v)`` (half-duplex), as in
 Refuted cubes are stored as they finish (a folder of small JSON files keyed by the CNF's
 hash and the cube), so an interrupted run solves only the rest. The cubes run on a local
 process pool (``jobs``) or on a Dask cluster (``scheduler``, the mechanism of
-:mod:`gossipcert.tables`).
+:mod:`gossipcert.tables.running`).
 
 References
 ----------
