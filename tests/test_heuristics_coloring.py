@@ -6,7 +6,7 @@ import networkx as nx
 import pytest
 
 from gossipcert import graphs
-from gossipcert.constructions.beier_sibeyn import matching_sequence
+from gossipcert.constructions.beier_sibeyn_matchings import matching_sequence
 from gossipcert.errors import NotApplicableError, UnsupportedModelError
 from gossipcert.heuristics import coloring
 from gossipcert.heuristics.coloring import (

@@ -175,7 +175,7 @@ def _gather_spread(inst: Instance, _: str | None) -> Schedule:
 
 
 def _sequence(inst: Instance, sequence: str | None) -> Schedule:
-    from gossipcert.constructions.beier_sibeyn import TABLE_6, matching_sequence
+    from gossipcert.constructions.beier_sibeyn_matchings import TABLE_6, matching_sequence
 
     if sequence is None:
         spec = inst.graph.graph.get("spec")

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 
-from gossipcert.constructions.beier_sibeyn import coloring_matchings, matching_sequence
+from gossipcert.constructions.beier_sibeyn_matchings import coloring_matchings, matching_sequence
 from gossipcert.errors import NotApplicableError, UnsupportedModelError
 from gossipcert.heuristics import bitsets
 from gossipcert.heuristics.coloring_reach import orbit_reach_rounds, packed_reach_rounds
