@@ -15,7 +15,7 @@ from gossipcert.tables.sweeps import Sweep
 
 
 def _ours(path: Path) -> bool:
-    """True when ``path`` is a table this module wrote (so it may be replaced)."""
+    """True when ``path`` is a table gossipcert wrote (so it may be replaced)."""
     try:
         first = path.read_text().splitlines()[0] if path.stat().st_size else ""
     except (OSError, UnicodeDecodeError, IndexError):
