@@ -121,7 +121,7 @@ def _farthest(inst: Instance, _: str | None) -> Schedule:
 
 
 def _fat_te(inst: Instance, _: str | None) -> Schedule:
-    from gossipcert.constructions.fat_trees import total_exchange
+    from gossipcert.constructions.fat_tree_total_exchange import total_exchange
 
     return total_exchange(inst)
 
