@@ -5,8 +5,9 @@ Usage::
     python benchmarks/coloring_search.py --seconds 10
     python benchmarks/coloring_search.py --rows pancake:7:15,ccc:9:23 --seconds 20
 
-Each row runs one depth-first search (:class:`gossipcert.heuristics.coloring._Search` on
-packed rows of every node, and :class:`~gossipcert.heuristics.coloring._SymmetricSearch` on
+Each row runs one depth-first search (:class:`gossipcert.heuristics.coloring_search._Search`
+on packed rows of every node, and
+:class:`~gossipcert.heuristics.coloring_orbit_search._SymmetricSearch` on
 one row per orbit of the matchings' symmetry) at a fixed number of rounds with the setting
 ``(no_repeat 1, no window, f = 0.35)``, for ``--seconds`` each, and prints the search nodes
 visited, the seconds, the nodes per second (wall clock and this process's CPU) and the
@@ -22,7 +23,9 @@ from __future__ import annotations
 import argparse
 import time
 
-from gossipcert.heuristics.coloring import _default_matchings, _Search, _SymmetricSearch
+from gossipcert.heuristics.coloring_classes import _default_matchings
+from gossipcert.heuristics.coloring_orbit_search import _SymmetricSearch
+from gossipcert.heuristics.coloring_search import _Search
 from gossipcert.heuristics.coloring_symmetry import matching_symmetry
 from gossipcert.instance import parse_instance
 

@@ -1,10 +1,11 @@
 """Where the time of a split refutation goes: per cube, solving, proof size and each checker.
 
-Runs :func:`gossipcert.search.cubes.refute_by_cubes` (the orbit cubes of ``solve --split``)
-on one instance and horizon and prints, per cube, CaDiCaL's seconds with the proof, the
-proof's lines and every checker's verdict and seconds, then the wall and CPU seconds of the
-whole split. A ``drat-trim`` binary is used when ``GOSSIPCERT_DRAT_TRIM`` names one (see
-:mod:`gossipcert.proofs.checkers`). Example (Petersen half-duplex, 6 rounds impossible)::
+Runs :func:`gossipcert.search.split_refutation.refute_by_cubes` (the orbit cubes of
+``solve --split``) on one instance and horizon and prints, per cube, CaDiCaL's seconds with
+the proof, the proof's lines and every checker's verdict and seconds, then the wall and CPU
+seconds of the whole split. A ``drat-trim`` binary is used when ``GOSSIPCERT_DRAT_TRIM``
+names one (see :mod:`gossipcert.proofs.checkers`). Example (Petersen half-duplex, 6 rounds
+impossible)::
 
     GOSSIPCERT_DRAT_TRIM=/path/to/drat-trim nice -n 10 .venv/bin/python \\
         benchmarks/split_refutation.py petersen -m half-duplex -r 6 --depth 2 --jobs 2
@@ -19,7 +20,7 @@ import resource
 import time
 
 from gossipcert.instance import parse_instance
-from gossipcert.search.cubes import refute_by_cubes
+from gossipcert.search.split_refutation import refute_by_cubes
 
 
 def cpu_seconds() -> float:

@@ -1,6 +1,6 @@
 """What a paper claims about an instance, and whether a certified answer agrees with it.
 
-A sweep file (:mod:`gossipcert.tables`) may attach a claim to a group of instances::
+A sweep file (:mod:`gossipcert.tables.sweeps`) may attach a claim to a group of instances::
 
     [[group]]
     graphs = ["ccc:{n}"]

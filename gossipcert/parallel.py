@@ -1,7 +1,7 @@
 """Independent jobs in parallel: a local process pool or a Dask distributed cluster.
 
-The sweeps of :mod:`gossipcert.tables` and the cubes of a split proof
-(:mod:`gossipcert.search.cubes`) both hand out independent jobs and record the results in
+The sweeps of :mod:`gossipcert.tables.running` and the cubes of a split proof
+(:mod:`gossipcert.search.cube_runs`) both hand out independent jobs and record the results in
 the calling process as they arrive. This module is the one way both do it:
 
 - :func:`local_map` runs a function on every item, in this process (one worker) or on a

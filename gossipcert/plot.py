@@ -423,7 +423,7 @@ def draw_table(df: Any, title: str | None = None) -> Figure:
     Parameters
     ----------
     df : pandas.DataFrame
-        A table of :func:`gossipcert.tables.table` (columns ``graph``, ``model``,
+        A table of :func:`gossipcert.tables.results.table` (columns ``graph``, ``model``,
         ``problem``, ``n``, ``lower_bound``, ``heuristic``, ``status``, ``optimum``,
         ``lower``, ``upper``).
     title : str, optional

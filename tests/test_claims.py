@@ -13,6 +13,7 @@ from gossipcert import tables
 from gossipcert.claims import describe_values, evaluate_formula, judge, parse_claim
 from gossipcert.cli import app
 from gossipcert.errors import SpecError
+from gossipcert.tables import results
 
 runner = CliRunner()
 
@@ -208,11 +209,11 @@ def test_an_optimum_on_the_solver_s_word_is_judged_by_what_is_certified() -> Non
         "lower": 9,
         "upper": 9,
     }
-    assert tables._certified_answer(row) == ("feasible", 7, 9)
-    assert judge({"value": 9}, *tables._certified_answer(row)) == "open"
-    assert judge({"lower": 9, "upper": 10}, *tables._certified_answer(row)) == "open"
+    assert results._certified_answer(row) == ("feasible", 7, 9)
+    assert judge({"value": 9}, *results._certified_answer(row)) == "open"
+    assert judge({"lower": 9, "upper": 10}, *results._certified_answer(row)) == "open"
     row["evidence"] = "drat"
-    assert judge({"lower": 9, "upper": 10}, *tables._certified_answer(row)) == "better"
+    assert judge({"lower": 9, "upper": 10}, *results._certified_answer(row)) == "better"
     # a bracket is judged by its closed-form lower end, not by unproved refutations
     row = {
         "status": "feasible",
@@ -222,4 +223,4 @@ def test_an_optimum_on_the_solver_s_word_is_judged_by_what_is_certified() -> Non
         "lower": 9,
         "upper": 10,
     }
-    assert judge({"upper": 8}, *tables._certified_answer(row)) == "open"
+    assert judge({"upper": 8}, *results._certified_answer(row)) == "open"

@@ -14,13 +14,15 @@ import pytest
 
 from gossipcert import graphs
 from gossipcert.constructions.beier_sibeyn import (
-    TABLE_6,
-    coloring_matchings,
     grid_shape,
     line_rounds,
-    matching_sequence,
     rows_columns,
     rows_columns_claim,
+)
+from gossipcert.constructions.beier_sibeyn_matchings import (
+    TABLE_6,
+    coloring_matchings,
+    matching_sequence,
 )
 from gossipcert.errors import NotApplicableError, SpecError
 from gossipcert.instance import make_instance, parse_instance, parse_model, parse_problem

@@ -13,16 +13,14 @@ import re
 
 import pytest
 
-from gossipcert.constructions.bermond import (
-    bermond,
+from gossipcert.constructions.bermond import bermond, bermond_knowledge_tables, bermond_protocol
+from gossipcert.constructions.bermond_counts import (
     bermond_call_count,
-    bermond_knowledge_tables,
-    bermond_protocol,
     lower_bound,
-    split_n,
     theorem_3_1_bound,
     type_k_count,
 )
+from gossipcert.constructions.bermond_phases import split_n
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import parse_instance
 from gossipcert.simulate import simulate

@@ -11,18 +11,20 @@ import math
 
 import pytest
 
-from gossipcert.constructions.fat_trees import (
-    farthest_first,
-    farthest_first_steps,
-    fat_tree_shape,
-    flooding,
-    flooding_broadcast_steps,
-    flooding_gossip_steps,
+from gossipcert.constructions.fat_tree_shape import fat_tree_shape
+from gossipcert.constructions.fat_tree_total_exchange import (
     lemma3_bound,
     total_exchange,
     total_exchange_by_scatterings,
     total_exchange_lower_bound,
     total_exchange_steps,
+)
+from gossipcert.constructions.fat_trees import (
+    farthest_first,
+    farthest_first_steps,
+    flooding,
+    flooding_broadcast_steps,
+    flooding_gossip_steps,
 )
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, parse_instance

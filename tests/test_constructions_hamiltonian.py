@@ -5,13 +5,10 @@ from __future__ import annotations
 import pytest
 
 from gossipcert import graphs
-from gossipcert.constructions.hamiltonian import (
-    hamiltonian_cycle,
-    hamiltonian_gossip,
-    path_pipeline,
-    product,
-    product_factors,
-)
+from gossipcert.constructions.hamiltonian import hamiltonian_gossip, path_pipeline
+from gossipcert.constructions.hamiltonian_cycles import hamiltonian_cycle
+from gossipcert.constructions.product_factors import product_factors
+from gossipcert.constructions.products import product
 from gossipcert.constructions.rings import (
     ring_full_duplex,
     ring_half_duplex,

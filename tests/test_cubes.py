@@ -11,16 +11,12 @@ from gossipcert.certificates.split import is_automorphism
 from gossipcert.instance import parse_instance
 from gossipcert.proofs.refutation import pack_proof, prove_unsat, standalone_cnf, unpack_proof
 from gossipcert.search import relaxation
-from gossipcert.search.cubes import (
-    CubeStore,
-    base_formula,
-    base_options,
-    key_orbits,
-    orbit_plan,
-    refute_by_cubes,
-)
+from gossipcert.search.cube_plans import orbit_plan
+from gossipcert.search.cube_runs import CubeStore
+from gossipcert.search.cubes import base_formula, base_options, key_orbits
 from gossipcert.search.rounds import solve
 from gossipcert.search.split import SplitSearch, SplitSettings
+from gossipcert.search.split_refutation import refute_by_cubes
 from gossipcert.simulate import simulate
 
 # (graph, model, problem, optimum, strict split); the strict splits of CCC3 and K5 take long
@@ -262,7 +258,7 @@ def test_split_refuses_models_outside_its_argument() -> None:
 
     from gossipcert.cli import app
     from gossipcert.errors import UnsupportedModelError
-    from gossipcert.search.cubes import refute_by_cubes
+    from gossipcert.search.split_refutation import refute_by_cubes
 
     with pytest.raises(UnsupportedModelError, match="--split covers"):
         refute_by_cubes(parse_instance("ring:6", "all-port", "gossip"), 1)

@@ -6,17 +6,13 @@ import networkx as nx
 import pytest
 
 from gossipcert import graphs
-from gossipcert.constructions.beier_sibeyn import matching_sequence
+from gossipcert.constructions.beier_sibeyn_matchings import matching_sequence
 from gossipcert.errors import NotApplicableError, UnsupportedModelError
-from gossipcert.heuristics import coloring
-from gossipcert.heuristics.coloring import (
-    PRUNING,
-    _default_matchings,
-    _Search,
-    _SymmetricSearch,
-    coloring_heuristic,
-    greedy_coloring_matchings,
-)
+from gossipcert.heuristics import coloring_search
+from gossipcert.heuristics.coloring import PRUNING, coloring_heuristic
+from gossipcert.heuristics.coloring_classes import _default_matchings, greedy_coloring_matchings
+from gossipcert.heuristics.coloring_orbit_search import _SymmetricSearch
+from gossipcert.heuristics.coloring_search import _Search
 from gossipcert.heuristics.coloring_symmetry import matching_symmetry
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
 from gossipcert.search.rounds import solve
@@ -240,8 +236,8 @@ def test_repeated_states_are_searched_once(monkeypatch: pytest.MonkeyPatch) -> N
     sym = matching_symmetry(inst, ms)
     assert sym is not None
     nodes = []
-    for limit in (coloring.MEMO_LIMIT, 0):
-        monkeypatch.setattr(coloring, "MEMO_LIMIT", limit)
+    for limit in (coloring_search.MEMO_LIMIT, 0):
+        monkeypatch.setattr(coloring_search, "MEMO_LIMIT", limit)
         search = _SymmetricSearch(inst, ms, 13, 0.0, 1, False, float("inf"), symmetry=sym)
         assert search.run() is None and not search.timed_out
         nodes.append(search.nodes)

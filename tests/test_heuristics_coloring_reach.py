@@ -9,13 +9,11 @@ import networkx as nx
 import pytest
 
 from gossipcert.heuristics import bitsets
-from gossipcert.heuristics.coloring import (
-    _default_matchings,
-    _Search,
-    _SymmetricSearch,
-    coloring_heuristic,
-)
+from gossipcert.heuristics.coloring import coloring_heuristic
+from gossipcert.heuristics.coloring_classes import _default_matchings
+from gossipcert.heuristics.coloring_orbit_search import _SymmetricSearch
 from gossipcert.heuristics.coloring_reach import orbit_reach_rounds, packed_reach_rounds
+from gossipcert.heuristics.coloring_search import _Search
 from gossipcert.heuristics.coloring_symmetry import matching_symmetry
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.simulate import simulate

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gossipcert.heuristics.coloring import (
-    PRUNING,
-    _default_matchings,
-    _SymmetricSearch,
-    coloring_heuristic,
-)
+from gossipcert.heuristics.coloring import PRUNING, coloring_heuristic
+from gossipcert.heuristics.coloring_classes import _default_matchings
+from gossipcert.heuristics.coloring_orbit_search import _SymmetricSearch
 from gossipcert.heuristics.coloring_schedule import BASE_NODES, CAP_NODES, setting_slices
 from gossipcert.heuristics.coloring_symmetry import matching_symmetry
 from gossipcert.instance import parse_instance

@@ -7,8 +7,9 @@ from dataclasses import replace
 from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.encodings import EncodingOptions
 from gossipcert.instance import parse_instance
-from gossipcert.search.cubes import base_options, refute_by_cubes
+from gossipcert.search.cubes import base_options
 from gossipcert.search.split import SplitSearch, SplitSettings
+from gossipcert.search.split_refutation import refute_by_cubes
 
 
 def _run(inst, options: EncodingOptions, **settings):

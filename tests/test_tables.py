@@ -19,6 +19,7 @@ from gossipcert import tables
 from gossipcert.cli import app
 from gossipcert.instance import parse_instance
 from gossipcert.store import Store, atomic_write, canonical_form, instance_key
+from gossipcert.tables import evaluation
 
 runner = CliRunner()
 
@@ -292,7 +293,7 @@ def test_time_limit_is_per_instance_in_process(monkeypatch: pytest.MonkeyPatch) 
 
     monkeypatch.setattr(clock, "COMMAND_START", time.monotonic() - 1000.0)
     task = tables.Task("ring:6", "telephone", "gossip", True, 60.0, "sat")
-    outcome = tables.evaluate(task)["outcome"]
+    outcome = evaluation.evaluate(task)["outcome"]
     assert outcome["status"] == "optimal" and outcome["optimum"] == 3, outcome
     assert clock.COMMAND_START is not None  # restored after the instance
 

@@ -1,6 +1,6 @@
 """Re-checking split evidence (``drat-cubes``): every cube's proof, and the cover.
 
-The evidence of :func:`gossipcert.search.cubes.refute_by_cubes` claims that the formula ``F``
+The evidence of :func:`gossipcert.search.split_refutation.refute_by_cubes` claims that the formula ``F``
 for ``rounds`` rounds (regenerated here, its SHA-256 compared) is unsatisfiable because
 
 1. for every stored cube ``c``, ``F ∧ c`` has a DRAT proof, re-checked here by every checker

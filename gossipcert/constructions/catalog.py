@@ -54,7 +54,7 @@ def _require_model(inst: Instance, name: str, kinds: tuple[ModelKind, ...], why:
 
 
 def _ring_fd(inst: Instance, _: str | None) -> Schedule:
-    from gossipcert.constructions.hamiltonian import hamiltonian_cycle
+    from gossipcert.constructions.hamiltonian_cycles import hamiltonian_cycle
     from gossipcert.constructions.rings import ring_full_duplex
 
     _require_model(inst, "ring-fd", _DIRECTED_PORTS, "every node sends clockwise while it receives")
@@ -62,7 +62,7 @@ def _ring_fd(inst: Instance, _: str | None) -> Schedule:
 
 
 def _ring_hd(inst: Instance, _: str | None) -> Schedule:
-    from gossipcert.constructions.hamiltonian import hamiltonian_cycle
+    from gossipcert.constructions.hamiltonian_cycles import hamiltonian_cycle
     from gossipcert.constructions.rings import ring_half_duplex
 
     _require_model(
@@ -75,7 +75,7 @@ def _ring_hd(inst: Instance, _: str | None) -> Schedule:
 
 
 def _ring_mc(inst: Instance, _: str | None) -> Schedule:
-    from gossipcert.constructions.hamiltonian import hamiltonian_cycle
+    from gossipcert.constructions.hamiltonian_cycles import hamiltonian_cycle
     from gossipcert.constructions.rings import ring_multicast_clockwise
 
     _require_model(
@@ -91,7 +91,7 @@ def _hamiltonian(inst: Instance, _: str | None) -> Schedule:
 
 
 def _product(inst: Instance, _: str | None) -> Schedule:
-    from gossipcert.constructions.hamiltonian import product
+    from gossipcert.constructions.products import product
 
     return product(inst)
 
@@ -121,7 +121,7 @@ def _farthest(inst: Instance, _: str | None) -> Schedule:
 
 
 def _fat_te(inst: Instance, _: str | None) -> Schedule:
-    from gossipcert.constructions.fat_trees import total_exchange
+    from gossipcert.constructions.fat_tree_total_exchange import total_exchange
 
     return total_exchange(inst)
 
@@ -175,7 +175,7 @@ def _gather_spread(inst: Instance, _: str | None) -> Schedule:
 
 
 def _sequence(inst: Instance, sequence: str | None) -> Schedule:
-    from gossipcert.constructions.beier_sibeyn import TABLE_6, matching_sequence
+    from gossipcert.constructions.beier_sibeyn_matchings import TABLE_6, matching_sequence
 
     if sequence is None:
         spec = inst.graph.graph.get("spec")

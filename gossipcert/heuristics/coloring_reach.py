@@ -112,7 +112,8 @@ def orbit_reach_rounds(know: npt.NDArray[np.bool_], takes: list[Index], limit: i
     Examples
     --------
     >>> import time
-    >>> from gossipcert.heuristics.coloring import _SymmetricSearch, _default_matchings
+    >>> from gossipcert.heuristics.coloring_classes import _default_matchings
+    >>> from gossipcert.heuristics.coloring_orbit_search import _SymmetricSearch
     >>> from gossipcert.heuristics.coloring_symmetry import matching_symmetry
     >>> from gossipcert.instance import parse_instance
     >>> inst = parse_instance("ccc:4", "telephone", "gossip")

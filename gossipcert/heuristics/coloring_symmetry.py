@@ -187,7 +187,7 @@ def matching_symmetry(instance: Instance, matchings: list[Matching]) -> Matching
 
     Examples
     --------
-    >>> from gossipcert.constructions.beier_sibeyn import coloring_matchings
+    >>> from gossipcert.constructions.beier_sibeyn_matchings import coloring_matchings
     >>> from gossipcert.instance import parse_instance
     >>> inst = parse_instance("ccc:4", "telephone", "gossip")
     >>> sym = matching_symmetry(inst, coloring_matchings(inst.graph))

@@ -34,10 +34,12 @@ an edge ``{u, v}`` (telephone) or an arc ``(u, v)`` (half-duplex), as in
   is that ``F`` is invariant under automorphisms: that rests on the argument above (as
   lex-leader symmetry breaking does), and the certificate says so.
 
-Refuted cubes are stored as they finish (a folder of small JSON files keyed by the CNF's
-hash and the cube), so an interrupted run solves only the rest. The cubes run on a local
-process pool (``jobs``) or on a Dask cluster (``scheduler``, the mechanism of
-:mod:`gossipcert.tables`).
+This module holds what the split and its certificate share: the round-1 keys and their
+orbits, the cubes, the formula ``F`` and a cube's DRAT refutation, made and re-checked. The
+cubes of the two covers are planned by :mod:`gossipcert.search.cube_plans`, run by
+:mod:`gossipcert.search.cube_runs` (a local process pool or a Dask cluster, the refuted cubes
+stored as they finish, so an interrupted run solves only the rest), and the whole refutation,
+with its evidence, is :func:`gossipcert.search.split_refutation.refute_by_cubes`.
 
 References
 ----------
@@ -49,21 +51,17 @@ References
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import time
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Hashable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
-import pynauty
 from pysat.solvers import Solver
 
 from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
-from gossipcert.errors import CertificateError, GossipcertError, SolverError, UnsupportedModelError
-from gossipcert.instance import Instance, ModelKind, ProblemKind
-from gossipcert.parallel import DaskRunner, local_map
+from gossipcert.errors import CertificateError, SolverError
+from gossipcert.instance import Instance
 from gossipcert.proofs.checkers import check_proof
 from gossipcert.proofs.refutation import (
     PROOF_SOLVER,
@@ -71,15 +69,10 @@ from gossipcert.proofs.refutation import (
     pack_proof,
     read_stored_proof,
 )
-from gossipcert.schedule import Schedule
 from gossipcert.search.backends import solve_sliced
-from gossipcert.symmetry.automorphisms import automorphism_generators, node_cells, orbit_roots
+from gossipcert.symmetry.automorphisms import orbit_roots
 
 Key = tuple[int, ...]
-Progress = Callable[[dict[str, Any]], None]
-
-#: strict cubes: the number of nodes whose round-1 call is fixed, by default
-STRICT_NODES = 2
 
 
 # ---------------------------------------------------------------------------- keys and cubes
@@ -196,20 +189,7 @@ def base_formula(instance: Instance, rounds: int, options: EncodingOptions) -> B
     return Base(cnf, enc, index, undirected)
 
 
-# ---------------------------------------------------------------------------- plans
-
-
-def stabilizer_generators(instance: Instance, key: Key, undirected: bool) -> list[list[int]]:
-    """Generators of the automorphisms that map ``key`` to itself (an edge as a set, an
-    arc with its direction)."""
-    cells = [c - set(key) for c in node_cells(instance)]
-    # an edge's two ends share a new colour (it may be flipped); an arc's ends get one each
-    cells += [set(key)] if undirected else [{v} for v in key]
-    cells = [c for c in cells if c]
-    adjacency = {v: sorted(instance.graph.adj[v]) for v in range(instance.n)}
-    pg = pynauty.Graph(instance.n, directed=False, adjacency_dict=adjacency, vertex_coloring=cells)
-    gens, *_ = pynauty.autgrp(pg)
-    return [list(p) for p in gens]
+# ---------------------------------------------------------------------------- orbits of keys
 
 
 def key_orbits(keys: list[Key], gens: list[list[int]], undirected: bool) -> list[list[Key]]:
@@ -231,68 +211,7 @@ def key_orbits(keys: list[Key], gens: list[list[int]], undirected: bool) -> list
     return list(orbits.values())
 
 
-def orbit_plan(instance: Instance, base: Base, depth: int = 1) -> tuple[list[Cube], dict[str, Any]]:
-    """Cubes up to the automorphisms (see the module docstring) and their coverage record."""
-    if instance.problem.kind is ProblemKind.CUSTOM:
-        raise SolverError("the orbit split needs a named problem; use --strict for custom ones")
-    keys = sorted(base.index)
-    gens = automorphism_generators(instance)
-    cubes = [Cube((), tuple(keys))]
-    stabilizers: dict[str, list[list[int]]] = {}
-    for orbit in key_orbits(keys, gens, base.undirected):
-        b = orbit[0]
-        if depth < 2:
-            cubes.append(Cube((b,)))
-            continue
-        apart = [k for k in keys if not set(k) & set(b)]
-        stab = stabilizer_generators(instance, b, base.undirected)
-        stabilizers[json.dumps(list(b))] = stab
-        cubes.append(Cube((b,), tuple(apart)))
-        for sub in key_orbits(apart, stab, base.undirected):
-            cubes.append(Cube((b, sub[0])))
-    coverage = {"kind": "orbits", "depth": depth, "generators": gens, "stabilizers": stabilizers}
-    return cubes, coverage
-
-
-def strict_plan(instance: Instance, base: Base, nodes: int = STRICT_NODES) -> list[Cube]:
-    """Cubes without symmetry: every round-1 choice (a call, or idle) of the ``nodes``
-    nodes of largest degree, less those that unit propagation on ``F`` refutes."""
-    order = sorted(range(instance.n), key=lambda v: (-instance.graph.degree[v], v))[:nodes]
-    keys = sorted(base.index)
-    choices = []
-    for v in order:
-        mine = [k for k in keys if v in k]
-        choices.append([Cube((k,)) for k in mine] + [Cube((), tuple(mine))])
-    cubes: dict[Cube, None] = {}
-    with Solver(name=PROOF_SOLVER, bootstrap_with=base.cnf.clauses) as solver:
-        for combo in itertools.product(*choices):
-            calls = tuple(sorted({k for c in combo for k in c.calls}))
-            idle = tuple(sorted({k for c in combo for k in c.idle} - set(calls)))
-            if set(calls) & {k for c in combo for k in c.idle}:
-                continue  # a key both made true and false
-            cube = Cube(calls, idle)
-            ok, _ = solver.propagate(assumptions=cube_literals(base.index, cube))
-            if ok:
-                cubes[cube] = None
-    return list(cubes)
-
-
-# ---------------------------------------------------------------------------- one cube
-
-
-_BASES: dict[str, Base] = {}
-
-
-def _base_cached(instance: Instance, rounds: int, options: EncodingOptions) -> Base:
-    """Per process, the last few formulas (a worker solves many cubes of one formula)."""
-    from gossipcert.store import instance_key
-
-    tag = json.dumps([instance_key(instance), rounds, options.to_json()], sort_keys=True)
-    if tag not in _BASES:
-        if len(_BASES) > 2:
-            _BASES.clear()
-        _BASES[tag] = base_formula(instance, rounds, options)
-    return _BASES[tag]
+# ---------------------------------------------------------------------------- refutations
 
 
 def refute_cnf(cnf: StandaloneCNF, seconds: float | None) -> dict[str, Any]:
@@ -324,98 +243,6 @@ def refute_cnf(cnf: StandaloneCNF, seconds: float | None) -> dict[str, Any]:
     }
 
 
-def solve_cube(job: dict[str, Any]) -> dict[str, Any]:
-    """Worker task: refute one cube (``job``: instance, rounds, options, cube, seconds).
-
-    Returns the cube's record (see :func:`refute_cnf`) with ``"cube"`` added; for a model,
-    the schedule it encodes (unverified: the caller verifies it).
-    """
-    inst: Instance = job["instance"]
-    options = EncodingOptions(**job["options"])
-    base = _base_cached(inst, job["rounds"], options)
-    cube = Cube.from_json(job["cube"])
-    rec = refute_cnf(base.with_units(cube_literals(base.index, cube)), job["seconds"])
-    if rec["status"] == "sat":
-        model = set(rec.pop("model"))
-        rec["schedule"] = base.encoding.decode(job["rounds"], lambda v: v in model)
-    return {"cube": cube.to_json(), **rec}
-
-
-# ---------------------------------------------------------------------------- runners
-
-
-def local_runner(jobs: list[dict[str, Any]], workers: int, deadline: float | None) -> Iterator:
-    """Yield ``(i, record)`` as the cubes finish, on a local process pool (``workers > 1``)
-    or in this process. Stops at ``deadline``; the unfinished workers are killed (see
-    :func:`gossipcert.parallel.local_map`)."""
-    return local_map(solve_cube, jobs, workers, deadline)
-
-
-def dask_runner_for(address: str) -> Callable[..., Iterator]:
-    """A runner sending the cubes to the Dask scheduler at ``address`` (see
-    :class:`gossipcert.parallel.DaskRunner`)."""
-
-    def run(jobs: list[dict[str, Any]], workers: int, deadline: float | None) -> Iterator:
-        del workers
-        runner = DaskRunner(address)
-        try:
-            yield from runner.map(solve_cube, jobs, deadline)
-        finally:
-            runner.close()
-
-    return run
-
-
-# ---------------------------------------------------------------------------- store
-
-
-class CubeStore:
-    """Refuted cubes, one JSON file each: ``<cnf sha256[:16]>-<cube id>.json``."""
-
-    def __init__(self, root: str | Path) -> None:
-        self.root = Path(root)
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise GossipcertError(f"cannot create cube store {root}: {exc}") from None
-
-    def _path(self, sha: str, cube: Cube) -> Path:
-        return self.root / f"{sha[:16]}-{cube.ident()}.json"
-
-    def get(self, sha: str, cube: Cube) -> dict[str, Any] | None:
-        """The stored refutation of ``cube`` for the CNF ``sha``, or None."""
-        path = self._path(sha, cube)
-        try:
-            data = json.loads(path.read_text())
-        except (OSError, json.JSONDecodeError):
-            return None
-        if data.get("cnf_sha256") != sha or data.get("cube") != cube.to_json():
-            return None
-        return data if data.get("status") == "unsat" else None
-
-    def put(self, sha: str, record: dict[str, Any]) -> None:
-        """Store a refuted cube (atomically)."""
-        from gossipcert.store import atomic_write
-
-        cube = Cube.from_json(record["cube"])
-        atomic_write(self._path(sha, cube), json.dumps({**record, "cnf_sha256": sha}) + "\n")
-
-
-# ---------------------------------------------------------------------------- the split
-
-
-@dataclass
-class SplitOutcome:
-    """What a split found: ``unsat`` (with evidence), ``sat`` (a schedule), ``unknown``."""
-
-    status: str
-    evidence: dict[str, Any] | None = None
-    schedule: Schedule | None = None
-    refuted: int = 0
-    cubes: int = 0
-    seconds: float = 0.0
-
-
 def check_refutation(
     what: str,
     cnf: StandaloneCNF,
@@ -433,177 +260,3 @@ def check_refutation(
     verdict = check_proof(cnf.dimacs(), proof, deadline, full=full)
     ok = {"verified": True, "rejected": False}.get(verdict.status)
     return ok, f"{what}: {verdict.summary()}"
-
-
-def _stored_refutation_holds(base: Base, cube: Cube, record: dict[str, Any]) -> bool:
-    """Whether a refutation read back from the cube store is one the checkers verify now
-    (a stored file may be corrupted or edited: such a cube is solved again)."""
-    if record.get("status") != "unsat" or "proof_xz_base64" not in record:
-        return False
-    cnf = base.with_units(cube_literals(base.index, cube))
-    ok, _ = check_refutation(cube.describe(), cnf, record["proof_xz_base64"])
-    return ok is True
-
-
-def check_split_applies(instance: Instance) -> None:
-    """Refuse instances outside the split's argument: the orbit cover and the node colouring
-    (:func:`~gossipcert.symmetry.automorphisms.node_cells`) are written for the knowledge encoding
-    (telephone or half-duplex, unbounded packets, no limit on calls), which reads no
-    capacities.
-
-    Raises
-    ------
-    UnsupportedModelError
-        For every other model.
-    """
-    model = instance.model
-    if (
-        model.kind not in (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX)
-        or model.packet_cap is not None
-        or model.calls_per_round is not None
-    ):
-        raise UnsupportedModelError(
-            f"--split covers telephone and half-duplex with unbounded packets and no call "
-            f"limit, not {model.spec()}"
-        )
-
-
-def refute_by_cubes(
-    instance: Instance,
-    rounds: int,
-    strict: bool = False,
-    depth: int = 1,
-    jobs: int = 1,
-    scheduler: str | None = None,
-    store: str | Path | None = None,
-    deadline: float | None = None,
-    progress: Progress | None = None,
-    nodes: int = STRICT_NODES,
-    options: EncodingOptions | None = None,
-) -> SplitOutcome:
-    """Prove that ``rounds`` rounds are impossible, cube by cube (module docstring).
-
-    Parameters
-    ----------
-    instance : Instance
-        Telephone or half-duplex with unbounded packets (the knowledge encoding).
-    rounds : int
-    strict : bool
-        Cover by a tautology proof instead of the orbit argument; the encoding without any
-        rule that is not implied.
-    depth : {1, 2}
-        Orbit split: calls fixed per cube.
-    jobs : int
-        Local worker processes.
-    scheduler : str, optional
-        A Dask scheduler address; the cubes run there instead.
-    store : path, optional
-        Folder of refuted cubes (read first, written as cubes finish).
-    deadline : float, optional
-        A ``time.monotonic()`` value.
-    progress : callable, optional
-        Called with ``{"event": "cube", ...}`` per finished cube.
-    nodes : int
-        Strict split: nodes whose round-1 choice is fixed.
-    options : EncodingOptions, optional
-        The search's encoding options (``--counting``, ``--encoding``); by default those of
-        a search with ``strict``. The rules that name nodes are dropped (:func:`base_options`).
-
-    Returns
-    -------
-    SplitOutcome
-
-    Examples
-    --------
-    >>> from gossipcert.instance import parse_instance
-    >>> out = refute_by_cubes(parse_instance("ring:6", "telephone", "gossip"), 2)
-    >>> out.status, out.evidence["kind"], out.refuted == out.cubes
-    ('unsat', 'drat-cubes', True)
-    """
-    check_split_applies(instance)
-    t0 = time.monotonic()
-    options = base_options(strict, options)
-    base = base_formula(instance, rounds, options)
-    sha = base.cnf.sha256()
-    if strict:
-        cubes, coverage = strict_plan(instance, base, nodes), {"kind": "tautology"}
-    else:
-        cubes, coverage = orbit_plan(instance, base, depth)
-    shelf = None if store is None else CubeStore(store)
-    records: dict[int, dict[str, Any]] = {}
-    for i, cube in enumerate(cubes):
-        old = None if shelf is None else shelf.get(sha, cube)
-        if old is not None and _stored_refutation_holds(base, cube, old):
-            records[i] = {k: v for k, v in old.items() if k != "cnf_sha256"}
-    todo = [i for i in range(len(cubes)) if i not in records]
-
-    def emit(event: dict[str, Any]) -> None:
-        if progress is not None:
-            progress({**event, "rounds": rounds, "cubes": len(cubes), "refuted": len(records)})
-
-    emit({"event": "split", "stored": len(records), "coverage": coverage["kind"]})
-    remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-    work = [
-        {
-            "instance": instance,
-            "rounds": rounds,
-            "options": options.to_json(),
-            "cube": cubes[i].to_json(),
-            "seconds": remaining,
-        }
-        for i in todo
-    ]
-    run = local_runner if scheduler is None else dask_runner_for(scheduler)
-    found: Schedule | None = None
-    for j, rec in run(work, jobs, deadline):
-        i = todo[j]
-        if rec["status"] == "sat":
-            found = rec["schedule"]
-            break
-        if rec["status"] == "rejected":
-            raise SolverError(f"the DRAT proof of cube {cubes[i].describe()} was rejected")
-        if rec["status"] != "unsat":
-            continue  # no verdict in time; the split stays open
-        records[i] = rec
-        if shelf is not None:
-            shelf.put(sha, rec)
-        emit({"event": "cube", "cube": cubes[i].describe(), "seconds": rec["seconds"]})
-    out = SplitOutcome("unknown", refuted=len(records), cubes=len(cubes))
-    if found is not None:
-        out.status, out.schedule = "sat", found
-    elif len(records) == len(cubes):
-        if coverage["kind"] == "tautology":
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            clauses = [[-lit for lit in cube_literals(base.index, c)] for c in cubes]
-            cov = refute_cnf(base.with_clauses(clauses), left)
-            if cov["status"] == "unsat":
-                coverage = {"kind": "tautology", **cov}
-            else:
-                coverage = {}
-        if coverage:
-            out.status = "unsat"
-            out.evidence = _evidence(base, cubes, records, coverage)
-    out.seconds = time.monotonic() - t0
-    return out
-
-
-def _evidence(
-    base: Base, cubes: list[Cube], records: dict[int, dict[str, Any]], coverage: dict[str, Any]
-) -> dict[str, Any]:
-    keep = ("proof_lines", "proof_xz_base64", "checkers", "seconds", "solve_seconds")
-    coverage = {k: v for k, v in coverage.items() if k not in ("status", "summary")}
-    coverage["cubes_sha256"] = cubes_digest(cubes)
-    return {
-        "kind": "drat-cubes",
-        "rounds": base.cnf.rounds,
-        "encoding": base.cnf.options.to_json(),
-        "cnf_sha256": base.cnf.sha256(),
-        "variables": base.cnf.nvars,
-        "clauses": len(base.cnf.clauses),
-        "proof_solver": "CaDiCaL 1.9.5 (PySAT)",
-        "coverage": coverage,
-        "cubes": [
-            {**cubes[i].to_json(), **{k: records[i][k] for k in keep if k in records[i]}}
-            for i in range(len(cubes))
-        ],
-    }

@@ -6,10 +6,10 @@ lower bound ``L``, the best verified schedule (``U`` rounds) and the relaxation 
 the one-piece search (descending probes, then ascending queries) for a share of the time
 (:data:`ONE_PIECE_SECONDS`, :data:`ONE_PIECE_SHARE`); the easy horizons are settled there.
 From the first open horizon ``r = L`` it then asks
-:func:`gossipcert.search.cubes.refute_by_cubes`: a refutation of every cube (and of the cover)
-raises ``L`` to ``r + 1``; a cube with a model gives a schedule of ``r`` rounds (verified),
-so ``U = r``. When the bounds meet, the evidence is the split refutation of ``U - 1`` rounds,
-or, when the one-piece search refuted it, a one-piece DRAT proof as in
+:func:`gossipcert.search.split_refutation.refute_by_cubes`: a refutation of every cube (and
+of the cover) raises ``L`` to ``r + 1``; a cube with a model gives a schedule of ``r``
+rounds (verified), so ``U = r``. When the bounds meet, the evidence is the split refutation
+of ``U - 1`` rounds, or, when the one-piece search refuted it, a one-piece DRAT proof as in
 :mod:`gossipcert.search.rounds`. A time-out leaves ``feasible`` with ``[L, U]``; refuted cubes
 stay in the cube store for the next run.
 
@@ -24,8 +24,9 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gossipcert.search.cubes import STRICT_NODES, check_split_applies, refute_by_cubes
+from gossipcert.search.cube_plans import STRICT_NODES
 from gossipcert.search.rounds import SolveResult, _Search, _verified
+from gossipcert.search.split_refutation import check_split_applies, refute_by_cubes
 
 #: the one-piece search gets at most this many seconds ...
 ONE_PIECE_SECONDS = 120.0
