@@ -1,7 +1,8 @@
 """Re-checking split evidence (``drat-cubes``): every cube's proof, and the cover.
 
-The evidence of :func:`gossipcert.search.split_refutation.refute_by_cubes` claims that the formula ``F``
-for ``rounds`` rounds (regenerated here, its SHA-256 compared) is unsatisfiable because
+The evidence of :func:`gossipcert.search.split_refutation.refute_by_cubes` claims that the
+formula ``F`` for ``rounds`` rounds (regenerated here, its SHA-256 compared) is unsatisfiable
+because
 
 1. for every stored cube ``c``, ``F ∧ c`` has a DRAT proof, re-checked here by every checker
    of :mod:`gossipcert.proofs.checkers`; and
