@@ -20,7 +20,11 @@ import sys
 import typer
 from rich.markup import escape as esc
 
-from gossipcert.cli import inspect_cmds, solving, sweeps  # noqa: F401  (they add the commands)
+# the modules add their commands, in this order in --help
+# isort: off
+from gossipcert.cli import inspect_cmds, solving, checking, exporting, sweeps  # noqa: F401
+
+# isort: on
 from gossipcert.cli.common import app
 from gossipcert.cli_text import err_console, print_json
 

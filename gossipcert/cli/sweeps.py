@@ -17,7 +17,7 @@ from gossipcert.cli.common import (
     _time_limit_option,
     app,
 )
-from gossipcert.cli.solving import _json_file
+from gossipcert.cli.exporting import _json_file
 from gossipcert.cli_text import (
     console,
     print_json,

@@ -1,0 +1,170 @@
+"""The ``check`` command: a certificate (or every certificate in a folder) re-checked from
+scratch."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape as esc
+
+from gossipcert.cli.common import (
+    JsonOpt,
+    _bad_input,
+    _time_limit_option,
+    app,
+)
+from gossipcert.cli_text import (
+    console,
+    print_json,
+)
+from gossipcert.errors import GossipcertError
+
+#: the mark ``check`` prints before a step or a certificate, per verdict
+CHECK_MARK = {
+    "holds": "[green]✓[/]",
+    "fails": "[red]✗[/]",
+    "timeout": "[yellow]?[/]",
+    "unproved": "[yellow]~[/]",
+}
+
+#: exit status of ``check`` per verdict
+CHECK_EXIT = {"holds": 0, "fails": 1, "timeout": 3, "unproved": 4}
+
+
+@app.command("check")
+@_bad_input
+def check_cmd(
+    certificate: Annotated[
+        str | None,
+        typer.Argument(help="Certificate written by solve -o.", metavar="CERTIFICATE"),
+    ] = None,
+    all_dir: Annotated[
+        str | None,
+        typer.Option(
+            "--all",
+            help="Check every certificate in this folder (*.cert.json and *-cert.json, the "
+            "names the README uses).",
+        ),
+    ] = None,
+    time_limit: Annotated[
+        float | None, _time_limit_option("Seconds for re-checking a proof or re-solving a claim.")
+    ] = None,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full",
+            help="Let the project's own proof checker run to the end (by default it stops at "
+            "max(60 s, dratify's time) on very long proofs, and the proof then rests on "
+            "dratify and drat-trim).",
+        ),
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Re-check a certificate from scratch: rebuild the instance, replay the schedule,
+    recompute the bound or regenerate the CNF and re-check the DRAT proof with every
+    checker available (dratify with deletions ignored, the project's own checker, and
+    drat-trim when it is on the PATH or named by GOSSIPCERT_DRAT_TRIM). A steps certificate
+    (solve --objective steps -o) is checked point by point the same way.
+
+    Exit 0 when every step holds, 1 on any mismatch or rejected proof, 2 when the file cannot
+    be read, 3 when the time limit ran out before a verdict (neither holds nor fails), 4 when
+    every step agrees but the lower bound is a solver's word (solve --no-proof, or a proof
+    not checked in time): re-solving it is the solver's word again, not a proof.
+    """
+    from gossipcert.certificates.certificate import STEPS_FORMAT, read_certificate, step_verdict
+    from gossipcert.search.watchdog import check_within
+
+    if (certificate is None) == (all_dir is None):
+        raise GossipcertError("give one certificate, or --all FOLDER")
+    if all_dir is not None:
+        _check_all(all_dir, time_limit, as_json, full)
+    assert certificate is not None
+    cert = read_certificate(certificate)
+    shown = 0
+
+    def show(ok: bool | None, text: str, claim: bool) -> None:
+        """Print a step as soon as it is decided (a long proof check shows its progress)."""
+        nonlocal shown
+        console.print(f"{CHECK_MARK[step_verdict(ok, claim)]} {esc(text)}", highlight=False)
+        shown += 1
+
+    rep = check_within(cert, time_limit, full, on_step=None if as_json else show)
+    if as_json:
+        print_json(
+            {
+                "ok": rep.ok,
+                "status": rep.status,
+                "optimum": cert.get("optimum"),
+                "steps": [
+                    {
+                        "ok": rep.step_status(i) == "holds",
+                        "status": rep.step_status(i),
+                        "check": text,
+                    }
+                    for i, (_, text) in enumerate(rep.steps)
+                ],
+            }
+        )
+    else:
+        for i, (_, text) in enumerate(rep.steps[shown:], start=shown):
+            console.print(f"{CHECK_MARK[rep.step_status(i)]} {esc(text)}", highlight=False)
+        verdict = {
+            "holds": "[bold green]certificate holds[/]",
+            "fails": "[bold red]certificate FAILS[/]",
+            "timeout": "[bold yellow]could not re-check in time[/] (no verdict)",
+            "unproved": "[bold yellow]certificate NOT proved[/] (its lower bound is the "
+            "solver's word, re-solved; no proof is stored)",
+        }[rep.status]
+        # a steps certificate's claim was compared with its points; a round certificate is
+        # named by its optimum (a stray claim there is a failed step, not a headline)
+        steps = cert.get("format") == STEPS_FORMAT
+        claim = cert.get("claim") if steps else f"optimum {cert.get('optimum')}"
+        console.print(f"{verdict}: {esc(str(claim))}", highlight=False)
+    raise typer.Exit(CHECK_EXIT[rep.status])
+
+
+def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool) -> None:
+    """``check --all``: every certificate in ``folder``; exit 0 all hold, 1 one fails,
+    3 none fails but one could not be decided in time, 4 the others hold but one rests on
+    a solver's word."""
+    from pathlib import Path
+
+    from gossipcert.certificates.certificate import read_certificate
+    from gossipcert.search.watchdog import check_within
+
+    root = Path(folder)
+    if not root.is_dir():
+        raise GossipcertError(f"{folder} is not a folder")
+    files = sorted(set(root.glob("*.cert.json")) | set(root.glob("*-cert.json")))
+    if not files:
+        raise GossipcertError(f"no certificates (*.cert.json, *-cert.json) in {folder}")
+    results = []
+    for f in files:
+        try:
+            rep = check_within(read_certificate(f), time_limit, full)
+            status = rep.status
+            first = next(
+                (t for i, (_, t) in enumerate(rep.steps) if rep.step_status(i) == status), ""
+            )
+            if status == "holds":
+                first = ""
+            if status == "unproved":
+                first = "its lower bound is a solver's word (no proof stored): " + first
+        except GossipcertError as exc:
+            status, first = "fails", str(exc)
+        results.append({"certificate": str(f), "status": status, "first_problem": first})
+        if not as_json:
+            extra = f": {esc(first)}" if status != "holds" else ""
+            console.print(f"{CHECK_MARK[status]} {esc(f.name)}{extra}", highlight=False)
+    counts = {k: sum(r["status"] == k for r in results) for k in CHECK_EXIT}
+    if as_json:
+        print_json({"counts": counts, "certificates": results})
+    else:
+        console.print(
+            f"{len(results)} certificates: {counts['holds']} hold, {counts['fails']} fail, "
+            f"{counts['timeout']} undecided in time, {counts['unproved']} on a solver's word",
+            highlight=False,
+        )
+    worst = next((k for k in ("fails", "timeout", "unproved") if counts[k]), "holds")
+    raise typer.Exit(CHECK_EXIT[worst])
