@@ -32,7 +32,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeAlias
 
 import networkx as nx
 
@@ -74,7 +74,7 @@ __all__ = [
 logger = logging.getLogger("gossipcert")
 
 #: a graph as the API takes it: a networkx graph, a spec string or a file's path
-GraphLike = nx.Graph | str | os.PathLike[str]
+GraphLike: TypeAlias = nx.Graph | str | os.PathLike[str]
 
 
 def as_instance(

@@ -235,9 +235,9 @@ class Result:
 def _packet_name(instance: Instance, p: int) -> Any:
     """A packet named with the graph's node names: its holder, its (source, target) pair,
     and with chunks ``(that, chunk index)``."""
-    name = instance.packet_names[p]
+    name: Any = instance.packet_names[p]
     chunked = instance.problem.chunks > 1 and isinstance(name, tuple)
-    base = name[0] if chunked else name
+    base: Any = name[0] if chunked else name
     if isinstance(base, tuple):
         base = tuple(_node_name(instance, v) for v in base)
     elif isinstance(base, int):
