@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import shortest_path
 
 
 @dataclass(frozen=True)
@@ -67,23 +69,25 @@ def bfs_distances(
     ([0, 1, 2, 3], [0, 1, 1, 0])
     """
     n = len(indptr) - 1
-    frontier = np.unique(np.asarray(source, dtype=np.int64).reshape(-1))
-    dist = np.full(n, -1, dtype=np.int64)
-    dist[frontier] = 0
-    level = 0
-    while frontier.size:
-        level += 1
-        starts = indptr[frontier]
-        counts = indptr[frontier + 1] - starts
-        total = int(counts.sum())
-        if total == 0:
-            break
-        # positions starts[i] .. starts[i] + counts[i] - 1 of every frontier node, flattened
-        offsets = np.repeat(starts - np.cumsum(counts) + counts, counts)
-        neighbours = indices[offsets + np.arange(total)]
-        fresh = neighbours[dist[neighbours] < 0]  # may repeat a node
-        dist[fresh] = level
-        frontier = np.flatnonzero(dist == level)  # each once, in order (no sort needed)
+    sources = np.unique(np.asarray(source, dtype=np.int64).reshape(-1))
+    # one breadth-first search in C (scipy), from a virtual node joined to every source
+    # when there are several: a level-by-level search in numpy costs O(n) per level,
+    # O(n * diameter) on a long path
+    if sources.size == 1:
+        adj = csr_matrix((np.ones(len(indices), dtype=np.int8), indices, indptr), shape=(n, n))
+        start = int(sources[0])
+    else:
+        ext_indptr = np.concatenate([indptr, [indptr[-1] + sources.size]])
+        ext_indices = np.concatenate([indices, sources])
+        adj = csr_matrix(
+            (np.ones(len(ext_indices), dtype=np.int8), ext_indices, ext_indptr),
+            shape=(n + 1, n + 1),
+        )
+        start = n
+    found = shortest_path(adj, method="D", unweighted=True, indices=start)
+    dist = np.where(np.isinf(found), -1, found).astype(np.int64)
+    if sources.size > 1:
+        dist = np.where(dist > 0, dist - 1, dist)[:n]
     return dist
 
 

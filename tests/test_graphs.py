@@ -1060,3 +1060,23 @@ def test_a_directed_graphml_file_is_refused(tmp_path: Path) -> None:
     with pytest.raises(GraphError, match="a directed graph"):
         graphs.from_spec(str(tmp_path / "d.graphml"))
     assert graphs.from_spec(str(tmp_path / "u.graphml")).number_of_edges() == 1
+
+
+def test_bfs_distances_agree_with_networkx_from_one_and_several_sources() -> None:
+    import random
+
+    import numpy as np
+
+    from gossipcert.distances import bfs_distances, csr_arrays
+
+    rng = random.Random(7)
+    for trial in range(30):
+        n = rng.randint(1, 40)
+        g = nx.gnm_random_graph(n, rng.randint(0, 2 * n), seed=trial)  # may be disconnected
+        indptr, indices = csr_arrays(g)
+        sources = rng.sample(range(n), rng.randint(1, min(3, n)))
+        want = np.full(n, -1)
+        for v, d in nx.multi_source_dijkstra_path_length(g, set(sources)).items():
+            want[v] = d
+        got = bfs_distances(indptr, indices, sources if len(sources) > 1 else sources[0])
+        assert got.tolist() == want.tolist()
