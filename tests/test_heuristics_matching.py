@@ -11,6 +11,8 @@ import math
 
 import networkx as nx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gossipcert.errors import HeuristicError, SpecError, UnsupportedModelError
 from gossipcert.heuristics.matching import MatchingParams, matching_heuristic, round_bound
@@ -101,3 +103,53 @@ def test_exponents_beyond_float32_are_refused(params: MatchingParams) -> None:
     # or "found nothing to send in round 1"
     with pytest.raises(SpecError, match="must be a finite number"):
         matching_heuristic(parse_instance("ring:6", "telephone", "gossip"), params=params)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(4, 40),
+    shape=st.sampled_from(["tree", "cycle-chords", "grid", "gnm"]),
+    model=st.sampled_from(
+        [
+            "telephone",
+            "telephone:p=1",
+            "half-duplex",
+            "half-duplex:p=2",
+            "single-port",
+            "multicast",
+            "all-port",
+            "sequential",
+            "telephone:calls=2",
+        ]
+    ),
+    problem=st.sampled_from(
+        ["gossip", "broadcast:0", "scatter:0", "gather:0", "total-exchange", "gossip:chunks=2"]
+    ),
+    seed=st.integers(0, 10_000),
+)
+def test_the_matching_heuristic_answers_or_declines_clearly(
+    n: int, shape: str, model: str, problem: str, seed: int
+) -> None:
+    """On any connected graph, model and problem: a schedule the verifier accepts, or the
+    project's UnsupportedModelError saying what the heuristic covers; nothing else."""
+    from gossipcert.graphs.convert import from_networkx
+
+    if shape == "tree":
+        g = nx.random_labeled_tree(n, seed=seed)
+    elif shape == "cycle-chords":
+        g = nx.connected_watts_strogatz_graph(n, 4, 0.3, seed=seed)
+    elif shape == "grid":
+        g = nx.convert_node_labels_to_integers(nx.grid_2d_graph(2, n // 2))
+    else:
+        g = nx.gnm_random_graph(n, 2 * n, seed=seed)
+        if not nx.is_connected(g):
+            g = nx.convert_node_labels_to_integers(
+                g.subgraph(max(nx.connected_components(g), key=len)).copy()
+            )
+    inst = make_instance(from_networkx(g), parse_model(model), parse_problem(problem))
+    try:
+        sched = matching_heuristic(inst)
+    except UnsupportedModelError as exc:
+        assert "covers" in str(exc)
+        return
+    assert simulate(inst, sched).ok
