@@ -4,8 +4,10 @@ The sweeps of :mod:`gossipcert.tables.running` and the cubes of a split proof
 (:mod:`gossipcert.search.cube_runs`) both hand out independent jobs and record the results in
 the calling process as they arrive. This module is the one way both do it:
 
-- :func:`local_map` runs a function on every item, in this process (one worker) or on a
-  pool of ``spawn``-started processes that die with their parent, and stops at a deadline;
+- :func:`local_map` runs a function on every item, in this process (one worker) or each in
+  a forked child (:class:`gossipcert.children.Child`: it dies with its parent, and it works
+  inside the daemonic processes of a Dask worker), at most ``workers`` at a time, and stops
+  at a deadline;
 - :class:`DaskRunner` does the same on the Dask scheduler at an address
   (``pip install "gossipcert[dask]"``).
 
@@ -19,29 +21,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from gossipcert.children import Child, ready
 from gossipcert.errors import GossipcertError
-
-
-def die_with_parent(parent: int | None = None) -> None:  # pragma: no cover - in workers
-    """Process initializer: the process is killed when its parent dies (Linux).
-
-    Parameters
-    ----------
-    parent : int, optional
-        The parent's process id when it started the worker. A parent that died before this
-        ran (a search killed at its time limit while the worker was starting) sends no
-        signal, so then the worker exits at once instead of running on as an orphan.
-    """
-    import ctypes
-    import os
-    import signal
-
-    try:
-        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if parent is not None and os.getppid() != parent:
-        os._exit(1)
 
 
 def local_map(
@@ -55,7 +36,7 @@ def local_map(
     Parameters
     ----------
     func : callable
-        A module-level function (it is pickled to ``spawn``-started workers).
+        Any function (the children are forked; only results are pickled).
     items : list
         Its arguments, one call each.
     workers : int
@@ -80,32 +61,45 @@ def local_map(
                 return
             yield i, func(item)
         return
-    import multiprocessing
-    import os
-    from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-    from concurrent.futures import TimeoutError as FuturesTimeout
-
-    ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(
-        max_workers=workers, mp_context=ctx, initializer=die_with_parent, initargs=(os.getpid(),)
-    )
+    pending = list(enumerate(items))
+    running: dict[Child, int] = {}
+    answered: set[Child] = set()
     try:
-        futures: dict[Future[Any], int] = {
-            pool.submit(func, item): i for i, item in enumerate(items)
-        }
-        left = None if deadline is None else max(0.0, deadline - time.monotonic())
-        try:
-            for fut in as_completed(futures, timeout=left):
-                yield futures[fut], fut.result()
-        except FuturesTimeout:
-            return
+        while pending or running:
+            while pending and len(running) < workers:
+                if deadline is not None and time.monotonic() >= deadline:
+                    pending.clear()
+                    break
+                i, item = pending.pop(0)
+                running[Child(_apply, (func, item))] = i
+            if not running or (deadline is not None and time.monotonic() >= deadline):
+                return
+            for child in ready(running, deadline):
+                for kind, value in child.read():
+                    if kind == "error":
+                        raise value
+                    if kind == "interrupted":
+                        raise KeyboardInterrupt
+                    if kind == "result":
+                        answered.add(child)
+                        yield running[child], value
+                if child.done:
+                    running.pop(child)
+                    child.reap()
+                    if child not in answered:
+                        raise GossipcertError(
+                            "a worker process ended without an answer (killed by the system, "
+                            "e.g. out of memory, or a crash in a native solver)"
+                        )
     finally:
-        # on a deadline, an interruption or an error: drop the queued items, stop the running
-        procs = list(getattr(pool, "_processes", {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for p in procs:
-            if p.is_alive():
-                p.kill()
+        # on a deadline, an interruption or an error: stop the running items
+        for child in running:
+            child.reap()
+
+
+def _apply(send: Any, func: Callable[[Any], Any], item: Any) -> Any:  # pragma: no cover
+    """In a worker child: ``func(item)``."""
+    return func(item)
 
 
 class DaskRunner:

@@ -31,7 +31,7 @@ def test_a_worker_whose_parent_is_gone_exits() -> None:
     import multiprocessing
     import os
 
-    from gossipcert.parallel import die_with_parent
+    from gossipcert.children import die_with_parent
 
     ctx = multiprocessing.get_context("fork")
     orphan = ctx.Process(target=die_with_parent, args=(-1,))  # "started by" no such parent

@@ -130,8 +130,13 @@ def _long_slices_on(send: object) -> bool:
 def test_the_watchdog_child_allows_long_slices() -> None:
     import time
 
-    from gossipcert.search.watchdog import call_in_child
+    from gossipcert.children import call_in_child
 
-    assert call_in_child(_long_slices_on, (), time.monotonic() + 30) == ("result", True)
+    # what the watchdog's children (a search or a check killed at the limit) are started with
+    on = backends.allow_long_slices
+    assert call_in_child(_long_slices_on, (), time.monotonic() + 30, in_child=on) == (
+        "result",
+        True,
+    )
     assert call_in_child(_long_slices_on, (), None) == ("result", False)
     assert backends._long_slices is False  # the parent keeps its one-second slices

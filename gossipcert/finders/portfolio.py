@@ -42,14 +42,12 @@ Examples
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-import queue
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from gossipcert.children import Child, ready
 from gossipcert.errors import GossipcertError
 from gossipcert.instance import Instance, ModelKind
 from gossipcert.models import rules_of
@@ -280,35 +278,28 @@ _RUNNERS: dict[str, Callable[..., None]] = {
 
 
 def _entrant_main(
-    out: Any,
+    send: Any,
     name: str,
     instance: Instance,
     target: int,
     budget: float,
     hint: Any,
     workers: int,
-    parent: int,
 ) -> None:  # pragma: no cover - runs in a child process
-    from gossipcert.parallel import die_with_parent
-
-    die_with_parent(parent)  # a search killed at its time limit takes its entrants with it
-
-    def send(label: str, sched: Schedule) -> None:
-        out.put(("schedule", name, label, sched))
+    def found(label: str, sched: Schedule) -> None:
+        send(("message", ("schedule", name, label, sched)))
 
     try:
         if name in _RUNNERS:
-            _RUNNERS[name](instance, target, budget, send, hint=hint)
+            _RUNNERS[name](instance, target, budget, found, hint=hint)
         else:
             kind = "cpsat" if name.startswith("cpsat") else "sat"
             seed = int(name.rsplit("-", 1)[1]) if kind == "cpsat" else 0
             _solver(
-                instance, target, budget, send, kind=kind, seed=seed, workers=workers, hint=hint
+                instance, target, budget, found, kind=kind, seed=seed, workers=workers, hint=hint
             )
     except GossipcertError as exc:
-        out.put(("error", name, str(exc), None))
-    finally:
-        out.put(("done", name, "", None))
+        send(("message", ("error", name, str(exc), None)))
 
 
 # ------------------------------------------------------------------------------ the race
@@ -364,48 +355,36 @@ def race(
         offer("stored", label, sched)
     if res.won:
         return res
-    ctx = multiprocessing.get_context("fork")
-    me = os.getpid()
-    out = ctx.Queue()
     waiting = [name for name in entrant_names(instance, settings) if name not in skip]
-    running: dict[str, Any] = {}
+    running: dict[str, Child] = {}
+
+    def handle(name: str, message: tuple[str, Any]) -> None:
+        if message[0] == "message":
+            kind, _, label, sched = message[1]
+            if kind == "schedule":
+                offer(name, label, sched)
+            elif kind == "error":
+                res.log.append({"entrant": name, "error": label})
+
     try:
         while (waiting or running) and not res.won:
             while waiting and len(running) < max(1, settings.jobs):
                 name = waiting.pop(0)
                 left = max(0.0, deadline - time.monotonic())
                 # a solver entrant starts from the best schedule known when it starts
-                args = (out, name, instance, target, left, res.schedule, settings.workers, me)
-                proc = ctx.Process(target=_entrant_main, args=args, daemon=True)
-                proc.start()
-                running[name] = proc
-            left = deadline - time.monotonic()
-            if left <= 0:
+                args = (name, instance, target, left, res.schedule, settings.workers)
+                running[name] = Child(_entrant_main, args)
+            if deadline - time.monotonic() <= 0:
                 break
-            try:
-                kind, name, label, sched = out.get(timeout=min(left, 0.5))
-            except queue.Empty:
-                for name in [n for n, p in running.items() if not p.is_alive()]:
-                    running.pop(name).join()
-                continue
-            if kind == "schedule":
-                offer(name, label, sched)
-            elif kind == "error":
-                res.log.append({"entrant": name, "error": label})
-            elif kind == "done" and name in running:
-                running.pop(name).join()
-        while not running and not res.won:  # every entrant ended: what is left in the queue
-            try:
-                kind, name, label, sched = out.get(timeout=0.1)
-            except queue.Empty:
-                break
-            if kind == "schedule":
-                offer(name, label, sched)
+            for child in ready(running.values(), min(deadline, time.monotonic() + 0.5)):
+                name = next(n for n, c in running.items() if c is child)
+                for message in child.read():
+                    handle(name, message)
+                    if res.won:
+                        break
+                if child.done:
+                    running.pop(name).reap()
     finally:
-        for proc in running.values():
-            proc.kill()
-        for proc in running.values():
-            proc.join()
-        out.close()
-        out.join_thread()
+        for child in running.values():
+            child.reap()
     return res

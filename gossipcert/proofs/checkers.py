@@ -59,7 +59,6 @@ References
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import shutil
 import subprocess
@@ -71,6 +70,7 @@ from typing import Any
 
 import dratify
 
+from gossipcert.children import call_in_child
 from gossipcert.proofs.drat import CHECKER_NAME, check_drat_text
 from gossipcert.proofs.lrat import CHECKER_NAME as LRAT_NAME
 from gossipcert.proofs.lrat import DELETIONS as LRAT_DELETIONS
@@ -142,9 +142,8 @@ def _dratify_verdict(cnf_text: str, proof: str, engine: str) -> tuple[str, str]:
     return REJECTED, f"proof rejected: {getattr(result, 'reason', result)}"
 
 
-def _dratify_child(conn: Any, cnf_text: str, proof: str, engine: str) -> None:
-    conn.send(_dratify_verdict(cnf_text, proof, engine))
-    conn.close()
+def _dratify_child(send: Any, cnf_text: str, proof: str, engine: str) -> tuple[str, str]:
+    return _dratify_verdict(cnf_text, proof, engine)
 
 
 def run_dratify(cnf_text: str, proof: str, deadline: float | None = None) -> CheckOutcome:
@@ -169,21 +168,15 @@ def run_dratify(cnf_text: str, proof: str, deadline: float | None = None) -> Che
     if left is None:
         status, message = _dratify_verdict(cnf_text, proof, engine)
     else:
-        ctx = multiprocessing.get_context("fork")
-        parent, child = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_dratify_child, args=(child, cnf_text, proof, engine))
-        proc.start()
-        child.close()
-        if parent.poll(left):
-            try:
-                status, message = parent.recv()
-            except EOFError:
-                status, message = ERROR, "the checker process died without a verdict"
-        else:
+        kind, value = call_in_child(_dratify_child, (cnf_text, proof, engine), deadline)
+        if kind == "result":
+            status, message = value
+        elif kind == "timeout":
             status, message = TIMEOUT, "no verdict before the time limit"
-        proc.kill()
-        proc.join()
-        parent.close()
+        elif kind == "interrupted":
+            raise KeyboardInterrupt
+        else:
+            status, message = ERROR, "the checker process died without a verdict"
     return CheckOutcome(name, status, policy, time.monotonic() - start, message)
 
 

@@ -14,7 +14,8 @@ by :func:`gossipcert.simulate.simulate` in the parent. Since the kill bounds the
 child lets CaDiCaL's conflict-budget slices double up to the time left
 (:func:`gossipcert.search.backends.allow_long_slices`) instead of restarting every second.
 
-- :func:`call_in_child`: the mechanism (any function, any messages);
+- :func:`gossipcert.children.call_in_child`: the mechanism (any function, any messages),
+  shared with every other place that runs a child;
 - :func:`solve_within`: :func:`gossipcert.search.rounds.solve` under a hard limit;
 - :func:`check_within`: :func:`gossipcert.certificates.certificate.check_certificate` under a hard
   limit (killed, the check is no verdict — ``timeout`` — never a failure).
@@ -22,15 +23,11 @@ child lets CaDiCaL's conflict-budget slices double up to the time left
 
 from __future__ import annotations
 
-import os
-import pickle
-import select
-import signal
-import struct
 import time
 from collections.abc import Callable
 from typing import Any
 
+from gossipcert.children import Send, call_in_child
 from gossipcert.command_start import limit_origin
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import SolverError
@@ -44,10 +41,6 @@ from gossipcert.search.split import SplitSearch, SplitSettings
 MARGIN_FRACTION = 0.03
 #: ... but never more than this many seconds less
 MARGIN_SECONDS = 2.0
-#: after Ctrl-C, seconds the parent waits for the child's own answer before killing it
-INTERRUPT_GRACE = 5.0
-
-Send = Callable[[Any], None]
 
 #: a child that ended without an answer: not a time-out, and nothing it reported is kept
 _DIED = (
@@ -55,149 +48,15 @@ _DIED = (
     "or a crash in a native solver)"
 )
 
-_HEADER = struct.Struct("!Q")
-
 
 def child_budget(time_limit: float) -> float:
     """Seconds the child is given for a hard limit of ``time_limit`` seconds."""
     return max(0.0, time_limit - min(MARGIN_SECONDS, MARGIN_FRACTION * time_limit))
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _child(fd: int, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
-    """Body of the child: run ``fn(send, *args)`` and send its outcome; never returns."""
-    code = 0
-
-    def send(obj: Any) -> None:
-        data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-        _write_all(fd, _HEADER.pack(len(data)) + data)
-
-    try:
-        try:
-            send(("result", fn(send, *args)))
-        except KeyboardInterrupt:
-            send(("interrupted", None))
-        except BaseException as exc:  # handed to the parent, raised there
-            try:
-                send(("error", exc))
-            except Exception:  # an exception that does not pickle
-                send(("error", SolverError(f"{type(exc).__name__}: {exc}")))
-    except BaseException:
-        code = 1
-    finally:
-        os._exit(code)
-
-
 #: the longest time limit taken (about 116 days; the operating system's timers overflow far
 #: above it); no limit at all is no time limit given
 MAX_SECONDS = 10_000_000
-
-
-class _Reader:
-    """Length-prefixed pickles from a pipe, read without blocking past a deadline."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.buffer = b""
-        self.eof = False
-
-    def messages(self, until: float | None) -> list[Any]:
-        """The messages that arrive before ``until`` (at least one wait; [] on time-out)."""
-        left = None if until is None else max(0.0, until - time.monotonic())
-        ready, _, _ = select.select([self.fd], [], [], left)
-        if not ready:
-            return []
-        chunk = os.read(self.fd, 1 << 20)
-        if not chunk:
-            self.eof = True
-            return []
-        self.buffer += chunk
-        out = []
-        while len(self.buffer) >= _HEADER.size:
-            (size,) = _HEADER.unpack_from(self.buffer)
-            if len(self.buffer) < _HEADER.size + size:
-                break
-            out.append(pickle.loads(self.buffer[_HEADER.size : _HEADER.size + size]))
-            self.buffer = self.buffer[_HEADER.size + size :]
-        return out
-
-
-def call_in_child(
-    fn: Callable[..., Any],
-    args: tuple[Any, ...],
-    deadline: float | None,
-    on_message: Callable[[Any], None] | None = None,
-) -> tuple[str, Any]:
-    """Run ``fn(send, *args)`` in a forked child, killed at ``deadline``.
-
-    Parameters
-    ----------
-    fn : callable
-        Called in the child with a ``send`` function first; ``send(("message", obj))``
-        (``obj`` picklable) passes ``obj`` to ``on_message`` in the parent as it arrives.
-    args : tuple
-    deadline : float or None
-        A ``time.monotonic()`` value; the child is killed (``SIGKILL``) when it passes.
-    on_message : callable, optional
-
-    Returns
-    -------
-    (str, object)
-        ``("result", value)``, ``("timeout", None)`` (killed at the deadline),
-        ``("interrupted", None)`` (Ctrl-C) or ``("died", None)`` (no answer).
-        An exception raised by ``fn`` is raised again here.
-
-    Examples
-    --------
-    >>> call_in_child(lambda send, x: x + 1, (41,), None)
-    ('result', 42)
-    >>> import time as _t
-    >>> call_in_child(lambda send: _t.sleep(5), (), _t.monotonic() + 0.2)
-    ('timeout', None)
-    """
-    rfd, wfd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child (its coverage is not collected)
-        os.close(rfd)
-        if deadline is not None:  # killed at the deadline: CaDiCaL may run in long slices
-            allow_long_slices()
-        _child(wfd, fn, args)
-    os.close(wfd)
-    reader = _Reader(rfd)
-    outcome: tuple[str, Any] = ("died", None)
-    stop = deadline
-    try:
-        while not reader.eof:
-            try:
-                if stop is not None and time.monotonic() >= stop:
-                    outcome = ("timeout", None) if stop == deadline else ("interrupted", None)
-                    break
-                for kind, value in reader.messages(stop):
-                    if kind == "message":
-                        if on_message is not None:
-                            on_message(value)
-                    else:
-                        outcome = (kind, value)
-            except KeyboardInterrupt:
-                # the child received the same SIGINT: give it a moment to answer
-                grace = time.monotonic() + INTERRUPT_GRACE
-                stop = grace if deadline is None else min(deadline, grace)
-                outcome = ("interrupted", None)
-    finally:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:  # pragma: no cover - already gone
-            pass
-        os.waitpid(pid, 0)
-        os.close(rfd)
-    if outcome[0] == "error":
-        raise outcome[1]
-    return outcome
 
 
 # ------------------------------------------------------------------------------ solve
@@ -283,7 +142,9 @@ def solve_within(
         else:
             state.update(value)
 
-    kind, value = call_in_child(_solve_child, (kwargs, split), start + time_limit, on_message)
+    kind, value = call_in_child(
+        _solve_child, (kwargs, split), start + time_limit, on_message, allow_long_slices
+    )
     if kind == "result":
         return value
     if kind == "died":
@@ -376,7 +237,9 @@ def check_within(
 
     start = limit_origin()
     budget = max(0.0, child_budget(time_limit) - (time.monotonic() - start))
-    kind, value = call_in_child(_check_child, (cert, budget, full), start + time_limit, arrived)
+    kind, value = call_in_child(
+        _check_child, (cert, budget, full), start + time_limit, arrived, allow_long_slices
+    )
     if kind == "result":
         return value
     if kind == "died":

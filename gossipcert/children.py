@@ -1,0 +1,255 @@
+"""The one way gossipcert runs work in a child process: forked, reporting through a pipe,
+killed at a deadline, never outliving its parent.
+
+Every place that needs a child uses :class:`Child` (or :func:`call_in_child`, one child
+waited for): the search under a hard time limit (:mod:`gossipcert.search.watchdog`), the
+proof checker under a deadline (:mod:`gossipcert.proofs.checkers`), the schedule portfolio
+(:mod:`gossipcert.finders.portfolio`) and the local pool of sweeps and cubes
+(:mod:`gossipcert.parallel`).
+
+Why ``os.fork`` and not :mod:`multiprocessing`: the processes of a Dask worker (and of any
+``multiprocessing`` pool) are *daemonic*, and ``multiprocessing`` refuses to start children
+from a daemonic process, while a fork has no such rule. A child reports length-prefixed
+pickles on its own pipe; the parent reads them without blocking past its deadline
+(``select``). A child asks the kernel to kill it when its parent dies
+(``PR_SET_PDEATHSIG`` through ``prctl``, Linux), and checks that the parent is still the one
+that forked it; the parent kills and reaps every child it started, on a deadline, an error
+or an interruption. On systems without ``prctl`` (not Linux) the second guard is the
+parent's ``finally``: a parent killed with ``SIGKILL`` may leave a child running there.
+
+Supported platforms: Linux (the one tested); other POSIX systems with ``fork`` work with
+the weaker guard above; Windows has no ``fork`` and is not supported.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import pickle
+import select
+import signal
+import struct
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from gossipcert.errors import GossipcertError
+
+#: after Ctrl-C, seconds :func:`call_in_child` waits for the child's own answer
+INTERRUPT_GRACE = 5.0
+
+_HEADER = struct.Struct("!Q")
+
+#: receives one message object from the child
+Send = Callable[[Any], None]
+
+
+def die_with_parent(parent: int | None = None) -> None:  # pragma: no cover - in children
+    """In a child: be killed when the parent dies (Linux), and exit at once if the parent
+    that started this child is already gone.
+
+    Parameters
+    ----------
+    parent : int, optional
+        The parent's process id when it started the child.
+    """
+    try:
+        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the parent's finally is the guard
+        pass
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _child_body(
+    fd: int, fn: Callable[..., Any], args: tuple[Any, ...], parent: int
+) -> None:  # pragma: no cover - the child (its coverage is not collected)
+    """Run ``fn(send, *args)`` and send its outcome; never returns."""
+    code = 0
+    die_with_parent(parent)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # whatever handler the parent set
+
+    def send(obj: Any) -> None:
+        data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        _write_all(fd, _HEADER.pack(len(data)) + data)
+
+    try:
+        try:
+            send(("result", fn(send, *args)))
+        except KeyboardInterrupt:
+            send(("interrupted", None))
+        except BaseException as exc:  # handed to the parent, raised there
+            try:
+                send(("error", exc))
+            except Exception:  # an exception that does not pickle
+                send(("error", GossipcertError(f"{type(exc).__name__}: {exc}")))
+    except BaseException:
+        code = 1
+    finally:
+        os._exit(code)
+
+
+class Child:
+    """A forked child running ``fn(send, *args)``.
+
+    ``send(("message", obj))`` in the child passes ``obj`` to the parent's
+    :meth:`messages`; the child's outcome arrives last, as ``("result", value)``,
+    ``("error", exception)`` or ``("interrupted", None)``.
+
+    Parameters
+    ----------
+    fn : callable
+        A function of ``(send, *args)``.
+    args : tuple
+    in_child : callable, optional
+        Called first in the child (e.g. to let a solver run long slices).
+
+    Examples
+    --------
+    >>> child = Child(lambda send, x: send(("message", x)) or x * 2, (21,))
+    >>> out = []
+    >>> while not child.done:
+    ...     out += child.messages(None)
+    >>> child.reap(); out
+    [('message', 21), ('result', 42)]
+    """
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        args: tuple[Any, ...],
+        in_child: Callable[[], None] | None = None,
+    ) -> None:
+        parent = os.getpid()
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            os.close(rfd)
+            if in_child is not None:
+                in_child()
+            _child_body(wfd, fn, args, parent)
+        os.close(wfd)
+        self.pid = pid
+        self.fd = rfd
+        self.buffer = b""
+        #: the pipe reached its end: the child has sent everything it will send
+        self.done = False
+        self._reaped = False
+
+    def fileno(self) -> int:
+        """The pipe's descriptor (so that children can be given to ``select``)."""
+        return self.fd
+
+    def read(self) -> list[Any]:
+        """The messages that have arrived (one read; call when ``select`` says ready)."""
+        chunk = os.read(self.fd, 1 << 20)
+        if not chunk:
+            self.done = True
+            return []
+        self.buffer += chunk
+        out = []
+        while len(self.buffer) >= _HEADER.size:
+            (size,) = _HEADER.unpack_from(self.buffer)
+            if len(self.buffer) < _HEADER.size + size:
+                break
+            out.append(pickle.loads(self.buffer[_HEADER.size : _HEADER.size + size]))
+            self.buffer = self.buffer[_HEADER.size + size :]
+        return out
+
+    def messages(self, until: float | None) -> list[Any]:
+        """The messages that arrive before ``until`` (a ``time.monotonic()`` value; None
+        waits for the next read); [] on time-out."""
+        left = None if until is None else max(0.0, until - time.monotonic())
+        ready, _, _ = select.select([self.fd], [], [], left)
+        return self.read() if ready else []
+
+    def reap(self) -> None:
+        """Kill the child if it still runs, wait for it and close the pipe (idempotent)."""
+        if self._reaped:
+            return
+        self._reaped = True
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:  # pragma: no cover - already gone
+            pass
+        os.waitpid(self.pid, 0)
+        os.close(self.fd)
+
+
+def ready(children: Iterable[Child], until: float | None) -> list[Child]:
+    """The children with something to read before ``until`` ([] on time-out)."""
+    left = None if until is None else max(0.0, until - time.monotonic())
+    pending = [c for c in children if not c.done]
+    if not pending:
+        return []
+    found, _, _ = select.select(pending, [], [], left)
+    return found
+
+
+def call_in_child(
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    deadline: float | None,
+    on_message: Callable[[Any], None] | None = None,
+    in_child: Callable[[], None] | None = None,
+) -> tuple[str, Any]:
+    """Run ``fn(send, *args)`` in a forked child, killed at ``deadline``.
+
+    Parameters
+    ----------
+    fn : callable
+        Called in the child with a ``send`` function first; ``send(("message", obj))``
+        (``obj`` picklable) passes ``obj`` to ``on_message`` in the parent as it arrives.
+    args : tuple
+    deadline : float or None
+        A ``time.monotonic()`` value; the child is killed (``SIGKILL``) when it passes.
+    on_message : callable, optional
+    in_child : callable, optional
+        Called first in the child.
+
+    Returns
+    -------
+    (str, object)
+        ``("result", value)``, ``("timeout", None)`` (killed at the deadline),
+        ``("interrupted", None)`` (Ctrl-C) or ``("died", None)`` (no answer).
+        An exception raised by ``fn`` is raised again here.
+
+    Examples
+    --------
+    >>> call_in_child(lambda send, x: x + 1, (41,), None)
+    ('result', 42)
+    >>> import time as _t
+    >>> call_in_child(lambda send: _t.sleep(5), (), _t.monotonic() + 0.2)
+    ('timeout', None)
+    """
+    child = Child(fn, args, in_child)
+    outcome: tuple[str, Any] = ("died", None)
+    stop = deadline
+    try:
+        while not child.done:
+            try:
+                if stop is not None and time.monotonic() >= stop:
+                    outcome = ("timeout", None) if stop == deadline else ("interrupted", None)
+                    break
+                for kind, value in child.messages(stop):
+                    if kind == "message":
+                        if on_message is not None:
+                            on_message(value)
+                    else:
+                        outcome = (kind, value)
+            except KeyboardInterrupt:
+                # the child received the same SIGINT: give it a moment to answer
+                grace = time.monotonic() + INTERRUPT_GRACE
+                stop = grace if deadline is None else min(deadline, grace)
+                outcome = ("interrupted", None)
+    finally:
+        child.reap()
+    if outcome[0] == "error":
+        raise outcome[1]
+    return outcome
