@@ -70,13 +70,33 @@ from gossipcert.instance import Instance
 
 class BroadcastState(Protocol):
     """What the budget reads of a broadcast encoding
-    (:class:`gossipcert.encodings.broadcast.BroadcastEncoding` is one)."""
+    (:class:`gossipcert.encodings.broadcast.BroadcastEncoding` is one). The budget only
+    reads these attributes, so they are read-only here: an encoding may hold lists."""
 
-    formula: Formula
-    instance: Instance
-    holder: Sequence[bool]
-    n_holders: int
-    nbrs: Sequence[Sequence[int]]
+    @property
+    def formula(self) -> Formula:
+        """The formula the budget's clauses go to."""
+        ...
+
+    @property
+    def instance(self) -> Instance:
+        """The broadcast instance."""
+        ...
+
+    @property
+    def holder(self) -> Sequence[bool]:
+        """``holder[v]``: node ``v`` holds the message at the start."""
+        ...
+
+    @property
+    def n_holders(self) -> int:
+        """How many nodes hold the message at the start."""
+        ...
+
+    @property
+    def nbrs(self) -> Sequence[Sequence[int]]:
+        """``nbrs[v]``: the neighbours of ``v``."""
+        ...
 
     def informed(self, v: int, t: int) -> Lit:
         """The literal "``v`` is informed after round ``t``"."""
