@@ -358,7 +358,8 @@ def race(
         rep = simulate(instance, sched)
         row = {"entrant": entrant, "schedule": label, "valid": rep.ok, "rounds": rep.rounds}
         res.log.append({**row, "time": round(time.monotonic() - start, 3)})
-        if rep.ok and (res.report is None or rep.rounds < res.report.rounds):  # type: ignore[operator]
+        best = res.rounds  # None: no valid schedule yet
+        if rep.ok and rep.rounds is not None and (best is None or rep.rounds < best):
             res.schedule = Schedule(sched.rounds[: rep.rounds])
             res.report, res.entrant = rep, f"{entrant}: {label}" if label != entrant else entrant
             res.won = rep.rounds is not None and rep.rounds <= target
