@@ -111,11 +111,13 @@ class BroadcastState(Protocol):
 BUDGET_CAP = 128
 
 
-def _merge(f: Formula, key: Hashable, a: list[int], b: list[int], cap: int) -> list[int]:
+def _merge(
+    f: Formula, key: tuple[Hashable, ...], a: list[int], b: list[int], cap: int
+) -> list[int]:
     """Outputs ``r_1..r_m`` (``m = min(len(a) + len(b), cap)``) with ``a >= i and b >= j ->
     r_{min(i + j, m)}``, where ``a`` and ``b`` are unary counts (``a[i-1]``: at least ``i``)."""
     m = min(len(a) + len(b), cap)
-    out = [f.var((*key, j)) for j in range(1, m + 1)]  # type: ignore[misc]
+    out = [f.var((*key, j)) for j in range(1, m + 1)]
     for i in range(min(len(a), cap) + 1):
         for j in range(min(len(b), cap) + 1):
             if i + j == 0:
