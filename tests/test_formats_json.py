@@ -152,3 +152,15 @@ def test_teccl_topologies(tmp_path):
     # gossipcert's own JSON graphs read as before
     path.write_text(json.dumps({"nodes": [0, 1], "edges": [[0, 1, 3]]}))
     assert graphs.read_graph_file(path)[0][1]["capacity"] == 3
+
+
+@pytest.mark.parametrize("send", [7, None, {"a": 0, "b": 1, "c": 2}, [0, 1], [0, 1, 9]])
+def test_sccl_malformed_send(tmp_path, send):
+    """A send that is not three integers naming an address and two ranks is refused with
+    the step it is in (a bare number used to escape as a TypeError)."""
+    data = sccl_ring_allgather(3)
+    data["steps"][0]["sends"][0] = send
+    path = tmp_path / "ring.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(FormatError, match=r"steps\[0\]: bad send"):
+        read_sccl(str(path))

@@ -149,3 +149,23 @@ def test_a_front_below_the_round_optimum_is_refused() -> None:
     # the empty front was printed as "all proved" with exit status 0
     with pytest.raises(SpecError, match="the round optimum is 4; give --max-rounds 4 or more"):
         pareto_front(parse_instance("ring:5", "telephone", "gossip"), 3)
+
+
+def test_pareto_points_and_least_cost_skip_horizons_without_steps() -> None:
+    # (R, S): no schedule found for R = 2 and 6; R = 4 does not beat R = 3's 5 steps (the
+    # round result is not read here)
+    points = [(2, None), (3, 5), (4, 5), (5, 3), (6, None), (7, 3)]
+    inst = parse_instance("path:3", "telephone", "gossip")
+    res = cost.FrontResult(inst, None, [cost.FrontPoint(r, s, True, None, 0.0) for r, s in points])
+    assert [(p.rounds, p.steps) for p in res.pareto()] == [(3, 5), (5, 3)]
+    # T = R + tau * h * S: 8, 9, 8, 10 at tau = h = 1 (the first of the two 8s), then
+    # 13, 14, 11, 13 with tau * h = 2
+    best = {(tau, h): res.best_cost(tau, h) for tau, h in [(1.0, 1), (2.0, 1), (1.0, 2), (0.0, 1)]}
+    assert {key: p.rounds for key, p in best.items() if p is not None} == {
+        (1.0, 1): 3,
+        (2.0, 1): 5,
+        (1.0, 2): 5,
+        (0.0, 1): 3,
+    }
+    empty = cost.FrontResult(inst, None, [cost.FrontPoint(2, None, True, None, 0.0)])
+    assert empty.pareto() == [] and empty.best_cost(1.0, 1) is None

@@ -7,7 +7,7 @@ import math
 import os
 import sys
 from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
 
 import typer
 from rich.markup import escape as esc
@@ -35,7 +35,8 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 MODEL_HELP = (
     "Communication model: "
@@ -110,7 +111,7 @@ def _time_limit_option(help_text: str) -> Any:
     )
 
 
-def _error_exit(message: str, as_json: bool, code: int = 2) -> None:
+def _error_exit(message: str, as_json: bool, code: int = 2) -> NoReturn:
     """One line on stderr (and a JSON object on stdout with ``--json``); exit ``code``."""
     err_console.print(f"[bold red]error:[/] {esc(message)}")
     if as_json:
@@ -123,11 +124,11 @@ CountingOpt = Annotated[
 ]
 
 
-def _bad_input(func: F) -> F:
+def _bad_input(func: Callable[P, R]) -> Callable[P, R]:
     """Turn every GossipcertError into one line on stderr and exit status 2."""
 
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         as_json = bool(kwargs.get("as_json"))
         try:
             return func(*args, **kwargs)
@@ -139,7 +140,7 @@ def _bad_input(func: F) -> F:
                 print_json({"error": "interrupted", "exit": 130})
             raise typer.Exit(130) from None
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 def _show_version(value: bool) -> None:

@@ -370,15 +370,15 @@ def _fits(walks: WalkCount, rounds: int) -> bool:
             tight.append((Fraction(walk_side, count), d, table))
     budget = STATE_BUDGET
     for ratio, d, table in sorted(tight, key=lambda x: x[:2]):
-        count = _SiblingCount(walks, rounds, d, table)
-        right = count.total(budget)
+        siblings = _SiblingCount(walks, rounds, d, table)
+        right = siblings.total(budget)
         if right is None:
             return True  # no verdict within the budget: this threshold and the rest unused
         if walks.beyond[d] > right:
             return False
         if right == ratio * walks.beyond[d]:
             return True  # no shared neighbour mattered at the tightest threshold: stop here
-        budget -= len(count.memo)
+        budget -= len(siblings.memo)
     return True
 
 

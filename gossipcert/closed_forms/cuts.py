@@ -49,9 +49,11 @@ References
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 import networkx as nx
 import numpy as np
+import numpy.typing as npt
 
 from gossipcert import graphs
 from gossipcert.closed_forms.base import _LOWER, Bound, _memo
@@ -139,7 +141,7 @@ class CutData:
             d = demand_rows.setdefault(demanders_of[p], len(demand_rows))
             classes[h, d] = classes.get((h, d), 0) + 1
 
-        def matrix(rows: dict[int, int]) -> np.ndarray:
+        def matrix(rows: dict[int, int]) -> npt.NDArray[np.bool_]:
             out = np.zeros((len(rows), n), dtype=bool)
             for mask, i in rows.items():
                 out[i, list(bits(mask))] = True
@@ -166,8 +168,11 @@ class CutData:
         ends = np.unique(self.arc_head[crossing_arcs])
         out = ~in_side
         # packets that some node outside demands and no node outside holds
-        held_out = (self.holds & out).any(axis=1)[self.class_holder]
-        need_out = (self.demands & out).any(axis=1)[self.class_demand]
+        # the matrices are 2-D, so any(axis=1) is an array (numpy's stubs also allow a scalar)
+        held_by = cast("npt.NDArray[np.bool_]", (self.holds & out).any(axis=1))
+        needed_by = cast("npt.NDArray[np.bool_]", (self.demands & out).any(axis=1))
+        held_out = held_by[self.class_holder]
+        need_out = needed_by[self.class_demand]
         crossing = need_out & ~held_out
         if not crossing.any():
             return 0

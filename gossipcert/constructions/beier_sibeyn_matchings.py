@@ -133,11 +133,11 @@ def ccc_matchings(graph: nx.Graph) -> list[Calls]:
     cycles = range(1 << k)
     if k % 2 == 0:
         # M0, M1: the cycle edges alternately; M2: all cross edges (i, j) -- (i xor 2^j, j)
-        m0, m1 = _cycle_matchings(k, node)
-        cross = [
+        along_0, along_1 = _cycle_matchings(k, node)
+        across = [
             (node(i, j), node(i ^ 1 << j, j)) for i in cycles for j in range(k) if not i >> j & 1
         ]
-        return [m0, m1, cross]
+        return [along_0, along_1, across]
     m0: Calls = []
     m1: Calls = []
     m2: Calls = []

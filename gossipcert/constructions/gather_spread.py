@@ -124,6 +124,11 @@ def _centre(graph: nx.Graph, comp: list[int]) -> int:
     return min(comp[::step], key=lambda v: (_eccentricity(graph, v), v))
 
 
+def _richest(comp: list[int], table: tuple[int, ...]) -> int:
+    """The node of ``comp`` with the most packets in ``table`` (the least such node)."""
+    return max(comp, key=lambda v: (table[v].bit_count(), -v))
+
+
 def _centres(instance: Instance) -> list[list[int]]:
     """Candidate root sets: one root per component, chosen three ways."""
     g = instance.graph
@@ -133,7 +138,7 @@ def _centres(instance: Instance) -> list[list[int]]:
     options.append([_centre(g, c) for c in comps])
     # the node holding the most packets, and the node demanding the most, in each component
     for table in (instance.holdings, instance.demands):
-        roots = [max(c, key=lambda v, t=table: (t[v].bit_count(), -v)) for c in comps]
+        roots = [_richest(c, table) for c in comps]
         if roots not in options:
             options.append(roots)
     return options

@@ -18,7 +18,8 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import cast
 
 from gossipcert import graphs
 from gossipcert.constructions.hamiltonian import check_gossip, hamiltonian_gossip, path_pipeline
@@ -106,14 +107,13 @@ def product(
     def node(x: int, y: int) -> int:
         return x * n2 + y
 
-    # the packet of product node (x, y), and the origin node of each factor packet
+    # the packet of product node (x, y), and the origin node of each factor packet (a gossip
+    # instance names each packet after its origin node, see graphs.node_ref)
     packet = [origin_packet(instance, v) for v in range(instance.n)]
-    origin_a = [graphs.resolve_node(a, name) for name in inst_a.packet_names]
-    origin_b = [graphs.resolve_node(b, name) for name in inst_b.packet_names]
+    origin_a = [graphs.resolve_node(a, cast("int | str", name)) for name in inst_a.packet_names]
+    origin_b = [graphs.resolve_node(b, cast("int | str", name)) for name in inst_b.packet_names]
 
-    def copy_round(
-        rnd: Round, place: Callable[[int], int], message: Callable[[int], int]
-    ) -> list[Transmission]:
+    def copy_round(rnd: Round, place: Sequence[int], message: Sequence[int]) -> list[Transmission]:
         """One factor round, placed in one copy: ``place`` maps factor nodes to product
         nodes, ``message`` maps a factor packet to the product packet it stands for."""
         out = []
@@ -125,44 +125,39 @@ def product(
             mask = 0
             for q in range(tr.packets.bit_length()):
                 if tr.packets >> q & 1:
-                    mask |= 1 << message(q)
-            out.append(Transmission(place(tr.sender), tuple(place(r) for r in tr.receivers), mask))
+                    mask |= 1 << message[q]
+            out.append(Transmission(place[tr.sender], tuple(place[r] for r in tr.receivers), mask))
         return out
 
+    # the copies B_x = (v_x, *) of B and A_y = (*, u_y) of A: their nodes in the product
+    in_b = [[node(x, y) for y in range(n2)] for x in range(n1)]
+    in_a = [[node(x, y) for x in range(n1)] for y in range(n2)]
     rounds: list[Round] = []
     if not swap:
         # Phase 1: multinode broadcasting in every copy B_i = (v_i, *) at once
         for rnd in sched_b.rounds[: len(sched_b)]:
             merged: list[Transmission] = []
             for x in range(n1):
-                merged += copy_round(
-                    rnd, lambda y, x=x: node(x, y), lambda q, x=x: packet[node(x, origin_b[q])]
-                )
+                merged += copy_round(rnd, in_b[x], [packet[node(x, o)] for o in origin_b])
             rounds.append(tuple(merged))
         # Phase 2: for r = 1..n2, in every copy A_j = (*, u_j), (v_i, u_j) broadcasts m(v_i, u_r)
         for r in range(n2):
             for rnd in sched_a.rounds[: len(sched_a)]:
                 merged = []
                 for y in range(n2):
-                    merged += copy_round(
-                        rnd, lambda x, y=y: node(x, y), lambda q, r=r: packet[node(origin_a[q], r)]
-                    )
+                    merged += copy_round(rnd, in_a[y], [packet[node(o, r)] for o in origin_a])
                 rounds.append(tuple(merged))
     else:
         # the same with the dimensions renamed: Phase 1 in the copies of A
         for rnd in sched_a.rounds[: len(sched_a)]:
             merged = []
             for y in range(n2):
-                merged += copy_round(
-                    rnd, lambda x, y=y: node(x, y), lambda q, y=y: packet[node(origin_a[q], y)]
-                )
+                merged += copy_round(rnd, in_a[y], [packet[node(o, y)] for o in origin_a])
             rounds.append(tuple(merged))
         for r in range(n1):
             for rnd in sched_b.rounds[: len(sched_b)]:
                 merged = []
                 for x in range(n1):
-                    merged += copy_round(
-                        rnd, lambda y, x=x: node(x, y), lambda q, r=r: packet[node(r, origin_b[q])]
-                    )
+                    merged += copy_round(rnd, in_b[x], [packet[node(r, o)] for o in origin_b])
                 rounds.append(tuple(merged))
     return Schedule(tuple(rounds))

@@ -105,7 +105,7 @@ class AllPortEncoding(TransferEncoding):
         }
         self.names = packet_nodes(instance)
 
-    def arc(self, u: int, v: int, t: int) -> bool:  # type: ignore[override]
+    def arc(self, u: int, v: int, t: int) -> bool:
         """Every arc is usable in every round: the constant True."""
         return True
 
@@ -120,7 +120,7 @@ class AllPortEncoding(TransferEncoding):
         for (u, v), cap in self.capacity.items():
             xs = [x for p in range(self.instance.n_packets) if (x := self.sends(p, u, v, t))]
             if len(xs) > cap:
-                self.formula.at_most(xs, cap)  # type: ignore[arg-type]
+                self.formula.at_most(xs, cap)
 
     def first_round_keys(self) -> list[tuple[Hashable, int]]:
         """Round-1 transfers keyed by ``(u, v, *nodes naming the packet)``."""
@@ -131,7 +131,7 @@ class AllPortEncoding(TransferEncoding):
             for p in range(self.instance.n_packets):
                 x = self.sends(p, u, v, 1)
                 if x is not False:
-                    out.append(((u, v, *self.names[p]), x))  # type: ignore[arg-type]
+                    out.append(((u, v, *self.names[p]), x))
         return out
 
     def decode_round(self, t: int, value: Callable[[int], bool]) -> Round:
@@ -156,7 +156,7 @@ class AllPortEncoding(TransferEncoding):
                     for p in bits(mask & ~know[r]):
                         x = self.sends(p, tr.sender, r, t)
                         if x is not False:
-                            out[x] = True  # type: ignore[index]
+                            out[x] = True
                     new[r] |= mask
             know = new
             self.hint_knowledge(out, know, t)

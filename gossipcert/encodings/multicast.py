@@ -74,7 +74,7 @@ class MulticastEncoding(TransferEncoding):
         """The packets of ``u``'s one transmission of round ``t``."""
         return [
             c for p in range(self.instance.n_packets) if (c := self.carries(u, p, t)) is not False
-        ]  # type: ignore[misc]
+        ]
 
     def on_send(self, p: int, u: int, v: int, t: int, x: int) -> None:
         self.formula.clause([-x, self.carries(u, p, t)])
@@ -102,7 +102,7 @@ class MulticastEncoding(TransferEncoding):
             mask = 0
             for p in range(self.instance.n_packets):
                 c = self.carries(u, p, t)
-                if c is not False and value(c):  # type: ignore[arg-type]
+                if c is not False and value(c):
                     mask |= 1 << p
             if mask:
                 out.append(Transmission(u, receivers, mask))
@@ -121,7 +121,7 @@ class MulticastEncoding(TransferEncoding):
                 for p in bits(mask):
                     c = self.carries(tr.sender, p, t)
                     if c is not False:
-                        out[c] = True  # type: ignore[index]
+                        out[c] = True
                 for r in tr.receivers:
                     new[r] |= mask
             know = new

@@ -176,7 +176,7 @@ class TransferEncoding(HorizonEncoding):
             return
         for u, v in self.arcs:
             xs = [x for p in range(self.instance.n_packets) if (x := self.sends(p, u, v, t))]
-            self.formula.at_most(xs, self.cap)  # type: ignore[arg-type]
+            self.formula.at_most(xs, self.cap)
 
     def sent_literals(self, u: int, t: int) -> list[int]:
         """Literals whose count is the number of packets ``u`` sends in round ``t``.
@@ -188,7 +188,7 @@ class TransferEncoding(HorizonEncoding):
             for p in range(self.instance.n_packets):
                 x = self.sends(p, u, v, t)
                 if x is not False:
-                    out.append(x)  # type: ignore[arg-type]
+                    out.append(x)
         return out
 
     def on_send(self, p: int, u: int, v: int, t: int, x: int) -> None:
@@ -266,7 +266,7 @@ class TransferEncoding(HorizonEncoding):
         mask = 0
         for p in range(self.instance.n_packets):
             x = self.sends(p, u, v, t)
-            if x is not False and value(x):  # type: ignore[arg-type]
+            if x is not False and value(x):
                 mask |= 1 << p
         return mask
 
@@ -295,7 +295,7 @@ class TransferEncoding(HorizonEncoding):
                     for p in bits(mask & ~know[r]):
                         x = self.sends(p, tr.sender, r, t)
                         if x is not False:
-                            out[x] = True  # type: ignore[index]
+                            out[x] = True
                     new[r] |= mask
             know = new
             self.hint_knowledge(out, know, t)

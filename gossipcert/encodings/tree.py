@@ -231,10 +231,10 @@ class TreeEncoding(HorizonEncoding):
                 now = self.crossed(p, a, t)
                 before = self.crossed(p, a, t - 1)
                 if before is not False:
-                    f.clause([-before, now])  # type: ignore[operator]
+                    f.clause([-before, now])
                 u = a[0]
                 if u != self.holder[p]:
-                    f.clause([-now, self.crossed(p, self.into[p][u], t - 1)])  # type: ignore[operator]
+                    f.clause([-now, self.crossed(p, self.into[p][u], t - 1)])
                 moving.append((p, now, before))
             cap = self.capacity[a]
             if len(moving) <= cap:
@@ -245,7 +245,7 @@ class TreeEncoding(HorizonEncoding):
             xs: list[int] = []
             for p, now, before in moving:
                 x = f.var(("X", p, *a, t))
-                f.clause([-now, before, x])  # type: ignore[operator]
+                f.clause([-now, before, x])
                 if self.options.eager and cap == 1:  # X is then exactly the crossing
                     f.clause([-x, now])
                     f.clause([-x, -before if not isinstance(before, bool) else not before])

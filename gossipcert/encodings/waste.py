@@ -70,13 +70,33 @@ from gossipcert.instance import Instance
 
 class BroadcastState(Protocol):
     """What the budget reads of a broadcast encoding
-    (:class:`gossipcert.encodings.broadcast.BroadcastEncoding` is one)."""
+    (:class:`gossipcert.encodings.broadcast.BroadcastEncoding` is one). The budget only
+    reads these attributes, so they are read-only here: an encoding may hold lists."""
 
-    formula: Formula
-    instance: Instance
-    holder: Sequence[bool]
-    n_holders: int
-    nbrs: Sequence[Sequence[int]]
+    @property
+    def formula(self) -> Formula:
+        """The formula the budget's clauses go to."""
+        ...
+
+    @property
+    def instance(self) -> Instance:
+        """The broadcast instance."""
+        ...
+
+    @property
+    def holder(self) -> Sequence[bool]:
+        """``holder[v]``: node ``v`` holds the message at the start."""
+        ...
+
+    @property
+    def n_holders(self) -> int:
+        """How many nodes hold the message at the start."""
+        ...
+
+    @property
+    def nbrs(self) -> Sequence[Sequence[int]]:
+        """``nbrs[v]``: the neighbours of ``v``."""
+        ...
 
     def informed(self, v: int, t: int) -> Lit:
         """The literal "``v`` is informed after round ``t``"."""
@@ -91,11 +111,13 @@ class BroadcastState(Protocol):
 BUDGET_CAP = 128
 
 
-def _merge(f: Formula, key: Hashable, a: list[int], b: list[int], cap: int) -> list[int]:
+def _merge(
+    f: Formula, key: tuple[Hashable, ...], a: list[int], b: list[int], cap: int
+) -> list[int]:
     """Outputs ``r_1..r_m`` (``m = min(len(a) + len(b), cap)``) with ``a >= i and b >= j ->
     r_{min(i + j, m)}``, where ``a`` and ``b`` are unary counts (``a[i-1]``: at least ``i``)."""
     m = min(len(a) + len(b), cap)
-    out = [f.var((*key, j)) for j in range(1, m + 1)]  # type: ignore[misc]
+    out = [f.var((*key, j)) for j in range(1, m + 1)]
     for i in range(min(len(a), cap) + 1):
         for j in range(min(len(b), cap) + 1):
             if i + j == 0:

@@ -184,7 +184,7 @@ class PalindromeEncoding(ClauseSink):
                         self._add([-via, self.call(v, u, t)])
                         self._add([-via, ku])
                         support.append(via)
-                    self._add([-k, *support])  # type: ignore[operator]
+                    self._add([-k, *support])
 
     def _equal(self) -> None:
         for t in range(1, self.free + 1):

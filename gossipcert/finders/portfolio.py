@@ -170,7 +170,7 @@ def _symmetric(
     deadline = time.monotonic() + budget
     upper = None if hint is None else len(hint.rounds)
     if upper is None:
-        for _, cand in upper_bound_schedules(instance, target):
+        for _source, cand in upper_bound_schedules(instance, target):
             rep = simulate(instance, cand)
             if rep.ok and rep.rounds is not None and (upper is None or rep.rounds < upper):
                 upper = rep.rounds
@@ -206,6 +206,11 @@ def _anneal(
         best = res.schedule
         send(f"anneal ({rounds} rounds)", best)
         rounds = len(best) - 1
+
+
+def _truth(model: dict[int, bool]) -> Callable[[int], bool]:
+    """The value of each variable in ``model`` (false where the model has none)."""
+    return lambda v: model.get(v, False)
 
 
 def _solver(
@@ -256,14 +261,14 @@ def _solver(
             if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 return
             got = {v: bool(solver.boolean_value(var)) for v, var in x.items()}
-            sched = enc.decode(horizon, lambda v, got=got: got.get(v, False))
+            sched = enc.decode(horizon, _truth(got))
         else:
             with Solver(name="cadical195", bootstrap_with=enc.formula.cnf_since(0)) as sat:
                 sat.set_phases([v if val else -v for v, val in values.items()])
                 if not sat.solve(assumptions=[sel]):
                     return
                 model_set = {lit for lit in sat.get_model() or [] if lit > 0}
-            sched = enc.decode(horizon, lambda v, m=model_set: v in m)
+            sched = enc.decode(horizon, model_set.__contains__)
         send(name, sched)
         hint = sched
 
@@ -344,7 +349,8 @@ def race(
         rep = simulate(instance, sched)
         row = {"entrant": entrant, "schedule": label, "valid": rep.ok, "rounds": rep.rounds}
         res.log.append({**row, "time": round(time.monotonic() - start, 3)})
-        if rep.ok and (res.report is None or rep.rounds < res.report.rounds):  # type: ignore[operator]
+        best = res.rounds  # None: no valid schedule yet
+        if rep.ok and rep.rounds is not None and (best is None or rep.rounds < best):
             res.schedule = Schedule(sched.rounds[: rep.rounds])
             res.report, res.entrant = rep, f"{entrant}: {label}" if label != entrant else entrant
             res.won = rep.rounds is not None and rep.rounds <= target

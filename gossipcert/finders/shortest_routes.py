@@ -93,7 +93,7 @@ def shortest_route_schedule(
                 for p in range(instance.n_packets):
                     x = enc.sends(p, u, v, t)
                     if x is not False and dist[v][dest[p]] != dist[u][dest[p]] - 1:
-                        enc.formula.clause([-x])  # type: ignore[operator]
+                        enc.formula.clause([-x])
         solver = make_backend("sat", enc.formula)
         try:
             status = solver.solve([enc.selector(rounds)], deadline, None)

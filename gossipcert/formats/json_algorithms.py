@@ -162,8 +162,10 @@ def read_sccl(path: str) -> tuple[Replay, str, int, int, Any]:
         nxt = [set(h) for h in holds]
         per_link: dict[tuple[int, int], int] = defaultdict(int)
         for send in step["sends"]:
-            addr, src, dst = _ints(send, where) if len(send) == 3 else (None, None, None)
-            if addr is None or not (0 <= src < n and 0 <= dst < n) or addr not in at_address:
+            if not isinstance(send, list) or len(send) != 3:
+                raise FormatError(f"{where}: bad send {send!r} (address, src, dst)")
+            addr, src, dst = _ints(send, where)
+            if not (0 <= src < n and 0 <= dst < n) or addr not in at_address:
                 raise FormatError(f"{where}: bad send {send!r} (address, src, dst)")
             moved = [i for i in at_address[addr] if i in holds[src]]
             t = offset + per_link[(src, dst)] % rounds + 1

@@ -280,12 +280,12 @@ def read_msccl_xml(path: str | os.PathLike[str]) -> MscclAlgorithm:
     return parse_msccl_xml(data, name)
 
 
-class _LineTreeBuilder(DefusedXMLParser):  # type: ignore[misc]
+class _LineTreeBuilder(DefusedXMLParser):
     """The defused expat parser, recording each element's line as ``sourceline``."""
 
     def _start(self, tag: str, attr_list: list[str]) -> Element:  # pragma: no cover - hook
         elem = super()._start(tag, attr_list)
-        elem.sourceline = self.parser.CurrentLineNumber  # type: ignore[attr-defined]
+        elem.sourceline = self.parser.CurrentLineNumber
         return elem
 
 
@@ -421,15 +421,15 @@ def _read_gpu(elem: Element, source: str, ngpus: int, defects: list[str]) -> Gpu
         for role, peer in (("send", tb.send), ("recv", tb.recv)):
             if peer < 0:
                 continue
-            key = (role, peer, tb.chan)
-            if key in seen:
+            link = (role, peer, tb.chan)
+            if link in seen:
                 defects.append(
-                    f"GPU {rank}: thread blocks {seen[key]} and {tb.id} both {role} "
+                    f"GPU {rank}: thread blocks {seen[link]} and {tb.id} both {role} "
                     f"{'to' if role == 'send' else 'from'} GPU {peer} on channel {tb.chan}: one "
                     "connection, so the order of their transfers is undefined"
                 )
             else:
-                seen[key] = tb.id
+                seen[link] = tb.id
     return Gpu(rank, sizes["i_chunks"], sizes["o_chunks"], sizes["s_chunks"], ordered)
 
 

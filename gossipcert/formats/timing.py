@@ -115,10 +115,10 @@ class Timing:
                     for node in (first, last):
                         self.owner[node] = (chain, st.index)
         self.recv_node = recv_node
-        for (rank, tb, s), node in self.first.items():
-            st = self.steps[(rank, tb, s)]
+        for (rank, tb_id, s), node in self.first.items():
+            st = self.steps[(rank, tb_id, s)]
             if s > 0:
-                self.preds[node].append(self.last[(rank, tb, s - 1)])
+                self.preds[node].append(self.last[(rank, tb_id, s - 1)])
             if st.depid >= 0:
                 target = self._signalled(rank, st.depid, st.deps)
                 if target is None:
@@ -128,10 +128,10 @@ class Timing:
                     findings.append(
                         Finding(
                             "unsignalled-dependency",
-                            f"deadlock: {_where(rank, tb, st)} waits for GPU {rank} thread block "
-                            f"{st.depid} step {st.deps}, but neither that step nor a later one of "
-                            'that thread block has hasdep="1" (nops aside): the executor never '
-                            "signals it",
+                            f"deadlock: {_where(rank, tb_id, st)} waits for GPU {rank} "
+                            f"thread block {st.depid} step {st.deps}, but neither that step nor "
+                            'a later one of that thread block has hasdep="1" (nops aside): the '
+                            "executor never signals it",
                             rank=rank,
                         )
                     )
@@ -170,10 +170,10 @@ class Timing:
         order: list[int] = []
         while queue:
             v = queue.popleft()
-            value[v] = best[v] + 1 if self.is_transfer[v] else best[v]
+            value[v] = here = best[v] + 1 if self.is_transfer[v] else best[v]
             order.append(v)
             for w in succ[v]:
-                best[w] = max(best[w], value[v])  # type: ignore[type-var]
+                best[w] = max(best[w], here)
                 indeg[w] -= 1
                 if indeg[w] == 0 and w not in self.blocked:
                     queue.append(w)

@@ -317,7 +317,7 @@ def sccl_json_from_schedule(schedule: Schedule, instance: Instance, name: str | 
     coll, procs, k = _checked(schedule, instance)
     n = len(procs)
     rank = {v: r for r, v in enumerate(procs)}
-    chunks = []
+    chunks: list[dict[str, Any]] = []
     if coll == "allgather":
         for c in range(n):
             chunks.append({"msccl_type": "chunk", "pre": [c], "post": list(range(n)), "addr": c})
@@ -340,8 +340,8 @@ def sccl_json_from_schedule(schedule: Schedule, instance: Instance, name: str | 
             if graph.has_edge(procs[a], procs[b]):
                 links[b][a] = int(graph[procs[a]][procs[b]].get("capacity", 1))
     title = name or f"{instance.problem.spec()} on {graph.graph.get('spec', 'graph')}"
-    inputs = {r: [] for r in range(n)}
-    outputs = {r: [] for r in range(n)}
+    inputs: dict[int, list[int]] = {r: [] for r in range(n)}
+    outputs: dict[int, list[int]] = {r: [] for r in range(n)}
     for chunk in chunks:
         for piece in range(k):
             addr = chunk["addr"] * k + piece

@@ -95,8 +95,8 @@ def _assemble(
         labels.sort(key=lambda label: (int(label), label))
     index = {label: v for v, label in enumerate(labels)}
     graph = _new_graph(len(labels), name)
-    for v, label in enumerate(labels):
-        graph.nodes[v]["label"] = label
+    for node, label in enumerate(labels):
+        graph.nodes[node]["label"] = label
     for u, v, cap, where in edges:
         if u == v:
             raise GraphError(f"{where}: self-loop at node {u!r}; the graph must be simple")

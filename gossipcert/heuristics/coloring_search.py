@@ -16,9 +16,11 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Generator
+from typing import Any
 
 import networkx as nx
 import numpy as np
+import numpy.typing as npt
 
 from gossipcert.heuristics import bitsets
 from gossipcert.heuristics.coloring_classes import Matching
@@ -51,6 +53,10 @@ class _Search:
     assumed that a node's own knowledge at most doubles each round, which fails as soon as
     a node talks to a better informed partner; it lost broadcast sequences outright.)
     """
+
+    #: what the nodes know: ``uint64`` words here, one boolean row per orbit in
+    #: :class:`~gossipcert.heuristics.coloring_orbit_search._SymmetricSearch`
+    know: npt.NDArray[Any]
 
     def __init__(
         self,

@@ -38,6 +38,8 @@ References
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -113,7 +115,9 @@ def levels_bfs(
     ran out of cells to reach).
     """
     n, q = kb.shape
-    idx = np.int32 if (n + 1) * q < np.iinfo(np.int32).max else np.int64
+    idx: type[np.signedinteger[Any]] = (
+        np.int32 if (n + 1) * q < np.iinfo(np.int32).max else np.int64
+    )
     dist = np.full((q, n + 1), _FAR, dtype=np.int16)
     dist[:, :n][kb.T] = 0
     dist[:, n] = _PAD
@@ -225,6 +229,8 @@ def border_mass_levels(
             for j in range(1, got.shape[1]):
                 acc += got[:, j]
             mass += acc
+        # levels_bfs sets the parent counts of every level it returns
+        assert level.parents is not None
         inverse = np.maximum(level.parents.astype(np.float32), np.float32(1.0)) ** np.float32(
             -num_exp
         )

@@ -113,15 +113,17 @@ class FrontResult:
     def pareto(self) -> list[FrontPoint]:
         """The points where the least ``S`` strictly drops (the Pareto front of ``(R, S)``)."""
         out: list[FrontPoint] = []
+        least: int | None = None  # the steps of the last point kept
         for p in self.points:
-            if p.steps is not None and (not out or p.steps < out[-1].steps):  # type: ignore[operator]
+            if p.steps is not None and (least is None or p.steps < least):
                 out.append(p)
+                least = p.steps
         return out
 
     def best_cost(self, tau: float, h: int) -> FrontPoint | None:
         """The point of least ``T = R + τ·h·S`` (first among equals)."""
-        found = [p for p in self.points if p.steps is not None]
-        return min(found, key=lambda p: p.cost(tau, h)) if found else None  # type: ignore[arg-type,return-value]
+        found = [(cost, p) for p in self.points if (cost := p.cost(tau, h)) is not None]
+        return min(found, key=lambda item: item[0])[1] if found else None
 
     def to_json(self, tau: float | None = None, h: int = 1) -> dict[str, Any]:
         """JSON-ready form (schedules left out)."""

@@ -25,7 +25,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import TypeVar
+from typing import Any, Protocol, TypeVar
 
 import pynauty
 
@@ -34,7 +34,14 @@ from gossipcert.encodings import Encoding
 from gossipcert.instance import Instance, ProblemKind, resolve_roots
 from gossipcert.models import rules_of
 
-K = TypeVar("K", bound=Hashable)
+
+class _Key(Hashable, Protocol):
+    """What :func:`orbit_roots` needs of an item: a dict key with an order."""
+
+    def __lt__(self, other: Any, /) -> bool: ...
+
+
+K = TypeVar("K", bound=_Key)
 
 
 def orbit_roots(items: list[K], image: Callable[[K], list[K]]) -> dict[K, K]:

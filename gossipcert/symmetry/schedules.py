@@ -119,7 +119,7 @@ class ClauseSink:
         if not clause:
             self.out_of_reach = True
             return
-        self.clauses.append(clause)  # type: ignore[arg-type]
+        self.clauses.append(clause)
 
 
 def solve_and_expand(
@@ -388,7 +388,7 @@ class SymmetricEncoding(ClauseSink):
         for t in range(1, self.rounds + 1):
             for v in node_reps:
                 lits = [self._call(v, u, t) for u in g.adj[v]]
-                lits = sorted({x for x in lits if x is not False})  # type: ignore[misc]
+                lits = sorted({x for x in lits if x is not False})
                 if len(lits) > 1:
                     enc = EncType.pairwise if len(lits) <= 6 else EncType.seqcounter
                     self.clauses.extend(
@@ -412,11 +412,11 @@ class SymmetricEncoding(ClauseSink):
                     if call is False or ku is False:
                         continue
                     via = self.vpool.id(("via", (v, p), t, u))
-                    add([-via, call])  # type: ignore[list-item]
+                    add([-via, call])
                     if ku is not True:
                         add([-via, ku])
                     support.append(via)
-                add([-k, *support])  # type: ignore[list-item]
+                add([-k, *support])
             final = self._know(v, p, self.rounds)
             if final is False:
                 self.out_of_reach = True

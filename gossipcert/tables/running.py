@@ -122,12 +122,14 @@ class SweepProgress:
             disable=not enabled,
             transient=False,
         )
-        self.task = self.progress.add_task("sweep", total=total, **self._fields())
+        running, left = self._counts()
+        self.task = self.progress.add_task("sweep", total=total, running=running, left=left)
 
-    def _fields(self) -> dict[str, int]:
+    def _counts(self) -> tuple[int, int]:
+        """The instances running now and those left to start."""
         workers = self.workers() if callable(self.workers) else self.workers
         running = min(max(1, workers), self.total - self.done)
-        return {"running": running, "left": self.total - self.done - running}
+        return running, self.total - self.done - running
 
     def __enter__(self) -> SweepProgress:
         self.progress.start()
@@ -139,7 +141,10 @@ class SweepProgress:
     def advance(self, description: str) -> None:
         """One more instance done."""
         self.done += 1
-        self.progress.update(self.task, advance=1, description=description, **self._fields())
+        running, left = self._counts()
+        self.progress.update(
+            self.task, advance=1, description=description, running=running, left=left
+        )
 
 
 def run_sweep(

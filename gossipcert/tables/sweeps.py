@@ -158,8 +158,10 @@ def read_sweep(path: str | Path) -> Sweep:
         for t in templates:
             if "{n}" in t and not sizes:
                 raise SpecError(f"{where}: graph {t!r} has {{n}} but the group has no 'sizes'")
-            sized = [(t.replace("{n}", str(s)), str(s)) for s in sizes] if "{n}" in t else []
-            for g, size in sized or [(t, None)]:
+            sized: list[tuple[str, str | None]] = (
+                [(t.replace("{n}", str(s)), str(s)) for s in sizes] if "{n}" in t else [(t, None)]
+            )
+            for g, size in sized:
                 for m in models:
                     for p in problems:
                         if (g, m, p) not in specs:
