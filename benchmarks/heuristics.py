@@ -12,7 +12,7 @@ Usage::
     python benchmarks/heuristics.py table6 --rows ccc:10 --at-paper --setting 1,0,0
     python benchmarks/heuristics.py table6 --rows ccc:11 --below   # below the paper's rounds
 
-Every row runs the matching heuristic's parameter sweep (:func:`gossipcert.heuristics.sweep.
+Every row runs the matching heuristic's parameter sweep (:func:`gossipcert.heuristics.settings_grid.
 sweep`, default grid, the first setting always to the end) within ``--budget`` seconds and
 stops early at the paper's lower bound; Table 5 also runs the coloring heuristic (see
 ``heuristics_table5.py``; ``--merge`` builds its page in parts). Table 3 sweeps by cost ``T = R
@@ -47,7 +47,7 @@ from pathlib import Path
 
 from gossipcert.errors import NotApplicableError
 from gossipcert.heuristics.coloring import PRUNING, coloring_heuristic
-from gossipcert.heuristics.sweep import sweep
+from gossipcert.heuristics.settings_grid import best_of_grid
 from gossipcert.instance import parse_instance
 from gossipcert.simulate import simulate
 
@@ -210,7 +210,7 @@ def run_table3(budget: float) -> list[str]:
         for tau, (r, st) in taus.items():
             inst = parse_instance(spec, f"telephone:tau={tau:g}", "gossip")
             print(f"{name} tau={tau:g}", file=sys.stderr, flush=True)
-            res = sweep(inst, budget, log=sys.stderr)
+            res = best_of_grid(inst, budget, log=sys.stderr)
             rep = simulate(inst, res.best.schedule)
             assert rep.ok and rep.cost is not None
             paper_t = r + tau * st
@@ -227,7 +227,7 @@ def _run_row(row: PaperRow, budget: float) -> dict[str, object]:
     instance = parse_instance(row.spec, "telephone", "gossip")
     began = time.monotonic()
     cpu = time.process_time()
-    res = sweep(instance, budget, lower_bound=row.lower or 0, log=sys.stderr)
+    res = best_of_grid(instance, budget, lower_bound=row.lower or 0, log=sys.stderr)
     total = time.monotonic() - began
     cpu = time.process_time() - cpu
     best = res.best

@@ -1,8 +1,8 @@
 """Table 5 of Beier and Sibeyn (telephone gossip on CCC, SE, butterfly, de Bruijn), in parts.
 
 Used by ``python benchmarks/heuristics.py table5``. Each row runs the matching heuristic's
-parameter sweep (:func:`gossipcert.heuristics.sweep.sweep`, stopped early at the paper's
-lower bound) and the coloring heuristic
+parameter grid (:func:`gossipcert.heuristics.settings_grid.best_of_grid`, stopped early at
+the paper's lower bound) and the coloring heuristic
 (:func:`gossipcert.heuristics.coloring.coloring_heuristic`, down to the lower bound), each
 within its own budget; "ours" is the better of the two. Every schedule is replayed by the
 verifier before it is counted. Rows over ``--matching-max-nodes`` run the coloring
@@ -30,7 +30,7 @@ from typing import Protocol
 
 from gossipcert.errors import GossipcertError
 from gossipcert.heuristics.coloring import PRUNING, coloring_heuristic
-from gossipcert.heuristics.sweep import sweep
+from gossipcert.heuristics.settings_grid import best_of_grid
 from gossipcert.instance import parse_instance
 from gossipcert.simulate import simulate
 
@@ -61,7 +61,7 @@ def _matching(spec: str, budget: float, lower: int) -> tuple[int, str, str]:
     """Rounds, setting and ``CPU / wall (settings)`` of the sweep, its schedule verified."""
     inst = parse_instance(spec, "telephone", "gossip")
     wall, cpu = time.monotonic(), time.process_time()
-    res = sweep(inst, budget, lower_bound=lower, log=sys.stderr)
+    res = best_of_grid(inst, budget, lower_bound=lower, log=sys.stderr)
     wall, cpu = time.monotonic() - wall, time.process_time() - cpu
     rep = simulate(inst, res.best.schedule)
     if not rep.ok or rep.rounds != len(res.best.schedule):
@@ -162,7 +162,7 @@ def page(runs: list[str], rows: dict[str, str], order: list[str], history: list[
         "",
         "Each row is the newest run of its graph by one of the commands below (built in "
         "parts with `--merge`). Per row: the matching heuristic's parameter sweep "
-        "(`gossipcert.heuristics.sweep`, stopped at the paper's lower bound) and the "
+        "(`gossipcert.heuristics.settings_grid`, stopped at the paper's lower bound) and the "
         "coloring heuristic (`gossipcert.heuristics.coloring`, section-8 matchings on CCC "
         "and butterflies, a greedy edge colouring completed to maximal matchings on SE and "
         "de Bruijn; searched down to the lower bound), each within its budget. `ours` is "

@@ -21,7 +21,7 @@ from gossipcert.cli import app
 from gossipcert.errors import SpecError
 from gossipcert.heuristics.matching import MatchingParams, round_bound, run_matching
 from gossipcert.heuristics.pairing import exact_matching, greedy_matching, improve_matching
-from gossipcert.heuristics.sweep import default_grid, sweep
+from gossipcert.heuristics.settings_grid import best_of_grid, default_grid
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
 from gossipcert.search.rounds import solve
 from gossipcert.simulate import simulate
@@ -129,7 +129,7 @@ def test_stars(n: int) -> None:
 )
 def test_paper_table5_values(spec: str, paper: int) -> None:
     inst = parse_instance(spec, "telephone", "gossip")
-    best = sweep(inst, 5.0, lower_bound=paper).best
+    best = best_of_grid(inst, 5.0, lower_bound=paper).best
     assert simulate(inst, best.schedule).ok
     assert len(best.schedule) <= paper
 
@@ -161,10 +161,10 @@ def test_look_ahead_on_the_5x5_mesh() -> None:
 
 def test_sweep_keeps_the_shortest_and_stops_at_the_lower_bound() -> None:
     inst = parse_instance("shuffle-exchange:5", "telephone", "gossip")
-    res = sweep(inst, 30.0)
+    res = best_of_grid(inst, 30.0)
     rounds = [r for _, r, _ in res.tried if r is not None]
     assert len(res.best.schedule) == min(rounds)
-    early = sweep(inst, 30.0, lower_bound=100)
+    early = best_of_grid(inst, 30.0, lower_bound=100)
     assert len(early.tried) == 1
 
 
@@ -261,7 +261,7 @@ def test_the_sweep_tries_the_greedy_matching_second_on_meshes() -> None:
     grid = default_grid(inst)
     assert grid[1] == MatchingParams(approx=True)
     assert rounds_of(inst, grid[0]) == 39
-    res = sweep(inst, 600.0, grid=grid[:2], lower_bound=38)
+    res = best_of_grid(inst, 600.0, grid=grid[:2], lower_bound=38)
     assert len(res.best.schedule) == 38
     assert res.best.params.approx is True
     # graphs that take Edmonds' matching get no such entry
@@ -277,7 +277,7 @@ def test_the_sweep_tries_a_decreasing_dist_exp_with_the_greedy_matching_on_meshe
     decreasing = MatchingParams(approx=True, dist_exp=16.0, dist_exp_decay=0.98)
     assert grid[1:3] == [MatchingParams(approx=True), decreasing]
     assert rounds_of(inst, grid[1]) == 31
-    res = sweep(inst, 600.0, grid=grid[:3], lower_bound=30)
+    res = best_of_grid(inst, 600.0, grid=grid[:3], lower_bound=30)
     assert len(res.best.schedule) == 30
     best = res.best.params
     assert (best.approx, best.dist_exp, best.dist_exp_decay) == (True, 16.0, 0.98)

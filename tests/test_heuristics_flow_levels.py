@@ -16,7 +16,7 @@ from gossipcert.heuristics.bitsets import edge_arrays, neighbour_table, pack
 from gossipcert.heuristics.flow import border_mass_dense, flow_weights, packet_classes
 from gossipcert.heuristics.flow_levels import border_mass, levels_bfs
 from gossipcert.heuristics.matching import MatchingParams, _Engine
-from gossipcert.heuristics.sweep import default_grid, sweep
+from gossipcert.heuristics.settings_grid import best_of_grid, default_grid
 from gossipcert.heuristics.weights import reach_sets
 from gossipcert.instance import parse_instance
 from gossipcert.simulate import simulate
@@ -124,7 +124,7 @@ def test_the_sweep_tries_the_flow_weights_first_on_long_graphs(
         "flow dist-exp=60 decay=0.98",
         "auto dist-exp=8 band=0",
     ]
-    res = sweep(mesh, 60.0, lower_bound=38)
+    res = best_of_grid(mesh, 60.0, lower_bound=38)
     assert len(res.best.schedule) == 38  # the diameter, with the first setting
     assert len(res.tried) == 1 and simulate(mesh, res.best.schedule).ok
     # small diameters keep the default first, and so does a lower FLOW_LEVELS_WORK

@@ -143,9 +143,9 @@ def _candidates(instance: Instance, target: int, budget: float, send: Send, **_:
 
 
 def _matching_sweep(instance: Instance, target: int, budget: float, send: Send, **_: Any) -> None:
-    from gossipcert.heuristics.sweep import sweep
+    from gossipcert.heuristics.settings_grid import best_of_grid
 
-    best = sweep(instance, budget, lower_bound=target).best
+    best = best_of_grid(instance, budget, lower_bound=target).best
     send(f"matching-sweep ({best.params.describe()})", best.schedule)
 
 

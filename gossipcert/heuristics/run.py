@@ -13,7 +13,7 @@ from typing import Any
 
 from gossipcert.errors import GossipcertError, HeuristicError, UnsupportedModelError
 from gossipcert.heuristics.matching import MatchingParams, run_matching
-from gossipcert.heuristics.sweep import ProgressLine, sweep
+from gossipcert.heuristics.settings_grid import ProgressLine, best_of_grid
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
 from gossipcert.simulate import simulate
@@ -49,7 +49,7 @@ def run_heuristic(
     line = ProgressLine(show_progress)
     try:
         if do_sweep:
-            res = sweep(instance, time_limit, progress=line)
+            res = best_of_grid(instance, time_limit, progress=line)
             best = res.best
             extra: dict[str, Any] = {
                 "params": best.params.describe(),
@@ -87,7 +87,7 @@ def upper_bound_heuristics(instance: Instance) -> list[tuple[str, Schedule]]:
     lower = best_lower_bound(instance).value
     try:
         if SEARCH_SWEEP_MIN_NODES <= instance.n <= SEARCH_SWEEP_NODES:
-            best = sweep(instance, SEARCH_SWEEP_SECONDS, lower_bound=lower).best
+            best = best_of_grid(instance, SEARCH_SWEEP_SECONDS, lower_bound=lower).best
         else:
             best = run_matching(instance)
         out.append((f"matching-heuristic ({best.params.describe()})", best.schedule))

@@ -1,4 +1,5 @@
-"""A parameter sweep of the matching heuristic within a time budget.
+"""The matching heuristic over a grid of settings within a time budget (the command
+line's ``heuristic --sweep``; not a sweep of instances, which is :mod:`gossipcert.tables`).
 
 Section 5.2 of [1]_ tunes ``Dist_Exp`` by hand per graph class and size ("values in the
 range from 0.25 to 60 ... larger graphs prefer larger values ... better results when
@@ -120,7 +121,7 @@ def default_grid(instance: Instance, base: MatchingParams | None = None) -> list
     return out
 
 
-def sweep(
+def best_of_grid(
     instance: Instance,
     time_limit: float = 30.0,
     *,
@@ -157,7 +158,7 @@ def sweep(
     Examples
     --------
     >>> from gossipcert.instance import parse_instance
-    >>> res = sweep(parse_instance("mesh:3x3", "telephone", "gossip"), 60.0, lower_bound=5)
+    >>> res = best_of_grid(parse_instance("mesh:3x3", "telephone", "gossip"), 60.0, lower_bound=5)
     >>> len(res.best.schedule)
     5
     """
