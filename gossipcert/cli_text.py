@@ -45,7 +45,12 @@ def print_verdict(rep: Any, instance: Any) -> None:
         console.print(f"[red]✗[/] {esc(err.message)}", highlight=False)
     if len(rep.errors) > 50:
         console.print(f"... and {len(rep.errors) - 50} more violations")
-    if rep.unmet:
+    if rep.missing:
+        for line in rep.incomplete(instance, 5):
+            console.print(f"[yellow]incomplete:[/] {esc(line)}", highlight=False)
+        if len(rep.missing) > 5:
+            console.print(f"... and {len(rep.missing) - 5} more missing contributions")
+    elif rep.unmet:
         sample = ", ".join(f"{ref(v)} lacks {instance.packet_names[p]!r}" for v, p in rep.unmet[:5])
         console.print(
             f"[yellow]unmet demands after round {rep.length}:[/] {len(rep.unmet)} "

@@ -17,6 +17,7 @@ from gossipcert.cli.common import (
     JsonOpt,
     ModelOpt,
     ProblemOpt,
+    RedopOpt,
     ShowOpt,
     _bad_input,
     _check_output,
@@ -54,6 +55,7 @@ def solve_cmd(
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",
     chunks: ChunksOpt = None,
+    redop: RedopOpt = None,
     backend: BackendOpt = "sat",
     time_limit: Annotated[
         float | None, _time_limit_option("Seconds for search and proof (default: no limit).")
@@ -214,7 +216,7 @@ def solve_cmd(
     depth = 1 if depth is None else depth
     jobs = 1 if jobs is None else jobs
     _check_output(output, force)
-    instance = parse_instance(graph, model, _chunked(problem, chunks))
+    instance = parse_instance(graph, model, _chunked(problem, chunks, redop))
     if objective != "rounds":
         _solve_cost(
             instance, objective, max_rounds, tau, h, backend, time_limit, strict, as_json, output
