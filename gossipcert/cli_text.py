@@ -85,7 +85,11 @@ def show_schedule(sched: Any, instance: Any) -> None:
 
     table = Table(title=f"schedule ({rounds_text(len(sched))})", show_lines=False)
     table.add_column("round", justify="right")
-    table.add_column("transmissions (sender -> receivers: packets)")
+    table.add_column(
+        "transmissions (sender -> receivers: packets; => combines the partial results)"
+        if instance.problem.reduction
+        else "transmissions (sender -> receivers: packets)"
+    )
     for t, rnd in enumerate(sched.rounds[: len(sched)], start=1):
         parts = []
         for tr in rnd:
@@ -97,7 +101,8 @@ def show_schedule(sched: Any, instance: Any) -> None:
                 )
             )
             to = ",".join(str(ref(r)) for r in tr.receivers)
-            parts.append(f"{ref(tr.sender)}->{to}: {packets}")
+            arrow = "=>" if tr.op == "reduce" else "->"  # => combines into the receiver's
+            parts.append(f"{ref(tr.sender)}{arrow}{to}: {packets}")
         table.add_row(str(t), esc("; ".join(parts) or "-"))
     console.print(table)
 
@@ -256,6 +261,15 @@ def evidence_text(ev: dict[str, Any]) -> str:
             f"{rounds_text(ev['rounds'])} infeasible: the {ev['method']} keeping packets "
             f"{ev['rows']} and destinations {ev['columns']} is refuted by {_proof_text(ev)}"
         )
+    if kind == "reversal":
+        return (
+            f"that of the dual {ev['dual_problem']} (time reversal, same optimum): "
+            + evidence_text(ev.get("dual", {}))
+        )
+    if kind == "allreduce-bracket":
+        bounds = ", ".join(f"{k} {v}" for k, v in ev.get("bounds", {}).items() if v is not None)
+        sub = f": {evidence_text(ev['sub'])}" if isinstance(ev.get("sub"), dict) else ""
+        return f"{ev['value']} from the allreduce bound '{ev['source']}' ({bounds}){sub}"
     if kind == "drat-packet":
         return (
             f"{rounds_text(ev['rounds'])} infeasible: packet {ev['packet']} alone cannot be "

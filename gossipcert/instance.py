@@ -298,7 +298,7 @@ def parse_problem(spec: str) -> Problem:
     'reduce:0,chunks=2,redop=max'
     >>> parse_problem("broadcast:0,chunks=2")  # doctest: +NORMALIZE_WHITESPACE
     Problem(kind=<ProblemKind.BROADCAST: 'broadcast'>, root='0', custom=None,
-            source_file=None, chunks=2)
+            source_file=None, chunks=2, redop='sum')
     """
     text = spec.strip()
     if names_problem_file(text):
