@@ -113,25 +113,41 @@ def test_sum_and_max_agree_for_reduce(graph: str, model: str, k: int) -> None:
     assert got == project(graph, model, spec("reduce", k)).optimum
 
 
-@pytest.mark.parametrize(
-    ("graph", "model", "k"),
-    [(g, "telephone", k) for g in GRAPHS for k in (1, 2)] + [("P3", "all-port", 1)],
-)
-def test_allreduce_bracket_holds_the_optimum(graph: str, model: str, k: int) -> None:
-    """The bracket's bounds hold under max too, so max's optimum lies inside it."""
+ALLREDUCE = [(g, "telephone", k) for g in GRAPHS for k in (1, 2)] + [("P3", "all-port", 1)]
+
+
+@pytest.mark.parametrize(("graph", "model", "k"), ALLREDUCE)
+def test_allreduce_max_matches_exhaustive_search(graph: str, model: str, k: int) -> None:
+    res = project(graph, model, spec("allreduce", k) + (",redop=max" if k > 1 else ":redop=max"))
+    n, edges = GRAPHS[graph]
+    assert res.status == "optimal" and res.report is not None and res.report.ok
+    assert res.optimum == reference_optimum(n, edges, model, "allreduce", k, "max")
+
+
+@pytest.mark.parametrize(("graph", "model", "k"), ALLREDUCE)
+def test_allreduce_sum_within_its_bounds(graph: str, model: str, k: int) -> None:
+    """Under sum the bracket's bounds hold and max's optimum is a lower bound."""
     res = project(graph, model, spec("allreduce", k))
     n, edges = GRAPHS[graph]
-    truth = reference_optimum(n, edges, model, "allreduce", k, "max")
-    assert res.report is not None and res.report.ok
-    assert res.lower_bound <= truth <= res.upper_bound
+    assert res.status == "optimal" and res.report is not None and res.report.ok
+    assert res.optimum >= reference_optimum(n, edges, model, "allreduce", k, "max")
+    bracket = res.evidence.get("bracket", res.evidence)
+    assert bracket["value"] <= res.optimum
 
 
 def test_allreduce_on_a_path_of_three_single_port() -> None:
-    """The exhaustive search gives 7 here; the bracket is [4, 8] (reduce-scatter 4, then
-    allgather 4)."""
+    """The bracket is [4, 8] (reduce-scatter 4, then allgather 4); CP-SAT refutes 6 rounds
+    and finds 7, the exhaustive search's optimum (under max, hence under sum)."""
     res = project("P3", "single-port", "allreduce")
-    assert (res.status, res.lower_bound, res.upper_bound) == ("feasible", 4, 8)
+    assert (res.status, res.optimum, res.evidence["kind"]) == ("optimal", 7, "allreduce-cpsat")
+    assert res.evidence["bracket"]["value"] == 4 and not res.certified
     assert reference_optimum(3, GRAPHS["P3"][1], "single-port", "allreduce", 1, "max") == 7
+
+
+def test_allreduce_sum_on_two_nodes_by_exhaustive_search() -> None:
+    """Nothing pruned under sum: one exchange with reduce on two nodes, two chunks."""
+    res = solve(parse_instance("path:2", "telephone", "allreduce:chunks=2"))
+    assert res.optimum == 1 == reference_optimum(2, [(0, 1)], "telephone", "allreduce", 2, "sum")
 
 
 def test_receive_bound() -> None:

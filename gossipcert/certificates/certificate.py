@@ -20,6 +20,8 @@ the lower-bound evidence:
   :mod:`gossipcert.certificates.reductions`;
 - ``allreduce-bracket``: an ``allreduce`` optimum where a lower bound (recomputed, or with
   the certificate of reduce-scatter or gossip) meets the verified composition;
+- ``allreduce-cpsat``: CP-SAT's word that an allreduce needs one round more than its
+  closed bounds (re-solved by the check, ``unproved`` at best, as a solver claim);
 - ``solver-claim``: a solver's word only (weaker, and labelled so: its check re-solves the
   claim, and even when every step agrees the verdict is ``unproved``, never ``holds``).
 
@@ -50,6 +52,7 @@ from typing import Any
 from gossipcert import graphs
 from gossipcert._version import __version__
 from gossipcert.certificates.reductions import (
+    check_allreduce_claim,
     check_allreduce_evidence,
     check_reversal_evidence,
 )
@@ -386,6 +389,9 @@ def _check(
     if kind == "allreduce-bracket":  # a lower bound of allreduce meets the composition
         args = (inst, optimum, ev, cert, time_limit, out, full, _check, CheckReport)
         check_allreduce_evidence(*args)
+        return
+    if kind == "allreduce-cpsat":  # CP-SAT's word that one round fewer is impossible
+        check_allreduce_claim(inst, optimum, ev, time_limit, out)
         return
     if kind not in ("drat", "drat-cubes", "drat-relaxed", "drat-packet", "solver-claim"):
         out.add(False, f"unknown evidence kind {kind!r}")

@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from gossipcert.encodings.allreduce import solve_rounds
 from gossipcert.graphs.records import graph_record
 from gossipcert.instance import Instance, ProblemKind, parse_model, stored_problem
 from gossipcert.schedule import from_json
@@ -129,6 +130,24 @@ def check_allreduce_evidence(
     if sub_cert is not None:
         flag = cert.get("symmetry_breaking") == sub_cert.get("symmetry_breaking")
         out.add(flag, f"symmetry_breaking flag {'agrees' if flag else 'DISAGREES'} with its")
+
+
+def check_allreduce_claim(
+    inst: Instance, optimum: int, ev: dict[str, Any], time_limit: float | None, out: Any
+) -> None:
+    """Re-solve the CP-SAT claim "``optimum - 1`` rounds are impossible" of an allreduce
+    (:mod:`gossipcert.encodings.allreduce`): the solver's word again, never a proof."""
+    rounds = ev.get("rounds")
+    if rounds != optimum - 1:
+        out.add(False, f"the claim refutes {rounds!r} rounds, not {optimum - 1}")
+        return
+    status, _ = solve_rounds(inst, rounds, time_limit or 600.0)
+    out.add(
+        None if status == "unknown" else status == "unsat",
+        f"allreduce CP-SAT model re-solved for {rounds} rounds: {status} (no proof stored: "
+        "the solver's word again, not a proof)",
+        claim=True,
+    )
 
 
 def _sub_certificate(

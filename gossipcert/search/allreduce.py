@@ -28,7 +28,11 @@ and storing a whole chunk never counts twice), replayed by the verifier.
 
 The answer is ``optimal`` when the best lower bound meets the composition, with that
 bound's evidence (the sub-problem's result as ``dual``, whose certificate a certificate
-carries); otherwise ``feasible`` with the bracket.
+carries). Otherwise, on instances small enough for :mod:`gossipcert.encodings.allreduce`,
+CP-SAT is asked for ``L, L + 1, ...`` rounds up to ``U - 1``: a model is decoded, verified and
+ends the search, each "infeasible" raises ``L``. An optimum above the closed bounds then rests
+on CP-SAT's word (evidence ``allreduce-cpsat``, labelled so and not counted as certified;
+``check`` re-solves it). A query out of time leaves the answer ``feasible`` with the bracket.
 
 References
 ----------
@@ -41,11 +45,13 @@ References
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from gossipcert import graphs
+from gossipcert.encodings.allreduce import encodable, solve_rounds
 from gossipcert.instance import Instance, ModelKind, Problem, ProblemKind, make_instance
 from gossipcert.schedule import Schedule
 from gossipcert.simulate import simulate
@@ -110,9 +116,16 @@ def compose(first: Schedule, gossip: Instance, second: Schedule) -> Schedule:
     return Schedule(first.rounds[: len(first)] + tuple(tail))
 
 
-def solve_allreduce(instance: Instance, solve_other: Callable[[Instance], Any]) -> Any:
+#: seconds for each CP-SAT query when the search has no time limit
+QUERY_SECONDS = 120.0
+
+
+def solve_allreduce(
+    instance: Instance, solve_other: Callable[[Instance], Any], time_limit: float | None = None
+) -> Any:
     """The allreduce bracket (module docstring), from the results of ``solve_other`` on the
-    reduce-scatter and gossip instances.
+    reduce-scatter and gossip instances, then CP-SAT between the bounds (``time_limit``
+    seconds in all, :data:`QUERY_SECONDS` per query without one).
 
     Returns
     -------
@@ -127,8 +140,8 @@ def solve_allreduce(instance: Instance, solve_other: Callable[[Instance], Any]) 
     >>> from gossipcert.instance import parse_instance
     >>> from gossipcert.search.rounds import solve
     >>> res = solve(parse_instance("ring:4", "single-port", "allreduce"))
-    >>> res.status, res.lower_bound, res.upper_bound
-    ('feasible', 4, 6)
+    >>> res.status, res.optimum, res.evidence["kind"], res.evidence["bracket"]["value"]
+    ('optimal', 6, 'allreduce-cpsat', 4)
     """
     rs = solve_other(sub_problem(instance, ProblemKind.REDUCE_SCATTER))
     ag = solve_other(sub_problem(instance, ProblemKind.GOSSIP))
@@ -151,7 +164,6 @@ def solve_allreduce(instance: Instance, solve_other: Callable[[Instance], Any]) 
     optimal = upper is not None and upper <= lower
     if optimal and sub is not None and not (sub.status == "optimal" and sub.optimum == lower):
         optimal = False  # a bound without a certificate of its own stays a bracket
-    status = "optimal" if optimal else ("feasible" if upper is not None else "unknown")
     evidence: dict[str, Any] = {
         "kind": "allreduce-bracket",
         "source": source,
@@ -161,6 +173,23 @@ def solve_allreduce(instance: Instance, solve_other: Callable[[Instance], Any]) 
     if sub is not None:
         evidence["sub_problem"] = sub.instance.problem.spec()
         evidence["sub"] = sub.evidence
+    searched = None
+    source_of_upper = f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})"
+    if not optimal and upper is not None and encodable(instance) is None:
+        searched = _exact(instance, lower, upper, time_limit)
+    if searched is not None:
+        _, found, refuted = searched
+        if found is not None:
+            schedule, report, upper = found, simulate(instance, found), len(found)
+            source_of_upper = "the allreduce CP-SAT model (gossipcert.encodings.allreduce)"
+        if refuted is not None and refuted >= lower:  # raised above the closed bounds
+            lower = refuted + 1
+            evidence = {"kind": "allreduce-cpsat", "rounds": refuted, "bracket": evidence}
+            sub = None
+        optimal = upper == lower
+        if optimal and sub is not None and not (sub.status == "optimal" and sub.optimum == lower):
+            optimal = False  # the bound that meets has no certificate of its own
+    status = "optimal" if optimal else ("feasible" if upper is not None else "unknown")
     return replace(
         rs,
         instance=instance,
@@ -171,10 +200,30 @@ def solve_allreduce(instance: Instance, solve_other: Callable[[Instance], Any]) 
         schedule=schedule,
         report=report,
         evidence=evidence,
-        upper_source=f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})",
+        upper_source=source_of_upper,
         times={k: rs.times.get(k, 0.0) + ag.times.get(k, 0.0) for k in {*rs.times, *ag.times}},
         log=rs.log + ag.log,
         timed_out=rs.timed_out or ag.timed_out,
         interrupted=rs.interrupted or ag.interrupted,
         dual=sub if optimal else None,
     )
+
+
+def _exact(
+    instance: Instance, lower: int, upper: int, time_limit: float | None
+) -> tuple[int, Schedule | None, int | None] | None:
+    """CP-SAT for ``lower .. upper - 1`` rounds, ascending: ``(rounds asked, schedule or
+    None, the most rounds refuted or None)``; None when nothing was decided."""
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    refuted = None
+    for r in range(lower, upper):
+        left = QUERY_SECONDS if deadline is None else deadline - time.monotonic()
+        if left <= 0:
+            break
+        status, schedule = solve_rounds(instance, r, min(left, QUERY_SECONDS))
+        if status == "sat" and schedule is not None and simulate(instance, schedule).ok:
+            return r, schedule, refuted
+        if status != "unsat":
+            break
+        refuted = r
+    return (upper, None, refuted) if refuted is not None else None

@@ -126,7 +126,8 @@ class SolveResult:
         by the time limit (for a reduction solved by reversal: its dual's)."""
         if self.dual is not None:
             return self.status == "optimal" and self.dual.certified
-        return self.status == "optimal" and self.evidence.get("kind") != "solver-claim"
+        claims = ("solver-claim", "allreduce-cpsat")
+        return self.status == "optimal" and self.evidence.get("kind") not in claims
 
 
 def search_options(
@@ -722,6 +723,7 @@ def solve(
                 other, backend, time_limit, strict, proof, use_bounds, counting, options,
                 progress, None, encoding, portfolio,
             ),
+            time_limit,
         )  # fmt: skip
     if options is None:
         options = search_options(instance, encoding, strict, counting)
@@ -730,13 +732,15 @@ def solve(
 
 
 def _solve_reduction(
-    instance: Instance, solve_other: Callable[[Instance], SolveResult]
+    instance: Instance,
+    solve_other: Callable[[Instance], SolveResult],
+    time_limit: float | None = None,
 ) -> SolveResult:
     """A reduction: reduce and reduce-scatter by time reversal, allreduce by its bracket,
     through ``solve_other``."""
     result: SolveResult
     if instance.problem.kind is ProblemKind.ALLREDUCE:
-        result = solve_allreduce(instance, solve_other)
+        result = solve_allreduce(instance, solve_other, time_limit)
     else:
         result = solve_by_reversal(instance, solve_other)
     return result

@@ -256,6 +256,7 @@ def solve_within(
                 other, backend, time_limit, strict, proof, use_bounds, counting, options,
                 progress, None, split, encoding, portfolio,
             ),
+            time_limit,
         )  # fmt: skip
     if options is None:
         options = search_options(instance, encoding, strict, counting)
