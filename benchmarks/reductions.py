@@ -5,11 +5,11 @@ DGX-1's double NVLinks) and ``hub:4..8`` (single-port on ``K_N``: each node send
 and receives one per round), with 1 and 2 chunks per node's block, the table gives the
 optimum of ``reduce:0``, ``reduce-scatter`` and ``allreduce`` found by ``solve`` (reduce and
 reduce-scatter by time reversal of broadcast and gossip, allreduce by its bracket and the
-CP-SAT model), each marked with how its lower bound is known:
+SAT model with DRAT proofs), each marked with how its lower bound is known:
 
 - ``c``: certified (a closed-form bound or a checked DRAT proof, of the instance or of its
   dual / sub-problem);
-- ``s``: CP-SAT's word (the allreduce model refuted one round fewer; no proof);
+- ``s``: a solver's word only (no proof);
 - ``[L, U]``: not decided within the time limit.
 
 Beside them, the step counts of the classical allreduce algorithms on ``n`` nodes: the ring

@@ -270,11 +270,8 @@ def evidence_text(ev: dict[str, Any]) -> str:
         bounds = ", ".join(f"{k} {v}" for k, v in ev.get("bounds", {}).items() if v is not None)
         sub = f": {evidence_text(ev['sub'])}" if isinstance(ev.get("sub"), dict) else ""
         return f"{ev['value']} from the allreduce bound '{ev['source']}' ({bounds}){sub}"
-    if kind == "allreduce-cpsat":
-        return (
-            f"{rounds_text(ev['rounds'])} infeasible by the word of CP-SAT on the allreduce "
-            "model (no proof)"
-        )
+    if kind == "allreduce-drat":
+        return f"{rounds_text(ev['rounds'])} infeasible for allreduce: {_proof_text(ev)}"
     if kind == "drat-packet":
         return (
             f"{rounds_text(ev['rounds'])} infeasible: packet {ev['packet']} alone cannot be "

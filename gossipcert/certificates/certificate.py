@@ -20,8 +20,8 @@ the lower-bound evidence:
   :mod:`gossipcert.certificates.reductions`;
 - ``allreduce-bracket``: an ``allreduce`` optimum where a lower bound (recomputed, or with
   the certificate of reduce-scatter or gossip) meets the verified composition;
-- ``allreduce-cpsat``: CP-SAT's word that an allreduce needs one round more than its
-  closed bounds (re-solved by the check, ``unproved`` at best, as a solver claim);
+- ``allreduce-drat``: a DRAT proof that an allreduce needs one round more than its closed
+  bounds (the CNF of :mod:`gossipcert.encodings.allreduce`, regenerated and re-checked);
 - ``solver-claim``: a solver's word only (weaker, and labelled so: its check re-solves the
   claim, and even when every step agrees the verdict is ``unproved``, never ``holds``).
 
@@ -52,7 +52,7 @@ from typing import Any
 from gossipcert import graphs
 from gossipcert._version import __version__
 from gossipcert.certificates.reductions import (
-    check_allreduce_claim,
+    check_allreduce_drat,
     check_allreduce_evidence,
     check_reversal_evidence,
 )
@@ -390,8 +390,9 @@ def _check(
         args = (inst, optimum, ev, cert, time_limit, out, full, _check, CheckReport)
         check_allreduce_evidence(*args)
         return
-    if kind == "allreduce-cpsat":  # CP-SAT's word that one round fewer is impossible
-        check_allreduce_claim(inst, optimum, ev, time_limit, out)
+    if kind == "allreduce-drat":  # a DRAT proof that one round fewer is impossible
+        check_allreduce_drat(inst, optimum, ev, time_limit, out, full)
+        out.add(cert.get("symmetry_breaking") is False, "no symmetry breaking in the CNF")
         return
     if kind not in ("drat", "drat-cubes", "drat-relaxed", "drat-packet", "solver-claim"):
         out.add(False, f"unknown evidence kind {kind!r}")

@@ -28,9 +28,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gossipcert.encodings.allreduce import solve_rounds
+from gossipcert.encodings.allreduce import standalone
 from gossipcert.graphs.records import graph_record
 from gossipcert.instance import Instance, ProblemKind, parse_model, stored_problem
+from gossipcert.proofs.refutation import recheck_stored_proof
 from gossipcert.schedule import from_json
 from gossipcert.search.allreduce import receive_bound, sub_problem
 from gossipcert.search.reversal import dual_instance, reduction_from_dual, reversal_refusal
@@ -132,22 +133,33 @@ def check_allreduce_evidence(
         out.add(flag, f"symmetry_breaking flag {'agrees' if flag else 'DISAGREES'} with its")
 
 
-def check_allreduce_claim(
-    inst: Instance, optimum: int, ev: dict[str, Any], time_limit: float | None, out: Any
+def check_allreduce_drat(
+    inst: Instance,
+    optimum: int,
+    ev: dict[str, Any],
+    time_limit: float | None,
+    out: Any,
+    full: bool,
 ) -> None:
-    """Re-solve the CP-SAT claim "``optimum - 1`` rounds are impossible" of an allreduce
-    (:mod:`gossipcert.encodings.allreduce`): the solver's word again, never a proof."""
+    """Re-check the DRAT proof that ``optimum - 1`` rounds of allreduce are impossible
+    (:mod:`gossipcert.encodings.allreduce`) against the regenerated CNF."""
     rounds = ev.get("rounds")
     if rounds != optimum - 1:
-        out.add(False, f"the claim refutes {rounds!r} rounds, not {optimum - 1}")
+        out.add(False, f"the proof refutes {rounds!r} rounds, not {optimum - 1}")
         return
-    status, _ = solve_rounds(inst, rounds, time_limit or 600.0)
+    _, cnf = standalone(inst, rounds)
+    same = cnf.sha256() == ev.get("cnf_sha256")
     out.add(
-        None if status == "unknown" else status == "unsat",
-        f"allreduce CP-SAT model re-solved for {rounds} rounds: {status} (no proof stored: "
-        "the solver's word again, not a proof)",
-        claim=True,
+        same,
+        f"allreduce CNF for {rounds} rounds regenerated: SHA-256 "
+        f"{'matches' if same else 'DIFFERS FROM'} the certificate's",
     )
+    if not same:
+        return
+    for ok, text in recheck_stored_proof(
+        cnf, ev.get("proof_xz_base64"), time_limit, full, ev.get("proof_lines")
+    ):
+        out.add(ok, text)
 
 
 def _sub_certificate(

@@ -340,7 +340,7 @@ def _without_proofs(evidence: dict[str, Any]) -> dict[str, Any]:
         out["cubes"] = [_without_proofs(c) for c in out["cubes"]]
     if isinstance(out.get("coverage"), dict):
         out["coverage"] = _without_proofs(out["coverage"])
-    for key in ("dual", "sub"):  # a reduction's: its dual's or sub-problem's evidence
+    for key in ("dual", "sub", "bracket"):  # a reduction's dual, sub-problem or bracket
         if isinstance(out.get(key), dict):
             out[key] = _without_proofs(out[key])
     return out

@@ -1,4 +1,4 @@
-"""The time-expanded CP-SAT model of allreduce with contribution sets, for small instances.
+"""The time-expanded model of allreduce with contribution sets, for small instances.
 
 State rules (those of the verifier, :mod:`gossipcert.simulate`): node ``v`` holds per chunk
 ``c`` a partial result, the set of contributions folded into it; a transmission carries the
@@ -13,6 +13,8 @@ Variables, for rounds ``t = 1..R``:
 - ``C[u, v, c, t]`` and ``D[u, v, c, t]``: arc ``(u, v)`` carries chunk ``c`` in round ``t``,
   stored (copy) or combined (reduce); ``C + D <= 1``;
 - ``A[u, v, c, w, t] = D[u, v, c, t] and P[u, c, w, t-1]`` and likewise ``B`` for ``C``;
+- ``N[v, c, t]``: no copy of ``c`` reaches ``v`` in round ``t``, and
+  ``K[v, c, w, t] = N[v, c, t] and P[v, c, w, t-1]`` (the receiver keeps its own);
 - the port variables of the model: ``M[e, t]`` (telephone: edge ``e`` is a call) or
   ``S[u, v, t]`` (half-duplex, single-port: the arc is used).
 
@@ -32,26 +34,30 @@ Constraint families:
    all copies or all combined (``O[u, v, t]``); telephone and all-port may send two;
 6. **demand**: ``P[v, c, w, R] = 1`` for every demanded ``(v, c)`` and contributor ``w``.
 
-No symmetry breaking or dominance is added, so a model is exactly a schedule the verifier
-accepts (it is decoded and replayed) and infeasibility is the solver's word for the rules
-above. Not covered: multicast and ``calls=N`` (the bracket of
-:mod:`gossipcert.search.allreduce` applies to them).
+The constraints are written once in a :class:`~gossipcert.encodings.formula.Formula` and
+compiled to CNF. No symmetry breaking or dominance is added, so a model is exactly a schedule
+the verifier accepts (it is decoded and replayed), and a DRAT refutation of the CNF for
+``R`` rounds proves that ``R`` rounds are impossible under the rules above
+(:func:`gossipcert.search.allreduce.refute`, judged by the checkers of
+:mod:`gossipcert.proofs.checkers`). Not covered: multicast and ``calls=N`` (the bracket
+of :mod:`gossipcert.search.allreduce` applies to them).
 
 References
 ----------
-.. [1] L. Perron and F. Didier, "CP-SAT", Google OR-Tools (the solver).
+.. [1] A. Biere, T. Faller, K. Fazekas, M. Fleury, N. Froleyks and F. Pollitt, "CaDiCaL 2.0",
+   CAV 2024 (the proof-writing solver, through PySAT).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from ortools.sat.python import cp_model
-
 from gossipcert import graphs
+from gossipcert.encodings.formula import Formula, Lit
+from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, ModelKind, bits
+from gossipcert.proofs.refutation import StandaloneCNF
 from gossipcert.schedule import Schedule, Transmission
 
 #: the models where a node sends one transmission (so one op) per round
@@ -73,18 +79,23 @@ def encodable(instance: Instance) -> str | None:
     return None
 
 
-@dataclass
-class AllreduceModel:
-    """The CP-SAT model for ``rounds`` rounds and the variables needed to decode it."""
+def _and(f: Formula, key: tuple[Any, ...], a: Lit, b: Lit) -> Lit:
+    """A literal equal to ``a and b`` (constants folded)."""
+    if a is False or b is False:
+        return False
+    if a is True:
+        return b
+    if b is True:
+        return a
+    x = f.var(key)
+    f.clause([-x, a])
+    f.clause([-x, b])
+    f.clause([x, -a, -b])
+    return x
 
-    model: cp_model.CpModel
-    copy: dict[tuple[int, int, int, int], Any]
-    combine: dict[tuple[int, int, int, int], Any]
-    rounds: int
 
-
-def build(instance: Instance, rounds: int) -> AllreduceModel:
-    """The model of the module docstring for ``rounds`` rounds.
+def build(instance: Instance, rounds: int) -> Formula:
+    """The formula of the module docstring for ``rounds`` rounds.
 
     Raises
     ------
@@ -94,133 +105,115 @@ def build(instance: Instance, rounds: int) -> AllreduceModel:
     reason = encodable(instance)
     if reason is not None:
         raise UnsupportedModelError(f"the allreduce encoding: {reason}")
-    m = cp_model.CpModel()
+    f = Formula()
     g, kind, mdl = instance.graph, instance.model.kind, instance.model
     n, chunks = instance.n, instance.n_packets
     contrib = [[w for w in range(n) if instance.holdings[w] >> c & 1] for c in range(chunks)]
-    arcs = [(u, v) for u in range(n) for v in g.adj[u]]
-    total_sum = instance.problem.redop == "sum"
-    prev = {
-        (v, c, w): int(v == w) for c in range(chunks) for w in contrib[c] for v in range(n)
-    }  # P at t - 1 (ints at t = 0)
-    copy: dict[tuple[int, int, int, int], Any] = {}
-    combine: dict[tuple[int, int, int, int], Any] = {}
+    arcs = [(u, v) for u in range(n) for v in sorted(g.adj[u])]
+    prev: dict[tuple[int, int, int], Lit] = {
+        (v, c, w): v == w for c in range(chunks) for w in contrib[c] for v in range(n)
+    }
     for t in range(1, rounds + 1):
-        ports = _ports(m, instance, arcs, t)
-        cur: dict[tuple[int, int, int], Any] = {}
-        for u, v in arcs:
+        ports = _ports(f, instance, arcs, t)
+        for u, v in arcs:  # families 1 and 5
+            carried = []
+            one_op = f.var(("O", u, v, t)) if kind in _ONE_TRANSMISSION else None
+            for c in range(chunks):
+                cv, dv = f.var(("C", u, v, c, t)), f.var(("D", u, v, c, t))
+                f.clause([-cv, -dv])
+                held = [prev[(u, c, w)] for w in contrib[c]]
+                for x in (cv, dv):
+                    f.clause([-x, *held])
+                    if ports is not None:
+                        f.clause([-x, ports[(u, v)]])
+                if one_op is not None:
+                    f.clause([-cv, one_op])
+                    f.clause([-dv, -one_op])
+                carried += [cv, dv]
             cap = (
                 mdl.capacity or graphs.capacity(g, u, v)
                 if kind is ModelKind.ALL_PORT
                 else mdl.packet_cap
             )
-            carried = []
-            one_op = m.new_bool_var("") if kind in _ONE_TRANSMISSION else None
-            for c in range(chunks):
-                cv = copy[(u, v, c, t)] = m.new_bool_var(f"C{u}_{v}_{c}_{t}")
-                dv = combine[(u, v, c, t)] = m.new_bool_var(f"D{u}_{v}_{c}_{t}")
-                m.add(cv + dv <= 1)
-                m.add(cv + dv <= sum(prev[(u, c, w)] for w in contrib[c]))  # family 1
-                if ports is not None:
-                    m.add(cv + dv <= ports[(u, v)])
-                if one_op is not None:
-                    m.add(cv <= one_op)
-                    m.add(dv <= 1 - one_op)
-                carried += [cv, dv]
             if cap is not None:
-                m.add(sum(carried) <= cap)
+                f.at_most(carried, cap)
+        cur: dict[tuple[int, int, int], Lit] = {}
         for v in range(n):
-            ins = [u for u in g.adj[v]]
+            ins = sorted(g.adj[v])
             for c in range(chunks):
-                copies = [copy[(u, v, c, t)] for u in ins]
-                m.add(sum(copies) <= 1)  # family 2
-                no_copy = m.new_bool_var("")
-                m.add(sum(copies) == 0).only_enforce_if(no_copy)
-                m.add(sum(copies) >= 1).only_enforce_if(no_copy.Not())
-                for w in contrib[c]:
-                    sources = [_and(m, no_copy, prev[(v, c, w)])]
-                    sources += [_and(m, copy[(u, v, c, t)], prev[(u, c, w)]) for u in ins]
-                    sources += [_and(m, combine[(u, v, c, t)], prev[(u, c, w)]) for u in ins]
-                    sources = [s for s in sources if not isinstance(s, int) or s]
-                    new = m.new_bool_var("")
-                    if sources:  # family 3: new = OR(sources)
-                        m.add_max_equality(
-                            new, [s if not isinstance(s, int) else 1 for s in sources]
-                        )
-                    else:
-                        m.add(new == 0)
-                    if total_sum and len(sources) > 1:  # family 4
-                        m.add(sum(sources) <= 1)
+                copies = [f.var(("C", u, v, c, t)) for u in ins]
+                f.at_most_one(copies)  # family 2
+                none = f.var(("N", v, c, t))
+                f.clause([none, *copies])
+                for x in copies:
+                    f.clause([-none, -x])
+                for w in contrib[c]:  # families 3 and 4
+                    sources = [_and(f, ("K", v, c, w, t), none, prev[(v, c, w)])]
+                    for u in ins:
+                        got = prev[(u, c, w)]
+                        sources.append(_and(f, ("B", u, v, c, w, t), f.var(("C", u, v, c, t)), got))
+                        sources.append(_and(f, ("A", u, v, c, w, t), f.var(("D", u, v, c, t)), got))
+                    lits = [x for x in sources if x is not False]
+                    new = f.var(("P", v, c, w, t))
+                    f.clause([-new, *lits])
+                    for x in lits:
+                        f.clause([new, -x])
+                    if instance.problem.redop == "sum":
+                        f.at_most_one(lits)
                     cur[(v, c, w)] = new
-        prev = cur  # type: ignore[assignment]
+        prev = cur
     for v in range(n):
         for c in bits(instance.demands[v]):
             for w in contrib[c]:
-                m.add(prev[(v, c, w)] == 1)  # family 6
-    return AllreduceModel(m, copy, combine, rounds)
-
-
-def _and(m: cp_model.CpModel, a: Any, b: Any) -> Any:
-    """A literal for ``a and b`` (ints are constants)."""
-    if isinstance(b, int):
-        return a if b else 0
-    x = m.new_bool_var("")
-    m.add_bool_and([a, b]).only_enforce_if(x)
-    m.add_bool_or([a.Not(), b.Not()]).only_enforce_if(x.Not())
-    return x
+                f.clause([prev[(v, c, w)]])  # family 6
+    return f
 
 
 def _ports(
-    m: cp_model.CpModel, instance: Instance, arcs: list[tuple[int, int]], t: int
-) -> dict[tuple[int, int], Any] | None:
+    f: Formula, instance: Instance, arcs: list[tuple[int, int]], t: int
+) -> dict[tuple[int, int], int] | None:
     """Per arc the literal "used in round ``t``" under the model's port rule (family 5);
     None for all-port (no port rule)."""
     kind, n = instance.model.kind, instance.n
     if kind is ModelKind.ALL_PORT:
         return None
-    out: dict[tuple[int, int], Any] = {}
     if kind is ModelKind.TELEPHONE:
-        calls = {}
-        for u, v in arcs:
-            if u < v:
-                calls[(u, v)] = m.new_bool_var(f"M{u}_{v}_{t}")
+        call = {(u, v): f.var(("M", min(u, v), max(u, v), t)) for u, v in arcs}
         for x in range(n):
-            m.add(sum(lit for (u, v), lit in calls.items() if x in (u, v)) <= 1)
-        for u, v in arcs:
-            out[(u, v)] = calls[(min(u, v), max(u, v))]
-        return out
-    for u, v in arcs:
-        out[(u, v)] = m.new_bool_var(f"S{u}_{v}_{t}")
+            f.at_most_one(sorted({lit for (u, v), lit in call.items() if x in (u, v)}))
+        return call
+    used = {(u, v): f.var(("S", u, v, t)) for u, v in arcs}
     for x in range(n):
-        sent = sum(out[(x, v)] for u, v in arcs if u == x)
-        got = sum(out[(u, x)] for u, v in arcs if v == x)
-        m.add(sent <= 1)
-        m.add(got <= 1)
+        sent = [used[(u, v)] for u, v in arcs if u == x]
+        got = [used[(u, v)] for u, v in arcs if v == x]
+        f.at_most_one(sent)
+        f.at_most_one(got)
         if kind is ModelKind.HALF_DUPLEX:
-            m.add(sent + got <= 1)
-    return out
+            f.at_most_one(sent + got)
+    return used
 
 
-def solve_rounds(instance: Instance, rounds: int, seconds: float) -> tuple[str, Schedule | None]:
-    """Ask CP-SAT for an allreduce schedule of ``rounds`` rounds: ``("sat", schedule)``,
-    ``("unsat", None)`` or ``("unknown", None)`` when ``seconds`` ran out."""
-    enc = build(instance, rounds)
-    solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.1, seconds)
-    solver.parameters.num_workers = 1
-    status = solver.solve(enc.model)
-    if status == cp_model.INFEASIBLE:
-        return "unsat", None
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return "unknown", None
-    out = []
-    for t in range(1, rounds + 1):
-        per_arc: dict[tuple[int, int, str], int] = {}
-        for table, op in ((enc.copy, "copy"), (enc.combine, "reduce")):
-            for (u, v, c, tt), lit in table.items():
-                if tt == t and solver.value(lit):
-                    per_arc[(u, v, op)] = per_arc.get((u, v, op), 0) | 1 << c
-        out.append(
-            tuple(Transmission(u, (v,), mask, op) for (u, v, op), mask in sorted(per_arc.items()))
+def standalone(instance: Instance, rounds: int) -> tuple[Formula, StandaloneCNF]:
+    """The formula for ``rounds`` rounds and its CNF (deterministic: same clauses each time,
+    so a stored proof is re-checked against a regenerated CNF of the same SHA-256)."""
+    f = build(instance, rounds)
+    clauses = f.cnf_since(0)
+    return f, StandaloneCNF(rounds, EncodingOptions(), f.vpool.top, clauses, 0)
+
+
+def decode(f: Formula, model: list[int], rounds: int) -> Schedule:
+    """The schedule of a model of :func:`build`'s formula (one transmission per arc and op)."""
+    true = {x for x in model if x > 0}
+    per_round: list[dict[tuple[int, int, str], int]] = [{} for _ in range(rounds)]
+    for key, var in f.vpool.obj2id.items():
+        if var in true and isinstance(key, tuple) and key[0] in ("C", "D"):
+            _, u, v, c, t = key
+            arcs = per_round[t - 1]
+            op = "copy" if key[0] == "C" else "reduce"
+            arcs[(u, v, op)] = arcs.get((u, v, op), 0) | 1 << c
+    return Schedule(
+        tuple(
+            tuple(Transmission(u, (v,), mask, op) for (u, v, op), mask in sorted(arcs.items()))
+            for arcs in per_round
         )
-    return "sat", Schedule(tuple(out))
+    )

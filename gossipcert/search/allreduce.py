@@ -29,10 +29,11 @@ and storing a whole chunk never counts twice), replayed by the verifier.
 The answer is ``optimal`` when the best lower bound meets the composition, with that
 bound's evidence (the sub-problem's result as ``dual``, whose certificate a certificate
 carries). Otherwise, on instances small enough for :mod:`gossipcert.encodings.allreduce`,
-CP-SAT is asked for ``L, L + 1, ...`` rounds up to ``U - 1``: a model is decoded, verified and
-ends the search, each "infeasible" raises ``L``. An optimum above the closed bounds then rests
-on CP-SAT's word (evidence ``allreduce-cpsat``, labelled so and not counted as certified;
-``check`` re-solves it). A query out of time leaves the answer ``feasible`` with the bracket.
+the CNF of :mod:`gossipcert.encodings.allreduce` is solved for ``L, L + 1, ...`` rounds up to
+``U - 1`` by CaDiCaL with a DRAT proof: a refutation, judged by the independent checkers of
+:mod:`gossipcert.proofs.checkers`, raises ``L`` (evidence ``allreduce-drat``, re-checked by
+``check`` against the regenerated CNF); a model is decoded, verified and ends the search.
+A query out of time leaves the answer ``feasible`` with the bracket.
 
 References
 ----------
@@ -50,10 +51,21 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from pysat.solvers import Solver
+
 from gossipcert import graphs
-from gossipcert.encodings.allreduce import encodable, solve_rounds
+from gossipcert.encodings.allreduce import decode, encodable, standalone
 from gossipcert.instance import Instance, ModelKind, Problem, ProblemKind, make_instance
+from gossipcert.proofs.checkers import ProofVerdict
+from gossipcert.proofs.refutation import (
+    PROOF_SOLVER,
+    ProofResult,
+    StandaloneCNF,
+    checked_refutation,
+    proof_record,
+)
 from gossipcert.schedule import Schedule
+from gossipcert.search.backends import solve_sliced
 from gossipcert.simulate import simulate
 
 
@@ -116,16 +128,12 @@ def compose(first: Schedule, gossip: Instance, second: Schedule) -> Schedule:
     return Schedule(first.rounds[: len(first)] + tuple(tail))
 
 
-#: seconds for each CP-SAT query when the search has no time limit
-QUERY_SECONDS = 120.0
-
-
 def solve_allreduce(
     instance: Instance, solve_other: Callable[[Instance], Any], time_limit: float | None = None
 ) -> Any:
     """The allreduce bracket (module docstring), from the results of ``solve_other`` on the
-    reduce-scatter and gossip instances, then CP-SAT between the bounds (``time_limit``
-    seconds in all, :data:`QUERY_SECONDS` per query without one).
+    reduce-scatter and gossip instances, then SAT with DRAT proofs between the bounds
+    (``time_limit`` seconds in all, none without one).
 
     Returns
     -------
@@ -141,7 +149,7 @@ def solve_allreduce(
     >>> from gossipcert.search.rounds import solve
     >>> res = solve(parse_instance("ring:4", "single-port", "allreduce"))
     >>> res.status, res.optimum, res.evidence["kind"], res.evidence["bracket"]["value"]
-    ('optimal', 6, 'allreduce-cpsat', 4)
+    ('optimal', 6, 'allreduce-drat', 4)
     """
     rs = solve_other(sub_problem(instance, ProblemKind.REDUCE_SCATTER))
     ag = solve_other(sub_problem(instance, ProblemKind.GOSSIP))
@@ -178,13 +186,13 @@ def solve_allreduce(
     if not optimal and upper is not None and encodable(instance) is None:
         searched = _exact(instance, lower, upper, time_limit)
     if searched is not None:
-        _, found, refuted = searched
+        found, refuted, record = searched
         if found is not None:
             schedule, report, upper = found, simulate(instance, found), len(found)
-            source_of_upper = "the allreduce CP-SAT model (gossipcert.encodings.allreduce)"
-        if refuted is not None and refuted >= lower:  # raised above the closed bounds
-            lower = refuted + 1
-            evidence = {"kind": "allreduce-cpsat", "rounds": refuted, "bracket": evidence}
+            source_of_upper = "the allreduce model (gossipcert.encodings.allreduce)"
+        if refuted is not None and record is not None and refuted >= lower:
+            lower = refuted + 1  # raised above the closed bounds by a checked proof
+            evidence = {"kind": "allreduce-drat", "rounds": refuted, **record, "bracket": evidence}
             sub = None
         optimal = upper == lower
         if optimal and sub is not None and not (sub.status == "optimal" and sub.optimum == lower):
@@ -209,21 +217,57 @@ def solve_allreduce(
     )
 
 
+def find(instance: Instance, rounds: int, deadline: float | None) -> tuple[str, Schedule | None]:
+    """Look for a schedule of ``rounds`` rounds: ``("sat", schedule)``, ``("unsat", None)``
+    or ``("unknown", None)`` at ``deadline`` (a ``time.monotonic()`` value)."""
+    f, cnf = standalone(instance, rounds)
+    with Solver(name=PROOF_SOLVER, bootstrap_with=cnf.clauses) as solver:
+        found = solve_sliced(solver, [], deadline)
+        if found is None:
+            return "unknown", None
+        if not found:
+            return "unsat", None
+        return "sat", decode(f, solver.get_model() or [], rounds)
+
+
+def refute(
+    instance: Instance, rounds: int, deadline: float | None
+) -> tuple[StandaloneCNF, ProofResult, ProofVerdict] | None:
+    """A checked DRAT proof that ``rounds`` rounds are impossible, or None (satisfiable or
+    out of time).
+
+    Raises
+    ------
+    SolverError
+        A checker rejects the proof.
+    """
+    _, cnf = standalone(instance, rounds)
+    out = checked_refutation(cnf, deadline, None, f"the DRAT proof of allreduce in {rounds}")
+    return None if out is None else (cnf, *out)
+
+
+def seconds_left(deadline: float | None) -> float:
+    """Seconds until ``deadline`` (infinite without one)."""
+    return float("inf") if deadline is None else deadline - time.monotonic()
+
+
 def _exact(
     instance: Instance, lower: int, upper: int, time_limit: float | None
-) -> tuple[int, Schedule | None, int | None] | None:
-    """CP-SAT for ``lower .. upper - 1`` rounds, ascending: ``(rounds asked, schedule or
-    None, the most rounds refuted or None)``; None when nothing was decided."""
+) -> tuple[Schedule | None, int | None, dict[str, Any] | None] | None:
+    """SAT for ``lower .. upper - 1`` rounds, ascending: ``(schedule or None, the most
+    rounds refuted or None, the DRAT record of that refutation)``; None when nothing was
+    decided. Each refutation is a checked DRAT proof."""
     deadline = None if time_limit is None else time.monotonic() + time_limit
-    refuted = None
+    refuted, record = None, None
     for r in range(lower, upper):
-        left = QUERY_SECONDS if deadline is None else deadline - time.monotonic()
-        if left <= 0:
+        if seconds_left(deadline) <= 0:
             break
-        status, schedule = solve_rounds(instance, r, min(left, QUERY_SECONDS))
-        if status == "sat" and schedule is not None and simulate(instance, schedule).ok:
-            return r, schedule, refuted
-        if status != "unsat":
+        proved = refute(instance, r, deadline)
+        if proved is None:
+            status, schedule = find(instance, r, deadline)
+            if status == "sat" and schedule is not None and simulate(instance, schedule).ok:
+                return schedule, refuted, record
             break
-        refuted = r
-    return (upper, None, refuted) if refuted is not None else None
+        cnf, pr, verdict = proved
+        refuted, record = r, proof_record(cnf, pr, verdict)
+    return (None, refuted, record) if refuted is not None else None
