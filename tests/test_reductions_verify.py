@@ -238,3 +238,36 @@ def test_cli_verify_names_the_double_count(tmp_path: Path) -> None:
     assert "without rank 1's contribution" in res.stdout
     res = runner.invoke(app, ["verify", "path:3", str(path), "-p", "gossip", "--redop", "max"])
     assert res.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["bounds", "ring:6", "-p", "reduce:0"],
+        ["export", "ring:6", "-p", "allreduce", "--rounds", "3", "--format", "dimacs"],
+        ["heuristic", "ring:6", "-p", "allreduce"],
+        ["solve", "ring:4", "-p", "reduce:0", "--objective", "steps"],
+    ],
+)
+def test_commands_for_copy_problems_refuse_reductions(args: list[str]) -> None:
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2 and "covers the copy problems only" in res.stderr
+
+
+def test_cli_solve_and_check_a_reduction(tmp_path: Path) -> None:
+    cert = tmp_path / "c.json"
+    args = ["solve", "ring:6", "-p", "reduce-scatter", "--redop", "max", "-o", str(cert)]
+    res = runner.invoke(app, [*args, "--json", "-q"])
+    assert res.exit_code == 0
+    data = json.loads(res.stdout)
+    assert (data["problem"], data["optimum"], data["certified"]) == (
+        "reduce-scatter:redop=max",
+        3,
+        True,
+    )
+    assert data["evidence"]["kind"] == "reversal" and data["evidence"]["dual_problem"] == "gossip"
+    assert {t.get("op") for r in data["schedule"]["rounds"] for t in r} == {"reduce"}
+    res = runner.invoke(app, ["check", str(cert)])
+    assert res.exit_code == 0 and "run backwards solves reduce-scatter:redop=max" in res.stdout
+    res = runner.invoke(app, ["verify", "ring:6", str(cert)])
+    assert res.exit_code == 0

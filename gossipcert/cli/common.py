@@ -17,7 +17,7 @@ from gossipcert.cli_text import (
     err_console,
     print_json,
 )
-from gossipcert.errors import GossipcertError
+from gossipcert.errors import GossipcertError, SpecError
 from gossipcert.models import MODELS
 
 app = typer.Typer(
@@ -83,6 +83,15 @@ def _chunked(problem: str, chunks: int | None, redop: str | None = None) -> str:
     if chunks is None and redop is None:
         return problem
     return with_redop(with_chunks(parse_problem(problem), chunks), redop).spec()
+
+
+def _no_reduction(instance: Any, what: str) -> None:
+    """Refuse a reduction where only the copy problems are covered (SpecError, exit 2)."""
+    if instance.problem.reduction:
+        raise SpecError(
+            f"{what} covers the copy problems only, not {instance.problem.spec()}; reductions "
+            "are solved (solve) and verified (verify)"
+        )
 
 
 GraphArg = Annotated[str, typer.Argument(help="Graph spec or file.", metavar="GRAPH")]

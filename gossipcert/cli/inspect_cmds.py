@@ -26,6 +26,7 @@ from gossipcert.cli.common import (
     _bad_input,
     _check_output,
     _chunked,
+    _no_reduction,
     _time_limit_option,
     _write_text,
     app,
@@ -272,6 +273,7 @@ def bounds_cmd(
     from gossipcert.instance import parse_instance
 
     instance = parse_instance(graph, model, _chunked(problem, chunks))
+    _no_reduction(instance, "bounds")
     found = all_bounds(instance)
     lows = [b for b in found if b.kind == "lower"]
     ups = [b for b in found if b.kind == "upper"]
@@ -431,6 +433,7 @@ def construct_cmd(
         known = CONSTRUCTIONS.get(algorithm)
         model = known.model if known is not None and known.model else "telephone"
     instance = parse_instance(graph, model, problem)
+    _no_reduction(instance, "construct")
     _check_output(output, force)
     try:
         sched = construct(instance, algorithm, sequence)
@@ -554,6 +557,7 @@ def heuristic_cmd(
     if method not in ("matching", "coloring", "anneal"):
         raise SpecError(f"unknown heuristic {method!r}; choose matching, coloring or anneal")
     instance = parse_instance(graph, model, problem)
+    _no_reduction(instance, "heuristic")
     _check_output(output, force)
     if method != "anneal" and (rounds is not None or steps is not None or start != "matching"):
         raise SpecError("--rounds, --steps and --start belong to --method anneal")

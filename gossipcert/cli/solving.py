@@ -22,6 +22,7 @@ from gossipcert.cli.common import (
     _bad_input,
     _check_output,
     _chunked,
+    _no_reduction,
     _seconds_or_zero,
     _time_limit_option,
     _write_text,
@@ -218,6 +219,7 @@ def solve_cmd(
     _check_output(output, force)
     instance = parse_instance(graph, model, _chunked(problem, chunks, redop))
     if objective != "rounds":
+        _no_reduction(instance, f"--objective {objective}")
         _solve_cost(
             instance, objective, max_rounds, tau, h, backend, time_limit, strict, as_json, output
         )
