@@ -133,7 +133,7 @@ def solve_allreduce(
 ) -> Any:
     """The allreduce bracket (module docstring), from the results of ``solve_other`` on the
     reduce-scatter and gossip instances, then SAT with DRAT proofs between the bounds
-    (``time_limit`` seconds in all, none without one).
+    until ``time_limit`` seconds after the call (no limit without one).
 
     Returns
     -------
@@ -151,6 +151,7 @@ def solve_allreduce(
     >>> res.status, res.optimum, res.evidence["kind"], res.evidence["bracket"]["value"]
     ('optimal', 6, 'allreduce-drat', 4)
     """
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     rs = solve_other(sub_problem(instance, ProblemKind.REDUCE_SCATTER))
     ag = solve_other(sub_problem(instance, ProblemKind.GOSSIP))
     recv = receive_bound(instance)
@@ -184,7 +185,7 @@ def solve_allreduce(
     searched = None
     source_of_upper = f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})"
     if not optimal and upper is not None and encodable(instance) is None:
-        searched = _exact(instance, lower, upper, time_limit)
+        searched = _exact(instance, lower, upper, deadline)
     if searched is not None:
         found, refuted, record = searched
         if found is not None:
@@ -252,12 +253,11 @@ def seconds_left(deadline: float | None) -> float:
 
 
 def _exact(
-    instance: Instance, lower: int, upper: int, time_limit: float | None
+    instance: Instance, lower: int, upper: int, deadline: float | None
 ) -> tuple[Schedule | None, int | None, dict[str, Any] | None] | None:
     """SAT for ``lower .. upper - 1`` rounds, ascending: ``(schedule or None, the most
     rounds refuted or None, the DRAT record of that refutation)``; None when nothing was
     decided. Each refutation is a checked DRAT proof."""
-    deadline = None if time_limit is None else time.monotonic() + time_limit
     refuted, record = None, None
     for r in range(lower, upper):
         if seconds_left(deadline) <= 0:
