@@ -14,7 +14,13 @@ from typer.testing import CliRunner
 from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.cli import app
 from gossipcert.errors import UnsupportedModelError
-from gossipcert.instance import make_instance, parse_instance, parse_model, parse_problem
+from gossipcert.instance import (
+    ProblemKind,
+    make_instance,
+    parse_instance,
+    parse_model,
+    parse_problem,
+)
 from gossipcert.schedule import Schedule
 from gossipcert.search.allreduce import receive_bound
 from gossipcert.search.reversal import dual_instance, reduction_from_dual
@@ -265,3 +271,30 @@ def test_allreduce_certificate_from_the_receive_bound() -> None:
     assert check_certificate(copy.deepcopy(cert)).status == "holds"
     cert["evidence"]["source"] = "gossip"
     assert check_certificate(cert).status == "fails"
+
+
+def test_composition_drops_second_copies_of_a_chunk() -> None:
+    """An all-port gossip schedule may deliver a packet twice in one round; composed, the
+    second copy is left out (two copies at once break the verifier's rule)."""
+    from gossipcert.schedule import Transmission
+    from gossipcert.search.allreduce import compose, sub_problem
+
+    def T(u: int, to: tuple[int], mask: int) -> Transmission:
+        return Transmission(u, to, mask)
+
+    inst = parse_instance("complete:3", "all-port", "allreduce")
+    gossip = sub_problem(inst, ProblemKind.GOSSIP)
+    rs = solve(sub_problem(inst, ProblemKind.REDUCE_SCATTER)).schedule
+    assert rs is not None
+    # round 2: 0 and 1 both send packet 0 to 2
+    ag = Schedule(
+        (
+            (T(0, (1,), 1),),
+            (T(0, (2,), 1), T(1, (2,), 1), T(2, (0,), 4), T(2, (1,), 4), T(1, (0,), 2)),
+            (T(1, (2,), 2),),
+        )
+    )
+    assert simulate(gossip, ag).ok
+    out = compose(rs, gossip, ag)
+    assert simulate(inst, out).ok
+    assert [len(r) for r in out.rounds[len(rs) :]] == [1, 4, 1]

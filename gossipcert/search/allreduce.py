@@ -64,7 +64,7 @@ from gossipcert.proofs.refutation import (
     checked_refutation,
     proof_record,
 )
-from gossipcert.schedule import Schedule
+from gossipcert.schedule import Schedule, Transmission
 from gossipcert.search.backends import solve_sliced
 from gossipcert.simulate import simulate
 
@@ -111,19 +111,26 @@ def sub_problem(instance: Instance, kind: ProblemKind) -> Instance:
 
 
 def compose(first: Schedule, gossip: Instance, second: Schedule) -> Schedule:
-    """``first`` then ``second`` (a schedule of ``gossip``) with every transmission of
-    ``second`` a copy of the chunks its sender knows as gossip packets (``"all"`` spelled
-    out: after ``first`` every node holds a partial of every chunk, whole or not)."""
+    """``first`` then ``second`` (a schedule of ``gossip``) as copies: each receiver gets,
+    one transmission per arc, only the packets it does not know yet in ``gossip`` and not from
+    an earlier sender of the same round ("all" spelled out, since after ``first`` every node
+    holds a partial of every chunk, whole or not; two copies of one chunk into one node in
+    one round would break the verifier's rule). Each transmission keeps its arcs and carries
+    a subset of its packets, so the port rules still hold (multicast is never composed)."""
     know = list(gossip.holdings)
     tail = []
     for rnd in second.rounds[: len(second)]:
+        incoming: dict[int, int] = {}
         out = []
         for tr in rnd:
             mask = know[tr.sender] if tr.packets is None else tr.packets & know[tr.sender]
-            out.append(tr._replace(packets=mask, op="copy"))
-        for tr in out:
             for r in tr.receivers:
-                know[r] |= tr.packets or 0
+                fresh = mask & ~know[r] & ~incoming.get(r, 0)
+                if fresh:
+                    incoming[r] = incoming.get(r, 0) | fresh
+                    out.append(Transmission(tr.sender, (r,), fresh, "copy"))
+        for r, mask in incoming.items():
+            know[r] |= mask
         tail.append(tuple(out))
     return Schedule(first.rounds[: len(first)] + tuple(tail))
 
