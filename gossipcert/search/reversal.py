@@ -44,7 +44,9 @@ they hold whenever a subset of a valid round, arcs reversed, is again a valid ro
   receivers and counts once, but reversed it is one transmission per receiver.
 
 These are refused with :class:`~gossipcert.errors.UnsupportedModelError`
-(:func:`reversal_refusal`). The linear-cost objectives are not offered for reductions.
+(:func:`reversal_refusal`, which reads the ``reversible`` flag of the model's
+:class:`~gossipcert.models.base.PortRules`, and refuses all-port with ``calls=N``). The
+linear-cost objectives are not offered for reductions.
 
 :func:`solve_by_reversal` solves the dual with the round search it is given, converts the
 schedule, replays it in :func:`gossipcert.simulate.simulate` (it is shown only if it solves
@@ -77,6 +79,7 @@ from gossipcert.instance import (
     bits,
     make_instance,
 )
+from gossipcert.models import rules_of
 from gossipcert.schedule import Schedule, Transmission
 from gossipcert.simulate import simulate
 
@@ -95,10 +98,10 @@ def reversal_refusal(model: Model) -> str | None:
     >>> reversal_refusal(parse_model("multicast"))[:9]
     'multicast'
     """
-    if model.kind is ModelKind.MULTICAST:
+    if not rules_of(model.kind).reversible:
         return (
-            "multicast is not symmetric under time reversal (one sender to several receivers "
-            "becomes several senders to one receiver)"
+            f"{model.kind.value} is not symmetric under time reversal (one sender to several "
+            "receivers becomes several senders to one receiver)"
         )
     if model.kind is ModelKind.ALL_PORT and model.calls_per_round is not None:
         return (
