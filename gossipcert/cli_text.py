@@ -45,7 +45,12 @@ def print_verdict(rep: Any, instance: Any) -> None:
         console.print(f"[red]✗[/] {esc(err.message)}", highlight=False)
     if len(rep.errors) > 50:
         console.print(f"... and {len(rep.errors) - 50} more violations")
-    if rep.unmet:
+    if rep.missing:
+        for line in rep.incomplete(instance, 5):
+            console.print(f"[yellow]incomplete:[/] {esc(line)}", highlight=False)
+        if len(rep.missing) > 5:
+            console.print(f"... and {len(rep.missing) - 5} more missing contributions")
+    elif rep.unmet:
         sample = ", ".join(f"{ref(v)} lacks {instance.packet_names[p]!r}" for v, p in rep.unmet[:5])
         console.print(
             f"[yellow]unmet demands after round {rep.length}:[/] {len(rep.unmet)} "
@@ -80,7 +85,11 @@ def show_schedule(sched: Any, instance: Any) -> None:
 
     table = Table(title=f"schedule ({rounds_text(len(sched))})", show_lines=False)
     table.add_column("round", justify="right")
-    table.add_column("transmissions (sender -> receivers: packets)")
+    table.add_column(
+        "transmissions (sender -> receivers: packets; => combines the partial results)"
+        if instance.problem.reduction
+        else "transmissions (sender -> receivers: packets)"
+    )
     for t, rnd in enumerate(sched.rounds[: len(sched)], start=1):
         parts = []
         for tr in rnd:
@@ -92,7 +101,8 @@ def show_schedule(sched: Any, instance: Any) -> None:
                 )
             )
             to = ",".join(str(ref(r)) for r in tr.receivers)
-            parts.append(f"{ref(tr.sender)}->{to}: {packets}")
+            arrow = "=>" if tr.op == "reduce" else "->"  # => combines into the receiver's
+            parts.append(f"{ref(tr.sender)}{arrow}{to}: {packets}")
         table.add_row(str(t), esc("; ".join(parts) or "-"))
     console.print(table)
 
@@ -251,6 +261,17 @@ def evidence_text(ev: dict[str, Any]) -> str:
             f"{rounds_text(ev['rounds'])} infeasible: the {ev['method']} keeping packets "
             f"{ev['rows']} and destinations {ev['columns']} is refuted by {_proof_text(ev)}"
         )
+    if kind == "reversal":
+        return (
+            f"that of the dual {ev['dual_problem']} (time reversal, same optimum): "
+            + evidence_text(ev.get("dual", {}))
+        )
+    if kind == "allreduce-bracket":
+        bounds = ", ".join(f"{k} {v}" for k, v in ev.get("bounds", {}).items() if v is not None)
+        sub = f": {evidence_text(ev['sub'])}" if isinstance(ev.get("sub"), dict) else ""
+        return f"{ev['value']} from the allreduce bound '{ev['source']}' ({bounds}){sub}"
+    if kind == "allreduce-drat":
+        return f"{rounds_text(ev['rounds'])} infeasible for allreduce: {_proof_text(ev)}"
     if kind == "drat-packet":
         return (
             f"{rounds_text(ev['rounds'])} infeasible: packet {ev['packet']} alone cannot be "

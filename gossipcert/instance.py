@@ -16,8 +16,10 @@ all-port; without it each edge's ``capacity`` attribute counts), ``tau=X`` and `
 (linear cost ``1 + tau*h*s`` per round).
 
 Problem specs: ``gossip``, ``broadcast:S`` (or ``broadcast:S1,S2,...``, one packet held by
-several sources), ``scatter:S``, ``gather:R``, ``total-exchange``,
-or a JSON file ``{"packets": [...], "holdings": {node: [packet, ...]}, "demands": {...}}``.
+several sources), ``scatter:S``, ``gather:R``, ``total-exchange``, the reductions
+``reduce:R``, ``reduce-scatter`` and ``allreduce`` (with ``redop=sum|max``, ``sum`` by
+default), or a JSON file
+``{"packets": [...], "holdings": {node: [packet, ...]}, "demands": {...}}``.
 
 References
 ----------
@@ -198,9 +200,18 @@ class ProblemKind(StrEnum):
     GATHER = "gather"
     TOTAL_EXCHANGE = "total-exchange"
     CUSTOM = "custom"
+    REDUCE = "reduce"
+    REDUCE_SCATTER = "reduce-scatter"
+    ALLREDUCE = "allreduce"
 
 
-_ROOTED = {ProblemKind.BROADCAST, ProblemKind.SCATTER, ProblemKind.GATHER}
+_ROOTED = {ProblemKind.BROADCAST, ProblemKind.SCATTER, ProblemKind.GATHER, ProblemKind.REDUCE}
+
+#: the reductions: a packet is a chunk whose partial results are combined (design section 3)
+REDUCTIONS = frozenset({ProblemKind.REDUCE, ProblemKind.REDUCE_SCATTER, ProblemKind.ALLREDUCE})
+
+#: the reduction operators: ``sum`` counts a contribution once only, ``max`` is idempotent
+REDOPS = ("sum", "max")
 
 
 @dataclass(frozen=True)
@@ -219,6 +230,10 @@ class Problem:
         Each node's data is split into this many packets (the ``--chunks K`` of collective
         libraries): every packet of the problem becomes ``K`` packets ``(name, k)`` with the
         same holders and demanders. 1 by default; built-in problems only.
+    redop : {"sum", "max"}
+        The operator of a reduction: under ``sum`` two partial results that share a
+        contribution must never be combined (a double count); ``max`` is idempotent and
+        allows it. Reductions only (``sum`` elsewhere).
     """
 
     kind: ProblemKind
@@ -233,15 +248,23 @@ class Problem:
     ) = None
     source_file: str | None = field(default=None, compare=False)
     chunks: int = 1
+    redop: str = "sum"
+
+    @property
+    def reduction(self) -> bool:
+        """Whether this is ``reduce``, ``reduce-scatter`` or ``allreduce``."""
+        return self.kind in REDUCTIONS
 
     def spec(self) -> str:
         """The canonical spec string (a custom problem gives its file name)."""
         if self.kind is ProblemKind.CUSTOM:
             return self.source_file or "custom"
         chunks = [f"chunks={self.chunks}"] if self.chunks != 1 else []
+        if self.redop != "sum":
+            chunks.append(f"redop={self.redop}")
         if self.kind in _ROOTED:
             return f"{self.kind.value}:" + ",".join([str(self.root), *chunks])
-        return self.kind.value + (":" + chunks[0] if chunks else "")
+        return self.kind.value + (":" + ",".join(chunks) if chunks else "")
 
 
 def _node_text(text: str) -> int | str:
@@ -263,16 +286,19 @@ def names_problem_file(spec: str) -> bool:
 
 def parse_problem(spec: str) -> Problem:
     """Parse a problem spec: ``gossip``, ``broadcast:S`` (``broadcast:S1,S2,...``: several
-    sources), ``scatter:S``, ``gather:R``, ``total-exchange`` or the path of a JSON file, each
-    with an optional ``chunks=K``.
+    sources), ``scatter:S``, ``gather:R``, ``total-exchange``, ``reduce:R``,
+    ``reduce-scatter``, ``allreduce`` or the path of a JSON file, each with an optional
+    ``chunks=K``; a reduction also takes ``redop=sum|max`` (default ``sum``).
 
     Examples
     --------
     >>> parse_problem("broadcast:0,5,chunks=2").root
     '0,5'
+    >>> parse_problem("reduce:0,chunks=2,redop=max").spec()
+    'reduce:0,chunks=2,redop=max'
     >>> parse_problem("broadcast:0,chunks=2")  # doctest: +NORMALIZE_WHITESPACE
     Problem(kind=<ProblemKind.BROADCAST: 'broadcast'>, root='0', custom=None,
-            source_file=None, chunks=2)
+            source_file=None, chunks=2, redop='sum')
     """
     text = spec.strip()
     if names_problem_file(text):
@@ -282,8 +308,8 @@ def parse_problem(spec: str) -> Problem:
     name = _PROBLEM_ALIASES.get(name, name)
     accepted = (
         "gossip (allgather), broadcast:S[,S2,...], scatter:S, gather:R, "
-        "total-exchange (alltoall), "
-        "each with an optional chunks=K, or a .json file"
+        "total-exchange (alltoall), reduce:R, reduce-scatter, allreduce, "
+        "each with an optional chunks=K (reductions also redop=sum|max), or a .json file"
     )
     try:
         kind = ProblemKind(name)
@@ -293,15 +319,22 @@ def parse_problem(spec: str) -> Problem:
         raise SpecError(f"a custom problem is given as a .json file; accepted: {accepted}")
     args = [a.strip() for a in rest.split(",")] if colon else []
     chunks = 1
-    seen_chunks = False
+    redop = "sum"
+    seen: set[str] = set()
     plain: list[str] = []
     for a in args:
         key, eq, value = a.partition("=")
-        if eq and key.strip().lower() == "chunks":
-            if seen_chunks:
-                raise SpecError(f"chunks is given twice in {spec!r}")
-            seen_chunks = True
-            chunks = parse_chunks(value)
+        key = key.strip().lower()
+        if eq and key in ("chunks", "redop"):
+            if key in seen:
+                raise SpecError(f"{key} is given twice in {spec!r}")
+            seen.add(key)
+            if key == "chunks":
+                chunks = parse_chunks(value)
+            elif kind not in REDUCTIONS:
+                raise SpecError(f"redop applies to reductions only, not {name} (got {spec!r})")
+            else:
+                redop = parse_redop(value)
         else:
             plain.append(a)
     if kind in _ROOTED:
@@ -310,14 +343,51 @@ def parse_problem(spec: str) -> Problem:
         if len(plain) > 1 and kind is not ProblemKind.BROADCAST:
             raise SpecError(f"{name} has one root, e.g. {name}:0 (got {spec!r})")
         # several sources of a broadcast stay one text: resolve_roots splits it
-        return Problem(kind, _node_text(",".join(plain)), chunks=chunks)
+        return Problem(kind, _node_text(",".join(plain)), chunks=chunks, redop=redop)
     if plain:
         raise SpecError(f"{name} takes no argument but chunks=K (got {spec!r})")
-    return Problem(kind, chunks=chunks)
+    return Problem(kind, chunks=chunks, redop=redop)
 
 
 #: the names collective-communication libraries use
-_PROBLEM_ALIASES = {"allgather": "gossip", "alltoall": "total-exchange"}
+_PROBLEM_ALIASES = {
+    "allgather": "gossip",
+    "alltoall": "total-exchange",
+    "reducescatter": "reduce-scatter",
+    "reduce_scatter": "reduce-scatter",
+}
+
+
+def parse_redop(text: str) -> str:
+    """A reduction operator: ``sum`` or ``max``.
+
+    Examples
+    --------
+    >>> parse_redop(" MAX ")
+    'max'
+    """
+    value = str(text).strip().lower()
+    if value not in REDOPS:
+        raise SpecError(f"redop must be one of {', '.join(REDOPS)}, got {text!r}")
+    return value
+
+
+def with_redop(problem: Problem, redop: str | None) -> Problem:
+    """``problem`` with the reduction operator ``redop`` (None: unchanged).
+
+    Raises
+    ------
+    SpecError
+        An unknown operator, a problem that is no reduction, or a spec that says another.
+    """
+    if redop is None:
+        return problem
+    op = parse_redop(redop)
+    if problem.kind not in REDUCTIONS:
+        raise SpecError(f"--redop applies to reductions only, not {problem.kind.value}")
+    if problem.redop not in ("sum", op):
+        raise SpecError(f"--redop {op} contradicts redop={problem.redop} in the problem")
+    return replace(problem, redop=op)
 
 
 def parse_chunks(text: str | int) -> int:
@@ -448,6 +518,15 @@ class Instance:
         reference, for scatter the destination's, for total exchange ``(origin, destination)``.
     holdings, demands : tuple of int
         Per node, the bitmask of packets held before round 1 / needed at the end.
+
+    Notes
+    -----
+    In a reduction (``reduce``, ``reduce-scatter``, ``allreduce``) a packet is a *chunk*:
+    bit ``c`` of ``holdings[v]`` says that ``v`` contributes to chunk ``c`` (its partial
+    result of ``c`` before round 1 is its own contribution), bit ``c`` of ``demands[v]``
+    that ``v`` must end with chunk ``c`` combined over every contributor. Chunk names: the
+    root's reference (``reduce``), the owner's (``reduce-scatter``, ``allreduce``), paired
+    with ``k`` under ``chunks=K``, as the packets of ``broadcast`` and ``gossip``.
     """
 
     graph: nx.Graph
@@ -494,6 +573,7 @@ class Instance:
             "n": self.n,
             "m": self.graph.number_of_edges(),
             "packets": self.n_packets,
+            **({"redop": self.problem.redop} if self.problem.reduction else {}),
         }
 
 
@@ -595,6 +675,20 @@ def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
                 names.append(ref(v))
                 hold[v] |= bit
                 need[root] |= bit  # type: ignore[index]
+    elif kind is ProblemKind.REDUCE:
+        # one chunk: every processor contributes to it, the root needs it combined
+        names.append(ref(root))
+        for v in procs:
+            hold[v] = 1
+        need[root] = 1  # type: ignore[index]
+    elif kind in (ProblemKind.REDUCE_SCATTER, ProblemKind.ALLREDUCE):
+        # chunk i belongs to the i-th processor; every processor contributes to every chunk
+        for v in procs:
+            names.append(ref(v))
+        everything = (1 << len(procs)) - 1
+        for i, v in enumerate(procs):
+            hold[v] = everything
+            need[v] = everything if kind is ProblemKind.ALLREDUCE else 1 << i
     elif kind is ProblemKind.TOTAL_EXCHANGE:
         for u in procs:
             for v in procs:

@@ -13,11 +13,13 @@ Schedule JSON (``gossipcert-schedule/1``)::
 Nodes are written by their reference (:func:`gossipcert.graphs.node_ref`); reading accepts a
 node's original label or its index. Packets are written by name (for gossip, the origin
 node; for total exchange ``[origin, destination]``); ``"packets": "all"`` means everything
-the sender knows.
+the sender knows. In a reduction a transmission may say ``"op": "reduce"`` (its receivers
+combine the partial results into their own) instead of the default ``"op": "copy"``.
 
 Schedule CSV: a header ``round,from,to,packets`` and one line per transmission; several
 receivers or packets are separated by ``;``, a pair packet is written ``origin/destination``,
-and ``all`` stands for everything the sender knows.
+and ``all`` stands for everything the sender knows. A reduction's schedule with some
+``reduce`` transmission has a fifth column ``op`` (``copy`` or ``reduce``).
 """
 
 from __future__ import annotations
@@ -58,11 +60,20 @@ class Transmission(NamedTuple):
         Internal node ids of the receivers (one in point-to-point models).
     packets : int or None
         Bitmask of packet numbers sent, or None for everything the sender knows.
+    op : {"copy", "reduce"}
+        Reductions only: what each receiver does with a chunk's partial result, store it
+        (``copy``, the default and the only meaning outside reductions) or combine it into
+        its own (``reduce``).
     """
 
     sender: int
     receivers: tuple[int, ...]
     packets: int | None = None
+    op: str = "copy"
+
+
+#: what a receiver does with a partial result (a transmission's ``op``)
+OPS = ("copy", "reduce")
 
 
 Round = tuple[Transmission, ...]
@@ -131,6 +142,7 @@ def to_json(schedule: Schedule, instance: Instance) -> dict[str, Any]:
                     "from": ref(t.sender),
                     "to": [ref(r) for r in t.receivers],
                     "packets": _packet_out(instance, t.packets),
+                    **({"op": t.op} if t.op != "copy" else {}),
                 }
                 for t in rnd
             ]
@@ -266,8 +278,18 @@ def _read_rounds(rounds: list[Any], instance: Instance) -> Iterator[Round]:
             receivers = tuple(dict.fromkeys(node(r, t, k) for r in targets))
             value = item.get("packets", "all")
             packets = None if value == "all" else packets_of(value, t, k)
-            trans.append(Transmission(sender, receivers, packets))
+            trans.append(Transmission(sender, receivers, packets, _op(item, t, k)))
         yield tuple(trans)
+
+
+def _op(item: dict[str, Any], t: int, k: int) -> str:
+    """The ``op`` of a transmission's JSON item (``copy`` when absent)."""
+    op = item.get("op", "copy")
+    if op not in OPS:
+        raise ScheduleFormatError(
+            f'round {t}, transmission {k}: \'op\' must be "copy" or "reduce", got {op!r}'
+        )
+    return str(op)
 
 
 def _common_round(
@@ -275,8 +297,8 @@ def _common_round(
 ) -> Round | None:
     """A round in the common form read column by column, or None to read it item by item.
 
-    The common form: every transmission a dict with ``from``, ``to`` (a list of one node)
-    and ``packets`` (a list of one packet, or ``"all"``), the nodes all ints or all strings,
+    The common form: every transmission a dict with exactly ``from``, ``to`` (a list of one
+    node) and ``packets`` (a list of one packet, or ``"all"``), the nodes all ints or all strings,
     the packets likewise, and every one of them already in the lookup tables ``nodes`` and
     ``single`` (keyed by type, as in :func:`_read_rounds`). Checking the types of a whole
     column first keeps ``True`` and ``1.0`` from being looked up as the node ``1``.
@@ -291,6 +313,8 @@ def _common_round(
         return None
     if set(map(type, rnd)) != {dict} or set(map(type, targets)) != {list}:
         return None
+    if set(map(len, rnd)) != {3}:
+        return None  # an "op" (or other key): item by item
     if set(map(len, targets)) != {1}:
         return None
     tos = [target[0] for target in targets]
@@ -309,7 +333,7 @@ def _common_round(
     else:
         return None
     # tuple.__new__ builds each named tuple without a Python-level call
-    rows = zip(senders, [(r,) for r in receivers], masks, strict=True)
+    rows = zip(senders, [(r,) for r in receivers], masks, repeat("copy"), strict=False)
     return tuple(map(tuple.__new__, repeat(Transmission, len(senders)), rows))
 
 
@@ -368,7 +392,8 @@ def to_csv(schedule: Schedule, instance: Instance) -> str:
 
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(CSV_HEADER)
+    with_op = any(tr.op != "copy" for rnd in schedule.rounds for tr in rnd)
+    writer.writerow(CSV_HEADER + ["op"] * with_op)
     for t, rnd in enumerate(schedule.rounds[: len(schedule)], start=1):
         for tr in rnd:
             packets = (
@@ -376,23 +401,29 @@ def to_csv(schedule: Schedule, instance: Instance) -> str:
                 if tr.packets is None
                 else ";".join(_csv_name(instance.packet_names[i]) for i in bits(tr.packets))
             )
-            writer.writerow([t, ref(tr.sender), ";".join(ref(r) for r in tr.receivers), packets])
+            row = [t, ref(tr.sender), ";".join(ref(r) for r in tr.receivers), packets]
+            writer.writerow(row + [tr.op] * with_op)
     return buf.getvalue()
 
 
 def from_csv(text: str, instance: Instance) -> Schedule:
     """Read the CSV form of a schedule (see the module docstring)."""
     rows = list(csv.reader(io.StringIO(text)))
-    if not rows or [c.strip().lower() for c in rows[0]] != CSV_HEADER:
-        raise ScheduleFormatError("a schedule CSV must start with the header round,from,to,packets")
+    header = [c.strip().lower() for c in rows[0]] if rows else []
+    if header not in (CSV_HEADER, [*CSV_HEADER, "op"]):
+        raise ScheduleFormatError(
+            "a schedule CSV must start with the header round,from,to,packets (or "
+            "round,from,to,packets,op)"
+        )
+    width = len(header)
     by_round: dict[int, list[Transmission]] = {}
     resolve = _resolver(instance)
     for line, row in enumerate(rows[1:], start=2):
         if not row or all(not c.strip() for c in row):
             continue
         where = f"line {line}"
-        if len(row) != 4:
-            raise ScheduleFormatError(f"{where}: expected 4 fields, got {len(row)}")
+        if len(row) != width:
+            raise ScheduleFormatError(f"{where}: expected {width} fields, got {len(row)}")
         try:
             t = int(row[0])
         except ValueError:
@@ -414,7 +445,10 @@ def from_csv(text: str, instance: Instance) -> Schedule:
         else:
             names = [_csv_packet(x) for x in field.split(";") if x.strip()]
             packets = _packets_in(instance, names, where)
-        by_round.setdefault(t, []).append(Transmission(sender, receivers, packets))
+        op = row[4].strip().lower() if width == 5 else "copy"
+        if op not in OPS:
+            raise ScheduleFormatError(f"{where}: op must be copy or reduce, got {row[4]!r}")
+        by_round.setdefault(t, []).append(Transmission(sender, receivers, packets, op))
     length = max(by_round, default=0)
     return Schedule(tuple(tuple(by_round.get(t, ())) for t in range(1, length + 1)))
 

@@ -30,6 +30,21 @@ After the round ``know_t(v) = know_{t-1}(v) ∪ ⋃ {S : (u, D, S), v ∈ D}``. 
 breaks a rule the replay goes on (sending what the sender does know), so that every
 violation in the schedule is reported, not only the first.
 
+Reductions (``reduce``, ``reduce-scatter``, ``allreduce``): a packet is a chunk, and each node
+holds per chunk a *partial result*, the set of contributions folded into it (initially its own
+contribution to the chunks it contributes to, else nothing). A transmission carries the
+sender's partial of each chunk it names, as it was before the round; sending a chunk of which
+the sender holds nothing is ``unknown-packet``. Each receiver then, per chunk, stores the
+received partial (``"op": "copy"``: its partial becomes the received one; two copies of one
+chunk into one node in one round are ``copied-twice``) and folds every ``"op": "reduce"``
+receipt into it (union). Under ``redop=sum`` combining two partials that share a contribution
+is a ``double-count``, one violation per shared contribution ("round 3: node 2 combines chunk
+5 holding rank 1's contribution twice"); ``max`` is idempotent and allows it. The port rules
+are those of any transmission. The result is complete when every demanded chunk's partial
+holds every contribution to that chunk; each missing one is named ("after round 4 node 0
+holds chunk 1 without rank 3's contribution"). ``"op": "reduce"`` outside a reduction is
+``reduce-op``.
+
 Per round the report counts transmissions, calls, packets moved (``|S|·|D|`` summed),
 ``s_t = max_u s_{u,t}`` (packets node ``u`` sends in round ``t``) and the newly learned
 ``(node, packet)`` pairs; ``S = Σ_t s_t`` and, under linear cost, ``T = R + τ·h·S``.
@@ -53,6 +68,7 @@ from typing import Any
 from gossipcert import graphs
 from gossipcert.gc_pause import paused_gc
 from gossipcert.instance import Instance, Model, ModelKind, bits
+from gossipcert.partials import Partials, chunk_text
 from gossipcert.schedule import Schedule, Transmission, json_name
 
 POINT_TO_POINT = {
@@ -116,7 +132,10 @@ class Report:
     cost : float or None
         ``T = R + τ·h·S`` under linear cost (``R`` the length), else None.
     knowledge : list of int
-        Final knowledge bitmask of each node.
+        Final knowledge bitmask of each node (in a reduction: the chunks of which it holds a
+        partial result).
+    missing : list of (node, chunk, contributor)
+        Reductions: each contribution a demanded chunk still lacks at the end.
     """
 
     valid: bool
@@ -129,6 +148,17 @@ class Report:
     steps: int
     cost: float | None
     knowledge: list[int] = field(repr=False)
+    missing: list[tuple[int, int, int]] = field(default_factory=list)
+
+    def incomplete(self, instance: Instance, limit: int | None = None) -> list[str]:
+        """One sentence per contribution a reduction's result lacks at the end, e.g.
+        "after round 4 node 0 holds chunk 1 without rank 3's contribution"."""
+        ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
+        return [
+            f"after round {self.length} node {ref(v)} holds chunk "
+            f"{chunk_text(instance.packet_names[c])} without rank {ref(w)}'s contribution"
+            for v, c, w in self.missing[:limit]
+        ]
 
     @property
     def ok(self) -> bool:
@@ -147,6 +177,18 @@ class Report:
             "errors": [{**e.to_json(), "nodes": [ref(v) for v in e.nodes]} for e in self.errors],
             "unmet_count": len(self.unmet),
             "unmet": [{"node": ref(v), "packet": name(p)} for v, p in self.unmet[:max_unmet]],
+            **(
+                {
+                    "missing_count": len(self.missing),
+                    "missing": [
+                        {"node": ref(v), "chunk": name(c), "contribution": ref(w)}
+                        for v, c, w in self.missing[:max_unmet]
+                    ],
+                    "incomplete": self.incomplete(instance, max_unmet),
+                }
+                if instance.problem.reduction
+                else {}
+            ),
             "per_round": [vars(s) for s in self.per_round],
             "steps": self.steps,
             "cost": self.cost,
@@ -210,13 +252,21 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
         if max_errors is None or len(errors) < max_errors:
             errors.append(Violation(t, nodes, rule, f"round {t}: {text}"))
 
+    reduction = Partials(instance) if instance.problem.reduction else None
+
     def unmet_now() -> bool:
+        if reduction is not None:
+            return reduction.unmet()
         return any(_and_not(demands, know))
 
     done_at: int | None = None if unmet_now() else 0
     length = len(schedule)
     for t, rnd in enumerate(schedule.rounds[:length], start=1):
-        plain = _plain_round(rnd, know, adj, model) if kind is not ModelKind.ALL_PORT else None
+        plain = (
+            _plain_round(rnd, know, adj, model)
+            if kind is not ModelKind.ALL_PORT and reduction is None
+            else None
+        )
         if plain is not None:
             stats.append(plain)
             if done_at is None and plain.learned and not unmet_now():
@@ -256,14 +306,26 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
             if unknown:
                 names = [repr(instance.packet_names[p]) for p in bits(unknown)[:5]]
                 more = "" if unknown.bit_count() <= 5 else f" (and {unknown.bit_count() - 5} more)"
+                s_ = "s" if len(names) > 1 else ""
                 report(
                     t,
                     (u,),
                     "unknown-packet",
-                    f"node {ref(u)} sends packet{'s' if len(names) > 1 else ''} "
-                    f"{_and(names)}{more}, which it does not know yet",
+                    f"node {ref(u)} sends packet{s_} {_and(names)}{more}, which it does not "
+                    "know yet"
+                    if reduction is None
+                    else f"node {ref(u)} sends chunk{s_} {_and(names)}{more}, of which it "
+                    "holds no partial result yet",
                 )
                 mask &= known
+            if tr.op != "copy" and reduction is None:
+                report(
+                    t,
+                    (u,),
+                    "reduce-op",
+                    f'node {ref(u)} sends with "op": {tr.op!r}, but {instance.problem.spec()} '
+                    "is no reduction (only copies)",
+                )
             size = mask.bit_count()
             sent_count[u] += size
             n_sent[u] += 1
@@ -274,6 +336,8 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
                         touched.append(r)
                     incoming[r] |= mask
                     recv_from[r].append(u)
+                    if reduction is not None:
+                        reduction.receive(u, r, mask, tr.op)
                     if track_arcs:
                         arc_load[(u, r)] += size
                     moved += size
@@ -324,13 +388,20 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
             if new:
                 learned += new.bit_count()
                 know[v] |= new
+        if reduction is not None:
+            learned = reduction.combine(t, report, ref)
         stats.append(
             RoundStats(len(rnd), n_calls, moved, max(sent_count.values(), default=0), learned)
         )
         if done_at is None and learned and not unmet_now():
             done_at = t
 
-    unmet = [(v, p) for v in range(instance.n) for p in bits(demands[v] & ~know[v])]
+    if reduction is None:
+        unmet = [(v, p) for v in range(instance.n) for p in bits(demands[v] & ~know[v])]
+        missing: list[tuple[int, int, int]] = []
+    else:
+        missing = reduction.missing()
+        unmet = list(dict.fromkeys((v, c) for v, c, _ in missing))
     steps = sum(s.max_sent for s in stats)
     cost = None if model.tau is None else length + model.tau * model.h * steps
     return Report(
@@ -344,6 +415,7 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
         steps=steps,
         cost=cost,
         knowledge=know,
+        missing=missing,
     )
 
 
@@ -365,7 +437,9 @@ def _plain_round(
     # C; ``_and_not(a, b)`` is ``a & ~b`` element by element.
     if not rnd:
         return None
-    senders, targets, packets = zip(*rnd, strict=True)
+    senders, targets, packets, ops = zip(*rnd, strict=True)
+    if ops.count("copy") != len(ops):
+        return None  # "reduce" outside a reduction: the replay reports it
     if set(map(len, targets)) != {1}:
         return None
     receivers = [target[0] for target in targets]

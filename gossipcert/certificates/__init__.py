@@ -4,5 +4,6 @@ Modules
 -------
 - :mod:`.certificate`: the certificate of a round optimum or a steps front, and ``check``.
 - :mod:`.split`: checking the evidence of a split (cube) proof.
+- :mod:`.reductions`: checking a reduction's evidence (time reversal, allreduce bracket).
 - :mod:`.partial`: the partial result written when a run stops before its optimum.
 """

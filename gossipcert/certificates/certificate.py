@@ -15,6 +15,13 @@ the lower-bound evidence:
   dissemination matrix is unsatisfiable, re-checked by :mod:`gossipcert.search.relaxation`;
 - ``drat-packet``: a DRAT proof that one packet alone cannot be broadcast from its holders
   in ``R* - 1`` rounds, re-checked by :mod:`gossipcert.search.packet_refutation`;
+- ``reversal``: a ``reduce`` or ``reduce-scatter`` optimum, with the whole certificate of
+  its dual (``broadcast`` or ``gossip``), re-checked with the duality by
+  :mod:`gossipcert.certificates.reductions`;
+- ``allreduce-bracket``: an ``allreduce`` optimum where a lower bound (recomputed, or with
+  the certificate of reduce-scatter or gossip) meets the verified composition;
+- ``allreduce-drat``: a DRAT proof that an allreduce needs one round more than its closed
+  bounds (the CNF of :mod:`gossipcert.encodings.allreduce`, regenerated and re-checked);
 - ``solver-claim``: a solver's word only (weaker, and labelled so: its check re-solves the
   claim, and even when every step agrees the verdict is ``unproved``, never ``holds``).
 
@@ -44,6 +51,11 @@ from typing import Any
 
 from gossipcert import graphs
 from gossipcert._version import __version__
+from gossipcert.certificates.reductions import (
+    check_allreduce_drat,
+    check_allreduce_evidence,
+    check_reversal_evidence,
+)
 from gossipcert.closed_forms import bound_by_name
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import CertificateError, GossipcertError
@@ -79,6 +91,10 @@ def build_certificate(result: SolveResult) -> dict[str, Any]:
     if result.status != "optimal" or result.schedule is None:
         raise CertificateError(f"only an optimal result has a certificate (got {result.status})")
     inst = result.instance
+    evidence = result.evidence
+    if result.dual is not None:  # a reduction by time reversal: the dual's whole certificate
+        evidence = {k: v for k, v in evidence.items() if k != "dual"}
+        evidence["dual_certificate"] = build_certificate(result.dual)
     return {
         "format": FORMAT,
         "gossipcert": __version__,
@@ -88,7 +104,7 @@ def build_certificate(result: SolveResult) -> dict[str, Any]:
         "upper_bound": result.upper_bound,
         "schedule": to_json(result.schedule, inst),
         "schedule_source": result.upper_source,
-        "evidence": result.evidence,
+        "evidence": evidence,
         "symmetry_breaking": _uses_symmetry(result),
         "backend": result.backend,
         "times": {k: round(v, 3) for k, v in result.times.items()},
@@ -137,6 +153,8 @@ def build_steps_certificate(
 
 def _uses_symmetry(result: SolveResult) -> bool:
     """Whether the lower-bound evidence relies on a symmetry argument."""
+    if result.dual is not None:
+        return _uses_symmetry(result.dual)
     ev = result.evidence
     if ev.get("kind") == "drat-cubes":
         return ev.get("coverage", {}).get("kind") == "orbits"
@@ -365,6 +383,17 @@ def _check(
             "no solver argument involved (symmetry_breaking false)",
         )
         return
+    if kind == "reversal":  # a reduction: its dual's certificate and the duality
+        check_reversal_evidence(inst, optimum, ev, cert, time_limit, out, full, _check, CheckReport)
+        return
+    if kind == "allreduce-bracket":  # a lower bound of allreduce meets the composition
+        args = (inst, optimum, ev, cert, time_limit, out, full, _check, CheckReport)
+        check_allreduce_evidence(*args)
+        return
+    if kind == "allreduce-drat":  # a DRAT proof that one round fewer is impossible
+        check_allreduce_drat(inst, optimum, ev, time_limit, out, full)
+        out.add(cert.get("symmetry_breaking") is False, "no symmetry breaking in the CNF")
+        return
     if kind not in ("drat", "drat-cubes", "drat-relaxed", "drat-packet", "solver-claim"):
         out.add(False, f"unknown evidence kind {kind!r}")
         return
@@ -437,6 +466,9 @@ def _check_problem_label(cert: dict[str, Any], inst: Instance, out: CheckReport)
         named = None  # a free-text label: the stored content is the problem
     demands = sum(bin(d & ~h).count("1") for d, h in zip(inst.demands, inst.holdings, strict=True))
     what = f"{inst.n_packets} packets, {demands} demands not met at the start"
+    if inst.problem.reduction:
+        combined = sum(d.bit_count() for d in inst.demands)
+        what = f"{inst.n_packets} chunks, {combined} combined over every contributor at the end"
     if named is None or named.kind is ProblemKind.CUSTOM:
         out.add(True, f"problem checked: custom problem {label!r} as stored ({what})")
         return

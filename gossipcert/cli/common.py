@@ -17,7 +17,7 @@ from gossipcert.cli_text import (
     err_console,
     print_json,
 )
-from gossipcert.errors import GossipcertError
+from gossipcert.errors import GossipcertError, SpecError
 from gossipcert.models import MODELS
 
 app = typer.Typer(
@@ -50,12 +50,20 @@ MODEL_HELP = (
 )
 PROBLEM_HELP = (
     "Problem: gossip (allgather), broadcast:S, scatter:S, gather:R, total-exchange "
-    "(alltoall), or a JSON file "
+    "(alltoall), reduce:R, reduce-scatter, allreduce, or a JSON file "
     '{"packets": [...], "holdings": {node: [...]}, "demands": {node: [...]}}.'
 )
 ChunksOpt = Annotated[
     int | None,
     typer.Option("--chunks", help="Split each node's data into K packets (K >= 1).", metavar="K"),
+]
+RedopOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--redop",
+        help="Reductions: sum (default; a contribution never counted twice) or max (idempotent).",
+        metavar="OP",
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON.")]
 ModelOpt = Annotated[str, typer.Option("--model", "-m", help=MODEL_HELP, metavar="MODEL")]
@@ -68,11 +76,23 @@ ScheduleOutOpt = Annotated[
 ShowOpt = Annotated[bool, typer.Option("--show", help="Print the schedule, one row per round.")]
 
 
-def _chunked(problem: str, chunks: int | None) -> str:
-    """The problem spec with ``--chunks K`` applied (bad K: SpecError, exit 2)."""
-    from gossipcert.instance import parse_problem, with_chunks
+def _chunked(problem: str, chunks: int | None, redop: str | None = None) -> str:
+    """The problem spec with ``--chunks K`` and ``--redop OP`` applied (bad K or OP:
+    SpecError, exit 2)."""
+    from gossipcert.instance import parse_problem, with_chunks, with_redop
 
-    return problem if chunks is None else with_chunks(parse_problem(problem), chunks).spec()
+    if chunks is None and redop is None:
+        return problem
+    return with_redop(with_chunks(parse_problem(problem), chunks), redop).spec()
+
+
+def _no_reduction(instance: Any, what: str) -> None:
+    """Refuse a reduction where only the copy problems are covered (SpecError, exit 2)."""
+    if instance.problem.reduction:
+        raise SpecError(
+            f"{what} covers the copy problems only, not {instance.problem.spec()}; reductions "
+            "are solved (solve) and verified (verify)"
+        )
 
 
 GraphArg = Annotated[str, typer.Argument(help="Graph spec or file.", metavar="GRAPH")]

@@ -24,6 +24,7 @@ from gossipcert.cli.common import (
     _bad_input,
     _check_output,
     _chunked,
+    _no_reduction,
     _write_text,
     app,
 )
@@ -116,6 +117,7 @@ def export_cmd(
         )
     _check_output(output, force)
     instance = parse_instance(graph, model, _chunked(problem, chunks))
+    _no_reduction(instance, "export")
     options = EncodingOptions.for_search(strict=strict, counting=counting)
     text = export(instance, rounds, fmt, options)
     if output:
@@ -188,6 +190,7 @@ def decode_cmd(
 
     _check_output(output, force)
     instance = parse_instance(graph, model, _chunked(problem, chunks))
+    _no_reduction(instance, "decode")
     values = parse_solver_output(_read_text(solution))
     options = EncodingOptions.for_search(strict=strict, counting=counting)
     text = None if formula is None else _read_text(formula)

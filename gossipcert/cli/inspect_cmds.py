@@ -20,11 +20,13 @@ from gossipcert.cli.common import (
     JsonOpt,
     ModelOpt,
     ProblemOpt,
+    RedopOpt,
     ScheduleOutOpt,
     ShowOpt,
     _bad_input,
     _check_output,
     _chunked,
+    _no_reduction,
     _time_limit_option,
     _write_text,
     app,
@@ -140,6 +142,7 @@ def verify_cmd(
         float | None,
         _time_limit_option("--from: seconds for the certified optimum (default 60)."),
     ] = None,
+    redop: RedopOpt = None,
     show: ShowOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -160,7 +163,7 @@ def verify_cmd(
     from gossipcert.simulate import simulate
 
     if from_format is not None:
-        if schedule is not None or model or problem or chunks is not None:
+        if schedule is not None or model or problem or chunks is not None or redop is not None:
             raise SpecError(
                 "verify --from FORMAT takes one file and no SCHEDULE, --model, --problem or "
                 "--chunks: the collective and its chunks come from the file"
@@ -173,7 +176,7 @@ def verify_cmd(
     if schedule is None:
         raise SpecError("verify needs GRAPH and SCHEDULE (or --from FORMAT FILE)")
     data = load_schedule_file(schedule)  # read once: for the stored instance and the schedule
-    instance = _verify_instance(graph, schedule, data, model, problem, chunks)
+    instance = _verify_instance(graph, schedule, data, model, problem, chunks, redop)
     sched = schedule_from_file_data(schedule, data, instance)
     rep = simulate(instance, sched)
     non_edges = [e for e in rep.errors if e.rule == "not-a-neighbour"]
@@ -204,6 +207,7 @@ def _verify_instance(
     model: str | None,
     problem: str | None,
     chunks: int | None,
+    redop: str | None = None,
 ) -> Instance:
     """The instance ``verify`` replays ``schedule`` (its content ``data``) on: the model and
     problem stored in a certificate or partial result (checked against any given), else the
@@ -221,7 +225,9 @@ def _verify_instance(
 
     stored = stored_instance_record(schedule, data)
     if stored is None:
-        return parse_instance(graph, model or "telephone", _chunked(problem or "gossip", chunks))
+        return parse_instance(
+            graph, model or "telephone", _chunked(problem or "gossip", chunks, redop)
+        )
     s_model = parse_model(str(stored["model"]))
     if model is not None and parse_model(model).spec() != s_model.spec():
         raise SpecError(
@@ -233,11 +239,13 @@ def _verify_instance(
         # a partial result names its custom problem's file without its content: the file
         # is the user's to give (as -p), read where they say, not guessed from the name
         return make_instance(
-            graphs.from_spec(graph), s_model, parse_problem(_chunked(problem or record, chunks))
+            graphs.from_spec(graph),
+            s_model,
+            parse_problem(_chunked(problem or record, chunks, redop)),
         )
     s_problem = stored_problem(record)
-    if problem is not None or chunks is not None:
-        asked = parse_problem(_chunked(problem or s_problem.spec(), chunks))
+    if problem is not None or chunks is not None or redop is not None:
+        asked = parse_problem(_chunked(problem or s_problem.spec(), chunks, redop))
         same = (
             asked.custom == s_problem.custom
             if s_problem.custom is not None
@@ -265,6 +273,7 @@ def bounds_cmd(
     from gossipcert.instance import parse_instance
 
     instance = parse_instance(graph, model, _chunked(problem, chunks))
+    _no_reduction(instance, "bounds")
     found = all_bounds(instance)
     lows = [b for b in found if b.kind == "lower"]
     ups = [b for b in found if b.kind == "upper"]
@@ -424,6 +433,7 @@ def construct_cmd(
         known = CONSTRUCTIONS.get(algorithm)
         model = known.model if known is not None and known.model else "telephone"
     instance = parse_instance(graph, model, problem)
+    _no_reduction(instance, "construct")
     _check_output(output, force)
     try:
         sched = construct(instance, algorithm, sequence)
@@ -547,6 +557,7 @@ def heuristic_cmd(
     if method not in ("matching", "coloring", "anneal"):
         raise SpecError(f"unknown heuristic {method!r}; choose matching, coloring or anneal")
     instance = parse_instance(graph, model, problem)
+    _no_reduction(instance, "heuristic")
     _check_output(output, force)
     if method != "anneal" and (rounds is not None or steps is not None or start != "matching"):
         raise SpecError("--rounds, --steps and --start belong to --method anneal")

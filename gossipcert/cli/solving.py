@@ -17,10 +17,12 @@ from gossipcert.cli.common import (
     JsonOpt,
     ModelOpt,
     ProblemOpt,
+    RedopOpt,
     ShowOpt,
     _bad_input,
     _check_output,
     _chunked,
+    _no_reduction,
     _seconds_or_zero,
     _time_limit_option,
     _write_text,
@@ -54,6 +56,7 @@ def solve_cmd(
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",
     chunks: ChunksOpt = None,
+    redop: RedopOpt = None,
     backend: BackendOpt = "sat",
     time_limit: Annotated[
         float | None, _time_limit_option("Seconds for search and proof (default: no limit).")
@@ -214,8 +217,9 @@ def solve_cmd(
     depth = 1 if depth is None else depth
     jobs = 1 if jobs is None else jobs
     _check_output(output, force)
-    instance = parse_instance(graph, model, _chunked(problem, chunks))
+    instance = parse_instance(graph, model, _chunked(problem, chunks, redop))
     if objective != "rounds":
+        _no_reduction(instance, f"--objective {objective}")
         _solve_cost(
             instance, objective, max_rounds, tau, h, backend, time_limit, strict, as_json, output
         )
@@ -338,6 +342,9 @@ def _without_proofs(evidence: dict[str, Any]) -> dict[str, Any]:
         out["cubes"] = [_without_proofs(c) for c in out["cubes"]]
     if isinstance(out.get("coverage"), dict):
         out["coverage"] = _without_proofs(out["coverage"])
+    for key in ("dual", "sub", "bracket"):  # a reduction's dual, sub-problem or bracket
+        if isinstance(out.get(key), dict):
+            out[key] = _without_proofs(out[key])
     return out
 
 

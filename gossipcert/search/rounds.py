@@ -51,7 +51,7 @@ from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
 from gossipcert.errors import SolverError, UnsupportedModelError
 from gossipcert.finders import portfolio as _portfolio
 from gossipcert.finders.portfolio import PortfolioSettings
-from gossipcert.instance import Instance, bits
+from gossipcert.instance import Instance, ProblemKind, bits
 from gossipcert.proofs.checkers import ProofVerdict, check_proof
 from gossipcert.proofs.refutation import (
     DecidedHorizon,
@@ -61,7 +61,9 @@ from gossipcert.proofs.refutation import (
     standalone_cnf,
 )
 from gossipcert.schedule import Schedule
+from gossipcert.search.allreduce import solve_allreduce
 from gossipcert.search.backends import BACKENDS, Status, make_backend
+from gossipcert.search.reversal import solve_by_reversal
 from gossipcert.search.upper import Progress, schedule_by_horizon, upper_bound_schedules
 from gossipcert.search.upper import verified as _verified
 from gossipcert.simulate import Report, simulate
@@ -114,12 +116,16 @@ class SolveResult:
     timed_out: bool = False
     #: the search was stopped by Ctrl-C (the bounds are those known at that moment)
     interrupted: bool = False
+    #: a reduction solved by time reversal: the result of its dual (broadcast or gossip)
+    dual: SolveResult | None = None
 
     @property
     def certified(self) -> bool:
         """An optimum whose lower bound has evidence beyond the solver's word (a closed form
         or checked proofs): not ``solver-claim``, as with ``--no-proof`` or a proof cut short
-        by the time limit."""
+        by the time limit (for a reduction solved by reversal: its dual's)."""
+        if self.dual is not None:
+            return self.status == "optimal" and self.dual.certified
         return self.status == "optimal" and self.evidence.get("kind") != "solver-claim"
 
 
@@ -693,6 +699,12 @@ def solve(
     -------
     SolveResult
 
+    Notes
+    -----
+    ``reduce`` and ``reduce-scatter`` are solved as their duals ``broadcast`` and ``gossip``
+    run backwards (:mod:`gossipcert.search.reversal`), ``allreduce`` by the bracket of
+    :mod:`gossipcert.search.allreduce`; ``seeds`` are not used there.
+
     Examples
     --------
     >>> from gossipcert.instance import parse_instance
@@ -703,10 +715,34 @@ def solve(
     """
     if backend not in BACKENDS:
         raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if instance.problem.reduction:
+        return _solve_reduction(
+            instance,
+            lambda other: solve(
+                other, backend, time_limit, strict, proof, use_bounds, counting, options,
+                progress, None, encoding, portfolio,
+            ),
+            time_limit,
+        )  # fmt: skip
     if options is None:
         options = search_options(instance, encoding, strict, counting)
     args = (instance, backend, time_limit, options, use_bounds, proof, progress, seeds)
     return _Search(*args, portfolio=portfolio).run()
+
+
+def _solve_reduction(
+    instance: Instance,
+    solve_other: Callable[[Instance], SolveResult],
+    time_limit: float | None = None,
+) -> SolveResult:
+    """A reduction: reduce and reduce-scatter by time reversal, allreduce by its bracket,
+    through ``solve_other``."""
+    result: SolveResult
+    if instance.problem.kind is ProblemKind.ALLREDUCE:
+        result = solve_allreduce(instance, solve_other, time_limit)
+    else:
+        result = solve_by_reversal(instance, solve_other)
+    return result
 
 
 def _unmet(instance: Instance) -> bool:

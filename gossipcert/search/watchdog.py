@@ -34,7 +34,7 @@ from gossipcert.errors import SolverError
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
 from gossipcert.search.backends import BACKENDS, allow_long_slices
-from gossipcert.search.rounds import Progress, SolveResult, _Search, _verified
+from gossipcert.search.rounds import Progress, SolveResult, _Search, _solve_reduction, _verified
 from gossipcert.search.split import SplitSearch, SplitSettings
 
 #: the child gets the limit minus this fraction of it ...
@@ -108,6 +108,15 @@ def solve_within(
 
     if backend not in BACKENDS:
         raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")
+    if instance.problem.reduction:
+        return _solve_reduction(
+            instance,
+            lambda other: solve_within(
+                other, backend, time_limit, strict, proof, use_bounds, counting, options,
+                progress, None, split, encoding, portfolio,
+            ),
+            time_limit,
+        )  # fmt: skip
     if options is None:
         options = search_options(instance, encoding, strict, counting)
     if time_limit is None and split is not None:

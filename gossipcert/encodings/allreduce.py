@@ -1,0 +1,219 @@
+"""The time-expanded model of allreduce with contribution sets, for small instances.
+
+State rules (those of the verifier, :mod:`gossipcert.simulate`): node ``v`` holds per chunk
+``c`` a partial result, the set of contributions folded into it; a transmission carries the
+sender's partial of each chunk it names as it was before the round; the receiver stores it
+(copy) or unites it with its own (reduce); under ``sum`` the sets united in one round (the
+receiver's own, or the one copied, and every reduce receipt) must be pairwise disjoint.
+
+Variables, for rounds ``t = 1..R``:
+
+- ``P[v, c, w, t]`` (``t = 0..R``): ``w``'s contribution is in ``v``'s partial of ``c`` after
+  round ``t``; fixed at ``t = 0`` to "``w = v`` and ``v`` contributes to ``c``";
+- ``C[u, v, c, t]`` and ``D[u, v, c, t]``: arc ``(u, v)`` carries chunk ``c`` in round ``t``,
+  stored (copy) or combined (reduce); ``C + D <= 1``;
+- ``A[u, v, c, w, t] = D[u, v, c, t] and P[u, c, w, t-1]`` and likewise ``B`` for ``C``;
+- ``N[v, c, t]``: no copy of ``c`` reaches ``v`` in round ``t``, and
+  ``K[v, c, w, t] = N[v, c, t] and P[v, c, w, t-1]`` (the receiver keeps its own);
+- the port variables of the model: ``M[e, t]`` (telephone: edge ``e`` is a call) or
+  ``S[u, v, t]`` (half-duplex, single-port: the arc is used).
+
+Constraint families:
+
+1. **send what you hold**: ``C + D <= sum_w P[u, c, w, t-1]`` (no empty partial is sent);
+2. **one copy**: ``sum_u C[u, v, c, t] <= 1``;
+3. **new partial**: ``P[v, c, w, t] = (P[v, c, w, t-1] and no copy) or any_u B or any_u A``,
+   written as its clauses;
+4. **no double count** (``sum`` only): ``[P[v, c, w, t-1] and no copy] + sum_u B + sum_u A
+   <= 1`` for every ``w``;
+5. **ports**: telephone: the calls of a node at most one, and an arc carries chunks only on a
+   call, at most ``p`` each way; half-duplex: at most one arc out and one in per node and
+   not both; single-port: at most one out and one in; all-port: at most the capacity per
+   arc; chunks per arc at most ``p`` (or the capacity). In half-duplex and single-port a
+   node sends one transmission, which has one ``op``: the chunks of an arc in a round are
+   all copies or all combined (``O[u, v, t]``); telephone and all-port may send two;
+6. **demand**: ``P[v, c, w, R] = 1`` for every demanded ``(v, c)`` and contributor ``w``.
+
+The constraints are written once in a :class:`~gossipcert.encodings.formula.Formula` and
+compiled to CNF. No symmetry breaking or dominance is added, so a model is exactly a schedule
+the verifier accepts (it is decoded and replayed), and a DRAT refutation of the CNF for
+``R`` rounds proves that ``R`` rounds are impossible under the rules above
+(:func:`gossipcert.search.allreduce.refute`, judged by the checkers of
+:mod:`gossipcert.proofs.checkers`). Not covered: multicast and ``calls=N`` (the bracket
+of :mod:`gossipcert.search.allreduce` applies to them).
+
+References
+----------
+.. [1] A. Biere, T. Faller, K. Fazekas, M. Fleury, N. Froleyks and F. Pollitt, "CaDiCaL 2.0",
+   CAV 2024 (the proof-writing solver, through PySAT).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gossipcert import graphs
+from gossipcert.encodings.formula import Formula, Lit
+from gossipcert.encodings.options import EncodingOptions
+from gossipcert.errors import UnsupportedModelError
+from gossipcert.instance import Instance, ModelKind, bits
+from gossipcert.proofs.refutation import StandaloneCNF
+from gossipcert.schedule import Schedule, Transmission
+
+#: the models where a node sends one transmission (so one op) per round
+_ONE_TRANSMISSION = (ModelKind.HALF_DUPLEX, ModelKind.SINGLE_PORT)
+
+#: the largest instances encoded: chunks times nodes times nodes
+MAX_SIZE = 2048
+
+
+def encodable(instance: Instance) -> str | None:
+    """Why the allreduce model does not cover ``instance`` (None: it does)."""
+    model = instance.model
+    if model.kind is ModelKind.MULTICAST:
+        return "multicast is not encoded"
+    if model.calls_per_round is not None:
+        return "calls=N is not encoded"
+    if instance.n_packets * instance.n * instance.n > MAX_SIZE:
+        return f"more than {MAX_SIZE} (chunk, node, contribution) triples"
+    return None
+
+
+def _and(f: Formula, key: tuple[Any, ...], a: Lit, b: Lit) -> Lit:
+    """A literal equal to ``a and b`` (constants folded)."""
+    if a is False or b is False:
+        return False
+    if a is True:
+        return b
+    if b is True:
+        return a
+    x = f.var(key)
+    f.clause([-x, a])
+    f.clause([-x, b])
+    f.clause([x, -a, -b])
+    return x
+
+
+def build(instance: Instance, rounds: int) -> Formula:
+    """The formula of the module docstring for ``rounds`` rounds.
+
+    Raises
+    ------
+    UnsupportedModelError
+        A model or size :func:`encodable` refuses.
+    """
+    reason = encodable(instance)
+    if reason is not None:
+        raise UnsupportedModelError(f"the allreduce encoding: {reason}")
+    f = Formula()
+    g, kind, mdl = instance.graph, instance.model.kind, instance.model
+    n, chunks = instance.n, instance.n_packets
+    contrib = [[w for w in range(n) if instance.holdings[w] >> c & 1] for c in range(chunks)]
+    arcs = [(u, v) for u in range(n) for v in sorted(g.adj[u])]
+    prev: dict[tuple[int, int, int], Lit] = {
+        (v, c, w): v == w for c in range(chunks) for w in contrib[c] for v in range(n)
+    }
+    for t in range(1, rounds + 1):
+        ports = _ports(f, instance, arcs, t)
+        for u, v in arcs:  # families 1 and 5
+            carried = []
+            one_op = f.var(("O", u, v, t)) if kind in _ONE_TRANSMISSION else None
+            for c in range(chunks):
+                cv, dv = f.var(("C", u, v, c, t)), f.var(("D", u, v, c, t))
+                f.clause([-cv, -dv])
+                held = [prev[(u, c, w)] for w in contrib[c]]
+                for x in (cv, dv):
+                    f.clause([-x, *held])
+                    if ports is not None:
+                        f.clause([-x, ports[(u, v)]])
+                if one_op is not None:
+                    f.clause([-cv, one_op])
+                    f.clause([-dv, -one_op])
+                carried += [cv, dv]
+            cap = (
+                mdl.capacity or graphs.capacity(g, u, v)
+                if kind is ModelKind.ALL_PORT
+                else mdl.packet_cap
+            )
+            if cap is not None:
+                f.at_most(carried, cap)
+        cur: dict[tuple[int, int, int], Lit] = {}
+        for v in range(n):
+            ins = sorted(g.adj[v])
+            for c in range(chunks):
+                copies = [f.var(("C", u, v, c, t)) for u in ins]
+                f.at_most_one(copies)  # family 2
+                none = f.var(("N", v, c, t))
+                f.clause([none, *copies])
+                for x in copies:
+                    f.clause([-none, -x])
+                for w in contrib[c]:  # families 3 and 4
+                    sources = [_and(f, ("K", v, c, w, t), none, prev[(v, c, w)])]
+                    for u in ins:
+                        got = prev[(u, c, w)]
+                        sources.append(_and(f, ("B", u, v, c, w, t), f.var(("C", u, v, c, t)), got))
+                        sources.append(_and(f, ("A", u, v, c, w, t), f.var(("D", u, v, c, t)), got))
+                    lits = [x for x in sources if x is not False]
+                    new = f.var(("P", v, c, w, t))
+                    f.clause([-new, *lits])
+                    for x in lits:
+                        f.clause([new, -x])
+                    if instance.problem.redop == "sum":
+                        f.at_most_one(lits)
+                    cur[(v, c, w)] = new
+        prev = cur
+    for v in range(n):
+        for c in bits(instance.demands[v]):
+            for w in contrib[c]:
+                f.clause([prev[(v, c, w)]])  # family 6
+    return f
+
+
+def _ports(
+    f: Formula, instance: Instance, arcs: list[tuple[int, int]], t: int
+) -> dict[tuple[int, int], int] | None:
+    """Per arc the literal "used in round ``t``" under the model's port rule (family 5);
+    None for all-port (no port rule)."""
+    kind, n = instance.model.kind, instance.n
+    if kind is ModelKind.ALL_PORT:
+        return None
+    if kind is ModelKind.TELEPHONE:
+        call = {(u, v): f.var(("M", min(u, v), max(u, v), t)) for u, v in arcs}
+        for x in range(n):
+            f.at_most_one(sorted({lit for (u, v), lit in call.items() if x in (u, v)}))
+        return call
+    used = {(u, v): f.var(("S", u, v, t)) for u, v in arcs}
+    for x in range(n):
+        sent = [used[(u, v)] for u, v in arcs if u == x]
+        got = [used[(u, v)] for u, v in arcs if v == x]
+        f.at_most_one(sent)
+        f.at_most_one(got)
+        if kind is ModelKind.HALF_DUPLEX:
+            f.at_most_one(sent + got)
+    return used
+
+
+def standalone(instance: Instance, rounds: int) -> tuple[Formula, StandaloneCNF]:
+    """The formula for ``rounds`` rounds and its CNF (deterministic: same clauses each time,
+    so a stored proof is re-checked against a regenerated CNF of the same SHA-256)."""
+    f = build(instance, rounds)
+    clauses = f.cnf_since(0)
+    return f, StandaloneCNF(rounds, EncodingOptions(), f.vpool.top, clauses, 0)
+
+
+def decode(f: Formula, model: list[int], rounds: int) -> Schedule:
+    """The schedule of a model of :func:`build`'s formula (one transmission per arc and op)."""
+    true = {x for x in model if x > 0}
+    per_round: list[dict[tuple[int, int, str], int]] = [{} for _ in range(rounds)]
+    for key, var in f.vpool.obj2id.items():
+        if var in true and isinstance(key, tuple) and key[0] in ("C", "D"):
+            _, u, v, c, t = key
+            arcs = per_round[t - 1]
+            op = "copy" if key[0] == "C" else "reduce"
+            arcs[(u, v, op)] = arcs.get((u, v, op), 0) | 1 << c
+    return Schedule(
+        tuple(
+            tuple(Transmission(u, (v,), mask, op) for (u, v, op), mask in sorted(arcs.items()))
+            for arcs in per_round
+        )
+    )

@@ -1,0 +1,280 @@
+"""Allreduce: the bracket between sound lower bounds and a verified composition.
+
+``allreduce`` (every node ends with every chunk combined over every node) is bracketed:
+
+**Lower bounds**, each sound for allreduce under every model and both operators:
+
+- ``reduce-scatter``: an allreduce schedule meets, among others, every demand of
+  reduce-scatter with the same chunks (node ``i`` holds its chunks whole), so it *is* a
+  reduce-scatter schedule. The reduce-scatter optimum (solved by time reversal,
+  :mod:`gossipcert.search.reversal`, the same under ``sum`` and ``max``) is a lower bound;
+- ``gossip`` (allgather) with the same chunks: every node ends with chunk ``(w, k)``
+  holding ``w``'s contribution, which reached it along a chain of transmissions of partials
+  of ``(w, k)`` that held it. Keep, for every node, one such chain, and let each kept
+  transmission of chunk ``(w, k)`` carry the packet ``(w, k)`` instead: its sender knows
+  the packet (by induction along the chain), the arcs are a subset of the original ones and
+  each transmission carries at most as many packets as it carried chunks, so this is a
+  gossip schedule of the same length in every model. The gossip optimum is a lower bound;
+- ``receive``: with two contributors or more, every node holds every chunk incomplete at
+  the start, so it receives each of the ``n K`` chunks at least once; a node ``v`` receives
+  at most ``in(v)`` chunks per round (``p`` in the one-port models with a packet cap, the
+  sum of its edges' capacities in all-port; no bound when packets are unbounded), hence
+  ``R >= max_v ceil(n K / in(v))``. This exceeds gossip's own receive bound
+  ``(n - 1) K / p``.
+
+**Upper bound**: the reduce-scatter schedule followed by the gossip schedule (every
+transmission of the second part a ``copy``: node ``i`` sends its whole chunks ``(i, k)``,
+and storing a whole chunk never counts twice), replayed by the verifier.
+
+The answer is ``optimal`` when the best lower bound meets the composition, with that
+bound's evidence (the sub-problem's result as ``dual``, whose certificate a certificate
+carries). Otherwise, on instances small enough for :mod:`gossipcert.encodings.allreduce`,
+the CNF of :mod:`gossipcert.encodings.allreduce` is solved for ``L, L + 1, ...`` rounds up to
+``U - 1`` by CaDiCaL with a DRAT proof: a refutation, judged by the independent checkers of
+:mod:`gossipcert.proofs.checkers`, raises ``L`` (evidence ``allreduce-drat``, re-checked by
+``check`` against the regenerated CNF); a model is decoded, verified and ends the search.
+A query out of time leaves the answer ``feasible`` with the bracket.
+
+References
+----------
+.. [1] R. Thakur, R. Rabenseifner and W. Gropp, "Optimization of collective communication
+   operations in MPICH", IJHPCA 19, 2005 (allreduce as reduce-scatter then allgather).
+.. [2] E. Chan, M. Heimlich, A. Purkayastha and R. van de Geijn, "Collective communication:
+   theory, practice, and experience", CCPE 19, 2007.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from pysat.solvers import Solver
+
+from gossipcert import graphs
+from gossipcert.encodings.allreduce import decode, encodable, standalone
+from gossipcert.instance import Instance, ModelKind, Problem, ProblemKind, make_instance
+from gossipcert.proofs.checkers import ProofVerdict
+from gossipcert.proofs.refutation import (
+    PROOF_SOLVER,
+    ProofResult,
+    StandaloneCNF,
+    checked_refutation,
+    proof_record,
+)
+from gossipcert.schedule import Schedule, Transmission
+from gossipcert.search.backends import solve_sliced
+from gossipcert.simulate import simulate
+
+
+def receive_bound(instance: Instance) -> int | None:
+    """``max_v ceil(chunks / in(v))`` for an allreduce (module docstring); None when a node
+    may receive any number of chunks per round or when some chunk has one contributor.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> receive_bound(parse_instance("ring:4", "single-port", "allreduce:chunks=2"))
+    8
+    >>> receive_bound(parse_instance("ring:4", "all-port", "allreduce")) is None
+    False
+    """
+    contributors = [0] * instance.n_packets
+    for held in instance.holdings:
+        for c in range(instance.n_packets):
+            contributors[c] += held >> c & 1
+    if min(contributors, default=0) < 2:
+        return None
+    model, g = instance.model, instance.graph
+    best = 0
+    for v in range(instance.n):
+        need = instance.demands[v].bit_count()
+        if not need:
+            continue
+        if model.kind is ModelKind.ALL_PORT:
+            cap = sum(model.capacity or graphs.capacity(g, v, u) for u in g.adj[v])
+        elif model.packet_cap is None:
+            return None
+        else:
+            cap = model.packet_cap
+        best = max(best, math.ceil(need / cap))
+    return best
+
+
+def sub_problem(instance: Instance, kind: ProblemKind) -> Instance:
+    """The reduce-scatter or gossip instance with the same graph, model and chunks."""
+    redop = instance.problem.redop if kind is ProblemKind.REDUCE_SCATTER else "sum"
+    problem = Problem(kind, chunks=instance.problem.chunks, redop=redop)
+    return make_instance(instance.graph, instance.model, problem)
+
+
+def compose(first: Schedule, gossip: Instance, second: Schedule) -> Schedule:
+    """``first`` then ``second`` (a schedule of ``gossip``) as copies: each receiver gets,
+    one transmission per arc, only the packets it does not know yet in ``gossip`` and not from
+    an earlier sender of the same round ("all" spelled out, since after ``first`` every node
+    holds a partial of every chunk, whole or not; two copies of one chunk into one node in
+    one round would break the verifier's rule). Each transmission keeps its arcs and carries
+    a subset of its packets, so the port rules still hold (multicast is never composed)."""
+    know = list(gossip.holdings)
+    tail = []
+    for rnd in second.rounds[: len(second)]:
+        incoming: dict[int, int] = {}
+        out = []
+        for tr in rnd:
+            mask = know[tr.sender] if tr.packets is None else tr.packets & know[tr.sender]
+            for r in tr.receivers:
+                fresh = mask & ~know[r] & ~incoming.get(r, 0)
+                if fresh:
+                    incoming[r] = incoming.get(r, 0) | fresh
+                    out.append(Transmission(tr.sender, (r,), fresh, "copy"))
+        for r, mask in incoming.items():
+            know[r] |= mask
+        tail.append(tuple(out))
+    return Schedule(first.rounds[: len(first)] + tuple(tail))
+
+
+def solve_allreduce(
+    instance: Instance, solve_other: Callable[[Instance], Any], time_limit: float | None = None
+) -> Any:
+    """The allreduce bracket (module docstring), from the results of ``solve_other`` on the
+    reduce-scatter and gossip instances, then SAT with DRAT proofs between the bounds
+    until ``time_limit`` seconds after the call (no limit without one).
+
+    Returns
+    -------
+    SolveResult
+        ``optimal`` when a lower bound meets the verified composition, else ``feasible``
+        (``unknown`` without a schedule); evidence ``{"kind": "allreduce-bracket",
+        "source": "reduce-scatter" | "gossip" | "receive", ...}`` and the sub-result whose
+        bound certifies as ``dual``.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> from gossipcert.search.rounds import solve
+    >>> res = solve(parse_instance("ring:4", "single-port", "allreduce"))
+    >>> res.status, res.optimum, res.evidence["kind"], res.evidence["bracket"]["value"]
+    ('optimal', 6, 'allreduce-drat', 4)
+    """
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    rs = solve_other(sub_problem(instance, ProblemKind.REDUCE_SCATTER))
+    ag = solve_other(sub_problem(instance, ProblemKind.GOSSIP))
+    recv = receive_bound(instance)
+    candidates = [
+        ("reduce-scatter", rs.lower_bound, rs),
+        ("gossip", ag.lower_bound, ag),
+        ("receive", recv or 0, None),
+    ]
+    source, lower, sub = max(candidates, key=lambda x: x[1])
+    schedule = report = None
+    upper = None
+    if rs.schedule is not None and ag.schedule is not None:
+        schedule = compose(rs.schedule, ag.instance, ag.schedule)
+        report = simulate(instance, schedule)
+        if report.ok:
+            upper = report.rounds
+        else:  # pragma: no cover - the argument in the docstring says never
+            schedule = report = None
+    optimal = upper is not None and upper <= lower
+    if optimal and sub is not None and not (sub.status == "optimal" and sub.optimum == lower):
+        optimal = False  # a bound without a certificate of its own stays a bracket
+    evidence: dict[str, Any] = {
+        "kind": "allreduce-bracket",
+        "source": source,
+        "value": lower,
+        "bounds": {"reduce-scatter": rs.lower_bound, "gossip": ag.lower_bound, "receive": recv},
+    }
+    if sub is not None:
+        evidence["sub_problem"] = sub.instance.problem.spec()
+        evidence["sub"] = sub.evidence
+    searched = None
+    source_of_upper = f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})"
+    if not optimal and upper is not None and encodable(instance) is None:
+        searched = _exact(instance, lower, upper, deadline)
+    if searched is not None:
+        found, refuted, record = searched
+        if found is not None:
+            schedule, report, upper = found, simulate(instance, found), len(found)
+            source_of_upper = "the allreduce model (gossipcert.encodings.allreduce)"
+        if refuted is not None and record is not None and refuted >= lower:
+            lower = refuted + 1  # raised above the closed bounds by a checked proof
+            evidence = {"kind": "allreduce-drat", "rounds": refuted, **record, "bracket": evidence}
+            sub = None
+        optimal = upper == lower
+        if optimal and sub is not None and not (sub.status == "optimal" and sub.optimum == lower):
+            optimal = False  # the bound that meets has no certificate of its own
+    status = "optimal" if optimal else ("feasible" if upper is not None else "unknown")
+    return replace(
+        rs,
+        instance=instance,
+        status=status,
+        optimum=upper if optimal else None,
+        lower_bound=lower,
+        upper_bound=upper,
+        schedule=schedule,
+        report=report,
+        evidence=evidence,
+        upper_source=source_of_upper,
+        times={k: rs.times.get(k, 0.0) + ag.times.get(k, 0.0) for k in {*rs.times, *ag.times}},
+        log=rs.log + ag.log,
+        timed_out=rs.timed_out or ag.timed_out,
+        interrupted=rs.interrupted or ag.interrupted,
+        dual=sub if optimal else None,
+    )
+
+
+def find(instance: Instance, rounds: int, deadline: float | None) -> tuple[str, Schedule | None]:
+    """Look for a schedule of ``rounds`` rounds: ``("sat", schedule)``, ``("unsat", None)``
+    or ``("unknown", None)`` at ``deadline`` (a ``time.monotonic()`` value)."""
+    f, cnf = standalone(instance, rounds)
+    with Solver(name=PROOF_SOLVER, bootstrap_with=cnf.clauses) as solver:
+        found = solve_sliced(solver, [], deadline)
+        if found is None:
+            return "unknown", None
+        if not found:
+            return "unsat", None
+        return "sat", decode(f, solver.get_model() or [], rounds)
+
+
+def refute(
+    instance: Instance, rounds: int, deadline: float | None
+) -> tuple[StandaloneCNF, ProofResult, ProofVerdict] | None:
+    """A checked DRAT proof that ``rounds`` rounds are impossible, or None (satisfiable or
+    out of time).
+
+    Raises
+    ------
+    SolverError
+        A checker rejects the proof.
+    """
+    _, cnf = standalone(instance, rounds)
+    out = checked_refutation(cnf, deadline, None, f"the DRAT proof of allreduce in {rounds}")
+    return None if out is None else (cnf, *out)
+
+
+def seconds_left(deadline: float | None) -> float:
+    """Seconds until ``deadline`` (infinite without one)."""
+    return float("inf") if deadline is None else deadline - time.monotonic()
+
+
+def _exact(
+    instance: Instance, lower: int, upper: int, deadline: float | None
+) -> tuple[Schedule | None, int | None, dict[str, Any] | None] | None:
+    """SAT for ``lower .. upper - 1`` rounds, ascending: ``(schedule or None, the most
+    rounds refuted or None, the DRAT record of that refutation)``; None when nothing was
+    decided. Each refutation is a checked DRAT proof."""
+    refuted, record = None, None
+    for r in range(lower, upper):
+        if seconds_left(deadline) <= 0:
+            break
+        proved = refute(instance, r, deadline)
+        if proved is None:
+            status, schedule = find(instance, r, deadline)
+            if status == "sat" and schedule is not None and simulate(instance, schedule).ok:
+                return schedule, refuted, record
+            break
+        cnf, pr, verdict = proved
+        refuted, record = r, proof_record(cnf, pr, verdict)
+    return (None, refuted, record) if refuted is not None else None
