@@ -205,7 +205,9 @@ def print_solve_result(res: Any, evidence: dict[str, Any], show: bool) -> None:
             + ("the optimum is not proved" if res.status != "optimal" else "proof not finished")
         )
     if res.interrupted:
-        console.print("  interrupted (Ctrl-C): these are the bounds known at that moment")
+        console.print(
+            "  interrupted (Ctrl-C, SIGINT or SIGTERM): these are the bounds known at that moment"
+        )
 
 
 def _proof_text(ev: dict[str, Any]) -> str:

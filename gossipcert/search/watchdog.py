@@ -35,6 +35,7 @@ from gossipcert.command_start import limit_origin
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import SolverError
 from gossipcert.instance import Instance
+from gossipcert.parallel import die_with_parent
 from gossipcert.schedule import Schedule
 from gossipcert.search.backends import BACKENDS, allow_long_slices
 from gossipcert.search.rounds import Progress, SolveResult, _Search, _verified
@@ -44,8 +45,9 @@ from gossipcert.search.split import SplitSearch, SplitSettings
 MARGIN_FRACTION = 0.03
 #: ... but never more than this many seconds less
 MARGIN_SECONDS = 2.0
-#: after Ctrl-C, seconds the parent waits for the child's own answer before killing it
-INTERRUPT_GRACE = 5.0
+#: after SIGINT or SIGTERM, seconds the parent waits for the child's own answer before
+#: killing it and answering from the child's last reported state
+INTERRUPT_GRACE = 0.6
 
 Send = Callable[[Any], None]
 
@@ -69,9 +71,19 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def _interrupt_once(signum: int, frame: Any) -> None:
+    """The child's SIGINT and SIGTERM: the first stops the work (``KeyboardInterrupt``, so
+    that it answers with what it has), later ones are ignored while it answers."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def _child(fd: int, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
     """Body of the child: run ``fn(send, *args)`` and send its outcome; never returns."""
     code = 0
+    signal.signal(signal.SIGINT, _interrupt_once)
+    signal.signal(signal.SIGTERM, _interrupt_once)
 
     def send(obj: Any) -> None:
         data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
@@ -161,9 +173,11 @@ def call_in_child(
     ('timeout', None)
     """
     rfd, wfd = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child (its coverage is not collected)
         os.close(rfd)
+        die_with_parent(parent)  # never outlives the parent, even one killed by SIGKILL
         if deadline is not None:  # killed at the deadline: CaDiCaL may run in long slices
             allow_long_slices()
         _child(wfd, fn, args)
@@ -184,9 +198,15 @@ def call_in_child(
                     else:
                         outcome = (kind, value)
             except KeyboardInterrupt:
-                # the child received the same SIGINT: give it a moment to answer
-                grace = time.monotonic() + INTERRUPT_GRACE
-                stop = grace if deadline is None else min(deadline, grace)
+                # SIGINT or SIGTERM (to this process alone, or to the process group): the
+                # child is told to stop, and given a moment to answer with what it has
+                if stop is None or stop == deadline:
+                    try:
+                        os.kill(pid, signal.SIGINT)
+                    except ProcessLookupError:  # pragma: no cover - already gone
+                        pass
+                    grace = time.monotonic() + INTERRUPT_GRACE
+                    stop = grace if deadline is None else min(deadline, grace)
                 outcome = ("interrupted", None)
     finally:
         try:
@@ -229,6 +249,7 @@ def solve_within(
     split: SplitSettings | None = None,
     encoding: str = "auto",
     portfolio: Any = None,
+    in_child: bool = False,
 ) -> SolveResult:
     """:func:`gossipcert.search.rounds.solve` with a time limit that holds.
 
@@ -237,7 +258,9 @@ def solve_within(
     Without a time limit it is that search in this process. With one, the search runs in
     a child process given :func:`child_budget` seconds and killed at ``time_limit``;
     killed, the answer is built from its last reported state (``timed_out`` set, the
-    schedule verified again).
+    schedule verified again). ``in_child`` runs the search in a child without a time limit
+    too (the command line: SIGINT or SIGTERM then answers within a second from the child's
+    last reported state, ``interrupted`` set, whatever the child is doing).
 
     Examples
     --------
@@ -251,10 +274,10 @@ def solve_within(
         raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")
     if options is None:
         options = search_options(instance, encoding, strict, counting)
-    if time_limit is None and split is not None:
+    if time_limit is None and split is not None and not in_child:
         args = (instance, backend, None, options, use_bounds, proof, progress, seeds)
         return SplitSearch(*args, split=split, portfolio=portfolio).run()
-    if time_limit is None:
+    if time_limit is None and not in_child:
         return solve(
             instance, backend, None, proof=proof, use_bounds=use_bounds, options=options,
             progress=progress, seeds=seeds, portfolio=portfolio,
@@ -263,7 +286,9 @@ def solve_within(
     kwargs = {
         "instance": instance,
         "backend": backend,
-        "time_limit": max(0.0, child_budget(time_limit) - (time.monotonic() - start)),
+        "time_limit": None
+        if time_limit is None
+        else max(0.0, child_budget(time_limit) - (time.monotonic() - start)),
         "options": options,
         "use_bounds": use_bounds,
         "proof": proof,
@@ -283,7 +308,8 @@ def solve_within(
         else:
             state.update(value)
 
-    kind, value = call_in_child(_solve_child, (kwargs, split), start + time_limit, on_message)
+    deadline = None if time_limit is None else start + time_limit
+    kind, value = call_in_child(_solve_child, (kwargs, split), deadline, on_message)
     if kind == "result":
         return value
     if kind == "died":
