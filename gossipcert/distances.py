@@ -9,8 +9,11 @@ bound until the bounds prove both values (the extrema-bounding method of Takes a
 sparse graphs a few dozen searches suffice; when a budget of searches runs out first, the
 bounds are returned as they are and the caller says so.
 
-Each search is level-synchronous over a compressed adjacency array (numpy), so one search on
-10^5 nodes and 3·10^5 edges takes milliseconds.
+Each search runs in compiled code (SciPy's unweighted Dijkstra, a breadth-first search) over
+a compressed adjacency array, so one search on 10^6 nodes takes a tenth of a second, whatever
+the diameter. A tree needs two searches: the eccentricity of every node is its distance to
+the farther end of a longest path, found by a double sweep (Handler, "Minimax location of a
+facility in an undirected tree graph", Transportation Science 7, 1973).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
+from scipy.sparse import csr_array
+from scipy.sparse.csgraph import dijkstra
 
 
 @dataclass(frozen=True)
@@ -67,23 +72,16 @@ def bfs_distances(
     ([0, 1, 2, 3], [0, 1, 1, 0])
     """
     n = len(indptr) - 1
-    frontier = np.unique(np.asarray(source, dtype=np.int64).reshape(-1))
+    sources = np.unique(np.asarray(source, dtype=np.int64).reshape(-1))
+    adjacency = csr_array(
+        (np.ones(len(indices), dtype=np.int8), indices, indptr), shape=(n, n), copy=False
+    )
+    # a breadth-first search in compiled code (unweighted Dijkstra): a level-synchronous
+    # search in numpy costs a full pass per level, quadratic on a path
+    found = dijkstra(adjacency, unweighted=True, indices=sources, min_only=True)
     dist = np.full(n, -1, dtype=np.int64)
-    dist[frontier] = 0
-    level = 0
-    while frontier.size:
-        level += 1
-        starts = indptr[frontier]
-        counts = indptr[frontier + 1] - starts
-        total = int(counts.sum())
-        if total == 0:
-            break
-        # positions starts[i] .. starts[i] + counts[i] - 1 of every frontier node, flattened
-        offsets = np.repeat(starts - np.cumsum(counts) + counts, counts)
-        neighbours = indices[offsets + np.arange(total)]
-        fresh = neighbours[dist[neighbours] < 0]  # may repeat a node
-        dist[fresh] = level
-        frontier = np.flatnonzero(dist == level)  # each once, in order (no sort needed)
+    reached = np.isfinite(found)
+    dist[reached] = found[reached].astype(np.int64)
     return dist
 
 
@@ -101,6 +99,18 @@ def is_connected(graph: nx.Graph) -> bool:
     return bool((bfs_distances(indptr, indices, 0) >= 0).all())
 
 
+def _tree_diameter_radius(indptr: np.ndarray, indices: np.ndarray) -> DiameterRadius:
+    """Exact diameter and radius of a tree by a double sweep: the farthest node ``a`` from
+    any node ends a longest path ``a .. b``, and every node's eccentricity is its distance
+    to ``a`` or to ``b``, whichever is larger (three searches)."""
+    a = int(np.argmax(bfs_distances(indptr, indices, 0)))
+    from_a = bfs_distances(indptr, indices, a)
+    b = int(np.argmax(from_a))
+    ecc = np.maximum(from_a, bfs_distances(indptr, indices, b))
+    diameter, radius = int(from_a[b]), int(ecc.min())
+    return DiameterRadius(diameter, diameter, radius, radius, 3)
+
+
 def diameter_radius(
     graph: nx.Graph,
     max_searches: int | None = None,
@@ -113,7 +123,8 @@ def diameter_radius(
     graph : networkx.Graph
         Connected, nodes ``0..n-1``.
     max_searches : int, optional
-        Stop after this many breadth-first searches (unlimited: exact values).
+        Stop after this many breadth-first searches (unlimited: exact values); a tree is
+        settled by three searches whatever the budget.
     csr : tuple of numpy.ndarray, optional
         The graph's compressed adjacency (``indptr``, ``indices``) when the caller has it.
 
@@ -129,6 +140,8 @@ def diameter_radius(
     """
     n = graph.number_of_nodes()
     indptr, indices = csr if csr is not None else csr_arrays(graph)
+    if n > 0 and len(indices) == 2 * (n - 1):  # connected with n - 1 edges: a tree
+        return _tree_diameter_radius(indptr, indices)
     low = np.zeros(n, dtype=np.int64)
     high = np.full(n, n, dtype=np.int64)
     active = np.ones(n, dtype=bool)  # nodes whose eccentricity may still matter
