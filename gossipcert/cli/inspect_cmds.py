@@ -444,7 +444,8 @@ def heuristic_cmd(
         str,
         typer.Option(
             "--method",
-            help="matching: a maximum-weight matching per round (telephone, half-duplex). "
+            help="matching: a maximum-weight matching per round (every model; rounds split "
+            "for a packet cap, arc capacities or a limit on calls). "
             "coloring: a search over sequences of fixed matchings (telephone; the section-8 "
             "matchings of CCC, butterfly, star and pancake graphs, else an edge colouring). "
             "anneal: simulated annealing over --rounds maximal matchings (telephone).",
