@@ -122,9 +122,9 @@ class Progress:
             self.upper = event["value"]
         if kind == "heartbeat":
             if time.monotonic() - self.last_line >= HEARTBEAT_SECONDS:
+                doing = event.get("what") or f"deciding {rounds_text(event['rounds'])}"
                 self._print(
-                    f"{t}  deciding {rounds_text(event['rounds'])}; bounds so far "
-                    f"[{event['lower']}, {event['upper']}]"
+                    f"{t}  {esc(doing)}; bounds so far [{event['lower']}, {event['upper']}]"
                 )
         elif kind == "query":
             colour = {"sat": "green", "unsat": "red"}.get(event["status"], "yellow")
