@@ -40,6 +40,7 @@ from gossipcert.cli_text import (
     show_schedule,
 )
 from gossipcert.errors import NotApplicableError, SpecError
+from gossipcert.graphs.records import graph_from_record
 from gossipcert.instance import (
     Instance,
     make_instance,
@@ -206,19 +207,29 @@ def verify_cmd(
 
 
 def _verify_instance(
-    graph: str,
+    graph: str | None,
     schedule: str,
     data: Any,
     model: str | None,
     problem: str | None,
     chunks: int | None,
 ) -> Instance:
-    """The instance ``verify`` replays ``schedule`` (its content ``data``) on: the model and
-    problem stored in a certificate or partial result (checked against any given), else the
-    options' defaults."""
+    """The instance ``verify`` and ``draw`` replay ``schedule`` (its content ``data``) on:
+    the model and problem stored in a certificate, a partial result or a schedule file that
+    carries its instance (checked against any given), else the options' defaults; the graph
+    ``graph``, or without it the stored one."""
     stored = stored_instance_record(schedule, data)
     if stored is None:
+        if graph is None:
+            raise SpecError(f"{schedule} does not carry its graph: give --graph")
         return parse_instance(graph, model or "telephone", _chunked(problem or "gossip", chunks))
+    rec = stored.get("graph") if graph is None else graph
+    if isinstance(rec, dict):
+        the_graph = graph_from_record(rec)
+    elif isinstance(rec, str):
+        the_graph = graphs.from_spec(rec)
+    else:
+        raise SpecError(f"{schedule} does not carry its graph: give --graph")
     s_model = parse_model(str(stored["model"]))
     if model is not None and parse_model(model).spec() != s_model.spec():
         raise SpecError(
@@ -229,9 +240,7 @@ def _verify_instance(
     if isinstance(record, str) and names_problem_file(record):
         # a partial result names its custom problem's file without its content: the file
         # is the user's to give (as -p), read where they say, not guessed from the name
-        return make_instance(
-            graphs.from_spec(graph), s_model, parse_problem(_chunked(problem or record, chunks))
-        )
+        return make_instance(the_graph, s_model, parse_problem(_chunked(problem or record, chunks)))
     s_problem = stored_problem(record)
     if problem is not None or chunks is not None:
         asked = parse_problem(_chunked(problem or s_problem.spec(), chunks))
@@ -245,7 +254,7 @@ def _verify_instance(
                 f"{schedule} is for the problem {s_problem.spec()}, not {asked.spec()}: leave "
                 "out --problem and --chunks to replay it under its own"
             )
-    return make_instance(graphs.from_spec(graph), s_model, s_problem)
+    return make_instance(the_graph, s_model, s_problem)
 
 
 @app.command("bounds")
@@ -298,14 +307,18 @@ def _print_schedule_result(
 ) -> None:
     """Verify a constructed schedule (unless its verifier ``report`` is given), print it, and
     write it to ``output`` only if it passes; exit 1 if the verifier rejects it."""
+    from gossipcert.certificates.certificate import instance_record
     from gossipcert.schedule import to_csv, to_json
 
     rep = simulate(instance, sched) if report is None else report
     if output and rep.ok:
+        # a JSON schedule carries its instance (graph record, model, problem) as a
+        # certificate does, so that verify and draw replay it under its own model
         text = (
             to_csv(sched, instance)
             if output.lower().endswith(".csv")
-            else (json.dumps(to_json(sched, instance)) + "\n")
+            else json.dumps({**to_json(sched, instance), "instance": instance_record(instance)})
+            + "\n"
         )
         _write_text(output, text)
     if as_json:
