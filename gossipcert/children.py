@@ -35,8 +35,9 @@ from typing import Any
 
 from gossipcert.errors import GossipcertError
 
-#: after Ctrl-C, seconds :func:`call_in_child` waits for the child's own answer
-INTERRUPT_GRACE = 5.0
+#: after SIGINT or SIGTERM, seconds :func:`call_in_child` waits for the child's own answer
+#: before killing it (the caller then answers from the child's last reported state)
+INTERRUPT_GRACE = 0.6
 
 _HEADER = struct.Struct("!Q")
 
@@ -67,13 +68,22 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def _interrupt_once(signum: int, frame: Any) -> None:  # pragma: no cover - in children
+    """The child's SIGINT and SIGTERM: the first stops the work (``KeyboardInterrupt``, so
+    that it answers with what it has), later ones are ignored while it answers."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def _child_body(
     fd: int, fn: Callable[..., Any], args: tuple[Any, ...], parent: int
 ) -> None:  # pragma: no cover - the child (its coverage is not collected)
     """Run ``fn(send, *args)`` and send its outcome; never returns."""
     code = 0
     die_with_parent(parent)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # whatever handler the parent set
+    signal.signal(signal.SIGINT, _interrupt_once)
+    signal.signal(signal.SIGTERM, _interrupt_once)
 
     def send(obj: Any) -> None:
         data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
@@ -244,9 +254,15 @@ def call_in_child(
                     else:
                         outcome = (kind, value)
             except KeyboardInterrupt:
-                # the child received the same SIGINT: give it a moment to answer
-                grace = time.monotonic() + INTERRUPT_GRACE
-                stop = grace if deadline is None else min(deadline, grace)
+                # SIGINT or SIGTERM (to this process alone, or to the process group): the
+                # child is told to stop, and given a moment to answer with what it has
+                if stop is None or stop == deadline:
+                    try:
+                        os.kill(child.pid, signal.SIGINT)
+                    except ProcessLookupError:  # pragma: no cover - already gone
+                        pass
+                    grace = time.monotonic() + INTERRUPT_GRACE
+                    stop = grace if deadline is None else min(deadline, grace)
                 outcome = ("interrupted", None)
     finally:
         child.reap()

@@ -134,9 +134,9 @@ class Progress:
             self.upper = event["value"]
         if kind == "heartbeat":
             if time.monotonic() - self.last_line >= HEARTBEAT_SECONDS:
+                doing = event.get("what") or f"deciding {rounds_text(event['rounds'])}"
                 self._print(
-                    f"{t}  deciding {rounds_text(event['rounds'])}; bounds so far "
-                    f"[{event['lower']}, {event['upper']}]"
+                    f"{t}  {esc(doing)}; bounds so far [{event['lower']}, {event['upper']}]"
                 )
         elif kind == "query":
             colour = {"sat": "green", "unsat": "red"}.get(event["status"], "yellow")
@@ -217,7 +217,9 @@ def print_solve_result(res: Any, evidence: dict[str, Any], show: bool) -> None:
             + ("the optimum is not proved" if res.status != "optimal" else "proof not finished")
         )
     if res.interrupted:
-        console.print("  interrupted (Ctrl-C): these are the bounds known at that moment")
+        console.print(
+            "  interrupted (Ctrl-C, SIGINT or SIGTERM): these are the bounds known at that moment"
+        )
 
 
 def _proof_text(ev: dict[str, Any]) -> str:

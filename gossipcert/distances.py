@@ -9,8 +9,11 @@ bound until the bounds prove both values (the extrema-bounding method of Takes a
 sparse graphs a few dozen searches suffice; when a budget of searches runs out first, the
 bounds are returned as they are and the caller says so.
 
-Each search is level-synchronous over a compressed adjacency array (numpy), so one search on
-10^5 nodes and 3·10^5 edges takes milliseconds.
+Each search runs in compiled code (SciPy's unweighted Dijkstra, a breadth-first search) over
+a compressed adjacency array, so one search on 10^6 nodes takes a tenth of a second, whatever
+the diameter. A tree needs two searches: the eccentricity of every node is its distance to
+the farther end of a longest path, found by a double sweep (Handler, "Minimax location of a
+facility in an undirected tree graph", Transportation Science 7, 1973).
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import shortest_path
+from scipy.sparse import csr_array
+from scipy.sparse.csgraph import dijkstra
 
 
 @dataclass(frozen=True)
@@ -70,24 +73,15 @@ def bfs_distances(
     """
     n = len(indptr) - 1
     sources = np.unique(np.asarray(source, dtype=np.int64).reshape(-1))
-    # one breadth-first search in C (scipy), from a virtual node joined to every source
-    # when there are several: a level-by-level search in numpy costs O(n) per level,
-    # O(n * diameter) on a long path
-    if sources.size == 1:
-        adj = csr_matrix((np.ones(len(indices), dtype=np.int8), indices, indptr), shape=(n, n))
-        start = int(sources[0])
-    else:
-        ext_indptr = np.concatenate([indptr, [indptr[-1] + sources.size]])
-        ext_indices = np.concatenate([indices, sources])
-        adj = csr_matrix(
-            (np.ones(len(ext_indices), dtype=np.int8), ext_indices, ext_indptr),
-            shape=(n + 1, n + 1),
-        )
-        start = n
-    found = shortest_path(adj, method="D", unweighted=True, indices=start)
-    dist = np.where(np.isinf(found), -1, found).astype(np.int64)
-    if sources.size > 1:
-        dist = np.where(dist > 0, dist - 1, dist)[:n]
+    adjacency = csr_array(
+        (np.ones(len(indices), dtype=np.int8), indices, indptr), shape=(n, n), copy=False
+    )
+    # a breadth-first search in compiled code (unweighted Dijkstra): a level-synchronous
+    # search in numpy costs a full pass per level, quadratic on a path
+    found = dijkstra(adjacency, unweighted=True, indices=sources, min_only=True)
+    dist = np.full(n, -1, dtype=np.int64)
+    reached = np.isfinite(found)
+    dist[reached] = found[reached].astype(np.int64)
     return dist
 
 
@@ -105,6 +99,18 @@ def is_connected(graph: nx.Graph) -> bool:
     return bool((bfs_distances(indptr, indices, 0) >= 0).all())
 
 
+def _tree_diameter_radius(indptr: np.ndarray, indices: np.ndarray) -> DiameterRadius:
+    """Exact diameter and radius of a tree by a double sweep: the farthest node ``a`` from
+    any node ends a longest path ``a .. b``, and every node's eccentricity is its distance
+    to ``a`` or to ``b``, whichever is larger (three searches)."""
+    a = int(np.argmax(bfs_distances(indptr, indices, 0)))
+    from_a = bfs_distances(indptr, indices, a)
+    b = int(np.argmax(from_a))
+    ecc = np.maximum(from_a, bfs_distances(indptr, indices, b))
+    diameter, radius = int(from_a[b]), int(ecc.min())
+    return DiameterRadius(diameter, diameter, radius, radius, 3)
+
+
 def diameter_radius(
     graph: nx.Graph,
     max_searches: int | None = None,
@@ -117,7 +123,8 @@ def diameter_radius(
     graph : networkx.Graph
         Connected, nodes ``0..n-1``.
     max_searches : int, optional
-        Stop after this many breadth-first searches (unlimited: exact values).
+        Stop after this many breadth-first searches (unlimited: exact values); a tree is
+        settled by three searches whatever the budget.
     csr : tuple of numpy.ndarray, optional
         The graph's compressed adjacency (``indptr``, ``indices``) when the caller has it.
 
@@ -133,6 +140,8 @@ def diameter_radius(
     """
     n = graph.number_of_nodes()
     indptr, indices = csr if csr is not None else csr_arrays(graph)
+    if n > 0 and len(indices) == 2 * (n - 1):  # connected with n - 1 edges: a tree
+        return _tree_diameter_radius(indptr, indices)
     low = np.zeros(n, dtype=np.int64)
     high = np.full(n, n, dtype=np.int64)
     active = np.ones(n, dtype=bool)  # nodes whose eccentricity may still matter

@@ -526,11 +526,12 @@ def schedule_from_file_data(path: str | Path, data: Any, instance: Instance) -> 
 
 def stored_instance_record(path: str | Path, data: Any) -> dict[str, Any] | None:
     """The instance record (with ``model`` and ``problem``) of a certificate or partial
-    result of ``solve -o`` (``data`` as :func:`load_schedule_file` read it from ``path``),
-    or None for a plain schedule."""
-    if Path(path).suffix.lower() == ".csv":
+    result of ``solve -o``, or of a schedule file that carries its instance (``construct``,
+    ``heuristic`` and ``decode -o``); ``data`` as :func:`load_schedule_file` read it from
+    ``path``. None for a schedule without one (CSV, or a rounds-only file)."""
+    if Path(path).suffix.lower() == ".csv" or not isinstance(data, dict):
         return None
-    if not isinstance(data, dict) or "rounds" in data or "schedule" not in data:
+    if "rounds" not in data and "schedule" not in data:
         return None
     rec = data.get("instance")
     if isinstance(rec, dict) and "model" in rec and "problem" in rec:

@@ -58,7 +58,7 @@ from gossipcert.certificates.reductions import (
 )
 from gossipcert.closed_forms import bound_by_name
 from gossipcert.encodings import EncodingOptions
-from gossipcert.errors import CertificateError, GossipcertError
+from gossipcert.errors import CertificateError, GossipcertError, UnsupportedModelError
 from gossipcert.graphs.records import graph_from_record, graph_record
 from gossipcert.instance import (
     Instance,
@@ -69,6 +69,7 @@ from gossipcert.instance import (
     parse_problem,
     stored_problem,
 )
+from gossipcert.models import require_linear_cost
 from gossipcert.proofs.refutation import (
     check_drat_evidence,
     reliance,
@@ -325,6 +326,11 @@ def _check(
         points = cert.get("points")
         if not isinstance(points, list) or not points:
             raise CertificateError("a steps certificate needs a non-empty list of points")
+        try:
+            require_linear_cost(inst.model.kind)
+        except UnsupportedModelError as exc:  # the formula proves nothing under this model
+            out.add(False, f"model {inst.model.spec()}: {exc}")
+            return
         for point in points:
             check_steps_point(inst, point, time_limit, out, full)
         derived = steps_claim([(p.get("rounds"), p.get("steps")) for p in points])

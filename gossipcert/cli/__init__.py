@@ -25,6 +25,7 @@ from rich.markup import escape as esc
 from gossipcert.cli import inspect_cmds, solving, checking, exporting, sweeps  # noqa: F401
 
 # isort: on
+from gossipcert.cli import signals
 from gossipcert.cli.common import app
 from gossipcert.cli_text import err_console, print_json
 
@@ -47,6 +48,7 @@ def main(argv: list[str] | None = None) -> None:
         from gossipcert.command_start import mark_command_start
 
         mark_command_start()
+        signals.install()
     try:
         code = app(args=args, prog_name="gossipcert", standalone_mode=False)
     except _CLICK_ERROR as exc:
@@ -62,5 +64,5 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(getattr(exc, "exit_code", 2))
     except typer.Abort:
         err_console.print("aborted")
-        sys.exit(130)
-    sys.exit(code if isinstance(code, int) else 0)
+        sys.exit(signals.exit_code(130))
+    sys.exit(signals.exit_code(code) if isinstance(code, int) else 0)

@@ -3,7 +3,8 @@ scratch."""
 
 from __future__ import annotations
 
-from typing import Annotated
+import time
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape as esc
@@ -16,6 +17,7 @@ from gossipcert.cli.common import (
 )
 from gossipcert.cli_text import (
     console,
+    err_console,
     print_json,
 )
 from gossipcert.errors import GossipcertError
@@ -30,6 +32,8 @@ CHECK_MARK = {
 
 #: exit status of ``check`` per verdict
 CHECK_EXIT = {"holds": 0, "fails": 1, "timeout": 3, "unproved": 4}
+#: check prints a heartbeat line after this many seconds without a decided step
+CHECK_HEARTBEAT_SECONDS = 8.0
 
 
 @app.command("check")
@@ -60,6 +64,10 @@ def check_cmd(
         ),
     ] = False,
     as_json: JsonOpt = False,
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", help="No heartbeat lines on stderr during a long step."),
+    ] = False,
 ) -> None:
     """Re-check a certificate from scratch: rebuild the instance, replay the schedule,
     recompute the bound or regenerate the CNF and re-check the DRAT proof with every
@@ -89,7 +97,29 @@ def check_cmd(
         console.print(f"{CHECK_MARK[step_verdict(ok, claim)]} {esc(text)}", highlight=False)
         shown += 1
 
-    rep = check_within(cert, time_limit, full, on_step=None if as_json else show)
+    started = time.monotonic()
+    last = [started]
+
+    def beat(event: dict[str, Any]) -> None:
+        """A heartbeat line on stderr when no step was decided for CHECK_HEARTBEAT_SECONDS."""
+        now = time.monotonic()
+        if now - last[0] >= CHECK_HEARTBEAT_SECONDS:
+            last[0] = now
+            err_console.print(
+                f"[dim]{now - started:8.2f}s[/]  still checking step {shown + 1} "
+                "(re-solving a claim or checking a proof)",
+                highlight=False,
+            )
+
+    def arrived(ok: bool | None, text: str, claim: bool) -> None:
+        last[0] = time.monotonic()
+        if not as_json:
+            show(ok, text, claim)
+
+    from gossipcert.search.heartbeat import heartbeats
+
+    with heartbeats(None if quiet else beat, "checking", dict):
+        rep = check_within(cert, time_limit, full, on_step=arrived)
     if as_json:
         print_json(
             {

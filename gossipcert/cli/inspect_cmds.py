@@ -201,7 +201,7 @@ def verify_cmd(
 
 
 def _verify_instance(
-    graph: str,
+    graph: str | None,
     schedule: str,
     data: Any,
     model: str | None,
@@ -209,10 +209,12 @@ def _verify_instance(
     chunks: int | None,
     redop: str | None = None,
 ) -> Instance:
-    """The instance ``verify`` replays ``schedule`` (its content ``data``) on: the model and
-    problem stored in a certificate or partial result (checked against any given), else the
-    options' defaults."""
+    """The instance ``verify`` and ``draw`` replay ``schedule`` (its content ``data``) on:
+    the model and problem stored in a certificate, a partial result or a schedule file that
+    carries its instance (checked against any given), else the options' defaults; the graph
+    ``graph``, or without it the stored one."""
     from gossipcert import graphs
+    from gossipcert.graphs.records import graph_from_record
     from gossipcert.instance import (
         make_instance,
         names_problem_file,
@@ -225,9 +227,18 @@ def _verify_instance(
 
     stored = stored_instance_record(schedule, data)
     if stored is None:
+        if graph is None:
+            raise SpecError(f"{schedule} does not carry its graph: give --graph")
         return parse_instance(
             graph, model or "telephone", _chunked(problem or "gossip", chunks, redop)
         )
+    rec = stored.get("graph") if graph is None else graph
+    if isinstance(rec, dict):
+        the_graph = graph_from_record(rec)
+    elif isinstance(rec, str):
+        the_graph = graphs.from_spec(rec)
+    else:
+        raise SpecError(f"{schedule} does not carry its graph: give --graph")
     s_model = parse_model(str(stored["model"]))
     if model is not None and parse_model(model).spec() != s_model.spec():
         raise SpecError(
@@ -239,9 +250,7 @@ def _verify_instance(
         # a partial result names its custom problem's file without its content: the file
         # is the user's to give (as -p), read where they say, not guessed from the name
         return make_instance(
-            graphs.from_spec(graph),
-            s_model,
-            parse_problem(_chunked(problem or record, chunks, redop)),
+            the_graph, s_model, parse_problem(_chunked(problem or record, chunks, redop))
         )
     s_problem = stored_problem(record)
     if problem is not None or chunks is not None or redop is not None:
@@ -256,7 +265,7 @@ def _verify_instance(
                 f"{schedule} is for the problem {s_problem.spec()}, not {asked.spec()}: leave "
                 "out --problem and --chunks to replay it under its own"
             )
-    return make_instance(graphs.from_spec(graph), s_model, s_problem)
+    return make_instance(the_graph, s_model, s_problem)
 
 
 @app.command("bounds")
@@ -311,15 +320,19 @@ def _print_schedule_result(
 ) -> None:
     """Verify a constructed schedule (unless its verifier ``report`` is given), print it, and
     write it to ``output`` only if it passes; exit 1 if the verifier rejects it."""
+    from gossipcert.certificates.certificate import instance_record
     from gossipcert.schedule import to_csv, to_json
     from gossipcert.simulate import simulate
 
     rep = simulate(instance, sched) if report is None else report
     if output and rep.ok:
+        # a JSON schedule carries its instance (graph record, model, problem) as a
+        # certificate does, so that verify and draw replay it under its own model
         text = (
             to_csv(sched, instance)
             if output.lower().endswith(".csv")
-            else (json.dumps(to_json(sched, instance)) + "\n")
+            else json.dumps({**to_json(sched, instance), "instance": instance_record(instance)})
+            + "\n"
         )
         _write_text(output, text)
     if as_json:
@@ -460,7 +473,8 @@ def heuristic_cmd(
         str,
         typer.Option(
             "--method",
-            help="matching: a maximum-weight matching per round (telephone, half-duplex). "
+            help="matching: a maximum-weight matching per round (every model; rounds split "
+            "for a packet cap, arc capacities or a limit on calls). "
             "coloring: a search over sequences of fixed matchings (telephone; the section-8 "
             "matchings of CCC, butterfly, star and pancake graphs, else an edge colouring). "
             "anneal: simulated annealing over --rounds maximal matchings (telephone).",

@@ -261,6 +261,7 @@ def solve_cmd(
             split=settings,
             encoding=encoding,
             portfolio=race,
+            in_child=True,  # SIGINT or SIGTERM answers at once from the last reported state
         )
     except KeyboardInterrupt:
         low = "?" if progress.lower is None else progress.lower

@@ -18,6 +18,7 @@ from gossipcert.cli.common import (
     app,
 )
 from gossipcert.cli.exporting import _json_file
+from gossipcert.cli.inspect_cmds import _verify_instance
 from gossipcert.cli_text import (
     console,
     print_json,
@@ -141,7 +142,12 @@ def draw_cmd(
     output: Annotated[str, typer.Option("--output", "-o", help="Picture to write (.png, .svg).")],
     graph: Annotated[
         str | None,
-        typer.Option("--graph", "-g", help="Graph spec or file (not for a certificate)."),
+        typer.Option(
+            "--graph",
+            "-g",
+            help="Graph spec or file (not for a certificate; default: the graph a schedule "
+            "file carries).",
+        ),
     ] = None,
     model: Annotated[str | None, typer.Option("--model", "-m", help=MODEL_HELP)] = None,
     problem: Annotated[str | None, typer.Option("--problem", "-p", help=PROBLEM_HELP)] = None,
@@ -163,7 +169,6 @@ def draw_cmd(
     """
     from gossipcert import plot
     from gossipcert.certificates.certificate import instance_from_certificate
-    from gossipcert.instance import parse_instance
     from gossipcert.schedule import from_json, read_schedule, refuse_steps_certificate
 
     _check_output(output, force)
@@ -180,9 +185,9 @@ def draw_cmd(
         instance = instance_from_certificate(data)
         sched = from_json(data.get("schedule"), instance)
     else:
-        if graph is None:
-            raise GossipcertError("--graph is needed to draw a schedule file")
-        instance = parse_instance(graph, model or "telephone", problem or "gossip")
+        # a schedule file that carries its instance is drawn under it (--graph, --model and
+        # --problem replace or, when they disagree with the stored ones, are refused)
+        instance = _verify_instance(graph, schedule, data, model, problem, None)
         sched = read_schedule(schedule, instance)
     if knowledge:
         fig = plot.draw_knowledge(instance, sched)

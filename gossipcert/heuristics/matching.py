@@ -1,4 +1,4 @@
-"""The matching heuristic of Beier and Sibeyn for one-port models with unbounded packets.
+"""The matching heuristic of Beier and Sibeyn, for every model.
 
 Every round (algorithm ROUND_HEURISTIC of [1]_, section 4.1):
 
@@ -18,7 +18,11 @@ Every round (algorithm ROUND_HEURISTIC of [1]_, section 4.1):
    packet distribution ``D`` finishes first, else has the least
    ``cost(D) = sum_p sum_v dist_v(p, D) ** Dist_Exp`` over the demanding nodes ``v``, wins;
 3. the matched pairs communicate: under telephone both ends send everything; under
-   half-duplex the edge is used in its heavier direction.
+   half-duplex the edge is used in its heavier direction. Under the other models the
+   pairs call as under telephone (a valid single-port, multicast and all-port round), and
+   :func:`~gossipcert.heuristics.model_fit.fit_rounds` splits a round whose transmissions
+   carry more than the packet cap or an arc's capacity, or that has more calls than the
+   model allows.
 
 Any problem works (gossip, broadcast, general dispersion): only packets some node still
 demands carry weight. Knowledge is packed in 64-bit words (:mod:`~gossipcert.heuristics.
@@ -58,7 +62,7 @@ from dataclasses import dataclass, replace
 import networkx as nx
 import numpy as np
 
-from gossipcert.errors import HeuristicError, SpecError, UnsupportedModelError
+from gossipcert.errors import HeuristicError, SpecError
 from gossipcert.heuristics.bitsets import (
     Index,
     Words,
@@ -70,6 +74,7 @@ from gossipcert.heuristics.bitsets import (
 from gossipcert.heuristics.cover_matching import cover_matching, is_bipartite
 from gossipcert.heuristics.flow import flow_weights
 from gossipcert.heuristics.linear_cost import choose_packets
+from gossipcert.heuristics.model_fit import fit_rounds
 from gossipcert.heuristics.pairing import exact_matching, greedy_matching, improve_matching
 from gossipcert.heuristics.weights import (
     EdgeWeights,
@@ -252,20 +257,6 @@ def long_flow_fits(instance: Instance) -> bool:
     degree = 2 * len(engine.u) / max(1, engine.n)
     work = instance.n * instance.n_packets * degree * depth
     return depth >= LONG_DEPTH and work <= FLOW_LEVELS_WORK
-
-
-def check_model(instance: Instance) -> None:
-    """Raise :class:`UnsupportedModelError` unless telephone/half-duplex, unbounded packets."""
-    kind = instance.model.kind
-    if (
-        kind not in (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX)
-        or not instance.model.unbounded
-        or instance.model.calls_per_round is not None
-    ):
-        raise UnsupportedModelError(
-            f"the matching heuristic covers telephone and half-duplex with unbounded packets "
-            f"and no limit on calls per round; got {instance.model.spec()}"
-        )
 
 
 def _check_params(params: MatchingParams) -> None:
@@ -482,7 +473,10 @@ def run_matching(
     Parameters
     ----------
     instance : Instance
-        Telephone or half-duplex with unbounded packets, no limit on calls per round.
+        Any model: half-duplex rounds under half-duplex, telephone calls under the others
+        (each a valid one-port or all-port round), split by
+        :func:`gossipcert.heuristics.model_fit.fit_rounds` where a packet cap, an arc's
+        capacity or a limit on calls per round requires.
     params : MatchingParams, optional
         Default: BFS approach, ``Dist_Exp = 8``, exact matching up to
         :data:`EXACT_MATCHING_NODES` nodes, no look-ahead.
@@ -497,8 +491,6 @@ def run_matching(
 
     Raises
     ------
-    UnsupportedModelError
-        Another model.
     HeuristicError
         Demands unmet after ``max_rounds`` rounds, or a schedule the verifier rejects.
 
@@ -508,7 +500,6 @@ def run_matching(
     >>> len(run_matching(parse_instance("hypercube:4", "telephone", "gossip")).schedule)
     4
     """
-    check_model(instance)
     params = params or MatchingParams()
     _check_params(params)
     began = time.monotonic()
@@ -543,7 +534,7 @@ def run_matching(
         missing = engine.missing(know)
         if progress is not None:
             progress(len(rounds), missing)
-    schedule = Schedule(tuple(rounds))
+    schedule = fit_rounds(instance, rounds)  # split for a packet cap or a limit on calls
     report = simulate(instance, schedule)
     if not report.ok:
         raise HeuristicError(

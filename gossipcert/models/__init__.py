@@ -13,6 +13,7 @@ False
 
 from __future__ import annotations
 
+from gossipcert.errors import UnsupportedModelError
 from gossipcert.models.all_port import ALL_PORT
 from gossipcert.models.base import ModelKind, PortRules
 from gossipcert.models.half_duplex import HALF_DUPLEX
@@ -20,7 +21,7 @@ from gossipcert.models.multicast import MULTICAST
 from gossipcert.models.single_port import SINGLE_PORT
 from gossipcert.models.telephone import TELEPHONE
 
-__all__ = ["MODELS", "ModelKind", "PortRules", "rules_of"]
+__all__ = ["MODELS", "ModelKind", "PortRules", "require_linear_cost", "rules_of"]
 
 #: every model, by kind, in the order of the design's table
 MODELS: dict[ModelKind, PortRules] = {
@@ -45,3 +46,33 @@ def rules_of(kind: ModelKind) -> PortRules:
     True
     """
     return MODELS[kind]
+
+
+def require_linear_cost(kind: ModelKind) -> None:
+    """Refuse a model whose linear cost (steps ``S``) is not defined.
+
+    The one test of ``solve --objective steps|cost`` and of ``check`` on a steps certificate
+    (:attr:`PortRules.linear_cost`).
+
+    Parameters
+    ----------
+    kind : ModelKind
+
+    Raises
+    ------
+    UnsupportedModelError
+        The model has arc capacities (all-port).
+
+    Examples
+    --------
+    >>> require_linear_cost(ModelKind.MULTICAST)
+    >>> require_linear_cost(ModelKind.ALL_PORT)
+    Traceback (most recent call last):
+    ...
+    gossipcert.errors.UnsupportedModelError: linear cost (steps) is defined for the one-port \
+and multicast models, not all-port
+    """
+    if not rules_of(kind).linear_cost:
+        raise UnsupportedModelError(
+            f"linear cost (steps) is defined for the one-port and multicast models, not {kind}"
+        )

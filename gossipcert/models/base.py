@@ -93,6 +93,18 @@ class PortRules:
         return self.two_way_calls or self.send_or_receive
 
     @property
+    def linear_cost(self) -> bool:
+        """The linear-cost objective (steps ``S``, the sum over rounds of the most packets one
+        node sends) is defined and its CNF is sound: a node sends one transmission and hears
+        one sender per round, so it learns at most what one node sends (one-port models).
+
+        With arc capacities (all-port) a node hears every neighbour at once and a
+        transmission to several receivers is one send, which the steps formula, counting
+        packets per arc and bounding what a node learns by one sender, does not state.
+        """
+        return self.one_port
+
+    @property
     def directed_ports(self) -> bool:
         """A node's sending and receiving partners are independent (no calls)."""
         return not self.two_way_calls and not self.send_or_receive

@@ -43,8 +43,9 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from gossipcert.encodings import EncodingOptions, TransferEncoding, encoding_for
-from gossipcert.errors import SolverError, SpecError, UnsupportedModelError
+from gossipcert.errors import SolverError, SpecError
 from gossipcert.instance import Instance
+from gossipcert.models import require_linear_cost
 from gossipcert.schedule import MAX_ROUNDS, Schedule
 from gossipcert.search.backends import compile_cpsat
 from gossipcert.search.rounds import SolveResult, solve
@@ -269,8 +270,7 @@ def pareto_front(
     >>> len(res.points), res.constant_from  # 4 steps fit in 4 rounds: S_min(R) = 4 beyond
     (2, 4)
     """
-    if instance.model.kind.value == "all-port":
-        raise UnsupportedModelError("linear cost is defined for the one-port and multicast models")
+    require_linear_cost(instance.model.kind)
     if not 1 <= max_rounds <= MAX_ROUNDS:
         raise SpecError(
             f"--max-rounds (the largest R of the front) must be in 1..{MAX_ROUNDS}, "

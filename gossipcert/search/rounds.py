@@ -43,6 +43,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -63,6 +64,7 @@ from gossipcert.proofs.refutation import (
 from gossipcert.schedule import Schedule
 from gossipcert.search.allreduce import solve_allreduce
 from gossipcert.search.backends import BACKENDS, Status, make_backend
+from gossipcert.search.heartbeat import heartbeats
 from gossipcert.search.reversal import solve_by_reversal
 from gossipcert.search.upper import Progress, schedule_by_horizon, upper_bound_schedules
 from gossipcert.search.upper import verified as _verified
@@ -498,6 +500,20 @@ class _Search:
                 }
             )
 
+    def beating(self, what: str, r: int) -> AbstractContextManager[None]:
+        """Heartbeats naming ``what`` while a step without a callback runs (a proof, its
+        checks)."""
+        return heartbeats(
+            self.progress,
+            what,
+            lambda: {
+                "time": round(time.monotonic() - self.start, 3),
+                "rounds": r,
+                "lower": self.lower,
+                "upper": self.upper,
+            },
+        )
+
     # ---------------------------------------------------------------- 4. proof
 
     def claim(self) -> dict[str, Any]:
@@ -522,7 +538,8 @@ class _Search:
             cnf, pr = self.decided.cnf, self.decided.result  # decided with the proof on
         else:
             cnf = standalone_cnf(self.instance, rounds, self.options)
-            pr = prove_unsat(cnf, self.deadline)
+            with self.beating(f"writing the DRAT proof for {rounds} rounds", rounds):
+                pr = prove_unsat(cnf, self.deadline)
         self.emit(
             {
                 "event": "proof",
@@ -538,7 +555,8 @@ class _Search:
                 )
             self.times["proof"] = time.monotonic() - p0
             return self.claim()
-        verdict = check_proof(cnf.dimacs(), pr.proof, self.deadline)
+        with self.beating(f"checking the DRAT proof for {rounds} rounds", rounds):
+            verdict = check_proof(cnf.dimacs(), pr.proof, self.deadline)
         self.times["proof"] = time.monotonic() - p0
         self.emit({"event": "proof-check", "status": verdict.status, "summary": verdict.summary()})
         if verdict.status == "rejected":

@@ -88,6 +88,7 @@ def solve_within(
     split: SplitSettings | None = None,
     encoding: str = "auto",
     portfolio: Any = None,
+    in_child: bool = False,
 ) -> SolveResult:
     """:func:`gossipcert.search.rounds.solve` with a time limit that holds.
 
@@ -96,7 +97,9 @@ def solve_within(
     Without a time limit it is that search in this process. With one, the search runs in
     a child process given :func:`child_budget` seconds and killed at ``time_limit``;
     killed, the answer is built from its last reported state (``timed_out`` set, the
-    schedule verified again).
+    schedule verified again). ``in_child`` runs the search in a child without a time limit
+    too (the command line: SIGINT or SIGTERM then answers within a second from the child's
+    last reported state, ``interrupted`` set, whatever the child is doing).
 
     Examples
     --------
@@ -119,10 +122,10 @@ def solve_within(
         )  # fmt: skip
     if options is None:
         options = search_options(instance, encoding, strict, counting)
-    if time_limit is None and split is not None:
+    if time_limit is None and split is not None and not in_child:
         args = (instance, backend, None, options, use_bounds, proof, progress, seeds)
         return SplitSearch(*args, split=split, portfolio=portfolio).run()
-    if time_limit is None:
+    if time_limit is None and not in_child:
         return solve(
             instance, backend, None, proof=proof, use_bounds=use_bounds, options=options,
             progress=progress, seeds=seeds, portfolio=portfolio,
@@ -131,7 +134,9 @@ def solve_within(
     kwargs = {
         "instance": instance,
         "backend": backend,
-        "time_limit": max(0.0, child_budget(time_limit) - (time.monotonic() - start)),
+        "time_limit": None
+        if time_limit is None
+        else max(0.0, child_budget(time_limit) - (time.monotonic() - start)),
         "options": options,
         "use_bounds": use_bounds,
         "proof": proof,
@@ -151,9 +156,10 @@ def solve_within(
         else:
             state.update(value)
 
-    kind, value = call_in_child(
-        _solve_child, (kwargs, split), start + time_limit, on_message, allow_long_slices
-    )
+    deadline = None if time_limit is None else start + time_limit
+    # killed at a deadline, the child may let CaDiCaL run long slices
+    slices = None if deadline is None else allow_long_slices
+    kind, value = call_in_child(_solve_child, (kwargs, split), deadline, on_message, slices)
     if kind == "result":
         return value
     if kind == "died":

@@ -1,0 +1,82 @@
+"""Heartbeats during the steps that have no progress of their own: writing and checking a
+DRAT proof in ``solve``, and a long step of ``check``; ``--quiet`` silences them."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+import gossipcert.cli.solving as solving
+import gossipcert.cli_text as cli_text
+import gossipcert.search.heartbeat as heartbeat
+import gossipcert.search.rounds as rounds
+import gossipcert.search.watchdog as watchdog
+from gossipcert.cli import app
+from gossipcert.instance import parse_instance
+
+runner = CliRunner()
+
+
+def slow_check(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """The proof checkers take ``seconds`` longer; heartbeats every 0.05 s."""
+    original = rounds.check_proof
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(seconds)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(rounds, "check_proof", slow)
+    monkeypatch.setattr(heartbeat, "EVERY_SECONDS", 0.05)
+
+
+def test_solve_sends_heartbeats_while_the_proof_is_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    slow_check(monkeypatch, 0.5)
+    events: list[dict[str, Any]] = []
+    res = rounds.solve(parse_instance("path:4", "half-duplex", "gossip"), progress=events.append)
+    assert res.evidence["kind"] == "drat"
+    names = [e["event"] for e in events]
+    start, end = names.index("proof"), names.index("proof-check")
+    beats = [e for e in events[start:end] if e["event"] == "heartbeat"]
+    assert len(beats) >= 3
+    assert all(e["what"] == "checking the DRAT proof for 3 rounds" for e in beats)
+    assert all(e["lower"] == 4 and e["upper"] == 4 for e in beats)
+    assert "heartbeat" not in names[end:]  # the thread stops with the step
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_cli_prints_the_proof_heartbeat_unless_quiet(
+    monkeypatch: pytest.MonkeyPatch, quiet: bool
+) -> None:
+    slow_check(monkeypatch, 0.5)
+    monkeypatch.setattr(cli_text, "HEARTBEAT_SECONDS", 0.0)
+    args = ["solve", "path:4", "--model", "half-duplex"] + (["--quiet"] if quiet else [])
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert ("checking the DRAT proof for 3 rounds; bounds so far [4, 4]" in res.stderr) != quiet
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_check_prints_a_heartbeat_during_a_long_step(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any, quiet: bool
+) -> None:
+    cert = tmp_path / "c.json"
+    assert (
+        runner.invoke(app, ["solve", "path:4", "-m", "half-duplex", "-o", str(cert)]).exit_code == 0
+    )
+    original = watchdog.check_within
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.5)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(watchdog, "check_within", slow)
+    monkeypatch.setattr(heartbeat, "EVERY_SECONDS", 0.05)
+    monkeypatch.setattr(solving, "CHECK_HEARTBEAT_SECONDS", 0.1)
+    res = runner.invoke(app, ["check", str(cert)] + (["--quiet"] if quiet else []))
+    assert res.exit_code == 0, res.output
+    assert ("still checking step 1" in res.stderr) != quiet
