@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import gossipcert.cli.solving as solving
+import gossipcert.cli.checking as checking
 import gossipcert.cli_text as cli_text
 import gossipcert.search.heartbeat as heartbeat
 import gossipcert.search.rounds as rounds
@@ -76,7 +76,7 @@ def test_check_prints_a_heartbeat_during_a_long_step(
 
     monkeypatch.setattr(watchdog, "check_within", slow)
     monkeypatch.setattr(heartbeat, "EVERY_SECONDS", 0.05)
-    monkeypatch.setattr(solving, "CHECK_HEARTBEAT_SECONDS", 0.1)
+    monkeypatch.setattr(checking, "CHECK_HEARTBEAT_SECONDS", 0.1)
     res = runner.invoke(app, ["check", str(cert)] + (["--quiet"] if quiet else []))
     assert res.exit_code == 0, res.output
     assert ("still checking step 1" in res.stderr) != quiet
