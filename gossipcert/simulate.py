@@ -4,7 +4,9 @@ This module is the judge of every schedule gossipcert produces or reads. It is w
 plainly from the rules below and shares no code with the encodings. Knowledge is kept as one
 bitmask (a Python int) per node, so replaying thousands of nodes and packets is fast.
 
-Rules of one round ``t`` (every transmission ``(u, D, S)`` reads ``know_{t-1}``):
+Rules of one round ``t`` (every transmission ``(u, D, S)`` reads ``know_{t-1}``), read
+from the model's port rules (:mod:`gossipcert.models`: one receiver, one port, calls both
+ways, no sending while receiving, arc capacities) rather than from its name:
 
 - every receiver is a neighbour of its sender (``not-a-neighbour``), and a transmission
   has at least one receiver (``no-receiver``);
@@ -68,14 +70,12 @@ from typing import Any
 from gossipcert import graphs
 from gossipcert.gc_pause import paused_gc
 from gossipcert.instance import Instance, Model, ModelKind, bits
+from gossipcert.models import MODELS, rules_of
 from gossipcert.partials import Partials, chunk_text
 from gossipcert.schedule import Schedule, Transmission, json_name
 
-POINT_TO_POINT = {
-    ModelKind.TELEPHONE,
-    ModelKind.HALF_DUPLEX,
-    ModelKind.SINGLE_PORT,
-}
+#: the models with one receiver per transmission
+POINT_TO_POINT = {kind for kind, rules in MODELS.items() if rules.point_to_point}
 
 
 @dataclass(frozen=True)
@@ -240,12 +240,12 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
     point_to_point = kind in POINT_TO_POINT
     cap_per_transmission = (
         model.packet_cap
-        if model.packet_cap is not None and kind is not ModelKind.TELEPHONE
+        if model.packet_cap is not None and not rules_of(kind).two_way_calls
         else None
     )
     # arc loads are needed for the telephone packet cap and all-port capacities only
-    track_arcs = kind is ModelKind.ALL_PORT or (
-        kind is ModelKind.TELEPHONE and model.packet_cap is not None
+    track_arcs = rules_of(kind).arc_capacities or (
+        rules_of(kind).two_way_calls and model.packet_cap is not None
     )
 
     def report(t: int, nodes: tuple[int, ...], rule: str, text: str) -> None:
@@ -264,7 +264,7 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
     for t, rnd in enumerate(schedule.rounds[:length], start=1):
         plain = (
             _plain_round(rnd, know, adj, model)
-            if kind is not ModelKind.ALL_PORT and reduction is None
+            if not rules_of(kind).arc_capacities and reduction is None
             else None
         )
         if plain is not None:
@@ -352,16 +352,16 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
                 )
 
         calls = _check_ports(t, kind, n_sent, sent_by, recv_from, report, ref, under)
-        n_calls = len(calls) if kind is ModelKind.TELEPHONE else len(rnd)
+        n_calls = len(calls) if rules_of(kind).two_way_calls else len(rnd)
         if model.calls_per_round is not None and n_calls > model.calls_per_round:
-            what = "calls" if kind is ModelKind.TELEPHONE else "transmissions"
+            what = "calls" if rules_of(kind).two_way_calls else "transmissions"
             report(
                 t,
                 (),
                 "calls-per-round",
                 f"{n_calls} {what}, more than the {model.calls_per_round} allowed {under}",
             )
-        if kind is ModelKind.TELEPHONE and model.packet_cap is not None:
+        if rules_of(kind).two_way_calls and model.packet_cap is not None:
             for (u, r), load in sorted(arc_load.items()):
                 if load > model.packet_cap:
                     report(
@@ -371,7 +371,7 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
                         f"node {ref(u)} sends {load} packets to {ref(r)}, more than "
                         f"p={model.packet_cap}",
                     )
-        if kind is ModelKind.ALL_PORT:
+        if rules_of(kind).arc_capacities:
             for (u, r), load in sorted(arc_load.items()):
                 cap = model.capacity or graphs.capacity(g, u, r)
                 if load > cap:
@@ -461,9 +461,9 @@ def _plain_round(
     if model.packet_cap is not None and largest > model.packet_cap:
         return None
     calls = len(rnd)
-    if kind is ModelKind.HALF_DUPLEX and not set(senders).isdisjoint(receivers):
+    if rules_of(kind).send_or_receive and not set(senders).isdisjoint(receivers):
         return None
-    if kind is ModelKind.TELEPHONE:
+    if rules_of(kind).two_way_calls:
         target_of = dict(zip(senders, receivers, strict=True))
         source_of = dict(zip(receivers, senders, strict=True))
         if any(
@@ -500,7 +500,7 @@ def _check_ports(
     """Check the per-node port rules of a round; return the telephone calls."""
     calls: set[frozenset[int]] = set()
     names = lambda vs: _and([str(ref(v)) for v in vs])  # noqa: E731
-    if kind is ModelKind.TELEPHONE:
+    if rules_of(kind).two_way_calls:
         partners: dict[int, set[int]] = defaultdict(set)
         for u, rs in sent_by.items():
             for r in rs:
@@ -516,7 +516,7 @@ def _check_ports(
                     f"node {ref(v)} is in calls with {names(sorted(partners[v]))} {under}",
                 )
         return calls
-    if kind is ModelKind.ALL_PORT:
+    if rules_of(kind).arc_capacities:
         return calls
     # one transmission sent per node (half-duplex, single-port, multicast)
     for u in sorted(sent_by):
@@ -535,7 +535,7 @@ def _check_ports(
                 "receives-twice",
                 f"node {ref(v)} receives from {names(recv_from[v])} {under}",
             )
-    if kind is ModelKind.HALF_DUPLEX:
+    if rules_of(kind).send_or_receive:
         for v in sorted(set(sent_by) & set(recv_from)):
             report(
                 t,
