@@ -1,4 +1,5 @@
-"""Models, problems and instances, and the parsing of their specification strings.
+"""Instances: a graph, a model and a problem bound together, the packets spelled out
+(model specs: :mod:`gossipcert.models.spec`; problem specs: :mod:`gossipcert.problems`).
 
 A :class:`Model` says who may talk to whom in one round and how much may be carried; a
 :class:`Problem` says which packets exist, who holds them before round 1 and who must know
@@ -35,470 +36,60 @@ References
 
 from __future__ import annotations
 
-import json
-import math
 import numbers
 from collections.abc import Hashable
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import networkx as nx
 
 from gossipcert import graphs
 from gossipcert.errors import InstanceError, SpecError
-from gossipcert.models import MODELS, rules_of
 from gossipcert.models.base import ModelKind
+from gossipcert.models.spec import Model, parse_model
+from gossipcert.problems import (
+    _ROOTED,
+    REDOPS,
+    REDUCTIONS,
+    Problem,
+    ProblemKind,
+    _canonical_int,
+    _hashable,
+    names_problem_file,
+    parse_chunks,
+    parse_problem,
+    parse_redop,
+    problem_from_dict,
+    stored_problem,
+    with_chunks,
+    with_redop,
+)
 
-#: spec name -> (kind, default packet cap, default calls per round)
-_MODEL_NAMES: dict[str, tuple[ModelKind, int | None, int | None]] = {
-    kind.value: (kind, rules.default_packet_cap, None) for kind, rules in MODELS.items()
-}
-_MODEL_NAMES["sequential"] = (ModelKind.TELEPHONE, None, 1)  # telephone, one call a round
-_MODEL_OPTIONS = ("p", "calls", "c", "tau", "h")
-
-
-@dataclass(frozen=True)
-class Model:
-    """A communication model: the rules of one round.
-
-    Parameters
-    ----------
-    kind : ModelKind
-        Who may talk in one round (see the table in the module docstring).
-    packet_cap : int or None
-        ``p``: most packets in one transmission (telephone: each way); None is unbounded.
-        Not used by ``all-port``, which is limited by arc capacities instead.
-    calls_per_round : int or None
-        Most calls (telephone) or transmissions (other models) in the whole network per
-        round; 1 is the sequential model of Bermond et al. None is unlimited.
-    capacity : int or None
-        ``all-port``: packets per arc per round on every arc; None (default) takes each
-        edge's ``capacity`` attribute from the graph (1 unless the graph says otherwise).
-    tau, h : float or None, int
-        Linear cost: a round in which some node sends ``s`` packets costs ``1 + tau*h*s``.
-    """
-
-    kind: ModelKind
-    packet_cap: int | None = None
-    calls_per_round: int | None = None
-    capacity: int | None = None
-    tau: float | None = None
-    h: int = 1
-
-    @property
-    def unbounded(self) -> bool:
-        """True when a transmission may carry any number of packets (``"all"`` allowed)."""
-        return not rules_of(self.kind).arc_capacities and self.packet_cap is None
-
-    def spec(self) -> str:
-        """The canonical spec string of this model."""
-        name = self.kind.value
-        calls = self.calls_per_round
-        if self.kind is ModelKind.TELEPHONE and calls == 1:
-            name, calls = "sequential", None
-        default_p = _MODEL_NAMES[self.kind.value][1]
-        opts: list[str] = []
-        if self.packet_cap is not None and (self.packet_cap != default_p or name == "half-duplex"):
-            opts.append(f"p={self.packet_cap}")
-        if calls is not None:
-            opts.append(f"calls={calls}")
-        if self.capacity is not None:
-            opts.append(f"c={self.capacity}")
-        if self.tau is not None:
-            opts.append(f"tau={self.tau:g}")
-        if self.h != 1:
-            opts.append(f"h={self.h}")
-        return name + (":" + ",".join(opts) if opts else "")
-
-
-def _positive_int(text: str, what: str, spec: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise SpecError(f"{what} must be a whole number, got {text!r} in {spec!r}") from None
-    if value < 1:
-        raise SpecError(f"{what} must be at least 1, got {value} in {spec!r}")
-    return value
-
-
-def parse_model(spec: str) -> Model:
-    """Parse a model spec such as ``telephone``, ``sequential:p=2`` or ``single-port:p=1``.
-
-    Parameters
-    ----------
-    spec : str
-        ``NAME`` or ``NAME:key=value,...`` (see the module docstring).
-
-    Returns
-    -------
-    Model
-
-    Raises
-    ------
-    SpecError
-        Naming the bad part and listing what is accepted.
-
-    Examples
-    --------
-    >>> m = parse_model("sequential:p=2")
-    >>> m.kind.value, m.packet_cap, m.calls_per_round
-    ('telephone', 2, 1)
-    """
-    name, _, rest = spec.strip().partition(":")
-    name = name.strip().lower()
-    if name not in _MODEL_NAMES:
-        raise SpecError(
-            f"unknown model {name!r} in {spec!r}; known models: {', '.join(_MODEL_NAMES)}"
-        )
-    kind, packet_cap, calls = _MODEL_NAMES[name]
-    capacity: int | None = None
-    tau: float | None = None
-    h = 1
-    seen: set[str] = set()
-    for part in filter(None, (x.strip() for x in rest.split(","))):
-        key, eq, value = part.partition("=")
-        key = key.strip().lower()
-        if not eq or key not in _MODEL_OPTIONS:
-            raise SpecError(
-                f"bad model option {part!r} in {spec!r}; options are p=N, calls=N, c=N, tau=X, h=N"
-            )
-        if key in seen:
-            raise SpecError(f"model option {key!r} is given twice in {spec!r}")
-        seen.add(key)
-        if key == "p":
-            if rules_of(kind).arc_capacities:
-                raise SpecError(
-                    f"{kind.value} has no packet cap (use c=N for arc capacity): {spec!r}"
-                )
-            packet_cap = _positive_int(value, "p", spec)
-        elif key == "calls":
-            calls = _positive_int(value, "calls", spec)
-        elif key == "c":
-            if not rules_of(kind).arc_capacities:
-                raise SpecError(f"arc capacity c=N applies to all-port only: {spec!r}")
-            capacity = _positive_int(value, "c", spec)
-        elif key == "tau":
-            try:
-                tau = float(value)
-            except ValueError:
-                raise SpecError(f"tau must be a number, got {value!r} in {spec!r}") from None
-            if not math.isfinite(tau) or tau < 0:
-                raise SpecError(f"tau must be a finite non-negative number in {spec!r}")
-        else:
-            h = _positive_int(value, "h", spec)
-    return Model(kind, packet_cap, calls, capacity, tau, h)
-
-
-class ProblemKind(StrEnum):
-    """The problems of the design (section 3)."""
-
-    GOSSIP = "gossip"
-    BROADCAST = "broadcast"
-    SCATTER = "scatter"
-    GATHER = "gather"
-    TOTAL_EXCHANGE = "total-exchange"
-    CUSTOM = "custom"
-    REDUCE = "reduce"
-    REDUCE_SCATTER = "reduce-scatter"
-    ALLREDUCE = "allreduce"
-
-
-_ROOTED = {ProblemKind.BROADCAST, ProblemKind.SCATTER, ProblemKind.GATHER, ProblemKind.REDUCE}
-
-#: the reductions: a packet is a chunk whose partial results are combined (design section 3)
-REDUCTIONS = frozenset({ProblemKind.REDUCE, ProblemKind.REDUCE_SCATTER, ProblemKind.ALLREDUCE})
-
-#: the reduction operators: ``sum`` counts a contribution once only, ``max`` is idempotent
-REDOPS = ("sum", "max")
-
-
-@dataclass(frozen=True)
-class Problem:
-    """A problem: which packets exist, who holds them, who must know them.
-
-    Parameters
-    ----------
-    kind : ProblemKind
-    root : int, str or None
-        The source (broadcast, scatter) or root (gather), as written by the user: a node
-        label or index, resolved against the graph by :func:`make_instance`.
-    custom : tuple or None
-        For ``custom``: ``(packets, holdings, demands)`` as read from the JSON file.
-    chunks : int
-        Each node's data is split into this many packets (the ``--chunks K`` of collective
-        libraries): every packet of the problem becomes ``K`` packets ``(name, k)`` with the
-        same holders and demanders. 1 by default; built-in problems only.
-    redop : {"sum", "max"}
-        The operator of a reduction: under ``sum`` two partial results that share a
-        contribution must never be combined (a double count); ``max`` is idempotent and
-        allows it. Reductions only (``sum`` elsewhere).
-    """
-
-    kind: ProblemKind
-    root: int | str | None = None
-    custom: (
-        tuple[
-            tuple[Any, ...],
-            tuple[tuple[Any, tuple[Any, ...]], ...],
-            tuple[tuple[Any, tuple[Any, ...]], ...],
-        ]
-        | None
-    ) = None
-    source_file: str | None = field(default=None, compare=False)
-    chunks: int = 1
-    redop: str = "sum"
-
-    @property
-    def reduction(self) -> bool:
-        """Whether this is ``reduce``, ``reduce-scatter`` or ``allreduce``."""
-        return self.kind in REDUCTIONS
-
-    def spec(self) -> str:
-        """The canonical spec string (a custom problem gives its file name)."""
-        if self.kind is ProblemKind.CUSTOM:
-            return self.source_file or "custom"
-        chunks = [f"chunks={self.chunks}"] if self.chunks != 1 else []
-        if self.redop != "sum":
-            chunks.append(f"redop={self.redop}")
-        if self.kind in _ROOTED:
-            return f"{self.kind.value}:" + ",".join([str(self.root), *chunks])
-        return self.kind.value + (":" + ",".join(chunks) if chunks else "")
-
-
-def _node_text(text: str) -> int | str:
-    """A node reference as the user wrote it; :func:`graphs.resolve_node` matches it against
-    labels first, then against indices ("007" stays a label, never the index 7)."""
-    return text.strip()
-
-
-def names_problem_file(spec: str) -> bool:
-    """Whether a problem spec is the path of a custom problem's JSON file.
-
-    Examples
-    --------
-    >>> names_problem_file("runs/p.JSON "), names_problem_file("broadcast:0")
-    (True, False)
-    """
-    return spec.strip().lower().endswith(".json")
-
-
-def parse_problem(spec: str) -> Problem:
-    """Parse a problem spec: ``gossip``, ``broadcast:S`` (``broadcast:S1,S2,...``: several
-    sources), ``scatter:S``, ``gather:R``, ``total-exchange``, ``reduce:R``,
-    ``reduce-scatter``, ``allreduce`` or the path of a JSON file, each with an optional
-    ``chunks=K``; a reduction also takes ``redop=sum|max`` (default ``sum``).
-
-    Examples
-    --------
-    >>> parse_problem("broadcast:0,5,chunks=2").root
-    '0,5'
-    >>> parse_problem("reduce:0,chunks=2,redop=max").spec()
-    'reduce:0,chunks=2,redop=max'
-    >>> parse_problem("broadcast:0,chunks=2")  # doctest: +NORMALIZE_WHITESPACE
-    Problem(kind=<ProblemKind.BROADCAST: 'broadcast'>, root='0', custom=None,
-            source_file=None, chunks=2, redop='sum')
-    """
-    text = spec.strip()
-    if names_problem_file(text):
-        return _read_custom_problem(Path(text))
-    name, colon, rest = text.partition(":")
-    name = name.strip().lower()
-    name = _PROBLEM_ALIASES.get(name, name)
-    accepted = (
-        "gossip (allgather), broadcast:S[,S2,...], scatter:S, gather:R, "
-        "total-exchange (alltoall), reduce:R, reduce-scatter, allreduce, "
-        "each with an optional chunks=K (reductions also redop=sum|max), or a .json file"
-    )
-    try:
-        kind = ProblemKind(name)
-    except ValueError:
-        raise SpecError(f"unknown problem {name!r} in {spec!r}; accepted: {accepted}") from None
-    if kind is ProblemKind.CUSTOM:
-        raise SpecError(f"a custom problem is given as a .json file; accepted: {accepted}")
-    args = [a.strip() for a in rest.split(",")] if colon else []
-    chunks = 1
-    redop = "sum"
-    seen: set[str] = set()
-    plain: list[str] = []
-    for a in args:
-        key, eq, value = a.partition("=")
-        key = key.strip().lower()
-        if eq and key in ("chunks", "redop"):
-            if key in seen:
-                raise SpecError(f"{key} is given twice in {spec!r}")
-            seen.add(key)
-            if key == "chunks":
-                chunks = parse_chunks(value)
-            elif kind not in REDUCTIONS:
-                raise SpecError(f"redop applies to reductions only, not {name} (got {spec!r})")
-            else:
-                redop = parse_redop(value)
-        else:
-            plain.append(a)
-    if kind in _ROOTED:
-        if not plain or not all(plain):
-            raise SpecError(f"{name} needs a node, e.g. {name}:0 (got {spec!r})")
-        if len(plain) > 1 and kind is not ProblemKind.BROADCAST:
-            raise SpecError(f"{name} has one root, e.g. {name}:0 (got {spec!r})")
-        # several sources of a broadcast stay one text: resolve_roots splits it
-        return Problem(kind, _node_text(",".join(plain)), chunks=chunks, redop=redop)
-    if plain:
-        raise SpecError(f"{name} takes no argument but chunks=K (got {spec!r})")
-    return Problem(kind, chunks=chunks, redop=redop)
-
-
-#: the names collective-communication libraries use
-_PROBLEM_ALIASES = {
-    "allgather": "gossip",
-    "alltoall": "total-exchange",
-    "reducescatter": "reduce-scatter",
-    "reduce_scatter": "reduce-scatter",
-}
-
-
-def parse_redop(text: str) -> str:
-    """A reduction operator: ``sum`` or ``max``.
-
-    Examples
-    --------
-    >>> parse_redop(" MAX ")
-    'max'
-    """
-    value = str(text).strip().lower()
-    if value not in REDOPS:
-        raise SpecError(f"redop must be one of {', '.join(REDOPS)}, got {text!r}")
-    return value
-
-
-def with_redop(problem: Problem, redop: str | None) -> Problem:
-    """``problem`` with the reduction operator ``redop`` (None: unchanged).
-
-    Raises
-    ------
-    SpecError
-        An unknown operator, a problem that is no reduction, or a spec that says another.
-    """
-    if redop is None:
-        return problem
-    op = parse_redop(redop)
-    if problem.kind not in REDUCTIONS:
-        raise SpecError(f"--redop applies to reductions only, not {problem.kind.value}")
-    if problem.redop not in ("sum", op):
-        raise SpecError(f"--redop {op} contradicts redop={problem.redop} in the problem")
-    return replace(problem, redop=op)
-
-
-def parse_chunks(text: str | int) -> int:
-    """The number of packets each node's data is split into: a whole number >= 1.
-
-    Examples
-    --------
-    >>> parse_chunks("3")
-    3
-    """
-    try:
-        value = int(text)
-    except ValueError:
-        raise SpecError(f"chunks must be a whole number, got {text!r}") from None
-    if value < 1:
-        raise SpecError(
-            f"chunks must be at least 1 (each node's data in K >= 1 packets), got {value}"
-        )
-    return value
-
-
-def with_chunks(problem: Problem, chunks: int | None) -> Problem:
-    """``problem`` with its data split into ``chunks`` packets (None: unchanged).
-
-    Raises
-    ------
-    SpecError
-        ``chunks < 1``, a custom problem, or a spec that already says another chunks=K.
-    """
-    if chunks is None:
-        return problem
-    k = parse_chunks(chunks)
-    if problem.kind is ProblemKind.CUSTOM:
-        raise SpecError("--chunks applies to the built-in problems, not to a .json problem")
-    if problem.chunks not in (1, k):
-        raise SpecError(f"--chunks {k} contradicts chunks={problem.chunks} in the problem")
-    return replace(problem, chunks=k)
-
-
-def _read_custom_problem(path: Path) -> Problem:
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise SpecError(f"problem file {str(path)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SpecError(f"problem file {str(path)!r} is not valid JSON: {exc}") from None
-    return problem_from_dict(data, str(path))
-
-
-def problem_from_dict(data: Any, source: str) -> Problem:
-    """A custom problem from its JSON object ``{"packets", "holdings", "demands"}``.
-
-    Parameters
-    ----------
-    data : object
-        The decoded JSON.
-    source : str
-        Where it came from (a file name), for messages and as the problem's spec.
-    """
-    if not isinstance(data, dict) or not {"holdings", "demands"} <= data.keys():
-        raise SpecError(
-            f"problem file {source!r} must be an object with 'holdings' and 'demands' "
-            "(and optionally 'packets')"
-        )
-
-    def table(key: str) -> tuple[tuple[Any, tuple[Any, ...]], ...]:
-        value = data[key]
-        if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
-            raise SpecError(f"problem file {source!r}: {key!r} must map nodes to lists")
-        written: dict[int | str, str] = {}
-        for k in value:
-            node = _node_text(k)
-            if node in written:
-                raise SpecError(
-                    f"problem file {source!r}: {key!r} names node {node!r} twice "
-                    f"({written[node]!r} and {k!r}); give each node one list"
-                )
-            written[node] = k
-        return tuple((_node_text(k), tuple(_hashable(p) for p in v)) for k, v in value.items())
-
-    holdings, demands = table("holdings"), table("demands")
-    if "packets" in data:
-        if not isinstance(data["packets"], list):
-            raise SpecError(f"problem file {source!r}: 'packets' must be a list")
-        packets = tuple(_hashable(p) for p in data["packets"])
-    else:
-        seen: dict[Any, None] = {}
-        for _, names in holdings + demands:
-            seen.update(dict.fromkeys(names))
-        packets = tuple(seen)
-    return Problem(ProblemKind.CUSTOM, None, (packets, holdings, demands), source)
-
-
-def _canonical_int(value: Any) -> Any:
-    """``"7"`` becomes 7 (text files carry numbers as text); ``"007"`` stays text."""
-    if isinstance(value, str):
-        try:
-            if str(int(value)) == value:
-                return int(value)
-        except ValueError:
-            pass
-    return value
-
-
-def _hashable(value: Any) -> Hashable:
-    """JSON lists become tuples so that packet names can be dictionary keys."""
-    if isinstance(value, list):
-        return tuple(_hashable(x) for x in value)
-    if isinstance(value, dict):
-        raise SpecError(f"a packet name cannot be an object: {value!r}")
-    return value
+# the model and problem specs live in gossipcert.models.spec and gossipcert.problems; their
+# names are re-exported here, where an instance is built from them
+__all__ = [
+    "REDOPS",
+    "REDUCTIONS",
+    "Instance",
+    "Model",
+    "ModelKind",
+    "Problem",
+    "ProblemKind",
+    "bits",
+    "check_capacities",
+    "make_instance",
+    "names_problem_file",
+    "parse_chunks",
+    "parse_instance",
+    "parse_model",
+    "parse_problem",
+    "parse_redop",
+    "problem_from_dict",
+    "resolve_roots",
+    "stored_problem",
+    "with_chunks",
+    "with_redop",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -811,22 +402,6 @@ def parse_instance(graph_spec: str, model_spec: str, problem_spec: str) -> Insta
     return make_instance(
         graphs.from_spec(graph_spec), parse_model(model_spec), parse_problem(problem_spec)
     )
-
-
-def stored_problem(record: Any) -> Problem:
-    """The problem of a certificate's or partial result's instance record: a spec string,
-    or ``{"spec": ..., "custom": ...}`` (a custom problem's content travels with it).
-
-    Examples
-    --------
-    >>> stored_problem("gossip:chunks=2").spec(), stored_problem({"spec": "broadcast:0"}).spec()
-    ('gossip:chunks=2', 'broadcast:0')
-    """
-    if isinstance(record, dict):
-        if "custom" in record:
-            return problem_from_dict(record["custom"], str(record.get("spec")))
-        return parse_problem(str(record.get("spec")))
-    return parse_problem(str(record))
 
 
 def bits(mask: int) -> list[int]:
