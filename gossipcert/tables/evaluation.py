@@ -111,7 +111,9 @@ def _solve(instance: Instance, task: Task) -> tuple[dict[str, Any], dict[str, An
     t0 = time.monotonic()
     try:
         with limits_from_now():  # the limit is per instance, not from the command's start
-            res = solve_within(instance, backend=task.backend, time_limit=task.time_limit)
+            res = solve_within(
+                instance, backend=task.backend, time_limit=task.time_limit, in_child=True
+            )
     except GossipcertError as exc:
         return {
             "status": "error",
@@ -119,6 +121,8 @@ def _solve(instance: Instance, task: Task) -> tuple[dict[str, Any], dict[str, An
             "time_limit": task.time_limit,
             "seconds": round(time.monotonic() - t0, 2),
         }, None
+    if res.interrupted:  # SIGINT or SIGTERM: the sweep stops, and this answer is not one
+        raise KeyboardInterrupt
     outcome = {
         "status": res.status,
         "optimum": res.optimum,
