@@ -37,7 +37,7 @@ from gossipcert.errors import GossipcertError
 
 #: after SIGINT or SIGTERM, seconds :func:`call_in_child` waits for the child's own answer
 #: before killing it (the caller then answers from the child's last reported state)
-INTERRUPT_GRACE = 0.6
+INTERRUPT_GRACE = 0.25
 
 _HEADER = struct.Struct("!Q")
 

@@ -65,3 +65,68 @@ def test_signal_stops_solve_with_its_partial_result(
     time.sleep(0.5)
     alive = [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert not alive, alive
+
+
+def _stop_after(
+    args: list[str], cwd: Path, wait: float, signum: int
+) -> tuple[int, float, str, str, list[psutil.Process]]:
+    """Start ``gossipcert ARGS`` in ``cwd``, send ``signum`` to its main process after ``wait``
+    seconds; the exit status, the seconds to exit, standard output and error, and the
+    processes it had started that still run half a second later."""
+    proc = subprocess.Popen(
+        [SCRIPT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd
+    )
+    main = psutil.Process(proc.pid)
+    try:
+        time.sleep(wait)
+        family = main.children(recursive=True)
+        sent = time.monotonic()
+        os.kill(proc.pid, signum)
+        while proc.poll() is None and time.monotonic() - sent < 20:
+            time.sleep(0.01)
+        took = time.monotonic() - sent  # the exit itself, not a grandchild closing a pipe
+        stdout, stderr = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    time.sleep(0.5)
+    alive = [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    return proc.returncode, took, stdout, stderr, alive
+
+
+@pytest.mark.parametrize(
+    ("signum", "code", "jobs"), [(signal.SIGINT, 130, 1), (signal.SIGTERM, 143, 2)]
+)
+def test_signal_stops_table_and_records_no_interrupted_answer(
+    tmp_path: Path, signum: int, code: int, jobs: int
+) -> None:
+    """``table`` stops within a second; the instance being solved is not recorded. Before,
+    with one job, the signal cut that instance's search short, its bounds were recorded as
+    its answer and the sweep ran on to the end (exit 0)."""
+    (tmp_path / "s.toml").write_text(
+        'name = "s"\ntime_limit = 60\noutput = "."\nstore = "store"\n'
+        '[[group]]\ngraphs = ["debruijn:6", "torus:4x4"]\nmodels = ["telephone"]\n'
+        'problems = ["gossip"]\n'
+    )
+    status, took, stdout, stderr, alive = _stop_after(
+        ["table", "s.toml", "-q", "-j", str(jobs)], tmp_path, 6.0, signum
+    )
+    assert status == code, (stdout, stderr)
+    assert took < 2, took
+    assert not alive, alive
+    assert "interrupted" in stderr and not (tmp_path / "s.csv").exists()
+    recorded = [f.read_text() for f in tmp_path.glob("store/**/*") if f.is_file()]
+    assert not any("debruijn" in text for text in recorded)
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_signal_stops_check(tmp_path: Path, signum: int, code: int) -> None:
+    """A DRAT proof being re-checked (about a minute of checking) stops at once."""
+    root = Path(__file__).resolve().parent.parent
+    cert = root / "results" / "store" / "sequential-p-3_gossip_n6_d76edfe23eae88eb.cert.json"
+    status, took, stdout, stderr, alive = _stop_after(["check", str(cert)], tmp_path, 5.0, signum)
+    assert status == code, (stdout, stderr)
+    assert took < 2, took
+    assert not alive, alive
+    assert "interrupted" in stderr and "certificate holds" not in stdout

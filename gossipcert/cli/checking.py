@@ -119,7 +119,7 @@ def check_cmd(
     from gossipcert.search.heartbeat import heartbeats
 
     with heartbeats(None if quiet else beat, "checking", dict):
-        rep = check_within(cert, time_limit, full, on_step=arrived)
+        rep = check_within(cert, time_limit, full, on_step=arrived, in_child=True)
     if as_json:
         print_json(
             {
@@ -172,7 +172,7 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool)
     results = []
     for f in files:
         try:
-            rep = check_within(read_certificate(f), time_limit, full)
+            rep = check_within(read_certificate(f), time_limit, full, in_child=True)
             status = rep.status
             first = next(
                 (t for i, (_, t) in enumerate(rep.steps) if rep.step_status(i) == status), ""

@@ -232,16 +232,20 @@ def check_within(
     time_limit: float | None,
     full: bool = False,
     on_step: Callable[[bool | None, str, bool], None] | None = None,
+    in_child: bool = False,
 ) -> Any:
     """:func:`gossipcert.certificates.certificate.check_certificate` with a time limit that holds.
 
     ``on_step(ok, text, claim)`` is called as each step is decided. Killed at the limit, the
     report keeps the steps decided so far and ends with one undecided step (no verdict,
-    never a failure).
+    never a failure). ``in_child`` runs the check in a child without a time limit too (the
+    command line: a native proof checker or CNF generator does not return to Python for
+    seconds, so SIGINT or SIGTERM stops the check only through its parent);
+    interrupted, :class:`KeyboardInterrupt` is raised.
     """
     from gossipcert.certificates.certificate import CheckReport, check_certificate
 
-    if time_limit is None:
+    if time_limit is None and not in_child:
         return check_certificate(cert, None, full, on_step=on_step)
     done: list[tuple[bool | None, str, bool]] = []
 
@@ -251,10 +255,12 @@ def check_within(
             on_step(*step)
 
     start = limit_origin()
-    budget = max(0.0, child_budget(time_limit) - (time.monotonic() - start))
-    kind, value = call_in_child(
-        _check_child, (cert, budget, full), start + time_limit, arrived, allow_long_slices
-    )
+    budget = deadline = None
+    if time_limit is not None:
+        budget = max(0.0, child_budget(time_limit) - (time.monotonic() - start))
+        deadline = start + time_limit
+    slices = None if deadline is None else allow_long_slices  # killed at the deadline only
+    kind, value = call_in_child(_check_child, (cert, budget, full), deadline, arrived, slices)
     if kind == "result":
         return value
     if kind == "died":
