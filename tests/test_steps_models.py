@@ -21,20 +21,29 @@ from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.models import MODELS, ModelKind, require_linear_cost
+from gossipcert.proofs import steps as steps_proofs
 from gossipcert.proofs.steps import prove_steps, steps_formula
 from gossipcert.schedule import Schedule, Transmission
 from gossipcert.search.backends import SatBackend, Status
-from gossipcert.search.cost import pareto_front
+from gossipcert.search.cost import min_steps, pareto_front
 from gossipcert.simulate import simulate
 
 
 def forged(spec: str, model: str, problem: str, sched: Schedule, rounds: int, steps: int):
-    """A steps certificate of ``(rounds, steps)`` with a DRAT proof of the project's own."""
+    """A steps certificate of ``(rounds, steps)`` with a DRAT proof of the project's own,
+    built as before prove_steps refused the model (its refusal patched out)."""
     inst = parse_instance(spec, model, problem)
     rep = simulate(inst, sched)
     assert rep.ok and rep.length <= rounds and rep.steps == steps
-    evidence = prove_steps(inst, rounds, steps, EncodingOptions.for_search())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(steps_proofs, "require_linear_cost", lambda kind: None)
+        evidence = prove_steps(inst, rounds, steps, EncodingOptions.for_search())
     assert evidence is not None
+    # prove_steps and min_steps refuse it themselves now
+    with pytest.raises(UnsupportedModelError, match="linear cost"):
+        prove_steps(inst, rounds, steps, EncodingOptions.for_search())
+    with pytest.raises(UnsupportedModelError, match="linear cost"):
+        min_steps(inst, rounds, EncodingOptions.for_search())
     return inst, build_steps_certificate(inst, [(rounds, steps, sched, evidence)])
 
 
@@ -230,3 +239,23 @@ def test_verifier_steps_equal_formula_steps(model: str) -> None:
             assert formula_allows(inst, sched, rep.steps), (spec, problem, sched)
             assert not formula_allows(inst, sched, rep.steps - 1), (spec, problem, sched)
     assert checked >= 6
+
+
+def test_multicast_step_is_the_set_sent_not_what_one_receiver_learns() -> None:
+    """Round 3: node 1 sends packets {0, 1} to nodes 0 and 2, each lacking one of them: 2
+    steps, though no receiver learns more than 1 packet (the count rests on the set sent)."""
+    inst = parse_instance("path:3", "multicast:p=2", "gossip")
+    sched = Schedule(
+        (
+            (T(1, (2,), 0b010),),
+            (T(0, (1,), 0b001),),
+            (T(1, (0, 2), 0b011),),
+            (T(2, (1,), 0b100),),
+            (T(1, (0,), 0b100),),
+        )
+    )
+    rep = simulate(inst, sched)
+    assert rep.ok and [s.max_sent for s in rep.per_round] == [1, 1, 2, 1, 1]
+    assert [s.learned for s in rep.per_round] == [1, 1, 2, 1, 1]  # 1 each at 0 and 2
+    assert formula_allows(inst, sched, 6)
+    assert not formula_allows(inst, sched, 5)

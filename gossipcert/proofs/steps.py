@@ -42,6 +42,7 @@ from typing import Any
 from gossipcert.encodings import EncodingOptions, TransferEncoding, encoding_for
 from gossipcert.encodings.formula import Formula
 from gossipcert.instance import Instance
+from gossipcert.models import require_linear_cost
 from gossipcert.proofs.refutation import (
     StandaloneCNF,
     check_stored_refutation,
@@ -76,6 +77,7 @@ def steps_formula(
     ...  for s in (3, 4)]
     [False, True]
     """
+    require_linear_cost(instance.model.kind)  # the counts below hold in those models only
     enc = encoding_for(instance, options, transfer=True)
     assert isinstance(enc, TransferEncoding)
     enc.extend_to(rounds)
@@ -132,6 +134,9 @@ def prove_steps(
     SolverError
         When the CNF is satisfiable (the claimed ``S`` is not the least) or a checker
         rejects the proof.
+    UnsupportedModelError
+        A model whose linear cost is not defined (all-port;
+        :func:`gossipcert.models.require_linear_cost`).
     """
     start = time.monotonic()
     # the options the transfer encoding reads, so that the evidence names only the rules used

@@ -170,7 +170,15 @@ def min_steps(
     deadline: float | None = None,
     workers: int = 2,
 ) -> FrontPoint:
-    """The least ``S`` of a schedule of at most ``rounds`` rounds (CP-SAT optimisation)."""
+    """The least ``S`` of a schedule of at most ``rounds`` rounds (CP-SAT optimisation).
+
+    Raises
+    ------
+    UnsupportedModelError
+        A model whose linear cost is not defined (all-port;
+        :func:`gossipcert.models.require_linear_cost`).
+    """
+    require_linear_cost(instance.model.kind)
     start = time.monotonic()
     if deadline is not None and deadline <= start:  # before building a model of R rounds
         return FrontPoint(rounds, None, False, None, 0.0)
