@@ -18,7 +18,7 @@ from gossipcert.cli.common import (
     app,
 )
 from gossipcert.cli.exporting import _json_file
-from gossipcert.cli.inspect_cmds import _verify_instance
+from gossipcert.cli.stored import stored_or_given_instance
 from gossipcert.cli_text import (
     console,
     print_json,
@@ -187,7 +187,7 @@ def draw_cmd(
     else:
         # a schedule file that carries its instance is drawn under it (--graph, --model and
         # --problem replace or, when they disagree with the stored ones, are refused)
-        instance = _verify_instance(graph, schedule, data, model, problem, None)
+        instance = stored_or_given_instance(graph, schedule, data, model, problem, None)
         sched = read_schedule(schedule, instance)
     if knowledge:
         fig = plot.draw_knowledge(instance, sched)
