@@ -222,10 +222,17 @@ def print_solve_result(res: Any, evidence: dict[str, Any], show: bool) -> None:
         )
 
 
+def _proof_name(ev: dict[str, Any]) -> str:
+    """ "DRAT proof of N lines", or "LRAT proof of N lines (trimmed from M)"."""
+    if ev.get("proof_format") == "lrat":
+        return f"LRAT proof of {ev['proof_lines']} lines (trimmed from {ev.get('untrimmed_lines')})"
+    return f"DRAT proof of {ev['proof_lines']} lines"
+
+
 def _proof_text(ev: dict[str, Any]) -> str:
     """ "a DRAT proof of N lines for a CNF of V variables and C clauses, checked by ..."."""
     return (
-        f"a DRAT proof of {ev['proof_lines']} lines for a CNF of {ev['variables']} variables "
+        f"a {_proof_name(ev)} for a CNF of {ev['variables']} variables "
         f"and {ev['clauses']} clauses, checked by "
         + ", ".join(f"{c['checker']} ({c['status']})" for c in ev.get("checkers", []))
     )
@@ -239,7 +246,7 @@ def evidence_text(ev: dict[str, Any]) -> str:
         return f"{ev['value']} from the closed-form bound '{ev['name']}'{source}"
     if kind == "drat":
         return (
-            f"{rounds_text(ev['rounds'])} infeasible: DRAT proof of {ev['proof_lines']} lines "
+            f"{rounds_text(ev['rounds'])} infeasible: {_proof_name(ev)} "
             f"for a CNF of {ev['variables']} variables and {ev['clauses']} clauses, checked by "
             + ", ".join(f"{c['checker']} ({c['status']})" for c in ev.get("checkers", []))
         )

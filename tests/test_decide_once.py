@@ -9,7 +9,7 @@ import pytest
 from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.encodings.knowledge import EncodingOptions
 from gossipcert.instance import parse_instance
-from gossipcert.proofs.checkers import run_dratify
+from gossipcert.proofs.checkers import check_lrat_proof
 from gossipcert.proofs.refutation import HorizonProver, decide_with_proof, standalone_cnf
 from gossipcert.schedule import Schedule
 from gossipcert.search import relaxation
@@ -23,7 +23,8 @@ def test_decide_with_proof_refutes_with_a_checked_proof_of_the_standalone_cnf() 
     assert got.result.status == "unsat" and got.schedule is None
     assert got.cnf.sha256() == standalone_cnf(inst, 5, EncodingOptions()).sha256()
     assert got.result.proof is not None
-    assert run_dratify(got.cnf.dimacs(), got.result.proof).ok
+    assert got.result.proof_format == "lrat"
+    assert check_lrat_proof(got.cnf.dimacs(), got.result.proof).ok
 
 
 def test_decide_with_proof_decodes_a_model_into_a_schedule() -> None:
@@ -46,7 +47,8 @@ def test_a_prover_out_of_time_resumes_and_its_proof_still_holds() -> None:
             got = prover.solve()
         assert got.result.status == "unsat" and got.result.proof is not None
         assert got.result.seconds >= first.result.seconds
-        assert run_dratify(got.cnf.dimacs(), got.result.proof).ok
+        assert got.result.proof_format == "lrat"
+        assert check_lrat_proof(got.cnf.dimacs(), got.result.proof).ok
     finally:
         prover.close()
     with pytest.raises(RuntimeError):

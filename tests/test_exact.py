@@ -231,11 +231,12 @@ def test_optimum_lowered_fails(certificate: dict) -> None:
 
 def test_proof_truncated_fails(certificate: dict) -> None:
     bad = copy.deepcopy(certificate)
-    proof = unpack_proof(bad["evidence"]["proof_xz_base64"])
+    key = "lrat_xz_base64" if "lrat_xz_base64" in bad["evidence"] else "proof_xz_base64"
+    proof = unpack_proof(bad["evidence"][key])
     lines = proof.splitlines()
-    bad["evidence"]["proof_xz_base64"] = pack_proof("\n".join(lines[: len(lines) // 2]) + "\n")
+    bad["evidence"][key] = pack_proof("\n".join(lines[: len(lines) // 2]) + "\n")
     assert not check_certificate(bad).ok
-    bad["evidence"]["proof_xz_base64"] = "not base64 at all"
+    bad["evidence"][key] = "not base64 at all"
     assert not check_certificate(bad).ok
 
 
@@ -273,7 +274,8 @@ def test_a_check_out_of_time_is_no_verdict(certificate: dict) -> None:
 def test_checkers_and_deletion_policies_are_recorded(certificate: dict) -> None:
     checkers = certificate["evidence"]["checkers"]
     names = " ".join(c["checker"] for c in checkers)
-    assert "gossipcert-drat" in names and "dratify" in names
+    assert certificate["evidence"]["proof_format"] == "lrat"  # trimmed, with hints
+    assert "gossipcert-lrat" in names and "dratify-hints" in names
     assert all(c["status"] == "verified" and c["deletions"] for c in checkers)
     rep = check_certificate(certificate)
     lines = [t for _, t in rep.steps if "re-checked by" in t]

@@ -96,7 +96,7 @@ def test_solve_takes_its_lower_bound_from_one_packet_and_the_certificate_holds()
     forged["evidence"]["proof_lines"] += 1
     steps = check_certificate(forged).steps
     assert any(ok is False and "the evidence states a proof of" in t for ok, t in steps)
-    fails(lambda e: e.update(proof_xz_base64=build_certificate(res)["evidence"]["cnf_sha256"]))
+    fails(lambda e: e.update(lrat_xz_base64=build_certificate(res)["evidence"]["cnf_sha256"]))
     # (a well-formed but wrong proof cannot be made here: this CNF falls to unit propagation
     # alone, so every proof of it is valid; the checkers' rejection of wrong proofs is tested
     # on the full formula's evidence, which goes through the same check_drat_evidence)

@@ -138,8 +138,8 @@ def forged_columns(cert: dict[str, Any]) -> None:
 
 def truncated_proof(cert: dict[str, Any]) -> None:
     ev = cert["evidence"]
-    lines = unpack_proof(ev["proof_xz_base64"]).splitlines()
-    ev["proof_xz_base64"] = pack_proof("\n".join(lines[: len(lines) // 2]) + "\n")
+    lines = unpack_proof(ev["lrat_xz_base64"]).splitlines()
+    ev["lrat_xz_base64"] = pack_proof("\n".join(lines[: len(lines) // 2]) + "\n")
 
 
 def unsorted_rows(cert: dict[str, Any]) -> None:

@@ -79,8 +79,8 @@ def test_steps_certificate_holds_and_fails_when_changed() -> None:
     # a proof cut short
     cut = copy.deepcopy(cert)
     ev = cut["points"][0]["evidence"]
-    lines = unpack_proof(ev["proof_xz_base64"]).splitlines()
-    ev["proof_xz_base64"] = pack_proof("\n".join(lines[: len(lines) // 2]) + "\n")
+    lines = unpack_proof(ev["lrat_xz_base64"]).splitlines()
+    ev["lrat_xz_base64"] = pack_proof("\n".join(lines[: len(lines) // 2]) + "\n")
     assert check_certificate(cut).status == "fails"
     # another model: the schedule breaks it or the CNF differs
     other = copy.deepcopy(cert)

@@ -46,7 +46,11 @@ def partial_record(result: SolveResult) -> dict[str, Any]:
         "upper_bound": result.upper_bound,
         "schedule": to_json(result.schedule, inst) if result.schedule is not None else None,
         "schedule_source": result.upper_source,
-        "evidence": {k: v for k, v in result.evidence.items() if k != "proof_xz_base64"},
+        "evidence": {
+            k: v
+            for k, v in result.evidence.items()
+            if k not in ("proof_xz_base64", "lrat_xz_base64")
+        },
         "timed_out": result.timed_out,
         "interrupted": result.interrupted,
         "note": (

@@ -338,7 +338,7 @@ def _refuse_unused_options(unused: bool, owner: str, values: dict[str, Any]) -> 
 
 def _without_proofs(evidence: dict[str, Any]) -> dict[str, Any]:
     """The evidence without its stored proofs (and those of its cubes), for printing."""
-    out = {k: v for k, v in evidence.items() if k != "proof_xz_base64"}
+    out = {k: v for k, v in evidence.items() if k not in ("proof_xz_base64", "lrat_xz_base64")}
     if isinstance(out.get("cubes"), list):
         out["cubes"] = [_without_proofs(c) for c in out["cubes"]]
     if isinstance(out.get("coverage"), dict):

@@ -1,4 +1,14 @@
-"""Independent verdicts on a DRAT proof, and the rule that combines them.
+"""Independent verdicts on a refutation proof (LRAT or DRAT), and the rule that combines them.
+
+**LRAT proofs** (what gossipcert writes now: CaDiCaL's LRAT output trimmed to the steps the
+empty clause uses, :mod:`gossipcert.proofs.lrat_solver`) are judged by
+:func:`check_lrat_proof`: ``gossipcert-lrat`` (:mod:`gossipcert.proofs.lrat`, this
+project's propagation along each step's hints) and ``dratify-hints``
+(:mod:`gossipcert.proofs.hinted`, dratify's engine on each step's hint clauses alone). They
+share no code, both apply deletions soundly (no state outlives a step), each takes time
+linear in the proof, and both must verify. **DRAT proofs** (certificates written before, and
+the split search's cubes) are judged as below by :func:`check_proof`;
+:func:`check_refutation` picks the path by the proof's format.
 
 A certificate is worth what its checker is worth, and a proof checker is software too: one
 version of ``dratify`` accepted forged proofs (it kept the root assignment implied by a
@@ -70,11 +80,13 @@ from typing import Any
 
 import dratify
 
-from gossipcert.children import call_in_child
-from gossipcert.proofs.drat import CHECKER_NAME, check_drat_text
+from gossipcert.children import Child, call_in_child
+from gossipcert.proofs.drat import CHECKER_NAME, check_drat_text, parse_dimacs
+from gossipcert.proofs.hinted import DELETIONS as HINTED_DELETIONS
+from gossipcert.proofs.hinted import check_hinted, checker_name
 from gossipcert.proofs.lrat import CHECKER_NAME as LRAT_NAME
 from gossipcert.proofs.lrat import DELETIONS as LRAT_DELETIONS
-from gossipcert.proofs.lrat import check_lrat_file
+from gossipcert.proofs.lrat import check_lrat, check_lrat_file
 
 try:  # the optional Rust engine of dratify registers itself on import
     import cdclkit  # noqa: F401
@@ -385,11 +397,137 @@ def check_proof(
             trim = replace(trim, message=trim.message + note)
     if trim is not None:
         outcomes.append(trim)
+    status = _combined(outcomes)
+    return ProofVerdict(status, tuple(outcomes))
+
+
+def _combined(outcomes: list[CheckOutcome]) -> str:
+    """The combined status of several checkers' outcomes (:class:`ProofVerdict`)."""
     statuses = {o.status for o in outcomes}
     if statuses & {REJECTED, ERROR}:
-        status = REJECTED
-    elif statuses <= {VERIFIED, OVER_BUDGET}:
-        status = VERIFIED
-    else:
-        status = TIMEOUT
-    return ProofVerdict(status, tuple(outcomes))
+        return REJECTED
+    if statuses <= {VERIFIED, OVER_BUDGET}:
+        return VERIFIED
+    return TIMEOUT
+
+
+def check_lrat_proof(cnf_text: str, proof: str, deadline: float | None = None) -> ProofVerdict:
+    """Judge an LRAT proof of the formula with two checkers that share no code.
+
+    ``gossipcert-lrat`` (:mod:`gossipcert.proofs.lrat`: this project's propagation along
+    each step's hints, in order, RUP and RAT) and ``dratify-hints``
+    (:mod:`gossipcert.proofs.hinted`: dratify's engine on each step's hint clauses alone).
+    Both apply deletions, soundly: no state outlives a step. Both must verify the proof; a
+    rejection by either is a rejection. dratify-hints runs in a child process while
+    gossipcert-lrat runs here (stopped when gossipcert-lrat rejects).
+
+    Parameters
+    ----------
+    cnf_text : str
+        The formula, DIMACS.
+    proof : str
+        The LRAT proof (text).
+    deadline : float, optional
+        A ``time.monotonic()`` value for both checkers together.
+
+    Returns
+    -------
+    ProofVerdict
+
+    Examples
+    --------
+    >>> cnf = "p cnf 2 3\\n1 2 0\\n-1 2 0\\n-2 0\\n"
+    >>> check_lrat_proof(cnf, "4 2 0 1 2 0\\n5 0 4 3 0\\n").status
+    'verified'
+    >>> check_lrat_proof(cnf, "4 2 0 1 3 0\\n5 0 4 3 0\\n").status
+    'rejected'
+    """
+    try:
+        _, clauses = parse_dimacs(cnf_text)
+    except ValueError as exc:
+        bad = CheckOutcome(LRAT_NAME, REJECTED, LRAT_DELETIONS, 0.0, f"formula: {exc}")
+        return ProofVerdict(REJECTED, (bad,))
+    lines = proof.splitlines()
+    if deadline is not None and time.monotonic() >= deadline:
+        late = "no verdict: the time limit passed before the check began"
+        outcomes = [
+            CheckOutcome(LRAT_NAME, TIMEOUT, LRAT_DELETIONS, 0.0, late),
+            CheckOutcome(checker_name(), TIMEOUT, HINTED_DELETIONS, 0.0, late),
+        ]
+        return ProofVerdict(TIMEOUT, tuple(outcomes))
+    if len(lines) <= PARALLEL_ABOVE:  # a process costs more than it saves
+        own = check_lrat(clauses, lines, deadline)
+        message = own.message if own.status != TIMEOUT else f"no verdict: {own.message}"
+        outcomes = [CheckOutcome(LRAT_NAME, own.status, LRAT_DELETIONS, own.seconds, message)]
+        if own.status != REJECTED:
+            other = check_hinted(clauses, lines, deadline)
+            message = other.message if other.status != TIMEOUT else f"no verdict: {other.message}"
+            outcomes.append(
+                CheckOutcome(checker_name(), other.status, HINTED_DELETIONS, other.seconds, message)
+            )
+        return ProofVerdict(_combined(outcomes), tuple(outcomes))
+    # dratify-hints runs in a child process meanwhile (the two cores work at once)
+    child = Child(_hinted_child, (clauses, lines, deadline))
+    try:
+        mine = check_lrat(clauses, lines, deadline)
+        message = mine.message if mine.status != TIMEOUT else f"no verdict: {mine.message}"
+        outcomes = [CheckOutcome(LRAT_NAME, mine.status, LRAT_DELETIONS, mine.seconds, message)]
+        if mine.status != REJECTED:  # a rejection needs no second verdict
+            outcomes.append(_child_outcome(child, deadline))
+    finally:
+        child.reap()
+    return ProofVerdict(_combined(outcomes), tuple(outcomes))
+
+
+def _hinted_child(send: Any, clauses: list[list[int]], lines: list[str], deadline: Any) -> Any:
+    return check_hinted(clauses, lines, deadline)
+
+
+def _child_outcome(child: Child, deadline: float | None) -> CheckOutcome:
+    """dratify-hints' verdict from its child process (``deadline`` bounds the wait)."""
+    start = time.monotonic()
+    result: Any = None
+    while not child.done and result is None:
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+        for kind, value in child.messages(deadline):
+            if kind == "result":
+                result = value
+            elif kind == "error":
+                raise value
+    name = checker_name()
+    if result is None:
+        seconds = time.monotonic() - start
+        if child.done:
+            return CheckOutcome(name, ERROR, HINTED_DELETIONS, seconds, "the checker died")
+        return CheckOutcome(name, TIMEOUT, HINTED_DELETIONS, seconds, "no verdict in time")
+    message = result.message if result.status != TIMEOUT else f"no verdict: {result.message}"
+    return CheckOutcome(name, result.status, HINTED_DELETIONS, result.seconds, message)
+
+
+#: LRAT proofs of more lines than this have their two checkers run in two processes
+PARALLEL_ABOVE = 20_000
+
+#: the stored formats of a refutation's proof
+PROOF_FORMATS = ("drat", "lrat")
+
+
+def check_refutation(
+    cnf_text: str,
+    proof: str,
+    proof_format: str = "drat",
+    deadline: float | None = None,
+    full: bool = False,
+) -> ProofVerdict:
+    """:func:`check_lrat_proof` for an LRAT proof, :func:`check_proof` for a DRAT one.
+
+    Raises
+    ------
+    ValueError
+        ``proof_format`` is not one of :data:`PROOF_FORMATS`.
+    """
+    if proof_format == "lrat":
+        return check_lrat_proof(cnf_text, proof, deadline)
+    if proof_format == "drat":
+        return check_proof(cnf_text, proof, deadline, full=full)
+    raise ValueError(f"unknown proof format {proof_format!r}")

@@ -1,10 +1,12 @@
-"""Standalone CNF formulas and DRAT proofs of their unsatisfiability.
+"""Standalone CNF formulas and proofs of their unsatisfiability.
 
 The lower-bound evidence "``r`` rounds are impossible" is the CNF of the instance for horizon
-``r`` with every demand required after round ``r`` and a DRAT proof that it is unsatisfiable
-written by CaDiCaL; :mod:`gossipcert.proofs.checkers` judges the proof with checkers that share
-no code with the solver or with each other. The CNF is generated deterministically, so anyone
-can regenerate it and compare its SHA-256 hash.
+``r`` with every demand required after round ``r`` and a proof that it is unsatisfiable
+written by CaDiCaL while it decides the horizon: an LRAT proof trimmed to the steps the
+empty clause uses (:mod:`gossipcert.proofs.lrat_solver`; certificates written before hold a
+DRAT proof, which ``check`` still reads); :mod:`gossipcert.proofs.checkers` judges the proof
+with checkers that share no code with the solver or with each other. The CNF is generated
+deterministically, so anyone can regenerate it and compare its SHA-256 hash.
 
 References
 ----------
@@ -27,7 +29,8 @@ from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
 from gossipcert.encodings.formula import Formula
 from gossipcert.errors import CertificateError, SolverError
 from gossipcert.instance import Instance
-from gossipcert.proofs.checkers import ProofVerdict, check_proof
+from gossipcert.proofs.checkers import ProofVerdict, check_refutation
+from gossipcert.proofs.lrat_solver import LratSolver
 from gossipcert.schedule import Schedule
 from gossipcert.search.backends import solve_sliced
 from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
@@ -96,14 +99,27 @@ class ProofResult:
     status: str  # "unsat", "sat" or "unknown"
     proof: str | None
     seconds: float
+    #: ``drat`` (the proof as the solver wrote it) or ``lrat`` (trimmed, with hints)
+    proof_format: str = "drat"
+    #: lines of the proof before trimming (LRAT)
+    untrimmed_lines: int | None = None
 
 
-def prove_unsat(cnf: StandaloneCNF, deadline: float | None = None) -> ProofResult:
-    """Solve ``cnf`` with CaDiCaL writing a DRAT proof.
+def prove_unsat(
+    cnf: StandaloneCNF, deadline: float | None = None, lrat: bool = False
+) -> ProofResult:
+    """Solve ``cnf`` with CaDiCaL writing a DRAT proof (``lrat``: an LRAT proof, trimmed).
 
     Returns status ``unknown`` when the deadline (a ``time.monotonic()`` value) passes.
     """
     start = time.monotonic()
+    if lrat:
+        prover = LratSolver(cnf.clauses)
+        try:
+            found = solve_sliced(prover.solver, [], deadline)
+            return _lrat_result(prover, found, start)
+        finally:
+            prover.close()
     with Solver(name=PROOF_SOLVER, bootstrap_with=cnf.clauses, with_proof=True) as solver:
         found = solve_sliced(solver, [], deadline)
         return _proof_result(solver, found, time.monotonic() - start)
@@ -137,12 +153,12 @@ def checked_refutation(
     SolverError
         The CNF is satisfiable (with ``if_sat`` given), or a checker rejects the proof.
     """
-    pr = prove_unsat(cnf, deadline)
+    pr = prove_unsat(cnf, deadline, lrat=True)
     if pr.status == "sat" and if_sat is not None:
         raise SolverError(if_sat)
     if pr.status != "unsat" or pr.proof is None:
         return None
-    verdict = check_proof(cnf.dimacs(), pr.proof, deadline)
+    verdict = check_refutation(cnf.dimacs(), pr.proof, pr.proof_format, deadline)
     if verdict.status == "rejected":
         raise SolverError(f"{proof_name} was rejected: {verdict.summary()}")
     if not verdict.ok:
@@ -160,6 +176,17 @@ def _proof_result(solver: Any, found: bool | None, seconds: float) -> ProofResul
     return ProofResult("unsat", "\n".join(solver.get_proof() or []) + "\n", seconds)
 
 
+def _lrat_result(prover: LratSolver, found: bool | None, start: float) -> ProofResult:
+    """:func:`_proof_result` for an LRAT-writing solver: its proof trimmed on a refutation
+    (the trimming counts in ``seconds``)."""
+    if found is None or found:
+        return _proof_result(prover.solver, found, time.monotonic() - start)
+    trimmed = prover.trimmed()
+    return ProofResult(
+        "unsat", trimmed.text, time.monotonic() - start, "lrat", trimmed.original_lines
+    )
+
+
 @dataclass(frozen=True)
 class DecidedHorizon:
     """A horizon solved with the proof on: the standalone CNF, the solver's result (with its
@@ -172,8 +199,9 @@ class DecidedHorizon:
 
 
 class HorizonProver:
-    """The standalone CNF of one horizon in a CaDiCaL solver that writes its DRAT proof as it
-    goes, so that deciding the horizon also proves it: a refutation needs no second solve.
+    """The standalone CNF of one horizon in a CaDiCaL solver that writes its LRAT proof as it
+    goes (:class:`gossipcert.proofs.lrat_solver.LratSolver`), so that deciding the horizon
+    also proves it: a refutation needs no second solve, and its proof comes trimmed.
 
     :meth:`solve` may be called again after it ran out of time; the solver resumes with what
     it learnt (its proof continues). The CNF is that of :func:`standalone_cnf` (the same text,
@@ -190,30 +218,29 @@ class HorizonProver:
         enc, gens = standalone_encoding(instance, rounds, options)
         self.encoding = enc
         self.cnf = cnf_of(enc.formula, rounds, options, gens)
-        self.solver: Any = Solver(
-            name=PROOF_SOLVER, bootstrap_with=self.cnf.clauses, with_proof=True
-        )
+        self.prover: LratSolver | None = LratSolver(self.cnf.clauses)
         self.seconds = 0.0
 
     def solve(self, deadline: float | None = None, tick: Any = None) -> DecidedHorizon:
         """Solve on until ``deadline`` (a ``time.monotonic()`` value; status ``unknown`` when
         it passes); ``tick`` is called between solver slices."""
-        if self.solver is None:
+        if self.prover is None:
             raise RuntimeError("the prover is closed")
         start = time.monotonic()
-        found = solve_sliced(self.solver, [], deadline, tick)
-        self.seconds += time.monotonic() - start
+        found = solve_sliced(self.prover.solver, [], deadline, tick)
         schedule = None
         if found:
-            true = {x for x in self.solver.get_model() or [] if x > 0}
+            true = {x for x in self.prover.solver.get_model() or [] if x > 0}
             schedule = self.encoding.decode(self.cnf.rounds, true.__contains__)
-        return DecidedHorizon(self.cnf, _proof_result(self.solver, found, self.seconds), schedule)
+        result = _lrat_result(self.prover, found, start - self.seconds)
+        self.seconds += time.monotonic() - start
+        return DecidedHorizon(self.cnf, result, schedule)
 
     def close(self) -> None:
         """Free the solver (idempotent)."""
-        if self.solver is not None:
-            self.solver.delete()
-            self.solver = None
+        if self.prover is not None:
+            self.prover.close()
+            self.prover = None
 
 
 def decide_with_proof(
@@ -274,21 +301,34 @@ def pack_proof(proof: str) -> str:
     return base64.b64encode(lzma.compress(proof.encode(), preset=PACK_PRESET)).decode()
 
 
-def proof_record(cnf: StandaloneCNF, pr: ProofResult, verdict: ProofVerdict) -> dict[str, Any]:
-    """The fields every stored DRAT refutation of a standalone CNF carries: the CNF's hash and
-    size, the solver, the proof's time and size, the checkers' verdicts and the compressed
-    proof (``pr`` is a refutation, its proof set)."""
+def proof_fields(pr: ProofResult) -> dict[str, Any]:
+    """How a stored refutation keeps its proof: a DRAT proof as ``proof_xz_base64``, a
+    trimmed LRAT proof as ``lrat_xz_base64`` with ``proof_format`` ``lrat`` and the length
+    of the proof before trimming; both with ``proof_lines`` and ``proof_bytes``."""
     assert pr.proof is not None
+    size = {"proof_lines": pr.proof.count("\n"), "proof_bytes": len(pr.proof)}
+    if pr.proof_format == "lrat":
+        return {
+            "proof_format": "lrat",
+            **size,
+            "untrimmed_lines": pr.untrimmed_lines,
+            "lrat_xz_base64": pack_proof(pr.proof),
+        }
+    return {**size, "proof_xz_base64": pack_proof(pr.proof)}
+
+
+def proof_record(cnf: StandaloneCNF, pr: ProofResult, verdict: ProofVerdict) -> dict[str, Any]:
+    """The fields every stored refutation of a standalone CNF carries: the CNF's hash and
+    size, the solver, the proof's time and size, the checkers' verdicts and the compressed
+    proof (``pr`` is a refutation, its proof set; :func:`proof_fields`)."""
     return {
         "cnf_sha256": cnf.sha256(),
         "variables": cnf.nvars,
         "clauses": len(cnf.clauses),
         "proof_solver": "CaDiCaL 1.9.5 (PySAT)",
         "proof_seconds": round(pr.seconds, 3),
-        "proof_lines": pr.proof.count("\n"),
-        "proof_bytes": len(pr.proof),
         "checkers": [o.to_json() for o in verdict.outcomes],
-        "proof_xz_base64": pack_proof(pr.proof),
+        **proof_fields(pr),
     }
 
 
@@ -327,22 +367,24 @@ def recheck_stored_proof(
     time_limit: float | None,
     full: bool = False,
     stated_lines: Any = None,
+    proof_format: str = "drat",
 ) -> list[tuple[bool | None, str]]:
     """Re-check a stored (packed) DRAT proof of ``cnf`` with every checker: one line per
     checker, ``(verdict, text)`` with True (verified, or over its budget after the others
     verified), False (rejected) or None (no verdict in time), and a failing line when the
     checkers disagree; or one failing line when the proof cannot be read or is not of the
-    ``stated_lines`` (:func:`read_stored_proof`)."""
+    ``stated_lines`` (:func:`read_stored_proof`). ``proof_format`` is ``drat`` or ``lrat``
+    (:func:`gossipcert.proofs.checkers.check_refutation`)."""
     proof, problem = read_stored_proof(packed, stated_lines)
     if proof is None:
         return [(False, problem)]
     count = proof.count("\n")
     deadline = None if time_limit is None else time.monotonic() + time_limit
-    verdict = check_proof(cnf.dimacs(), proof, deadline, full=full)
+    verdict = check_refutation(cnf.dimacs(), proof, proof_format, deadline, full=full)
     lines: list[tuple[bool | None, str]] = [
         (
             {"verified": True, "over-budget": True, "timeout": None}.get(o.status, False),
-            f"DRAT proof ({count} lines) re-checked by {o.checker} "
+            f"{proof_format.upper()} proof ({count} lines) re-checked by {o.checker} "
             f"(deletions: {o.deletions}): {o.status} in {o.seconds:.1f}s ({o.message})",
         )
         for o in verdict.outcomes
@@ -404,8 +446,9 @@ def check_stored_refutation(
     what : str
         What the CNF is, for the message ("CNF for 6 rounds").
     ev : dict
-        The evidence: ``cnf_sha256``, ``proof_xz_base64``, optionally ``variables``,
-        ``clauses`` and ``proof_lines``.
+        The evidence: ``cnf_sha256``, ``proof_xz_base64`` (DRAT) or ``lrat_xz_base64``
+        (LRAT, with ``proof_format`` ``lrat``), optionally ``variables``, ``clauses`` and
+        ``proof_lines``.
     time_limit : float, optional
         Seconds for the proof checks.
     out : Report
@@ -429,9 +472,10 @@ def check_stored_refutation(
             f"{ev.get('clauses')} clauses)"
         ),
     )
-    for ok, text in recheck_stored_proof(
-        cnf, ev.get("proof_xz_base64"), time_limit, full, ev.get("proof_lines")
-    ):
+    lrat = "lrat_xz_base64" in ev or ev.get("proof_format") == "lrat"
+    packed = ev.get("lrat_xz_base64") if lrat else ev.get("proof_xz_base64")
+    fmt = "lrat" if lrat else "drat"
+    for ok, text in recheck_stored_proof(cnf, packed, time_limit, full, ev.get("proof_lines"), fmt):
         out.add(ok, prefix + text)
 
 

@@ -47,7 +47,7 @@ from gossipcert.proofs.refutation import (
     StandaloneCNF,
     check_stored_refutation,
     checked_refutation,
-    pack_proof,
+    proof_fields,
     reliance,
     stored_options,
 )
@@ -162,10 +162,9 @@ def prove_steps(
         "variables": cnf.nvars,
         "clauses": len(cnf.clauses),
         "proof_solver": "CaDiCaL 1.9.5 (PySAT)",
-        "proof_lines": pr.proof.count("\n"),
         "checkers": [o.to_json() for o in verdict.outcomes],
         "seconds": round(time.monotonic() - start, 3),
-        "proof_xz_base64": pack_proof(pr.proof),
+        **proof_fields(pr),
     }
 
 

@@ -26,8 +26,8 @@
    extend the horizon until one is found. Models the encodings do not cover get the bounds
    only (``optimal`` when they meet, ``feasible`` or ``unknown`` otherwise).
 5. The claim "``R* - 1`` rounds are impossible" is then proved on a standalone CNF by
-   CaDiCaL with a DRAT proof, judged by independent checkers
-   (:func:`gossipcert.proofs.checkers.check_proof`); if that does not finish in time the
+   CaDiCaL with an LRAT proof trimmed to its core, judged by two independent checkers
+   (:func:`gossipcert.proofs.checkers.check_lrat_proof`); if that does not finish in time the
    evidence is the back-end's infeasibility claim, labelled as such. With the SAT back-end
    the deciding query ``r = L = U - 1`` (a refutation certifies ``U``, a model ``U - 1``)
    is itself asked on that CNF with the proof on
@@ -53,11 +53,12 @@ from gossipcert.errors import SolverError, UnsupportedModelError
 from gossipcert.finders import portfolio as _portfolio
 from gossipcert.finders.portfolio import PortfolioSettings
 from gossipcert.instance import Instance, ProblemKind, bits
-from gossipcert.proofs.checkers import ProofVerdict, check_proof
+from gossipcert.proofs.checkers import ProofVerdict, check_refutation
 from gossipcert.proofs.refutation import (
     DecidedHorizon,
     HorizonProver,
-    pack_proof,
+    ProofResult,
+    proof_fields,
     prove_unsat,
     standalone_cnf,
 )
@@ -538,8 +539,8 @@ class _Search:
             cnf, pr = self.decided.cnf, self.decided.result  # decided with the proof on
         else:
             cnf = standalone_cnf(self.instance, rounds, self.options)
-            with self.beating(f"writing the DRAT proof for {rounds} rounds", rounds):
-                pr = prove_unsat(cnf, self.deadline)
+            with self.beating(f"writing the proof for {rounds} rounds", rounds):
+                pr = prove_unsat(cnf, self.deadline, lrat=True)
         self.emit(
             {
                 "event": "proof",
@@ -555,8 +556,8 @@ class _Search:
                 )
             self.times["proof"] = time.monotonic() - p0
             return self.claim()
-        with self.beating(f"checking the DRAT proof for {rounds} rounds", rounds):
-            verdict = check_proof(cnf.dimacs(), pr.proof, self.deadline)
+        with self.beating(f"checking the proof for {rounds} rounds", rounds):
+            verdict = check_refutation(cnf.dimacs(), pr.proof, pr.proof_format, self.deadline)
         self.times["proof"] = time.monotonic() - p0
         self.emit({"event": "proof-check", "status": verdict.status, "summary": verdict.summary()})
         if verdict.status == "rejected":
@@ -565,7 +566,7 @@ class _Search:
             )
         if not verdict.ok:  # a required checker ran out of time: the solver's word is all
             return self.claim()
-        return _drat_evidence(self.options, rounds, cnf, pr.proof, verdict)
+        return _drat_evidence(self.options, rounds, cnf, pr, verdict)
 
     # ---------------------------------------------------------------- the steps in order
 
@@ -630,7 +631,7 @@ class _Search:
 
 
 def _drat_evidence(
-    options: EncodingOptions, rounds: int, cnf: Any, proof: str, verdict: ProofVerdict
+    options: EncodingOptions, rounds: int, cnf: Any, pr: ProofResult, verdict: ProofVerdict
 ) -> dict[str, Any]:
     evidence: dict[str, Any] = {
         "kind": "drat",
@@ -641,10 +642,8 @@ def _drat_evidence(
         "variables": cnf.nvars,
         "clauses": len(cnf.clauses),
         "proof_solver": "CaDiCaL 1.9.5 (PySAT)",
-        "proof_lines": proof.count("\n"),
-        "proof_bytes": len(proof),
         "checkers": [o.to_json() for o in verdict.outcomes],
-        "proof_xz_base64": pack_proof(proof),
+        **proof_fields(pr),
     }
     relies = options.not_implied()
     if relies:

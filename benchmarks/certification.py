@@ -1,0 +1,219 @@
+"""Decide, prove and check: the evidence of every DRAT certificate in results/, before and after.
+
+For every certificate under ``results/`` whose lower bound is a stored DRAT refutation
+(kinds ``drat``, ``drat-packet``, ``drat-relaxed`` and the points of a steps certificate) the
+refuted CNF is rebuilt as ``check`` rebuilds it, and timed four ways on it:
+
+- **decide**: CaDiCaL alone, no proof (the search's question);
+- **before**: CaDiCaL writing a DRAT proof (PySAT's ``with_proof``, the former path), and
+  that proof judged by :func:`gossipcert.proofs.checkers.check_proof` (dratify with
+  deletions ignored, then gossipcert-drat within its budget), capped at ``--cap`` seconds;
+- **after**: CaDiCaL writing LRAT, trimmed (one solve that decides and proves,
+  :func:`gossipcert.proofs.refutation.prove_unsat` with ``lrat=True``), and the trimmed proof
+  judged by :func:`gossipcert.proofs.checkers.check_lrat_proof` (gossipcert-lrat and
+  dratify-hints).
+
+``certify / decide`` is (after's proof + check) / decide, the price of the evidence against
+the bare answer. ``--solve`` also times ``gossipcert solve`` and ``gossipcert check`` end to
+end on Petersen half-duplex gossip and butterfly:5 broadcast from node 0 (300 s limit).
+
+Run with the project's Python, one measurement at a time, e.g. ``.venv/bin/python
+benchmarks/certification.py --solve --cap 120 --out results/certification-2026-11-26.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from pysat.solvers import Solver
+
+from gossipcert.certificates.certificate import check_certificate
+from gossipcert.proofs import refutation
+from gossipcert.proofs.checkers import check_lrat_proof, check_proof
+from gossipcert.proofs.refutation import StandaloneCNF, prove_unsat
+from gossipcert.search.backends import solve_sliced
+
+#: ``gossipcert solve`` runs timed end to end with --solve
+SOLVES = [
+    ["petersen", "--model", "half-duplex", "--problem", "gossip"],
+    ["butterfly:5", "--problem", "broadcast:0", "--time-limit", "300"],
+]
+
+
+def refuted_cnfs(path: Path) -> list[tuple[str, StandaloneCNF]]:
+    """The CNFs whose refutations a certificate stores, as ``check`` rebuilds them (its
+    re-check of each stored proof is replaced by recording the CNF)."""
+    found: list[tuple[str, StandaloneCNF]] = []
+
+    def record(cnf: StandaloneCNF, *args: Any, **kwargs: Any) -> list[tuple[bool, str]]:
+        found.append((path.name, cnf))
+        return [(True, "recorded")]
+
+    original = refutation.recheck_stored_proof
+    refutation.recheck_stored_proof = record  # type: ignore[assignment]
+    try:
+        check_certificate(json.loads(path.read_text()))
+    finally:
+        refutation.recheck_stored_proof = original  # type: ignore[assignment]
+    return found
+
+
+def drat_certificates(root: Path) -> list[Path]:
+    """Certificates under ``root`` with a stored DRAT proof."""
+    out = []
+    for path in sorted(root.rglob("*.json")):
+        text = path.read_text()
+        if '"proof_xz_base64"' in text and '"drat-cubes"' not in text:
+            out.append(path)
+    return out
+
+
+def decide_seconds(cnf: StandaloneCNF, cap: float) -> tuple[str, float]:
+    """CaDiCaL alone on ``cnf``: its answer and the seconds it took."""
+    start = time.monotonic()
+    with Solver(name="cadical195", bootstrap_with=cnf.clauses) as solver:
+        found = solve_sliced(solver, [], start + cap)
+    status = {None: "unknown", True: "sat", False: "unsat"}[found]
+    return status, time.monotonic() - start
+
+
+def measure(name: str, cnf: StandaloneCNF, cap: float, solve_cap: float) -> dict[str, Any]:
+    """One row of the table (module docstring)."""
+    row: dict[str, Any] = {"certificate": name, "variables": cnf.nvars}
+    row["decide_status"], row["decide"] = decide_seconds(cnf, solve_cap)
+    text = cnf.dimacs()
+    before = prove_unsat(cnf, time.monotonic() + solve_cap)
+    row["drat_proof"] = before.seconds
+    row["drat_lines"] = (before.proof or "").count("\n")
+    if before.proof is not None:
+        start = time.monotonic()
+        verdict = check_proof(text, before.proof, start + cap)
+        row["drat_check"] = time.monotonic() - start
+        row["drat_verdict"] = verdict.status
+    del before
+    after = prove_unsat(cnf, time.monotonic() + solve_cap, lrat=True)
+    row["lrat_proof"] = after.seconds
+    row["lrat_lines"] = (after.proof or "").count("\n")
+    row["untrimmed_lines"] = after.untrimmed_lines
+    if after.proof is not None:
+        start = time.monotonic()
+        verdict = check_lrat_proof(text, after.proof)
+        row["lrat_check"] = time.monotonic() - start
+        row["lrat_verdict"] = verdict.status
+        row["lrat_checkers"] = "; ".join(f"{o.checker} {o.seconds:.1f}s" for o in verdict.outcomes)
+    row["ratio"] = (row["lrat_proof"] + row.get("lrat_check", 0.0)) / max(row["decide"], 1e-3)
+    return row
+
+
+def timed(cmd: list[str]) -> tuple[float, str]:
+    """Wall seconds of a command and its last lines of output."""
+    start = time.monotonic()
+    run = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    tail = "\n".join((run.stdout + run.stderr).strip().splitlines()[-4:])
+    return time.monotonic() - start, tail
+
+
+def end_to_end(out_dir: Path) -> list[str]:
+    """``gossipcert solve`` then ``gossipcert check`` on :data:`SOLVES`, as table rows."""
+    exe = str(Path(sys.executable).with_name("gossipcert"))
+    rows = []
+    for args in SOLVES:
+        cert = out_dir / (args[0].replace(":", "") + "-" + args[args.index("--problem") + 1])
+        cert = cert.with_suffix(".json")
+        solve_s, solve_tail = timed([exe, "solve", *args, "-q", "-o", str(cert), "--force"])
+        check_s, check_tail = timed([exe, "check", str(cert)]) if cert.exists() else (0.0, "")
+        lower = next((ln for ln in solve_tail.splitlines() if "lower bound" in ln), solve_tail)
+        verdict = check_tail.splitlines()[-1] if check_tail else "no certificate"
+        rows.append(
+            f"| `gossipcert solve {' '.join(args)}` | {solve_s:.0f} | {check_s:.0f} | "
+            f"{lower.strip()[:160]} | {verdict.strip()[:80]} |"
+        )
+    return rows
+
+
+def table(rows: list[dict[str, Any]]) -> list[str]:
+    """The measurements as a Markdown table, and the ratios' summary."""
+    lines = [
+        "| certificate | vars | decide s | before: DRAT proof s | before: check s (verdict) "
+        "| DRAT lines | after: LRAT solve+trim s | after: check s (verdict) | LRAT lines "
+        "(untrimmed) | certify / decide |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['certificate']} | {r['variables']} | {r['decide']:.3f} | "
+            f"{r['drat_proof']:.3f} | {r.get('drat_check', 0):.3f} ({r.get('drat_verdict')}) | "
+            f"{r['drat_lines']:,} | {r['lrat_proof']:.3f} | {r.get('lrat_check', 0):.3f} "
+            f"({r.get('lrat_verdict')}) | {r['lrat_lines']:,} ({r['untrimmed_lines'] or 0:,}) | "
+            f"{r['ratio']:.2f} |"
+        )
+    ratios = [r["ratio"] for r in rows]
+    if ratios:
+        lines += [
+            "",
+            f"certify / decide over {len(ratios)} refutations: median "
+            f"{statistics.median(ratios):.2f}, largest {max(ratios):.2f}",
+        ]
+    slow = [r["ratio"] for r in rows if r["decide"] >= 1.0]
+    if slow:
+        lines.append(
+            f"over the {len(slow)} whose decide takes 1 s or more: median "
+            f"{statistics.median(slow):.2f}, largest {max(slow):.2f}"
+        )
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("certificates", nargs="*", help="certificate files (default: results/)")
+    parser.add_argument("--cap", type=float, default=120.0, help="seconds for a DRAT check")
+    parser.add_argument("--solve-cap", type=float, default=600.0, help="seconds per solve")
+    parser.add_argument("--skip-lines", type=int, default=10**9, help="skip proofs over N lines")
+    parser.add_argument("--solve", action="store_true", help="also time solve and check")
+    parser.add_argument("--out", type=Path, help="write the tables here (Markdown)")
+    args = parser.parse_args()
+    paths = [Path(p) for p in args.certificates] or drat_certificates(Path("results"))
+    rows = []
+    for path in paths:
+        if max(_stated_lines(json.loads(path.read_text())), default=0) > args.skip_lines:
+            print(f"skipped {path.name}: a proof of over {args.skip_lines} lines", flush=True)
+            continue
+        for name, cnf in refuted_cnfs(path):
+            row = measure(name, cnf, args.cap, args.solve_cap)
+            rows.append(row)
+            print(table([row])[2], flush=True)
+            if args.out is not None:
+                args.out.with_suffix(".json").write_text(json.dumps(rows, indent=1))
+    lines = table(rows)
+    if args.solve:
+        lines += [
+            "",
+            "| command | solve s | check s | lower bound | check verdict |",
+            "|---|---|---|---|---|",
+            *end_to_end(Path("/tmp")),
+        ]
+    print("\n".join(lines))
+    if args.out is not None:
+        command = "`.venv/bin/python benchmarks/certification.py " + " ".join(sys.argv[1:]) + "`"
+        args.out.write_text("\n".join([f"Command: {command}", "", *lines]) + "\n")
+
+
+def _stated_lines(cert: Any) -> list[int]:
+    """Every ``proof_lines`` a certificate states."""
+    if isinstance(cert, dict):
+        own = [cert["proof_lines"]] if isinstance(cert.get("proof_lines"), int) else []
+        return own + [n for v in cert.values() for n in _stated_lines(v)]
+    if isinstance(cert, list):
+        return [n for v in cert for n in _stated_lines(v)]
+    return []
+
+
+if __name__ == "__main__":
+    main()

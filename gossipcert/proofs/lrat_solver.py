@@ -1,0 +1,116 @@
+"""CaDiCaL writing an LRAT proof as it solves, and that proof trimmed.
+
+PySAT's ``with_proof`` makes CaDiCaL write a binary DRAT proof that PySAT turns into text in
+Python, and a DRAT proof has to be checked by searching for every lemma's justification.
+CaDiCaL 1.9 can instead write **LRAT** (its ``lrat`` option): each learnt clause with the
+ids of the clauses that imply it, in propagation order. This module configures it so before
+the formula is added (the option must be set before the proof is traced), writes the text
+proof to a temporary file, and on a refutation trims it (:func:`gossipcert.proofs.trim.
+trim_lrat`) to the steps the empty clause depends on. The solver is the one the search
+would use anyway, so the query that decides a horizon also proves it.
+
+References
+----------
+.. [1] A. Biere, T. Faller, K. Fazekas, M. Fleury, N. Froleyks and F. Pollitt, "CaDiCaL
+   2.0", CAV 2024 (LRAT proof output of CaDiCaL 1.9 and later).
+.. [2] A. Ignatiev, A. Morgado and J. Marques-Silva, "PySAT: a Python toolkit for
+   prototyping with SAT oracles", SAT 2018 (``Cadical195.configure``).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from typing import Any
+
+import pysolvers
+from pysat.solvers import Solver
+
+from gossipcert.proofs.trim import TrimmedProof, trim_lrat
+
+#: the PySAT name of the proof-writing solver
+LRAT_SOLVER = "cadical195"
+
+
+class LratSolver:
+    """A CaDiCaL solver on ``clauses`` that writes an LRAT proof (text) to a temporary file.
+
+    The formula's clauses get the ids ``1 .. len(clauses)`` in order, as LRAT requires;
+    use :attr:`solver` as any PySAT solver (``solve_limited``, ``get_model``) and
+    :meth:`trimmed` after it answered "unsatisfiable".
+
+    Parameters
+    ----------
+    clauses : list of list of int
+        The formula, in the order whose ids the proof uses.
+
+    Examples
+    --------
+    >>> s = LratSolver([[1, 2], [-1, 2], [1, -2], [-1, -2]])
+    >>> s.solver.solve()
+    False
+    >>> s.trimmed().text.splitlines()[-2].split(" 0 ")[0].split()[1:]
+    []
+    >>> s.close()
+    """
+
+    def __init__(self, clauses: list[list[int]]) -> None:
+        self.solver: Any = Solver(name=LRAT_SOLVER)
+        self.solver.configure({"lrat": 1, "binary": 0})
+        self.file = tempfile.TemporaryFile(prefix="gossipcert-lrat-")
+        inner = self.solver.solver
+        # PySAT closes the proof file with the solver when these are set
+        inner.prfile = self.file
+        inner.prfp = pysolvers.cadical195_tracepr(inner.cadical, self.file)
+        for clause in clauses:
+            self.solver.add_clause(clause)
+        self.ids = self._formula_ids(len(clauses))
+        self.size = len(clauses)
+        #: the id of the formula's first empty clause, if it has one (no proof is written)
+        self.empty = next((k for k, c in enumerate(clauses, start=1) if not c), None)
+
+    def _formula_ids(self, n: int) -> dict[int, int]:
+        """The renaming of clause ids from the solver's to the proof's.
+
+        CaDiCaL numbers the formula's clauses in the order they are added, but a clause it
+        simplifies while adding (a literal already fixed by a unit) is derived with an id of
+        its own, taken from the same counter. So the formula's ``k``-th clause has the
+        ``k``-th id that no clause derived while adding took; those derived clauses are
+        renamed ``n + 1, n + 2, ...`` in order (every later id is larger). Empty when
+        nothing was derived while adding.
+        """
+        pysolvers.flushpr(self.solver.solver.prfp)
+        self.file.seek(0)
+        derived = []
+        for line in self.file.read().split(b"\n"):
+            head, _, rest = line.partition(b" ")
+            if head and rest[:2] != b"d ":
+                derived.append(int(head))
+        self.file.seek(0, 2)
+        if not derived:
+            return {}
+        taken = set(derived)
+        originals = (i for i in range(1, n + len(derived) + 1) if i not in taken)
+        ids = {solver: k for k, solver in enumerate(originals, start=1)}
+        ids.update({solver: n + k for k, solver in enumerate(derived, start=1)})
+        return ids
+
+    def trimmed(self) -> TrimmedProof:
+        """The proof written so far, trimmed to the first empty clause's dependencies.
+
+        Raises
+        ------
+        gossipcert.errors.SolverError
+            The proof has no empty clause (the solver did not refute the formula).
+        """
+        if self.empty is not None:  # the formula states the empty clause itself
+            return TrimmedProof(f"{self.size + 1} 0 {self.empty} 0\n", 1, 1, 0, 0)
+        pysolvers.flushpr(self.solver.solver.prfp)
+        self.file.seek(0)
+        return trim_lrat(self.file.read(), self.ids)
+
+    def close(self) -> None:
+        """Free the solver and its proof file (idempotent)."""
+        if self.solver is not None:
+            self.solver.delete()
+            self.solver = None
+            self.file.close()
