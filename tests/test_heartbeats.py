@@ -22,13 +22,13 @@ runner = CliRunner()
 
 def slow_check(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
     """The proof checkers take ``seconds`` longer; heartbeats every 0.05 s."""
-    original = rounds.check_proof
+    original = rounds.check_refutation
 
     def slow(*args: Any, **kwargs: Any) -> Any:
         time.sleep(seconds)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(rounds, "check_proof", slow)
+    monkeypatch.setattr(rounds, "check_refutation", slow)
     monkeypatch.setattr(heartbeat, "EVERY_SECONDS", 0.05)
 
 
@@ -43,7 +43,7 @@ def test_solve_sends_heartbeats_while_the_proof_is_checked(
     start, end = names.index("proof"), names.index("proof-check")
     beats = [e for e in events[start:end] if e["event"] == "heartbeat"]
     assert len(beats) >= 3
-    assert all(e["what"] == "checking the DRAT proof for 3 rounds" for e in beats)
+    assert all(e["what"] == "checking the proof for 3 rounds" for e in beats)
     assert all(e["lower"] == 4 and e["upper"] == 4 for e in beats)
     assert "heartbeat" not in names[end:]  # the thread stops with the step
 
@@ -57,7 +57,7 @@ def test_cli_prints_the_proof_heartbeat_unless_quiet(
     args = ["solve", "path:4", "--model", "half-duplex"] + (["--quiet"] if quiet else [])
     res = runner.invoke(app, args)
     assert res.exit_code == 0, res.output
-    assert ("checking the DRAT proof for 3 rounds; bounds so far [4, 4]" in res.stderr) != quiet
+    assert ("checking the proof for 3 rounds; bounds so far [4, 4]" in res.stderr) != quiet
 
 
 @pytest.mark.parametrize("quiet", [False, True])

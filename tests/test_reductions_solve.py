@@ -234,7 +234,7 @@ def test_certificate_of_a_reversal_holds() -> None:
     rep = check_certificate(copy.deepcopy(cert))
     assert rep.status == "holds", rep.steps
     texts = [t for _, t in rep.steps]
-    assert any(t.startswith("gossip: ") and "DRAT" in t for t in texts)
+    assert any(t.startswith("gossip: ") and "LRAT proof" in t for t in texts)
     assert any("run backwards solves reduce-scatter in 4 rounds" in t for t in texts)
 
 

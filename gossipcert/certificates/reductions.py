@@ -31,7 +31,7 @@ from typing import Any
 from gossipcert.encodings.allreduce import standalone
 from gossipcert.graphs.records import graph_record
 from gossipcert.instance import Instance, ProblemKind, parse_model, stored_problem
-from gossipcert.proofs.refutation import recheck_stored_proof
+from gossipcert.proofs.refutation import recheck_evidence_proof
 from gossipcert.schedule import from_json
 from gossipcert.search.allreduce import receive_bound, sub_problem
 from gossipcert.search.reversal import dual_instance, reduction_from_dual, reversal_refusal
@@ -156,9 +156,7 @@ def check_allreduce_drat(
     )
     if not same:
         return
-    for ok, text in recheck_stored_proof(
-        cnf, ev.get("proof_xz_base64"), time_limit, full, ev.get("proof_lines")
-    ):
+    for ok, text in recheck_evidence_proof(cnf, ev, time_limit, full):
         out.add(ok, text)
 
 

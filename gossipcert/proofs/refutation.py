@@ -472,11 +472,19 @@ def check_stored_refutation(
             f"{ev.get('clauses')} clauses)"
         ),
     )
+    for ok, text in recheck_evidence_proof(cnf, ev, time_limit, full):
+        out.add(ok, prefix + text)
+
+
+def recheck_evidence_proof(
+    cnf: StandaloneCNF, ev: dict[str, Any], time_limit: float | None, full: bool = False
+) -> list[tuple[bool | None, str]]:
+    """:func:`recheck_stored_proof` on the proof an evidence stores: ``lrat_xz_base64`` (an
+    LRAT proof; also when ``proof_format`` says ``lrat``) or ``proof_xz_base64`` (DRAT)."""
     lrat = "lrat_xz_base64" in ev or ev.get("proof_format") == "lrat"
     packed = ev.get("lrat_xz_base64") if lrat else ev.get("proof_xz_base64")
     fmt = "lrat" if lrat else "drat"
-    for ok, text in recheck_stored_proof(cnf, packed, time_limit, full, ev.get("proof_lines"), fmt):
-        out.add(ok, prefix + text)
+    return recheck_stored_proof(cnf, packed, time_limit, full, ev.get("proof_lines"), fmt)
 
 
 def check_drat_evidence(
