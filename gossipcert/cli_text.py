@@ -151,7 +151,7 @@ class Progress:
             self._print(f"{t}  {kind} {event['value']} ({esc(str(event['source']))})")
         elif kind == "proof":
             self._print(
-                f"{t}  DRAT proof for {rounds_text(event['rounds'])}: {event['status']} "
+                f"{t}  proof for {rounds_text(event['rounds'])}: {event['status']} "
                 f"({event['seconds']:.2f}s)"
             )
         elif kind == "proof-check":

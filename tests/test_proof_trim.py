@@ -262,3 +262,20 @@ def test_the_two_processes_give_the_verdicts_of_one(monkeypatch: pytest.MonkeyPa
     tokens[tokens.index("0", 1) + 1] = "999999"  # a hint that names no clause
     bad = check_lrat_proof(dimacs(clauses), "\n".join([*lines[:k], " ".join(tokens)]))
     assert bad.status == "rejected"
+
+
+@pytest.mark.parametrize("parallel_above", [0, 10**9])
+def test_meanwhile_runs_once_after_a_verified_first_check(
+    monkeypatch: pytest.MonkeyPatch, parallel_above: int
+) -> None:
+    """The caller's work (compressing the proof) runs while the second checker works, and
+    only when the first one verified the proof."""
+    clauses, lines = genuine()
+    monkeypatch.setattr(checkers, "PARALLEL_ABOVE", parallel_above)
+    calls: list[int] = []
+    good = check_lrat_proof(dimacs(clauses), "\n".join(lines), None, lambda: calls.append(1))
+    assert good.status == "verified" and calls == [1]
+    bad = check_lrat_proof(
+        dimacs(clauses), "\n".join(lines[:1]) + "\n4 0 1 0", None, lambda: calls.append(2)
+    )
+    assert bad.status == "rejected" and calls == [1]

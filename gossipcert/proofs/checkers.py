@@ -74,6 +74,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -411,7 +412,12 @@ def _combined(outcomes: list[CheckOutcome]) -> str:
     return TIMEOUT
 
 
-def check_lrat_proof(cnf_text: str, proof: str, deadline: float | None = None) -> ProofVerdict:
+def check_lrat_proof(
+    cnf_text: str,
+    proof: str,
+    deadline: float | None = None,
+    meanwhile: Callable[[], None] | None = None,
+) -> ProofVerdict:
     """Judge an LRAT proof of the formula with two checkers that share no code.
 
     ``gossipcert-lrat`` (:mod:`gossipcert.proofs.lrat`: this project's propagation along
@@ -429,6 +435,9 @@ def check_lrat_proof(cnf_text: str, proof: str, deadline: float | None = None) -
         The LRAT proof (text).
     deadline : float, optional
         A ``time.monotonic()`` value for both checkers together.
+    meanwhile : callable, optional
+        Run once gossipcert-lrat has verified the proof, while dratify-hints may still be
+        at work (the caller's compression of the proof, for one).
 
     Returns
     -------
@@ -460,6 +469,8 @@ def check_lrat_proof(cnf_text: str, proof: str, deadline: float | None = None) -
         message = own.message if own.status != TIMEOUT else f"no verdict: {own.message}"
         outcomes = [CheckOutcome(LRAT_NAME, own.status, LRAT_DELETIONS, own.seconds, message)]
         if own.status != REJECTED:
+            if meanwhile is not None and own.status == VERIFIED:
+                meanwhile()
             other = check_hinted(clauses, lines, deadline)
             message = other.message if other.status != TIMEOUT else f"no verdict: {other.message}"
             outcomes.append(
@@ -473,6 +484,8 @@ def check_lrat_proof(cnf_text: str, proof: str, deadline: float | None = None) -
         message = mine.message if mine.status != TIMEOUT else f"no verdict: {mine.message}"
         outcomes = [CheckOutcome(LRAT_NAME, mine.status, LRAT_DELETIONS, mine.seconds, message)]
         if mine.status != REJECTED:  # a rejection needs no second verdict
+            if meanwhile is not None and mine.status == VERIFIED:
+                meanwhile()
             outcomes.append(_child_outcome(child, deadline))
     finally:
         child.reap()
@@ -518,8 +531,10 @@ def check_refutation(
     proof_format: str = "drat",
     deadline: float | None = None,
     full: bool = False,
+    meanwhile: Callable[[], None] | None = None,
 ) -> ProofVerdict:
-    """:func:`check_lrat_proof` for an LRAT proof, :func:`check_proof` for a DRAT one.
+    """:func:`check_lrat_proof` for an LRAT proof (``meanwhile`` passed on), :func:`check_proof`
+    for a DRAT one.
 
     Raises
     ------
@@ -527,7 +542,7 @@ def check_refutation(
         ``proof_format`` is not one of :data:`PROOF_FORMATS`.
     """
     if proof_format == "lrat":
-        return check_lrat_proof(cnf_text, proof, deadline)
+        return check_lrat_proof(cnf_text, proof, deadline, meanwhile)
     if proof_format == "drat":
         return check_proof(cnf_text, proof, deadline, full=full)
     raise ValueError(f"unknown proof format {proof_format!r}")

@@ -301,20 +301,23 @@ def pack_proof(proof: str) -> str:
     return base64.b64encode(lzma.compress(proof.encode(), preset=PACK_PRESET)).decode()
 
 
-def proof_fields(pr: ProofResult) -> dict[str, Any]:
+def proof_fields(pr: ProofResult, packed: str | None = None) -> dict[str, Any]:
     """How a stored refutation keeps its proof: a DRAT proof as ``proof_xz_base64``, a
     trimmed LRAT proof as ``lrat_xz_base64`` with ``proof_format`` ``lrat`` and the length
-    of the proof before trimming; both with ``proof_lines`` and ``proof_bytes``."""
+    of the proof before trimming; both with ``proof_lines`` and ``proof_bytes``.
+    ``packed`` is :func:`pack_proof` of the proof when the caller already made it."""
     assert pr.proof is not None
     size = {"proof_lines": pr.proof.count("\n"), "proof_bytes": len(pr.proof)}
+    if packed is None:
+        packed = pack_proof(pr.proof)
     if pr.proof_format == "lrat":
         return {
             "proof_format": "lrat",
             **size,
             "untrimmed_lines": pr.untrimmed_lines,
-            "lrat_xz_base64": pack_proof(pr.proof),
+            "lrat_xz_base64": packed,
         }
-    return {**size, "proof_xz_base64": pack_proof(pr.proof)}
+    return {**size, "proof_xz_base64": packed}
 
 
 def proof_record(cnf: StandaloneCNF, pr: ProofResult, verdict: ProofVerdict) -> dict[str, Any]:

@@ -58,6 +58,7 @@ from gossipcert.proofs.refutation import (
     DecidedHorizon,
     HorizonProver,
     ProofResult,
+    pack_proof,
     proof_fields,
     prove_unsat,
     standalone_cnf,
@@ -556,17 +557,23 @@ class _Search:
                 )
             self.times["proof"] = time.monotonic() - p0
             return self.claim()
+        packed: list[str] = []  # compressed while the second checker works
+        proof = pr.proof
         with self.beating(f"checking the proof for {rounds} rounds", rounds):
-            verdict = check_refutation(cnf.dimacs(), pr.proof, pr.proof_format, self.deadline)
+            verdict = check_refutation(
+                cnf.dimacs(),
+                proof,
+                pr.proof_format,
+                self.deadline,
+                meanwhile=lambda: packed.append(pack_proof(proof)),
+            )
         self.times["proof"] = time.monotonic() - p0
         self.emit({"event": "proof-check", "status": verdict.status, "summary": verdict.summary()})
         if verdict.status == "rejected":
-            raise SolverError(
-                f"the DRAT proof for {rounds} rounds was rejected: {verdict.summary()}"
-            )
+            raise SolverError(f"the proof for {rounds} rounds was rejected: {verdict.summary()}")
         if not verdict.ok:  # a required checker ran out of time: the solver's word is all
             return self.claim()
-        return _drat_evidence(self.options, rounds, cnf, pr, verdict)
+        return _drat_evidence(self.options, rounds, cnf, pr, verdict, *packed[:1])
 
     # ---------------------------------------------------------------- the steps in order
 
@@ -631,7 +638,12 @@ class _Search:
 
 
 def _drat_evidence(
-    options: EncodingOptions, rounds: int, cnf: Any, pr: ProofResult, verdict: ProofVerdict
+    options: EncodingOptions,
+    rounds: int,
+    cnf: Any,
+    pr: ProofResult,
+    verdict: ProofVerdict,
+    packed: str | None = None,
 ) -> dict[str, Any]:
     evidence: dict[str, Any] = {
         "kind": "drat",
@@ -643,7 +655,7 @@ def _drat_evidence(
         "clauses": len(cnf.clauses),
         "proof_solver": "CaDiCaL 1.9.5 (PySAT)",
         "checkers": [o.to_json() for o in verdict.outcomes],
-        **proof_fields(pr),
+        **proof_fields(pr, packed),
     }
     relies = options.not_implied()
     if relies:
