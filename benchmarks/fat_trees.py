@@ -36,7 +36,8 @@ from pathlib import Path
 
 from gossipcert.closed_forms import cut_bound
 from gossipcert.instance import parse_instance
-from gossipcert.search.rounds import SolveResult, solve
+from gossipcert.search.entry import solve
+from gossipcert.search.outcome import SolveResult
 
 
 def certify(

@@ -34,7 +34,8 @@ from gossipcert.graphs import from_spec
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.search.backends import Status, make_backend
 from gossipcert.search.cost import pareto_front
-from gossipcert.search.rounds import SolveResult, solve
+from gossipcert.search.entry import solve
+from gossipcert.search.outcome import SolveResult
 from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 RULES = {

@@ -34,8 +34,8 @@ import time
 from gossipcert.closed_forms import best_lower_bound
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.proofs.refutation import decide_with_proof
+from gossipcert.search.outcome import search_options
 from gossipcert.search.relaxation import refute_by_relaxation
-from gossipcert.search.rounds import search_options
 
 #: (graph, horizon refuted): R* - 1 of the rows whose evidence is a solver refutation
 REFUTATIONS = [

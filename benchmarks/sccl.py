@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from gossipcert.instance import parse_instance
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 
 #: (collective, graph, model, problem, SCCL's steps or None, SCCL's seconds, SCCL's note)
 CASES: list[tuple[str, str, str, str, int | None, float | None, str]] = [

@@ -33,7 +33,8 @@ from pysat.solvers import Solver
 from gossipcert.encodings import encoding_for
 from gossipcert.instance import parse_instance
 from gossipcert.search import backends
-from gossipcert.search.rounds import _verified, search_options
+from gossipcert.search.outcome import search_options
+from gossipcert.search.rounds import _verified
 from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 WAYS = ("one call", "1 s slices", "doubling")

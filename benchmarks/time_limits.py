@@ -75,7 +75,7 @@ def probe(
     from gossipcert.encodings import encoding_for
     from gossipcert.instance import parse_instance
     from gossipcert.search import backends
-    from gossipcert.search.rounds import search_options
+    from gossipcert.search.outcome import search_options
 
     inst = parse_instance(graph, "telephone", problem)
     t0 = time.monotonic()

@@ -18,7 +18,7 @@ from gossipcert.closed_forms import Bound
 from gossipcert.errors import CertificateError
 from gossipcert.instance import Instance, bits
 from gossipcert.schedule import Schedule, to_json
-from gossipcert.search.rounds import SolveResult
+from gossipcert.search.outcome import SolveResult
 
 __all__ = ["BoundsResult", "Result", "SolveStatus"]
 

@@ -15,7 +15,7 @@ from gossipcert.certificates.certificate import build_certificate, check_certifi
 from gossipcert.cli import app
 from gossipcert.errors import SpecError
 from gossipcert.instance import parse_instance, parse_problem
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
 
 runner = CliRunner()

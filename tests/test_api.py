@@ -114,3 +114,24 @@ def test_python_dash_m_and_version() -> None:
         [sys.executable, "-m", "gossipcert", "--version"], capture_output=True, text=True
     )
     assert out.returncode == 0 and out.stdout.strip() == f"gossipcert {gossipcert.__version__}"
+
+
+def test_table_runs_a_sweep_and_resumes(tmp_path: Path) -> None:
+    sweep = tmp_path / "sweep.toml"
+    sweep.write_text(
+        'name = "api"\ntime_limit = 60\noutput = "."\nstore = "store"\n[[group]]\n'
+        'graphs = ["ring:{n}"]\nsizes = [4, 5]\nmodels = ["telephone", "half-duplex"]\n'
+        'problems = ["gossip"]\n'
+    )
+    df = gossipcert.table(sweep)
+    got = {(r.graph, r.model): (r.status, r.optimum) for r in df.itertuples()}
+    assert got == {
+        ("ring:4", "telephone"): ("optimal", 2),
+        ("ring:5", "telephone"): ("optimal", 4),
+        ("ring:4", "half-duplex"): ("optimal", 4),
+        ("ring:5", "half-duplex"): ("optimal", 6),
+    }
+    entries = sorted(p.name for p in (tmp_path / "store").glob("*.json"))
+    again = gossipcert.table(sweep)  # everything comes from the store
+    assert again.equals(df)
+    assert sorted(p.name for p in (tmp_path / "store").glob("*.json")) == entries

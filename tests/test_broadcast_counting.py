@@ -16,7 +16,7 @@ import pytest
 from gossipcert.encodings import EncodingOptions
 from gossipcert.encodings.broadcast import COUNTING_CELLS, BroadcastEncoding
 from gossipcert.instance import make_instance, parse_instance, parse_model, parse_problem
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 
 WITH = EncodingOptions()  # the defaults: counting on
 WITHOUT = EncodingOptions(counting=False)

@@ -21,7 +21,7 @@ from gossipcert.encodings.broadcast import BroadcastEncoding, broadcast_applies
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
 from gossipcert.search.backends import SatBackend, Status
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
 
 Edge = tuple[int, int]

@@ -15,7 +15,7 @@ from gossipcert.encodings.formula import Formula
 from gossipcert.encodings.waste import idle_budget, unary_sum
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
 from gossipcert.search.backends import SatBackend, Status
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
 
 

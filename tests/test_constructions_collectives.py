@@ -17,7 +17,7 @@ from gossipcert.constructions.collectives import (
 )
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import parse_instance
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
 
 

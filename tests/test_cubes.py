@@ -14,7 +14,7 @@ from gossipcert.search import relaxation
 from gossipcert.search.cube_plans import orbit_plan
 from gossipcert.search.cube_runs import CubeStore
 from gossipcert.search.cubes import base_formula, base_options, key_orbits
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 from gossipcert.search.split import SplitSearch, SplitSettings
 from gossipcert.search.split_refutation import refute_by_cubes
 from gossipcert.simulate import simulate

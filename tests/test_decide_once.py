@@ -12,7 +12,7 @@ from gossipcert.instance import parse_instance
 from gossipcert.proofs.checkers import check_lrat_proof
 from gossipcert.proofs.refutation import HorizonProver, decide_with_proof, standalone_cnf
 from gossipcert.schedule import Schedule
-from gossipcert.search import relaxation
+from gossipcert.search import entry, relaxation
 from gossipcert.search import rounds as search
 from gossipcert.simulate import simulate
 
@@ -74,7 +74,7 @@ def test_solve_proves_the_deciding_horizon_without_a_second_solve(
     # the full formula's path: the relaxation step would refute ccc:3 at 6 rounds first
     monkeypatch.setattr(relaxation, "STEP_MIN_NODES", 10**6)
     inst = parse_instance(graph, model, "gossip")
-    res = search.solve(inst)
+    res = entry.solve(inst)
     assert res.status == "optimal" and res.optimum == optimum
     assert res.evidence["kind"] == "drat"
     # the proof is of the standalone CNF that `check` regenerates, and it holds there
@@ -91,7 +91,7 @@ def test_a_deciding_query_that_finds_a_model_lowers_the_upper_bound() -> None:
     # Petersen telephone gossip: the closed-form bound 4 is the optimum; start the search
     # from a 5-round schedule (the optimum after an empty round), so 4 is the deciding query
     inst = parse_instance("petersen", "telephone", "gossip")
-    best = search.solve(inst).schedule
+    best = entry.solve(inst).schedule
     assert best is not None and len(best.rounds) == 4
     s = search._Search(inst, "sat", None, EncodingOptions.for_search(), True, True, None)
     s.lower_bound()
@@ -110,7 +110,7 @@ def test_a_cheap_refutation_below_a_loose_upper_bound_is_proved_again() -> None:
     # and 6 on the incremental solver, the deciding query at 7 finds a model, so the proof
     # of 6 is a second (short) solve
     inst = parse_instance("ring:7", "half-duplex", "gossip")
-    res = search.solve(inst)
+    res = entry.solve(inst)
     assert res.status == "optimal" and res.optimum == 7 and res.evidence["kind"] == "drat"
     queries = [(e["rounds"], e["status"]) for e in res.log if e["event"] == "query"]
     assert queries == [(5, "unsat"), (6, "unsat"), (7, "sat")]

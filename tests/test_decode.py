@@ -16,8 +16,8 @@ from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import SolverOutputError, SpecError
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import read_schedule
+from gossipcert.search.entry import solve
 from gossipcert.search.export import decode_model, export, parse_solver_output
-from gossipcert.search.rounds import solve
 from gossipcert.simulate import simulate
 
 runner = CliRunner()

@@ -20,7 +20,7 @@ from gossipcert.encodings.formula import Formula
 from gossipcert.encodings.tree import tree_applies
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 
 PROBLEMS = ("gossip", "broadcast", "scatter", "gather", "total-exchange")
 PATTERNS = ("one", "two", "mixed")

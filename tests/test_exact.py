@@ -24,8 +24,8 @@ from gossipcert.proofs.refutation import (
     unpack_proof,
 )
 from gossipcert.search import relaxation
+from gossipcert.search.entry import solve
 from gossipcert.search.export import ESTIMATE_FROM, estimated_items, export
-from gossipcert.search.rounds import solve
 from gossipcert.simulate import simulate
 
 

@@ -22,7 +22,8 @@ import numpy as np
 import pytest
 
 from gossipcert.instance import make_instance, parse_model, parse_problem
-from gossipcert.search.rounds import SolveResult, solve
+from gossipcert.search.entry import solve
+from gossipcert.search.outcome import SolveResult
 
 Edge = tuple[int, int]
 #: per node ``v`` and field value ``k``: that value moved to ``v``'s image

@@ -29,7 +29,7 @@ import networkx as nx
 import pytest
 
 from gossipcert.instance import Instance, make_instance, parse_model, parse_problem
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 
 Edge = tuple[int, int, int]  # u, v, capacity
 State = tuple[int, ...]

@@ -15,7 +15,7 @@ from test_bounds import (
 
 from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.instance import parse_instance
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 
 COUNTING = EncodingOptions.for_search(counting=True)
 

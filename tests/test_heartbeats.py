@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 import gossipcert.cli.checking as checking
 import gossipcert.cli_text as cli_text
+import gossipcert.search.entry as entry
 import gossipcert.search.heartbeat as heartbeat
 import gossipcert.search.rounds as rounds
 import gossipcert.search.watchdog as watchdog
@@ -37,7 +38,7 @@ def test_solve_sends_heartbeats_while_the_proof_is_checked(
 ) -> None:
     slow_check(monkeypatch, 0.5)
     events: list[dict[str, Any]] = []
-    res = rounds.solve(parse_instance("path:4", "half-duplex", "gossip"), progress=events.append)
+    res = entry.solve(parse_instance("path:4", "half-duplex", "gossip"), progress=events.append)
     assert res.evidence["kind"] == "drat"
     names = [e["event"] for e in events]
     start, end = names.index("proof"), names.index("proof-check")

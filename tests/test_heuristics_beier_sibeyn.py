@@ -23,7 +23,7 @@ from gossipcert.heuristics.matching import MatchingParams, round_bound, run_matc
 from gossipcert.heuristics.pairing import exact_matching, greedy_matching, improve_matching
 from gossipcert.heuristics.settings_grid import best_of_grid, default_grid
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
 
 SETTINGS = [

@@ -15,7 +15,7 @@ from gossipcert.heuristics.coloring_orbit_search import _SymmetricSearch
 from gossipcert.heuristics.coloring_search import _Search
 from gossipcert.heuristics.coloring_symmetry import matching_symmetry
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
 
 # Table 6 (rounds of the paper's sequences) for the cases the search settles in a second

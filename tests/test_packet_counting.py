@@ -18,7 +18,7 @@ from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.encodings.packet_counting import busy_facts, counting_sets, receiver_bound
 from gossipcert.instance import Instance, ModelKind, parse_instance
 from gossipcert.search.backends import Status, make_backend
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 
 CAPPED = tuple(m for m in MODELS if m != "sequential")
 

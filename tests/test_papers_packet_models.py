@@ -17,7 +17,7 @@ from gossipcert.instance import parse_instance
 from gossipcert.schedule import MAX_ROUNDS
 from gossipcert.search import cost
 from gossipcert.search.cost import min_steps, pareto_front
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
 
 

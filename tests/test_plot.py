@@ -18,7 +18,7 @@ from gossipcert.cli import app
 from gossipcert.constructions.rings import ring_full_duplex, ring_half_duplex
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import Schedule, write_schedule
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
 from gossipcert.store import certificate_text
 

@@ -12,7 +12,7 @@ from gossipcert.cli import app
 from gossipcert.finders.portfolio import PortfolioSettings, entrant_names, race
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import Schedule, Transmission
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
 
 

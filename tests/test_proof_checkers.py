@@ -32,7 +32,7 @@ from gossipcert.proofs.checkers import (
 from gossipcert.proofs.drat import check_drat_text, parse_dimacs
 from gossipcert.proofs.refutation import pack_proof, prove_unsat, standalone_cnf
 from gossipcert.schedule import Schedule, to_json
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 
 # name -> (satisfiable formula, invalid proof)
 ADVERSARIAL = {

@@ -25,7 +25,7 @@ from gossipcert.proofs.lrat import check_lrat
 from gossipcert.proofs.lrat_solver import LratSolver
 from gossipcert.proofs.refutation import pack_proof, unpack_proof
 from gossipcert.proofs.trim import trim_lrat
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 
 #: the four clauses over two variables: unsatisfiable
 XOR = [[1, 2], [-1, 2], [1, -2], [-1, -2]]

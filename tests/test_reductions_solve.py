@@ -23,8 +23,9 @@ from gossipcert.instance import (
 )
 from gossipcert.schedule import Schedule
 from gossipcert.search.allreduce import receive_bound
+from gossipcert.search.entry import solve
+from gossipcert.search.outcome import SolveResult
 from gossipcert.search.reversal import dual_instance, reduction_from_dual
-from gossipcert.search.rounds import SolveResult, solve
 from gossipcert.simulate import simulate
 from tests.reductions_reference import Edge, reference_optimum
 

@@ -17,13 +17,14 @@ from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
 from gossipcert.proofs.refutation import pack_proof, unpack_proof
 from gossipcert.search import relaxation
+from gossipcert.search.entry import solve
+from gossipcert.search.outcome import search_options
 from gossipcert.search.relaxation import (
     column_order,
     refute_by_relaxation,
     relaxed_cnf,
     row_order,
 )
-from gossipcert.search.rounds import search_options, solve
 from gossipcert.simulate import simulate
 
 PROBLEMS = ("gossip", "broadcast:0")

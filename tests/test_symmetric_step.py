@@ -9,7 +9,8 @@ import pytest
 from gossipcert.encodings import EncodingOptions
 from gossipcert.finders.portfolio import PortfolioSettings, entrant_names, race
 from gossipcert.instance import parse_instance
-from gossipcert.search.rounds import _Search, solve
+from gossipcert.search.entry import solve
+from gossipcert.search.rounds import _Search
 from gossipcert.simulate import simulate
 from gossipcert.symmetry import step as symmetric_step
 

@@ -19,7 +19,7 @@ from gossipcert.cli import app
 from gossipcert.heuristics.matching import matching_heuristic
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
 from gossipcert.search import rounds as search
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
 
 COMBOS = [(m, p) for m in ("telephone", "half-duplex") for p in ("gossip", "broadcast:0")]

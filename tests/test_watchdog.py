@@ -11,7 +11,7 @@ from gossipcert.certificates import certificate
 from gossipcert.closed_forms import best_lower_bound
 from gossipcert.errors import SolverError
 from gossipcert.instance import parse_instance
-from gossipcert.search.rounds import solve
+from gossipcert.search.entry import solve
 from gossipcert.search.watchdog import call_in_child, check_within, child_budget, solve_within
 from gossipcert.simulate import simulate
 

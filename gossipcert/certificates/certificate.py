@@ -79,7 +79,7 @@ from gossipcert.proofs.refutation import (
 from gossipcert.proofs.steps import check_steps_point
 from gossipcert.schedule import Schedule, from_json, to_json
 from gossipcert.search.backends import SatBackend, Status
-from gossipcert.search.rounds import SolveResult
+from gossipcert.search.outcome import SolveResult
 from gossipcert.simulate import simulate
 from gossipcert.store import certificate_text
 

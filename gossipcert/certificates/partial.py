@@ -13,7 +13,7 @@ written by the symmetric schedule search).
 Examples
 --------
 >>> from gossipcert.instance import parse_instance
->>> from gossipcert.search.rounds import solve
+>>> from gossipcert.search.entry import solve
 >>> res = solve(parse_instance("ring:6", "telephone", "gossip"))
 >>> data = partial_record(res)
 >>> data["format"], data["status"], data["upper_bound"]
@@ -30,7 +30,7 @@ from gossipcert.errors import ScheduleFormatError
 from gossipcert.instance import Instance
 from gossipcert.schedule import FORMAT as SCHEDULE_FORMAT
 from gossipcert.schedule import Schedule, from_json, to_json
-from gossipcert.search.rounds import SolveResult
+from gossipcert.search.outcome import SolveResult
 
 FORMAT = "gossipcert-partial/1"
 

@@ -153,7 +153,7 @@ def solve_allreduce(
     Examples
     --------
     >>> from gossipcert.instance import parse_instance
-    >>> from gossipcert.search.rounds import solve
+    >>> from gossipcert.search.entry import solve
     >>> res = solve(parse_instance("ring:4", "single-port", "allreduce"))
     >>> res.status, res.optimum, res.evidence["kind"], res.evidence["bracket"]["value"]
     ('optimal', 6, 'allreduce-drat', 4)

@@ -48,7 +48,8 @@ from gossipcert.instance import Instance
 from gossipcert.models import require_linear_cost
 from gossipcert.schedule import MAX_ROUNDS, Schedule
 from gossipcert.search.backends import compile_cpsat
-from gossipcert.search.rounds import SolveResult, solve
+from gossipcert.search.entry import solve
+from gossipcert.search.outcome import SolveResult
 from gossipcert.simulate import simulate
 from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 

@@ -230,7 +230,7 @@ def solve_by_reversal(instance: Instance, solve_dual: Callable[[Instance], Any])
     Examples
     --------
     >>> from gossipcert.instance import parse_instance
-    >>> from gossipcert.search.rounds import solve
+    >>> from gossipcert.search.entry import solve
     >>> solve(parse_instance("ring:6", "telephone", "reduce-scatter")).optimum
     3
     """

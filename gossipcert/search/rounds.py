@@ -44,7 +44,7 @@ import itertools
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from gossipcert.closed_forms import Bound, best_lower_bound
@@ -52,22 +52,20 @@ from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
 from gossipcert.errors import SolverError, UnsupportedModelError
 from gossipcert.finders import portfolio as _portfolio
 from gossipcert.finders.portfolio import PortfolioSettings
-from gossipcert.instance import Instance, ProblemKind, bits
-from gossipcert.proofs.checkers import ProofVerdict, check_refutation
+from gossipcert.instance import Instance, bits
+from gossipcert.proofs.checkers import check_refutation
+from gossipcert.proofs.evidence import drat_evidence
 from gossipcert.proofs.refutation import (
     DecidedHorizon,
     HorizonProver,
-    ProofResult,
     pack_proof,
-    proof_fields,
     prove_unsat,
     standalone_cnf,
 )
 from gossipcert.schedule import Schedule
-from gossipcert.search.allreduce import solve_allreduce
-from gossipcert.search.backends import BACKENDS, Status, make_backend
+from gossipcert.search.backends import Status, make_backend
 from gossipcert.search.heartbeat import heartbeats
-from gossipcert.search.reversal import solve_by_reversal
+from gossipcert.search.outcome import SolveResult
 from gossipcert.search.upper import Progress, schedule_by_horizon, upper_bound_schedules
 from gossipcert.search.upper import verified as _verified
 from gossipcert.simulate import Report, simulate
@@ -76,99 +74,10 @@ from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_gener
 #: the events after which a stopped search's state has changed (:meth:`_Search.state`)
 STATE_EVENTS = ("lower-bound", "upper-bound", "query", "proof")
 
-#: the choices of ``solve(encoding=...)``
-ENCODINGS = ("auto", "broadcast", "knowledge", "tree")
-
 #: seconds for each descending probe "is the best schedule optimal?"
 PROBE_SECONDS = 30.0
 #: seconds for each query of the quick ascending pass before the probes
 QUICK_SECONDS = 5.0
-
-
-@dataclass
-class SolveResult:
-    """The outcome of :func:`solve`.
-
-    Attributes
-    ----------
-    status : str
-        ``optimal`` (bounds meet, with evidence), ``feasible`` (a schedule, optimum not
-        proved), ``unknown`` (no schedule), ``infeasible`` (demands can never be met).
-    optimum : int or None
-    lower_bound, upper_bound : int or None
-    schedule : Schedule or None
-        Verified, of length ``upper_bound``.
-    evidence : dict
-        How the lower bound is known: ``{"kind": "closed-form", ...}``, ``{"kind": "drat",
-        ...}`` or ``{"kind": "solver-claim", ...}``.
-    """
-
-    instance: Instance
-    status: str
-    optimum: int | None
-    lower_bound: int
-    upper_bound: int | None
-    schedule: Schedule | None
-    report: Report | None
-    evidence: dict[str, Any]
-    upper_source: str
-    backend: str
-    options: EncodingOptions
-    times: dict[str, float] = field(default_factory=dict)
-    log: list[dict[str, Any]] = field(default_factory=list)
-    #: the time limit ran out before the search (or the proof) finished
-    timed_out: bool = False
-    #: the search was stopped by Ctrl-C (the bounds are those known at that moment)
-    interrupted: bool = False
-    #: a reduction solved by time reversal: the result of its dual (broadcast or gossip)
-    dual: SolveResult | None = None
-
-    @property
-    def certified(self) -> bool:
-        """An optimum whose lower bound has evidence beyond the solver's word (a closed form
-        or checked proofs): not ``solver-claim``, as with ``--no-proof`` or a proof cut short
-        by the time limit (for a reduction solved by reversal: its dual's)."""
-        if self.dual is not None:
-            return self.status == "optimal" and self.dual.certified
-        return self.status == "optimal" and self.evidence.get("kind") != "solver-claim"
-
-
-def search_options(
-    instance: Instance, encoding: str, strict: bool, counting: bool
-) -> EncodingOptions:
-    """The encoding options of a search from the command line's choices.
-
-    Raises
-    ------
-    SolverError
-        ``encoding`` is not one of :data:`ENCODINGS`.
-    UnsupportedModelError
-        ``encoding="broadcast"`` (``"tree"``) for an instance the broadcast (tree)
-        encoding does not cover.
-    """
-    from gossipcert.encodings.broadcast import broadcast_applies
-    from gossipcert.encodings.tree import tree_applies
-
-    if encoding not in ENCODINGS:
-        raise SolverError(f"unknown encoding {encoding!r}; choose one of {', '.join(ENCODINGS)}")
-    if encoding == "broadcast" and not broadcast_applies(instance):
-        raise UnsupportedModelError(
-            "--encoding broadcast needs one packet and a one-port model without a call limit "
-            f"(telephone, half-duplex, single-port); not {instance.problem.spec()} under "
-            f"{instance.model.spec()}"
-        )
-    if encoding == "tree" and not tree_applies(instance):
-        raise UnsupportedModelError(
-            "--encoding tree needs the all-port model without a call limit on a tree, every "
-            f"packet held by one node; not {instance.problem.spec()} under "
-            f"{instance.model.spec()} on {instance.graph.graph.get('spec', 'this graph')}"
-        )
-    return EncodingOptions.for_search(
-        strict=strict,
-        counting=counting,
-        broadcast=encoding in ("auto", "broadcast"),
-        tree=encoding in ("auto", "tree"),
-    )
 
 
 class _Search:
@@ -573,7 +482,7 @@ class _Search:
             raise SolverError(f"the proof for {rounds} rounds was rejected: {verdict.summary()}")
         if not verdict.ok:  # a required checker ran out of time: the solver's word is all
             return self.claim()
-        return _drat_evidence(self.options, rounds, cnf, pr, verdict, *packed[:1])
+        return drat_evidence(self.options, rounds, cnf, pr, verdict, *packed[:1])
 
     # ---------------------------------------------------------------- the steps in order
 
@@ -635,143 +544,6 @@ class _Search:
             return self.result("optimal", self.prove())
         except KeyboardInterrupt:
             return self.interrupted()
-
-
-def _drat_evidence(
-    options: EncodingOptions,
-    rounds: int,
-    cnf: Any,
-    pr: ProofResult,
-    verdict: ProofVerdict,
-    packed: str | None = None,
-) -> dict[str, Any]:
-    evidence: dict[str, Any] = {
-        "kind": "drat",
-        "rounds": rounds,
-        "encoding": options.to_json(),
-        "symmetry_generators": cnf.generators,
-        "cnf_sha256": cnf.sha256(),
-        "variables": cnf.nvars,
-        "clauses": len(cnf.clauses),
-        "proof_solver": "CaDiCaL 1.9.5 (PySAT)",
-        "checkers": [o.to_json() for o in verdict.outcomes],
-        **proof_fields(pr, packed),
-    }
-    relies = options.not_implied()
-    if relies:
-        evidence["note"] = (
-            "the CNF includes "
-            + " and ".join(relies)
-            + ", sound by the arguments in the encoding docstrings; use --strict for a proof "
-            "of the plain encoding"
-        )
-    return evidence
-
-
-def solve(
-    instance: Instance,
-    backend: str = "sat",
-    time_limit: float | None = None,
-    strict: bool = False,
-    proof: bool = True,
-    use_bounds: bool = True,
-    counting: bool = False,
-    options: EncodingOptions | None = None,
-    progress: Progress | None = None,
-    seeds: list[tuple[str, Schedule]] | None = None,
-    encoding: str = "auto",
-    portfolio: PortfolioSettings | None = None,
-) -> SolveResult:
-    """Certify the minimum number of rounds of ``instance``.
-
-    The steps, in order (see the module docstring): lower bound, upper bound, search, proof,
-    certificate-ready result.
-
-    Parameters
-    ----------
-    instance : Instance
-        Telephone, half-duplex, single-port or multicast, with or without a packet cap or a
-        call limit, any problem (other models get their bounds only).
-    backend : {"sat", "cpsat"}
-    time_limit : float, optional
-        Seconds for the whole search (and proof); on expiry the answer is ``feasible`` or
-        ``unknown`` with the best bounds.
-    strict : bool
-        Leave out the constraints that a DRAT proof does not cover on its own (symmetry
-        breaking, matching dominance, no useless sends, canonical order of calls).
-    proof : bool
-        Re-prove the final infeasibility with a checked DRAT proof.
-    use_bounds : bool
-        Start from the closed-form lower bound (off: from the trivial bound, so that the
-        solver proves every step; used in tests).
-    counting : bool
-        Add the implied counting constraints of the knowledge encoding (off by default: on
-        the benchmark suite they slow both back-ends down).
-    options : EncodingOptions, optional
-        Overrides ``strict`` and ``counting`` when given.
-    progress : callable, optional
-        Called with a dict per event (``{"event": "query", "rounds": r, "status": ...}``),
-        and about every second during a solver query with a ``heartbeat`` event (``rounds``
-        being decided, ``lower`` and ``upper`` bounds so far), which is not logged.
-    seeds : list of (str, Schedule), optional
-        Further candidate schedules for the upper bound (e.g. from an earlier run), named;
-        verified like the others.
-    encoding : {"auto", "broadcast", "knowledge", "tree"}
-        ``auto`` and ``broadcast``: single-packet instances get the broadcast encoding
-        (:mod:`gossipcert.encodings.broadcast`); ``auto`` and ``tree``: all-port instances
-        on a tree the time-indexed one (:mod:`gossipcert.encodings.tree`); ``knowledge``:
-        the generic one. Ignored when ``options`` is given.
-    portfolio : PortfolioSettings, optional
-        Race the schedule portfolio (:mod:`gossipcert.finders.portfolio`) for the upper bound.
-
-    Returns
-    -------
-    SolveResult
-
-    Notes
-    -----
-    ``reduce`` and ``reduce-scatter`` are solved as their duals ``broadcast`` and ``gossip``
-    run backwards (:mod:`gossipcert.search.reversal`), ``allreduce`` by the bracket of
-    :mod:`gossipcert.search.allreduce`; ``seeds`` are not used there.
-
-    Examples
-    --------
-    >>> from gossipcert.instance import parse_instance
-    >>> solve(parse_instance("ring:5", "telephone", "gossip")).optimum
-    4
-    >>> solve(parse_instance("path:5", "multicast", "gossip")).optimum
-    6
-    """
-    if backend not in BACKENDS:
-        raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")
-    if instance.problem.reduction:
-        return _solve_reduction(
-            instance,
-            lambda other: solve(
-                other, backend, time_limit, strict, proof, use_bounds, counting, options,
-                progress, None, encoding, portfolio,
-            ),
-            time_limit,
-        )  # fmt: skip
-    if options is None:
-        options = search_options(instance, encoding, strict, counting)
-    args = (instance, backend, time_limit, options, use_bounds, proof, progress, seeds)
-    return _Search(*args, portfolio=portfolio).run()
-
-
-def _solve_reduction(
-    instance: Instance,
-    solve_other: Callable[[Instance], SolveResult],
-    time_limit: float | None = None,
-) -> SolveResult:
-    """A reduction: reduce and reduce-scatter by time reversal, allreduce by its bracket,
-    through ``solve_other``."""
-    result: SolveResult
-    if instance.problem.kind is ProblemKind.ALLREDUCE:
-        result = solve_allreduce(instance, solve_other, time_limit)
-    else:
-        result = solve_by_reversal(instance, solve_other)
-    return result
 
 
 def _unmet(instance: Instance) -> bool:

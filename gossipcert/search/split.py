@@ -25,7 +25,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from gossipcert.search.cube_plans import STRICT_NODES
-from gossipcert.search.rounds import SolveResult, _Search, _verified
+from gossipcert.search.outcome import SolveResult
+from gossipcert.search.rounds import _Search, _verified
 from gossipcert.search.split_refutation import check_split_applies, refute_by_cubes
 
 #: the one-piece search gets at most this many seconds ...

@@ -16,7 +16,7 @@ child lets CaDiCaL's conflict-budget slices double up to the time left
 
 - :func:`gossipcert.children.call_in_child`: the mechanism (any function, any messages),
   shared with every other place that runs a child;
-- :func:`solve_within`: :func:`gossipcert.search.rounds.solve` under a hard limit;
+- :func:`solve_within`: :func:`gossipcert.search.entry.solve` under a hard limit;
 - :func:`check_within`: :func:`gossipcert.certificates.certificate.check_certificate` under a hard
   limit (killed, the check is no verdict — ``timeout`` — never a failure).
 """
@@ -34,7 +34,9 @@ from gossipcert.errors import SolverError
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
 from gossipcert.search.backends import BACKENDS, allow_long_slices
-from gossipcert.search.rounds import Progress, SolveResult, _Search, _solve_reduction, _verified
+from gossipcert.search.entry import _solve_reduction
+from gossipcert.search.outcome import SolveResult
+from gossipcert.search.rounds import Progress, _Search, _verified
 from gossipcert.search.split import SplitSearch, SplitSettings
 
 #: the child gets the limit minus this fraction of it ...
@@ -90,9 +92,9 @@ def solve_within(
     portfolio: Any = None,
     in_child: bool = False,
 ) -> SolveResult:
-    """:func:`gossipcert.search.rounds.solve` with a time limit that holds.
+    """:func:`gossipcert.search.entry.solve` with a time limit that holds.
 
-    Same parameters and result as :func:`~gossipcert.search.rounds.solve`; with ``split``,
+    Same parameters and result as :func:`~gossipcert.search.entry.solve`; with ``split``,
     the refutations are done by cubes (:class:`gossipcert.search.split.SplitSearch`).
     Without a time limit it is that search in this process. With one, the search runs in
     a child process given :func:`child_budget` seconds and killed at ``time_limit``;
@@ -107,7 +109,8 @@ def solve_within(
     >>> solve_within(parse_instance("ring:6", "telephone", "gossip"), time_limit=30).optimum
     3
     """
-    from gossipcert.search.rounds import search_options, solve
+    from gossipcert.search.entry import solve
+    from gossipcert.search.outcome import search_options
 
     if backend not in BACKENDS:
         raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")

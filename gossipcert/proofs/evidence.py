@@ -1,0 +1,46 @@
+"""The evidence record of a refutation proved and checked during the search: what a
+certificate stores so that ``check`` can regenerate the CNF and re-check the proof."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gossipcert.encodings import EncodingOptions
+from gossipcert.proofs.checkers import ProofVerdict
+from gossipcert.proofs.refutation import (
+    ProofResult,
+    proof_fields,
+)
+
+
+def drat_evidence(
+    options: EncodingOptions,
+    rounds: int,
+    cnf: Any,
+    pr: ProofResult,
+    verdict: ProofVerdict,
+    packed: str | None = None,
+) -> dict[str, Any]:
+    """The ``drat`` evidence of the refutation of ``rounds`` rounds: the encoding, the CNF's
+    hash and size, the proof and every checker's verdict."""
+    evidence: dict[str, Any] = {
+        "kind": "drat",
+        "rounds": rounds,
+        "encoding": options.to_json(),
+        "symmetry_generators": cnf.generators,
+        "cnf_sha256": cnf.sha256(),
+        "variables": cnf.nvars,
+        "clauses": len(cnf.clauses),
+        "proof_solver": "CaDiCaL 1.9.5 (PySAT)",
+        "checkers": [o.to_json() for o in verdict.outcomes],
+        **proof_fields(pr, packed),
+    }
+    relies = options.not_implied()
+    if relies:
+        evidence["note"] = (
+            "the CNF includes "
+            + " and ".join(relies)
+            + ", sound by the arguments in the encoding docstrings; use --strict for a proof "
+            "of the plain encoding"
+        )
+    return evidence
