@@ -5,22 +5,8 @@ A :class:`Model` says who may talk to whom in one round and how much may be carr
 :class:`Problem` says which packets exist, who holds them before round 1 and who must know
 them at the end; an :class:`Instance` binds both to a graph and spells the packets out.
 
-Model specs (design section 5)::
-
-    telephone            telephone:p=2        sequential:p=2 (telephone with one call a round)
-    half-duplex          half-duplex:p=1      single-port:p=1 (default p=1)
-    multicast (p=1)      all-port (an arc carries its edge's capacity, 1 by default)
-
-Options after the colon, comma separated: ``p=N`` (packets per transmission), ``calls=N``
-(calls or transmissions in the whole network per round), ``c=N`` (capacity of every arc,
-all-port; without it each edge's ``capacity`` attribute counts), ``tau=X`` and ``h=N``
-(linear cost ``1 + tau*h*s`` per round).
-
-Problem specs: ``gossip``, ``broadcast:S`` (or ``broadcast:S1,S2,...``, one packet held by
-several sources), ``scatter:S``, ``gather:R``, ``total-exchange``, the reductions
-``reduce:R``, ``reduce-scatter`` and ``allreduce`` (with ``redop=sum|max``, ``sum`` by
-default), or a JSON file
-``{"packets": [...], "holdings": {node: [packet, ...]}, "demands": {...}}``.
+Model specs are read by :mod:`gossipcert.models.spec`, problem specs by
+:mod:`gossipcert.problems`; their names are importable from here too.
 
 References
 ----------

@@ -13,7 +13,7 @@ from gossipcert.proofs.refutation import (
 )
 
 
-def drat_evidence(
+def refutation_fields(
     options: EncodingOptions,
     rounds: int,
     cnf: Any,
@@ -21,9 +21,9 @@ def drat_evidence(
     verdict: ProofVerdict,
     packed: str | None = None,
 ) -> dict[str, Any]:
-    """The ``drat`` evidence of the refutation of ``rounds`` rounds: the encoding, the CNF's
-    hash and size, the proof and every checker's verdict."""
-    evidence: dict[str, Any] = {
+    """What every stored refutation records: the encoding, the CNF's hash and size, the
+    proof solver, every checker's verdict and the proof itself."""
+    return {
         "kind": "drat",
         "rounds": rounds,
         "encoding": options.to_json(),
@@ -35,6 +35,20 @@ def drat_evidence(
         "checkers": [o.to_json() for o in verdict.outcomes],
         **proof_fields(pr, packed),
     }
+
+
+def drat_evidence(
+    options: EncodingOptions,
+    rounds: int,
+    cnf: Any,
+    pr: ProofResult,
+    verdict: ProofVerdict,
+    packed: str | None = None,
+) -> dict[str, Any]:
+    """The ``drat`` evidence of the refutation of ``rounds`` rounds
+    (:func:`refutation_fields`), with a note naming the rules the CNF relies on beyond the
+    plain encoding."""
+    evidence = refutation_fields(options, rounds, cnf, pr, verdict, packed)
     relies = options.not_implied()
     if relies:
         evidence["note"] = (

@@ -43,11 +43,11 @@ from gossipcert.encodings import EncodingOptions, TransferEncoding, encoding_for
 from gossipcert.encodings.formula import Formula
 from gossipcert.instance import Instance
 from gossipcert.models import require_linear_cost
+from gossipcert.proofs.evidence import refutation_fields
 from gossipcert.proofs.refutation import (
     StandaloneCNF,
     check_stored_refutation,
     checked_refutation,
-    proof_fields,
     reliance,
     stored_options,
 )
@@ -153,18 +153,9 @@ def prove_steps(
     pr, verdict = checked
     assert pr.proof is not None
     return {
-        "kind": "drat",
-        "rounds": rounds,
+        **refutation_fields(options, rounds, cnf, pr, verdict),
         "steps": steps - 1,
-        "encoding": options.to_json(),
-        "symmetry_generators": cnf.generators,
-        "cnf_sha256": cnf.sha256(),
-        "variables": cnf.nvars,
-        "clauses": len(cnf.clauses),
-        "proof_solver": "CaDiCaL 1.9.5 (PySAT)",
-        "checkers": [o.to_json() for o in verdict.outcomes],
         "seconds": round(time.monotonic() - start, 3),
-        **proof_fields(pr),
     }
 
 
