@@ -39,6 +39,10 @@ from gossipcert.errors import GossipcertError
 #: before killing it (the caller then answers from the child's last reported state)
 INTERRUPT_GRACE = 0.25
 
+#: seconds without a message from the child after which :func:`call_in_child` calls its
+#: ``on_idle``
+IDLE_SECONDS = 2.0
+
 _HEADER = struct.Struct("!Q")
 
 #: receives one message object from the child
@@ -147,7 +151,9 @@ class Child:
         os.close(wfd)
         self.pid = pid
         self.fd = rfd
-        self.buffer = b""
+        # what has arrived and is not yet a whole message (a bytearray: appending to it
+        # is amortised constant time, so a message of many megabytes reads in linear time)
+        self.buffer = bytearray()
         #: the pipe reached its end: the child has sent everything it will send
         self.done = False
         self._reaped = False
@@ -164,12 +170,17 @@ class Child:
             return []
         self.buffer += chunk
         out = []
-        while len(self.buffer) >= _HEADER.size:
-            (size,) = _HEADER.unpack_from(self.buffer)
-            if len(self.buffer) < _HEADER.size + size:
+        start = 0
+        while len(self.buffer) - start >= _HEADER.size:
+            (size,) = _HEADER.unpack_from(self.buffer, start)
+            end = start + _HEADER.size + size
+            if len(self.buffer) < end:
                 break
-            out.append(pickle.loads(self.buffer[_HEADER.size : _HEADER.size + size]))
-            self.buffer = self.buffer[_HEADER.size + size :]
+            with memoryview(self.buffer) as view:
+                out.append(pickle.loads(view[start + _HEADER.size : end]))
+            start = end
+        if start:
+            del self.buffer[:start]
         return out
 
     def messages(self, until: float | None) -> list[Any]:
@@ -208,6 +219,7 @@ def call_in_child(
     deadline: float | None,
     on_message: Callable[[Any], None] | None = None,
     in_child: Callable[[], None] | None = None,
+    on_idle: Callable[[], None] | None = None,
 ) -> tuple[str, Any]:
     """Run ``fn(send, *args)`` in a forked child, killed at ``deadline``.
 
@@ -222,6 +234,10 @@ def call_in_child(
     on_message : callable, optional
     in_child : callable, optional
         Called first in the child.
+    on_idle : callable, optional
+        Called in the parent whenever no message has arrived for :data:`IDLE_SECONDS`
+        (a heartbeat that holds even while the child is inside a native call that
+        cannot report).
 
     Returns
     -------
@@ -241,13 +257,25 @@ def call_in_child(
     child = Child(fn, args, in_child)
     outcome: tuple[str, Any] = ("died", None)
     stop = deadline
+    quiet_since = time.monotonic()
     try:
         while not child.done:
             try:
-                if stop is not None and time.monotonic() >= stop:
+                now = time.monotonic()
+                if stop is not None and now >= stop:
                     outcome = ("timeout", None) if stop == deadline else ("interrupted", None)
                     break
-                for kind, value in child.messages(stop):
+                until = stop
+                if on_idle is not None:
+                    if now - quiet_since >= IDLE_SECONDS:
+                        on_idle()
+                        quiet_since = now
+                    wake = quiet_since + IDLE_SECONDS
+                    until = wake if stop is None else min(stop, wake)
+                arrived = child.messages(until)
+                if arrived:
+                    quiet_since = time.monotonic()
+                for kind, value in arrived:
                     if kind == "message":
                         if on_message is not None:
                             on_message(value)

@@ -81,3 +81,58 @@ def test_check_prints_a_heartbeat_during_a_long_step(
     res = runner.invoke(app, ["check", str(cert)] + (["--quiet"] if quiet else []))
     assert res.exit_code == 0, res.output
     assert ("still checking step 1" in res.stderr) != quiet
+
+
+def test_the_parent_beats_while_the_child_is_silent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child inside a native call sends nothing; the parent's own heartbeat still comes,
+    naming the step the child last reported, with the bounds known so far."""
+    import gossipcert.children as children
+
+    monkeypatch.setattr(children, "IDLE_SECONDS", 0.05)
+    idle: list[float] = []
+
+    def silent(send: Any) -> int:
+        send(("message", "started"))
+        time.sleep(0.6)  # no message: a long native call
+        return 7
+
+    got = children.call_in_child(silent, (), None, None, None, lambda: idle.append(1.0))
+    assert got == ("result", 7)
+    assert len(idle) >= 5
+
+    def quick(send: Any) -> int:
+        return 1
+
+    idle.clear()
+    assert children.call_in_child(quick, (), None, None, None, lambda: idle.append(1.0))[1] == 1
+    assert idle == []
+
+
+def test_idle_heartbeat_names_the_last_step() -> None:
+    doing = {"what": "checking the proof for 6 rounds", "rounds": 6, "lower": 7, "upper": 7}
+    doing["origin"] = time.monotonic() - 3.0
+    event = watchdog._idle_heartbeat(doing)
+    assert event["event"] == "heartbeat" and event["what"] == doing["what"]
+    assert (event["lower"], event["upper"]) == (7, 7) and event["time"] >= 3.0
+    progress = cli_text.Progress(enabled=False)
+    progress.last_line -= 10  # a line is due: the event must print without error
+    progress(event)
+    assert progress.last_line > time.monotonic() - 1
+
+
+def test_child_messages_of_every_size_arrive_whole_and_in_order() -> None:
+    """Small messages around one of several megabytes (a proof) arrive whole, in order."""
+    import gossipcert.children as children
+
+    big = bytes(range(256)) * 40_000  # 10 MB, many pipe reads
+
+    def talk(send: Any) -> bytes:
+        send(("message", 1))
+        send(("message", big))
+        send(("message", 2))
+        return big[::-1]
+
+    got: list[Any] = []
+    kind, value = children.call_in_child(talk, (), None, got.append)
+    assert kind == "result" and value == big[::-1]
+    assert got[0] == 1 and got[1] == big and got[2] == 2 and len(got) == 3

@@ -148,21 +148,38 @@ def solve_within(
     }
     state: dict[str, Any] = {"lower": 0, "evidence": {}, "upper_source": "none"}
     log: list[dict[str, Any]] = []
+    # the step the child last said it was in, for the parent's own heartbeats
+    doing: dict[str, Any] = {"what": "starting the search", "lower": None, "upper": None}
+    doing["origin"] = start
 
     def on_message(msg: tuple[str, Any]) -> None:
         kind, value = msg
         if kind == "event":
-            if value["event"] != "heartbeat":
+            if isinstance(value.get("time"), int | float):  # the child's clock
+                doing["origin"] = time.monotonic() - value["time"]
+            if value["event"] == "heartbeat":
+                doing.update(what=value.get("what"), rounds=value.get("rounds"))
+                doing.update(lower=value.get("lower"), upper=value.get("upper"))
+            else:
                 log.append(value)
+                doing.update(what=f"working (last step: {value['event']})", rounds=None)
+                if value["event"] in ("lower-bound", "upper-bound"):
+                    doing[value["event"].split("-")[0]] = value["value"]
             if progress is not None:
                 progress(value)
         else:
             state.update(value)
 
+    def on_idle() -> None:
+        if progress is not None:
+            progress(_idle_heartbeat(doing))
+
     deadline = None if time_limit is None else start + time_limit
     # killed at a deadline, the child may let CaDiCaL run long slices
     slices = None if deadline is None else allow_long_slices
-    kind, value = call_in_child(_solve_child, (kwargs, split), deadline, on_message, slices)
+    kind, value = call_in_child(
+        _solve_child, (kwargs, split), deadline, on_message, slices, on_idle
+    )
     if kind == "result":
         return value
     if kind == "died":
@@ -172,6 +189,20 @@ def solve_within(
             f"{state['upper_source']})"
         )
     return _from_state(instance, backend, options, state, log, start, kind)
+
+
+def _idle_heartbeat(doing: dict[str, Any]) -> dict[str, Any]:
+    """A heartbeat event sent by the parent while the child is silent (inside a native
+    call), naming the step the child last reported; its time on the child's clock
+    (``doing["origin"]``: when the child's clock read 0)."""
+    return {
+        "event": "heartbeat",
+        "time": round(time.monotonic() - doing["origin"], 3),
+        "rounds": doing.get("rounds"),
+        "what": doing.get("what"),
+        "lower": doing.get("lower"),
+        "upper": doing.get("upper"),
+    }
 
 
 def _from_state(
