@@ -58,6 +58,25 @@ def test_rounds_only_files_stay_readable(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "telephone · gossip" in res.output
     res = runner.invoke(app, ["draw", str(old), "-o", str(tmp_path / "o.png")])
-    assert res.exit_code == 2 and "give --graph" in res.output
+    assert res.exit_code == 2 and "draw FILE --graph GRAPH" in res.output
     res = runner.invoke(app, ["draw", str(old), "-o", str(tmp_path / "o.png"), "-g", "ring:8"])
     assert res.exit_code == 0, res.output
+
+
+def test_verify_takes_a_file_that_carries_its_instance_alone(tmp_path: Path) -> None:
+    out = written(tmp_path, "heuristic", "ring:8", "--model", "single-port", "-p", "broadcast:0")
+    res = runner.invoke(app, ["verify", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "ring:8 · single-port · broadcast:0: valid" in res.output
+    data = json.loads(out.read_text())
+    data["rounds"] = data["rounds"][:-1]  # one round short: incomplete, exit 1
+    short = tmp_path / "short.json"
+    short.write_text(json.dumps(data))
+    assert runner.invoke(app, ["verify", str(short)]).exit_code == 1
+    del data["instance"]
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps(data))
+    res = runner.invoke(app, ["verify", str(bare)])
+    assert res.exit_code == 2 and "does not carry its graph" in res.output
+    res = runner.invoke(app, ["verify", str(tmp_path / "missing.json")])
+    assert res.exit_code == 2 and "does not exist" in res.output

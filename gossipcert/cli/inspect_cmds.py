@@ -95,7 +95,8 @@ def verify_cmd(
         str | None,
         typer.Argument(
             help="Schedule file (.json or .csv), or a certificate or partial-results file "
-            "written by solve -o (its schedule is checked). Not with --from.",
+            "written by solve -o (its schedule is checked). A .json file that carries its "
+            "instance may be given alone, as GRAPH (verify s.json). Not with --from.",
             metavar="SCHEDULE",
         ),
     ] = None,
@@ -149,8 +150,9 @@ def verify_cmd(
 ) -> None:
     """Replay a schedule and report every rule it breaks and when all demands are met.
 
-    A certificate or partial result of solve -o is replayed under the model and problem it
-    stores; --model, --problem or --chunks that say otherwise are refused.
+    A certificate or partial result of solve -o, or a schedule file of construct, heuristic
+    or decode, is replayed under the graph, model and problem it stores (verify FILE.json
+    alone); --model, --problem or --chunks that say otherwise are refused.
 
     With --from FORMAT FILE, another tool's algorithm (an MSCCL XML file, an SCCL or TE-CCL
     JSON schedule) is read, timed as soon as possible and replayed chunk by chunk: valid or
@@ -174,10 +176,14 @@ def verify_cmd(
         )
     if topology is not None or time_limit is not None:
         raise SpecError("--topology and --time-limit go with --from FORMAT FILE")
+    the_graph: str | None = graph
     if schedule is None:
-        raise SpecError("verify needs GRAPH and SCHEDULE (or --from FORMAT FILE)")
+        if not graph.endswith(".json"):
+            raise SpecError("verify needs GRAPH and SCHEDULE (or --from FORMAT FILE)")
+        # one file: a schedule, partial result or certificate that carries its instance
+        schedule, the_graph = graph, None
     data = load_schedule_file(schedule)  # read once: for the stored instance and the schedule
-    instance = stored_or_given_instance(graph, schedule, data, model, problem, chunks, redop)
+    instance = stored_or_given_instance(the_graph, schedule, data, model, problem, chunks, redop)
     sched = schedule_from_file_data(schedule, data, instance)
     rep = simulate(instance, sched)
     non_edges = [e for e in rep.errors if e.rule == "not-a-neighbour"]

@@ -13,6 +13,13 @@ if TYPE_CHECKING:  # pragma: no cover - annotations only
     from gossipcert.instance import Instance
 
 
+#: a schedule file without its graph, and none given
+_NO_GRAPH = (
+    "{schedule} does not carry its graph: give the graph too "
+    "(verify GRAPH FILE, draw FILE --graph GRAPH)"
+)
+
+
 def stored_or_given_instance(
     graph: str | None,
     schedule: str,
@@ -41,7 +48,7 @@ def stored_or_given_instance(
     stored = stored_instance_record(schedule, data)
     if stored is None:
         if graph is None:
-            raise SpecError(f"{schedule} does not carry its graph: give --graph")
+            raise SpecError(_NO_GRAPH.format(schedule=schedule))
         return parse_instance(
             graph, model or "telephone", _chunked(problem or "gossip", chunks, redop)
         )
@@ -51,7 +58,7 @@ def stored_or_given_instance(
     elif isinstance(rec, str):
         the_graph = graphs.from_spec(rec)
     else:
-        raise SpecError(f"{schedule} does not carry its graph: give --graph")
+        raise SpecError(_NO_GRAPH.format(schedule=schedule))
     s_model = parse_model(str(stored["model"]))
     if model is not None and parse_model(model).spec() != s_model.spec():
         raise SpecError(
