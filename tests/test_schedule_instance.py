@@ -80,3 +80,19 @@ def test_verify_takes_a_file_that_carries_its_instance_alone(tmp_path: Path) -> 
     assert res.exit_code == 2 and "does not carry its graph" in res.output
     res = runner.invoke(app, ["verify", str(tmp_path / "missing.json")])
     assert res.exit_code == 2 and "does not exist" in res.output
+
+
+def test_check_points_a_schedule_or_partial_file_to_verify(tmp_path: Path) -> None:
+    out = written(tmp_path, "heuristic", "ring:8")
+    res = runner.invoke(app, ["check", str(out)])
+    assert res.exit_code == 2
+    assert "is a gossipcert-schedule/1 file, not a certificate" in res.output
+    assert "gossipcert verify" in res.output
+    from gossipcert.certificates.partial import partial_text
+    from gossipcert.instance import parse_instance
+    from gossipcert.search.entry import solve
+
+    partial = tmp_path / "p.json"
+    partial.write_text(partial_text(solve(parse_instance("ring:6", "telephone", "gossip"))))
+    res = runner.invoke(app, ["check", str(partial)])
+    assert res.exit_code == 2 and "is a gossipcert-partial/1 file" in res.output

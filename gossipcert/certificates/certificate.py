@@ -176,6 +176,14 @@ def read_certificate(path: str | Path) -> dict[str, Any]:
         raise CertificateError(f"certificate {str(p)!r} does not exist") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CertificateError(f"certificate {str(p)!r} is not valid JSON: {exc}") from None
+    if isinstance(data, dict) and data.get("format") in (
+        "gossipcert-partial/1",
+        "gossipcert-schedule/1",
+    ):
+        raise CertificateError(
+            f"{str(p)!r} is a {data['format']} file, not a certificate: it proves no lower "
+            f"bound; replay its schedule with: gossipcert verify {p}"
+        )
     if not isinstance(data, dict) or data.get("format") not in (FORMAT, STEPS_FORMAT):
         raise CertificateError(f"{str(p)!r} is not a {FORMAT} or {STEPS_FORMAT} file")
     return data
