@@ -48,7 +48,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from gossipcert.errors import HeuristicError, NotApplicableError, UnsupportedModelError
+from gossipcert.errors import (
+    HeuristicError,
+    NotApplicableError,
+    SpecError,
+    UnsupportedModelError,
+)
 from gossipcert.heuristics.matching import (
     MatchingParams,
     Progress,
@@ -228,6 +233,8 @@ def run_portfolio(
     ------
     HeuristicError
         No entry produced a schedule.
+    SpecError
+        An entry is neither a :class:`MatchingParams` nor :data:`COLORING`.
 
     Examples
     --------
@@ -242,6 +249,9 @@ def run_portfolio(
     if lower_bound is None:
         lower_bound = best_lower_bound(instance).value
     entries = entries if entries is not None else default_portfolio(instance)
+    for entry in entries:
+        if entry != COLORING and not isinstance(entry, MatchingParams):
+            raise SpecError(f"unknown portfolio entry {entry!r}: a MatchingParams or 'coloring'")
     best: PortfolioResult | None = None
     tried: list[tuple[str, int | None, float]] = []
     slowest = {False: 0.0, True: 0.0}  # per kind: plain runs, look-ahead runs
@@ -256,19 +266,16 @@ def run_portfolio(
         began = time.monotonic()
         found: PortfolioResult | None = None
         try:
-            if entry == COLORING:
-                found = _coloring(
-                    instance, min(remaining, COLORING_SHARE * time_limit), lower_bound
-                )
-            elif isinstance(entry, MatchingParams):
+            if isinstance(entry, MatchingParams):
                 callback = progress() if progress is not None else None
                 res = run_matching(instance, entry, progress=callback)
                 name = res.params.describe()
                 found = PortfolioResult(res.schedule, "matching", name, res.cost, lower_bound, 0.0)
                 kind = bool(entry.look_ahead)
                 slowest[kind] = max(slowest[kind], time.monotonic() - began)
-            else:
-                raise HeuristicError(f"unknown portfolio entry {entry!r}")
+            else:  # the coloring heuristic, at most its share of the budget
+                share = min(remaining, COLORING_SHARE * time_limit)
+                found = _coloring(instance, share, lower_bound)
         except (HeuristicError, NotApplicableError, UnsupportedModelError) as exc:
             error = exc
         took = time.monotonic() - began

@@ -105,9 +105,7 @@ def run_default_portfolio(
 
     log = say if show_progress else None
     if log is not None:
-        log(
-            f"portfolio within {time_limit:g} s; closed-form lower bound {lower} rounds (it stops there)"
-        )
+        log(f"portfolio within {time_limit:g} s; it stops at the closed-form lower bound, {lower}")
     try:
         res = run_portfolio(instance, time_limit, lower_bound=lower, log=log, progress=progress)
     finally:
