@@ -17,9 +17,11 @@ from typer.testing import CliRunner
 
 from gossipcert.cli import app
 from gossipcert.closed_forms import best_lower_bound
+from gossipcert.errors import SpecError
 from gossipcert.heuristics.matching import MatchingParams, run_matching
 from gossipcert.heuristics.portfolio import (
     COLORING,
+    _estimate,
     coloring_fits,
     default_portfolio,
     run_portfolio,
@@ -93,6 +95,20 @@ def test_the_budget_bounds_the_portfolio_after_its_first_entry() -> None:
     inst = parse_instance("shuffle-exchange:4", "telephone", "gossip")
     res = run_portfolio(inst, 1e-6, lower_bound=0)
     assert len(res.tried) == 1 and simulate(inst, res.schedule).ok
+
+
+def test_a_look_ahead_run_is_estimated_by_the_rounds_it_plays() -> None:
+    plain, ahead = MatchingParams(), MatchingParams(look_ahead=1, candidates=4)
+    # before any look-ahead run: a plain run's time per matching weighed and round played
+    assert _estimate(ahead, {False: 2.0, True: 0.0}) == 2.0 * (1 + 4 * 2)
+    assert _estimate(ahead, {False: 2.0, True: 5.0}) == 5.0  # then the slowest such run
+    assert _estimate(plain, {False: 2.0, True: 5.0}) == 2.0
+
+
+def test_an_unknown_entry_is_refused() -> None:
+    inst = parse_instance("ring:4", "telephone", "gossip")
+    with pytest.raises(SpecError, match="unknown portfolio entry 'colouring'"):
+        run_portfolio(inst, entries=[MatchingParams(), "colouring"])
 
 
 def test_cli_without_options_runs_the_portfolio_and_an_option_one_setting() -> None:
