@@ -97,6 +97,17 @@ def test_the_budget_bounds_the_portfolio_after_its_first_entry() -> None:
     assert len(res.tried) == 1 and simulate(inst, res.schedule).ok
 
 
+def test_linear_cost_keeps_the_cheapest_and_tries_small_dist_exps() -> None:
+    inst = parse_instance("ring:6", "telephone:tau=0.5", "gossip")
+    entries = default_portfolio(inst)
+    assert MatchingParams(dist_exp=0.5) in entries and COLORING not in entries
+    res = run_portfolio(inst, 600.0)
+    rep = simulate(inst, res.schedule)
+    # a schedule costs R + tau*h*S > R, so the bound on rounds never stops the portfolio
+    assert len(res.tried) == len(entries) and rep.cost == res.cost > rep.rounds
+    assert res.cost == min(run_matching(inst, e).cost for e in entries if e != COLORING)
+
+
 def test_a_look_ahead_run_is_estimated_by_the_rounds_it_plays() -> None:
     plain, ahead = MatchingParams(), MatchingParams(look_ahead=1, candidates=4)
     # before any look-ahead run: a plain run's time per matching weighed and round played

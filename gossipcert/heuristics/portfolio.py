@@ -9,17 +9,17 @@ the coloring heuristic (section 6: the coloring heuristic "outperforms the match
 on the regular CCC, butterfly, star and pancake graphs). :func:`default_portfolio` lists a
 small portfolio in that spirit, the same rule for every graph:
 
-1. the matching heuristic's default setting (:class:`~gossipcert.heuristics.matching.
-   MatchingParams`; on graphs of large diameter where the flow weights fit, first the flow
-   weights with ``Dist_Exp`` 60 decreasing by 0.99, as in :func:`~gossipcert.heuristics.
-   settings_grid.default_grid`);
+1. the matching heuristic's default setting
+   (:class:`~gossipcert.heuristics.matching.MatchingParams`; on graphs of large diameter
+   where the flow weights fit, first the flow weights with ``Dist_Exp`` 60 decreasing by
+   0.99, as in :func:`~gossipcert.heuristics.settings_grid.default_grid`);
 2. the coloring heuristic (:func:`~gossipcert.heuristics.coloring.coloring_heuristic`) on
    regular graphs under telephone with unbounded packets, for at most
    :data:`COLORING_SHARE` of the budget, searching down to the lower bound;
 3. the greedy matching (ties in edge order; meshes reach their diameter with it), then
    ``Dist_Exp`` 32 decreasing by 0.9 a round with the greedy and the exact matching, then 16
    decreasing by 0.98 (greedy), 60 decreasing by 0.98 and by 0.99 (with the flow weights),
-   and the paper's named choices 4 and 2;
+   and the paper's named choices 4 and 2 (under linear cost also 1 and 0.5);
 4. randomised restarts: one round of look-ahead over four candidate matchings with the
    seeds ``0 .. LOOK_AHEAD_RESTARTS - 1`` of the choice of forbidden edges.
 
@@ -175,6 +175,9 @@ def default_portfolio(instance: Instance) -> list[Entry]:
             replace(base, dist_exp=60.0, dist_exp_decay=0.99),
         ]
     entries += [replace(base, dist_exp=4.0), replace(base, dist_exp=2.0)]
+    if instance.model.tau is not None:
+        # linear cost: "values between 0.5 and 2.5 are suitable" (section 5.2)
+        entries += [replace(base, dist_exp=1.0), replace(base, dist_exp=0.5)]
     entries += [
         replace(base, look_ahead=1, candidates=4, seed=seed) for seed in range(LOOK_AHEAD_RESTARTS)
     ]
@@ -218,7 +221,8 @@ def run_portfolio(
         Default :func:`default_portfolio`.
     lower_bound : int, optional
         Stop as soon as a schedule costs this much; default the best closed-form lower
-        bound.
+        bound on rounds (under linear cost a schedule costs more than its rounds, so the
+        portfolio runs on).
     log : callable, optional
         Called with one line per entry tried: its setting, rounds and seconds.
     progress : callable, optional
@@ -283,7 +287,9 @@ def run_portfolio(
         rounds = None if found is None else len(found.schedule)
         tried.append((found.setting if found else label, rounds, took))
         if log is not None:
-            text = "no schedule" if rounds is None else f"{rounds} rounds"
+            text = "no schedule" if found is None else f"{rounds} rounds"
+            if found is not None and found.cost != rounds:  # linear cost
+                text += f", cost {found.cost:g}"
             log(f"  {tried[-1][0]}: {text} ({took:.1f}s)")
         if found is not None and (best is None or found.cost < best.cost):
             best = found

@@ -105,7 +105,12 @@ def run_default_portfolio(
 
     log = say if show_progress else None
     if log is not None:
-        log(f"portfolio within {time_limit:g} s; it stops at the closed-form lower bound, {lower}")
+        goal = (
+            f"it stops at the closed-form lower bound, {lower} rounds"
+            if instance.model.tau is None
+            else "linear cost: the cheapest schedule, R + tau*h*S, is kept"
+        )
+        log(f"portfolio within {time_limit:g} s; {goal}")
     try:
         res = run_portfolio(instance, time_limit, lower_bound=lower, log=log, progress=progress)
     finally:
@@ -123,7 +128,8 @@ def run_default_portfolio(
     if res.sequence is not None:
         extra["sequence"] = res.sequence
     if log is not None:
-        log(f"best: {res.setting}: {len(res.schedule)} rounds")
+        cost = "" if res.cost == len(res.schedule) else f", cost {res.cost:g}"
+        log(f"best: {res.setting}: {len(res.schedule)} rounds{cost}")
     return res.method, res.schedule, extra
 
 
