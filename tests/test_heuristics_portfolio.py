@@ -63,7 +63,7 @@ def test_small_graphs_reach_their_known_optimum(spec: str, optimum: int) -> None
 
 def test_the_coloring_heuristic_is_in_the_portfolio_on_regular_telephone_graphs() -> None:
     ccc = parse_instance("ccc:3", "telephone", "gossip")
-    assert coloring_fits(ccc) and default_portfolio(ccc)[1] == COLORING
+    assert coloring_fits(ccc) and default_portfolio(ccc)[0] == COLORING
     # CCC 3: the default setting takes 9 rounds, the coloring heuristic 7 (0120120)
     assert len(run_matching(ccc, MatchingParams()).schedule) == 9
     res = run_portfolio(ccc, 60.0)

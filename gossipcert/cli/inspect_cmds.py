@@ -420,8 +420,9 @@ def heuristic_cmd(
     time_limit: Annotated[
         float | None,
         _time_limit_option(
-            "Seconds for the default portfolio (default 60; its first setting always runs "
-            "to the end), the coloring search, the --sweep or the annealing (default 10)."
+            "Seconds for the default portfolio (default 60; its first run of the matching "
+            "heuristic always runs to the end), the coloring search, the --sweep or the "
+            "annealing (default 10)."
         ),
     ] = None,
     weights: Annotated[
@@ -529,8 +530,8 @@ def heuristic_cmd(
     """Run a heuristic (those of Beier and Sibeyn, or annealing) and verify its schedule.
 
     Without --method and without a matching option (--weights, --dist-exp, ...,
-    --approx/--exact, --seed) it runs a portfolio, as Beier and Sibeyn do: the matching
-    heuristic's default setting, the coloring heuristic on regular graphs (telephone),
+    --approx/--exact, --seed) it runs a portfolio, as Beier and Sibeyn do: the coloring
+    heuristic on regular graphs (telephone), the matching heuristic's default setting,
     settings of Dist_Exp from section 5.2 (large and decreasing; greedy and exact matching)
     and randomised look-ahead restarts, within --time-limit (default 60 s), stopping as soon
     as a schedule meets the closed-form lower bound; each setting and its rounds are printed

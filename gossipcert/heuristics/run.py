@@ -82,10 +82,10 @@ def run_default_portfolio(
     Examples
     --------
     >>> from gossipcert.instance import parse_instance
-    >>> inst = parse_instance("hypercube:3", "telephone", "gossip")
+    >>> inst = parse_instance("path:6", "telephone", "gossip")
     >>> name, sched, extra = run_default_portfolio(inst, 5.0, False)
     >>> name, len(sched), extra["lower_bound"], len(extra["portfolio"])
-    ('matching', 3, 3, 1)
+    ('matching', 5, 5, 1)
     """
     from gossipcert.closed_forms import best_lower_bound
     from gossipcert.heuristics.portfolio import run_portfolio
