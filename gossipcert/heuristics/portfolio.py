@@ -36,8 +36,10 @@ schedule.
 
 Measured (``benchmarks/heuristics_default.py``): this portfolio reaches the paper's HR on
 CCC 8 (18, the coloring heuristic), SE 8 (17, ``Dist_Exp`` 32 decreasing by 0.9 with the
-greedy matching; also a look-ahead restart), Butterfly 8 (17, the coloring heuristic) and
-Mesh 20x20 (38, the greedy matching), where the default setting alone takes 19, 18, 19 and 39.
+greedy matching; the look-ahead restart with seed 3 reaches it too, when the budget gets
+that far), Butterfly 8 (17, the coloring heuristic) and Mesh 20x20 (38, the greedy
+matching), where the matching heuristic's default setting alone takes 19, 18, 19 and 39
+(``results/heuristics-default-2026-11-27.md``).
 
 References
 ----------
