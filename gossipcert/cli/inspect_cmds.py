@@ -529,15 +529,11 @@ def heuristic_cmd(
 ) -> None:
     """Run a heuristic (those of Beier and Sibeyn, or annealing) and verify its schedule.
 
-    Without --method and without a matching option (--weights, --dist-exp, ...,
-    --approx/--exact, --seed) it runs a portfolio, as Beier and Sibeyn do: the coloring
-    heuristic on regular graphs (telephone), the matching heuristic's default setting,
-    settings of Dist_Exp from section 5.2 (large and decreasing; greedy and exact matching)
-    and randomised look-ahead restarts, within --time-limit (default 60 s), stopping as soon
-    as a schedule meets the closed-form lower bound; each setting and its rounds are printed
-    on stderr and the best verified schedule on stdout. A matching option, --method or
-    --sweep runs that instead (an option alone: exactly one setting of the matching
-    heuristic).
+    With no --method, --sweep or matching option it runs Beier and Sibeyn's settings: the
+    coloring heuristic on regular graphs (telephone), the matching heuristic's default, then
+    section 5.2's Dist_Exp choices and randomised look-ahead restarts, within --time-limit
+    (default 60 s), until a schedule meets the closed-form lower bound; each setting's rounds
+    on stderr, the best verified schedule on stdout. A matching option runs one setting.
 
     With --method coloring the matching sequence found (e.g. 0123023) is printed;
     `construct --algorithm matching-sequence --sequence ...` reproduces it on the four
@@ -547,8 +543,10 @@ def heuristic_cmd(
     from gossipcert.heuristics.coloring import coloring_heuristic
     from gossipcert.instance import parse_instance
 
-    chosen = (weights, dist_exp, dist_exp_decay, num_exp, band, look_ahead, approx, seed)
-    portfolio = method is None and not sweep_params and all(x is None for x in chosen)
+    names = ("approach", "dist_exp", "dist_exp_decay", "num_exp", "band", "look_ahead")
+    values = (weights, dist_exp, dist_exp_decay, num_exp, band, look_ahead, approx, seed)
+    given = {k: v for k, v in zip((*names, "approx", "seed"), values, strict=True) if v is not None}
+    portfolio = method is None and not sweep_params and not given
     method = method or "matching"
     if time_limit is None:
         from gossipcert.heuristics.portfolio import DEFAULT_SECONDS
@@ -576,7 +574,7 @@ def heuristic_cmd(
             "coloring", instance, res.schedule, as_json, output, show, {"sequence": res.sequence}
         )
         return
-    from gossipcert.heuristics.matching import MatchingParams
+    from gossipcert.heuristics.matching import MatchingParams, with_params
     from gossipcert.heuristics.run import run_default_portfolio, run_heuristic
 
     if portfolio:
@@ -585,15 +583,6 @@ def heuristic_cmd(
             console.print(f"matching sequence: {extra['sequence']}", highlight=False)
         _print_schedule_result(name, instance, sched, as_json, output, show, extra)
         return
-    params = MatchingParams(
-        weights or "auto",
-        8.0 if dist_exp is None else dist_exp,
-        1.0 if dist_exp_decay is None else dist_exp_decay,
-        band or 0,
-        1.0 if num_exp is None else num_exp,
-        approx,
-        look_ahead or 0,
-        seed=seed or 0,
-    )
+    params = with_params(MatchingParams(), **given)  # the options given, the others default
     sched, extra = run_heuristic(instance, params, sweep_params, time_limit, not quiet)
     _print_schedule_result("matching", instance, sched, as_json, output, show, extra)
