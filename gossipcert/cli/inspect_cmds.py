@@ -409,46 +409,77 @@ def heuristic_cmd(
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",
     method: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--method",
-            help="matching: a maximum-weight matching per round (every model; rounds split "
+            help="Default (no --method and no matching option): a portfolio of the "
+            "paper's settings of both heuristics within --time-limit, stopped at the "
+            "closed-form lower bound. "
+            "matching: one run, a maximum-weight matching per round (every model; rounds split "
             "for a packet cap, arc capacities or a limit on calls). "
             "coloring: a search over sequences of fixed matchings (telephone; the section-8 "
             "matchings of CCC, butterfly, star and pancake graphs, else an edge colouring). "
             "anneal: simulated annealing over --rounds maximal matchings (telephone).",
+            show_default=False,
         ),
-    ] = "matching",
+    ] = None,
     time_limit: Annotated[
-        float,
-        _time_limit_option("Seconds for the coloring search, the --sweep or the annealing."),
-    ] = 10.0,
+        float | None,
+        _time_limit_option(
+            "Seconds for the default portfolio (default 60; its first run of the matching "
+            "heuristic always runs to the end), the coloring search, the --sweep or the "
+            "annealing (default 10)."
+        ),
+    ] = None,
     weights: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--weights",
             help="Matching: edge weights: auto, flow (BFS approach with node counts), bfs "
-            "(its bitset form, for large graphs) or potential.",
+            "(its bitset form, for large graphs) or potential [default: auto].",
+            show_default=False,
         ),
-    ] = "auto",
+    ] = None,
     dist_exp: Annotated[
-        float, typer.Option("--dist-exp", help="Matching: Dist_Exp of the BFS weights.")
-    ] = 8.0,
-    dist_exp_decay: Annotated[
-        float,
+        float | None,
         typer.Option(
-            "--dist-exp-decay", help="Matching: Dist_Exp is multiplied by this each round."
+            "--dist-exp",
+            help="Matching: Dist_Exp of the BFS weights [default: 8].",
+            show_default=False,
         ),
-    ] = 1.0,
+    ] = None,
+    dist_exp_decay: Annotated[
+        float | None,
+        typer.Option(
+            "--dist-exp-decay",
+            help="Matching: Dist_Exp is multiplied by this each round [default: 1].",
+            show_default=False,
+        ),
+    ] = None,
     num_exp: Annotated[
-        float, typer.Option("--num-exp", help="Matching: Num_Exp of the flow weights.")
-    ] = 1.0,
+        float | None,
+        typer.Option(
+            "--num-exp",
+            help="Matching: Num_Exp of the flow weights [default: 1].",
+            show_default=False,
+        ),
+    ] = None,
     band: Annotated[
-        int, typer.Option("--band", help="Matching: eccentricity band of the bitset weights.")
-    ] = 0,
+        int | None,
+        typer.Option(
+            "--band",
+            help="Matching: eccentricity band of the bitset weights [default: 0].",
+            show_default=False,
+        ),
+    ] = None,
     look_ahead: Annotated[
-        int, typer.Option("--look-ahead", help="Matching: rounds of look-ahead (0: none).")
-    ] = 0,
+        int | None,
+        typer.Option(
+            "--look-ahead",
+            help="Matching: rounds of look-ahead [default: 0, none].",
+            show_default=False,
+        ),
+    ] = None,
     approx: Annotated[
         bool | None,
         typer.Option(
@@ -459,8 +490,13 @@ def heuristic_cmd(
         ),
     ] = None,
     seed: Annotated[
-        int, typer.Option("--seed", help="Matching: seed of the look-ahead; anneal: its seed.")
-    ] = 0,
+        int | None,
+        typer.Option(
+            "--seed",
+            help="Matching: seed of the look-ahead; anneal: its seed [default: 0].",
+            show_default=False,
+        ),
+    ] = None,
     rounds: Annotated[
         int | None,
         typer.Option(
@@ -499,6 +535,12 @@ def heuristic_cmd(
 ) -> None:
     """Run a heuristic (those of Beier and Sibeyn, or annealing) and verify its schedule.
 
+    With no --method, --sweep or matching option it runs Beier and Sibeyn's settings: the
+    coloring heuristic on regular graphs (telephone), the matching heuristic's default, then
+    section 5.2's Dist_Exp choices and randomised look-ahead restarts, within --time-limit
+    (default 60 s), until a schedule meets the closed-form lower bound; each setting's rounds
+    on stderr, the best verified schedule on stdout. A matching option runs one setting.
+
     With --method coloring the matching sequence found (e.g. 0123023) is printed;
     `construct --algorithm matching-sequence --sequence ...` reproduces it on the four
     families of section 8. With --method anneal the exit status is 1 when no schedule of
@@ -507,6 +549,15 @@ def heuristic_cmd(
     from gossipcert.heuristics.coloring import coloring_heuristic
     from gossipcert.instance import parse_instance
 
+    names = ("approach", "dist_exp", "dist_exp_decay", "num_exp", "band", "look_ahead")
+    values = (weights, dist_exp, dist_exp_decay, num_exp, band, look_ahead, approx, seed)
+    given = {k: v for k, v in zip((*names, "approx", "seed"), values, strict=True) if v is not None}
+    portfolio = method is None and not sweep_params and not given
+    method = method or "matching"
+    if time_limit is None:
+        from gossipcert.heuristics.portfolio import DEFAULT_SECONDS
+
+        time_limit = DEFAULT_SECONDS if portfolio else 10.0
     if method not in ("matching", "coloring", "anneal"):
         raise SpecError(f"unknown heuristic {method!r}; choose matching, coloring or anneal")
     instance = parse_instance(graph, model, problem)
@@ -515,7 +566,7 @@ def heuristic_cmd(
     if method != "anneal" and (rounds is not None or steps is not None or start != "matching"):
         raise SpecError("--rounds, --steps and --start belong to --method anneal")
     if method == "anneal":
-        _anneal(instance, rounds, steps, time_limit, seed, start, as_json, output, show)
+        _anneal(instance, rounds, steps, time_limit, seed or 0, start, as_json, output, show)
         return
     if method == "coloring":
         from gossipcert.closed_forms import best_lower_bound
@@ -529,11 +580,15 @@ def heuristic_cmd(
             "coloring", instance, res.schedule, as_json, output, show, {"sequence": res.sequence}
         )
         return
-    from gossipcert.heuristics.matching import MatchingParams
-    from gossipcert.heuristics.run import run_heuristic
+    from gossipcert.heuristics.matching import MatchingParams, with_params
+    from gossipcert.heuristics.run import run_default_portfolio, run_heuristic
 
-    params = MatchingParams(
-        weights, dist_exp, dist_exp_decay, band, num_exp, approx, look_ahead, seed=seed
-    )
+    if portfolio:
+        name, sched, extra = run_default_portfolio(instance, time_limit, not quiet)
+        if not as_json and extra.get("sequence"):
+            console.print(f"matching sequence: {extra['sequence']}", highlight=False)
+        _print_schedule_result(name, instance, sched, as_json, output, show, extra)
+        return
+    params = with_params(MatchingParams(), **given)  # the options given, the others default
     sched, extra = run_heuristic(instance, params, sweep_params, time_limit, not quiet)
     _print_schedule_result("matching", instance, sched, as_json, output, show, extra)

@@ -1,9 +1,10 @@
 """The heuristics as the command line and the exact search call them.
 
-:func:`run_heuristic` runs one setting of the matching heuristic (or a sweep) with progress
-on stderr; :func:`upper_bound_heuristics` gives the exact search its candidate schedules —
-the matching heuristic's best over a short sweep and, where it applies, the coloring
-heuristic's — every one verified.
+:func:`run_default_portfolio` runs the default portfolio of ``gossipcert heuristic``
+(:mod:`gossipcert.heuristics.portfolio`) and :func:`run_heuristic` one setting of the
+matching heuristic (or a sweep), with progress on stderr; :func:`upper_bound_heuristics`
+gives the exact search its candidate schedules — the matching heuristic's best over a short
+sweep and, where it applies, the coloring heuristic's — every one verified.
 """
 
 from __future__ import annotations
@@ -67,6 +68,69 @@ def run_heuristic(
     if show_progress and best.seconds > line.after:
         print(f"{best.params.describe()}: {len(best.schedule)} rounds", file=sys.stderr)
     return best.schedule, extra
+
+
+def run_default_portfolio(
+    instance: Instance, time_limit: float, show_progress: bool
+) -> tuple[str, Schedule, dict[str, Any]]:
+    """The default portfolio with progress on stderr: the winning heuristic's name
+    (``matching`` or ``coloring``), its verified schedule and facts for ``--json``.
+
+    On stderr: the lower bound it stops at, one line per setting tried (its rounds and
+    seconds), the rounds and demands unmet of a long run, and the best setting.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> inst = parse_instance("path:6", "telephone", "gossip")
+    >>> name, sched, extra = run_default_portfolio(inst, 5.0, False)
+    >>> name, len(sched), extra["lower_bound"], len(extra["portfolio"])
+    ('matching', 5, 5, 1)
+    """
+    from gossipcert.closed_forms import best_lower_bound
+    from gossipcert.heuristics.portfolio import run_portfolio
+
+    lower = best_lower_bound(instance).value
+    current: list[ProgressLine] = []  # the running setting's progress line, if any
+
+    def progress() -> ProgressLine:
+        current[:] = [ProgressLine(show_progress)]
+        return current[0]
+
+    def say(text: str) -> None:
+        for line in current:
+            line.close()  # ends a line written in place
+        current.clear()
+        print(text, file=sys.stderr, flush=True)
+
+    log = say if show_progress else None
+    if log is not None:
+        goal = (
+            f"it stops at the closed-form lower bound, {lower} rounds"
+            if instance.model.tau is None
+            else "linear cost: the cheapest schedule, R + tau*h*S, is kept"
+        )
+        log(f"portfolio within {time_limit:g} s; {goal}")
+    try:
+        res = run_portfolio(instance, time_limit, lower_bound=lower, log=log, progress=progress)
+    finally:
+        for line in current:
+            line.close()
+    extra: dict[str, Any] = {
+        "params": res.setting,
+        "lower_bound": res.lower_bound,
+        "portfolio": [
+            {"params": name, "rounds": rounds, "seconds": round(sec, 3)}
+            for name, rounds, sec in res.tried
+        ],
+        "seconds": round(res.seconds, 3),
+    }
+    if res.sequence is not None:
+        extra["sequence"] = res.sequence
+    if log is not None:
+        cost = "" if res.cost == len(res.schedule) else f", cost {res.cost:g}"
+        log(f"best: {res.setting}: {len(res.schedule)} rounds{cost}")
+    return res.method, res.schedule, extra
 
 
 def upper_bound_heuristics(instance: Instance) -> list[tuple[str, Schedule]]:
