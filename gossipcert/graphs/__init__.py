@@ -45,7 +45,7 @@ spec                        n                       m
 ``hub:N``                   N                       N(N-1)/2 (single-port ``K_N`` only)
 ``dgx1``                    8                       16 (capacities 1 and 2)
 ``dgx2``                    17 (16 GPUs, a switch)  16
-``ndv2:K`` / ``K:lat=L``    8K (+1 switch, K >= 3)  16K + K - 1 (K >= 2; NIC links last)
+``ndv2:K`` / ``K:lat=L``    8K (+1 switch, K >= 3)  16K + 1 (K = 2), 17K (K >= 3)
 ``mi250:K``                 16K (+8K+1, K >= 2)     28K (+24K, K >= 2)
 ==========================  ======================  =========================================
 
