@@ -21,6 +21,7 @@ from gossipcert.graphs.machines import CUBE_MESH_DOUBLE, MI250_LINKS
 from gossipcert.instance import make_instance, parse_instance, parse_model, parse_problem
 from gossipcert.search.entry import solve as search_solve
 from gossipcert.simulate import simulate
+from gossipcert.symmetry.automorphisms import automorphism_generators
 
 
 def caps(g: nx.Graph) -> dict[frozenset[int], int]:
@@ -86,6 +87,48 @@ def test_mi250_chassis() -> None:
     assert h.number_of_nodes() == 49 and len(graphs.routers(h)) == 17
     assert h[16][17]["capacity"] == 8 and h[2][33]["capacity"] == 1
     assert set(h.adj[48]) == set(range(32, 48))
+
+
+def _group_order(gens: list[list[int]], n: int) -> int:
+    """The order of the permutation group the generators generate (closure; small groups)."""
+    seen = {tuple(range(n))}
+    frontier = list(seen)
+    while frontier:
+        perm = frontier.pop()
+        for g in gens:
+            composed = tuple(g[perm[v]] for v in range(n))
+            if composed not in seen:
+                seen.add(composed)
+                frontier.append(composed)
+    return len(seen)
+
+
+@pytest.mark.parametrize(
+    ("spec", "order"),
+    # the DGX-1 mesh with its capacities has 4 automorphisms; one NIC at GPU 0 leaves the
+    # swap of two chassis, and a switch every permutation of the chassis
+    [("ndv2:1", 4), ("ndv2:2", 2), ("ndv2:3", 6), ("ndv2:4", 24), ("mi250", 4)],
+)
+def test_machine_automorphisms(spec: str, order: int) -> None:
+    g = graphs.from_spec(spec)
+    matcher = nx.algorithms.isomorphism.GraphMatcher(
+        g,
+        g,
+        node_match=lambda a, b: a["router"] == b["router"],
+        edge_match=lambda a, b: a["capacity"] == b["capacity"],
+    )
+    assert sum(1 for _ in matcher.isomorphisms_iter()) == order
+    gens = automorphism_generators(parse_instance(spec, "all-port", "gossip"))
+    assert _group_order(gens, g.number_of_nodes()) == order
+
+
+def test_dgx2_automorphisms_are_every_permutation_of_the_gpus() -> None:
+    gens = automorphism_generators(parse_instance("dgx2", "all-port", "gossip"))
+    assert all(p[16] == 16 for p in gens)
+    # transpositions whose graph spans the 16 GPUs and is connected generate S_16
+    moved = [sorted(v for v in range(16) if p[v] != v) for p in gens]
+    swaps = nx.Graph([tuple(m) for m in moved if len(m) == 2])
+    assert swaps.number_of_nodes() == 16 and nx.is_connected(swaps)
 
 
 @pytest.mark.parametrize(
@@ -310,7 +353,7 @@ def test_lex_leader_with_chunks_keeps_the_optimum(spec: str, problem: str) -> No
     key it moves), and the optimum with them is the optimum without (``strict``)."""
     from gossipcert.encodings import encoding_for
     from gossipcert.encodings.options import EncodingOptions
-    from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
+    from gossipcert.symmetry.automorphisms import add_lex_leader
 
     inst = parse_instance(spec, "all-port", problem)
     gens = automorphism_generators(inst)
