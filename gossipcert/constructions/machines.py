@@ -20,8 +20,9 @@ three phases pipelined, found by greedy routing on the time-expanded network:
   has the packet by round ``r - 1`` and fewer than ``c(u, v)`` packets use the arc in round
   ``r`` yet; the route is then committed (the rounds of its arcs are taken);
 - several priority orders are tried (farthest first, then by ``(destination - holder) mod
-  n``, which makes every round of a switch's ports a permutation, or the other way round;
-  chunks innermost or outermost) and the shortest schedule is kept.
+  P`` with ``P`` the number of processors (the routers are numbered after them), which
+  makes every round of a switch's ports a permutation, or the other way round; chunks
+  innermost or outermost) and the shortest schedule is kept.
 
 Every committed transmission sends a packet its sender has by the round before, at most
 ``c(u, v)`` packets an arc and round, so the schedule is valid under all-port by
@@ -141,8 +142,8 @@ def pipeline_routes(instance: Instance, key: _Key) -> Schedule:
     key : callable
         Sort key of a demand ``(hops, shift, chunk, holder, packet)``: ``hops`` the distance
         from the packet's nearest holder to the demanding node, ``shift`` the demanding
-        node minus the holder mod ``n``, ``chunk`` the packet's rank among the packets with
-        the same holders and demanders.
+        node minus the holder mod the number of processors, ``chunk`` the packet's rank
+        among the packets with the same holders and demanders.
 
     Returns
     -------
