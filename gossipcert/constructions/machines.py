@@ -56,9 +56,9 @@ from gossipcert.schedule import Round, Schedule, Transmission
 __all__ = ["machine_pipeline", "pipeline_routes"]
 
 #: above this many demands only the first priority order is tried
-_MANY_DEMANDS = 20_000
+_MANY_DEMANDS = 5_000
 #: above this many demands the construction does not apply (a search a demand is too slow)
-MAX_DEMANDS = 100_000
+MAX_DEMANDS = 20_000
 
 _Key = Callable[[tuple[int, int, int, int, int]], tuple[int, ...]]
 
