@@ -34,8 +34,12 @@ the same holders and the same demanders share their head and tail on every cut, 
 bound is evaluated per such class, on arrays (:class:`CutData`).
 
 The cuts tried: every set of nodes for small graphs (``n <= 8``), otherwise each single
-node and its complement, the two sides of every bridge, the balls around every node and,
-on trees, every subtree (which the bridges give). With routers the holdings and demands are
+node and its complement (a node receives at most its in-capacity a round: the bound per
+port), the two sides of every bridge, the balls around every node, on trees every subtree
+(which the bridges give), and up to 256 nodes the ``n - 1`` cuts of a Gomory-Hu tree of the
+capacities, which hold a least cut between every pair of nodes: on a machine of chassis
+joined by slower links (``mi250:2``, ``ndv2:K``) a chassis and its NICs against the rest,
+the cut that bounds every allgather and alltoall. With routers the holdings and demands are
 the processors' only, as in every problem.
 
 References
@@ -44,6 +48,7 @@ References
    total-exchange bound ``n^2 / (4c)`` is this argument on the root's cut).
 .. [2] F. T. Leighton, *Introduction to Parallel Algorithms and Architectures*, 1992
    (bisection-width arguments).
+.. [3] R. E. Gomory and T. C. Hu, "Multi-terminal network flows", J. SIAM 9(4), 1961.
 """
 
 from __future__ import annotations
@@ -62,6 +67,9 @@ from gossipcert.models import rules_of
 
 #: every subset of the nodes is tried up to this many nodes
 ALL_CUTS_MAX_NODES = 8
+
+#: the cuts of a Gomory-Hu tree are tried up to this many nodes (n - 1 maximum flows)
+GOMORY_HU_MAX_NODES = 256
 
 
 def _capacity(instance: Instance, arcs: list[tuple[int, int]]) -> int | None:
@@ -255,6 +263,19 @@ def _cuts(instance: Instance) -> Iterator[frozenset[int]]:
         lengths = nx.single_source_shortest_path_length(g, v)
         for r in range(1, max(lengths.values())):
             yield from fresh(frozenset(w for w, d in lengths.items() if d <= r))
+    if n <= GOMORY_HU_MAX_NODES and nx.is_connected(g):
+        for side in _gomory_hu_sides(g):
+            yield from fresh(side)
+
+
+def _gomory_hu_sides(g: nx.Graph) -> Iterator[frozenset[int]]:
+    """One side of each cut of a Gomory-Hu tree of ``g`` (edge capacities): for every pair
+    of nodes, a cut of least capacity between them is among these ``n - 1``."""
+    tree = nx.gomory_hu_tree(g, capacity="capacity")
+    for u, v in list(tree.edges()):
+        tree.remove_edge(u, v)
+        yield frozenset(nx.node_connected_component(tree, u))
+        tree.add_edge(u, v)
 
 
 def cut_bound(instance: Instance) -> Bound | None:

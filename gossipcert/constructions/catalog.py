@@ -3,7 +3,7 @@
 Names (design section 5): ``ring-fd``, ``ring-hd``, ``ring-multicast``, ``hamiltonian``,
 ``product``, ``simple``, ``concurrent-updown``, ``fattree-flood``, ``farthest-first``,
 ``fattree-total-exchange``, ``ring-allgather``, ``ring-alltoall``, ``farthest-first-routes``,
-``shift-exchange``, ``hypercube-doubling``, ``bermond``, ``rows-columns``,
+``shift-exchange``, ``hypercube-doubling``, ``machine-pipeline``, ``bermond``, ``rows-columns``,
 ``matching-sequence`` (with a sequence of matching indices such as ``02102``; without one,
 the sequence of Beier and Sibeyn's Table 6 for the graph, if listed), and ``gather-spread``,
 the universal fallback that applies to every model and problem, so that the exact search
@@ -156,6 +156,12 @@ def _doubling(inst: Instance, _: str | None) -> Schedule:
     return hypercube_doubling(inst)
 
 
+def _machine(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.machines import machine_pipeline
+
+    return machine_pipeline(inst)
+
+
 def _bermond(inst: Instance, _: str | None) -> Schedule:
     from gossipcert.constructions.bermond import bermond
 
@@ -294,6 +300,13 @@ CONSTRUCTIONS: dict[str, Construction] = {
             "all-port",
         ),
         Construction(
+            "machine-pipeline",
+            "hierarchical pipeline: slow inter-chassis links first, greedy time-expanded routes",
+            "TACCL (Shah et al. 2023) sketches; TE-CCL (Liu et al. 2024) time-expanded network",
+            _machine,
+            "all-port",
+        ),
+        Construction(
             "bermond",
             "four-phase sequential gossip with p-packet calls",
             "Bermond-Gargano-Perennes 1998, Theorem 3.1",
@@ -342,7 +355,9 @@ def construct(instance: Instance, name: str, sequence: str | None = None) -> Sch
 
 
 #: constructions that also split each node's data into chunks
-_CHUNKED = frozenset({"ring-alltoall", "farthest-first-routes", "shift-exchange"})
+_CHUNKED = frozenset(
+    {"ring-alltoall", "farthest-first-routes", "shift-exchange", "machine-pipeline"}
+)
 
 
 #: tried for every instance, whatever its model and problem

@@ -25,7 +25,10 @@ Constraint families (besides those of :mod:`.transfer`):
 - *symmetry* (sound): the lex-leader constraints of :mod:`gossipcert.symmetry.automorphisms` are
   stated on the first round's transfer variables, keyed by the arc and by the nodes that
   name the packet (its origin, its destination, or both), so that an automorphism moves a
-  packet with its nodes; the automorphisms also preserve arc capacities.
+  packet with its nodes; the automorphisms also preserve arc capacities and routers. With
+  the data in chunks the key also holds the chunk's index, which an automorphism keeps
+  (chunk ``j`` of ``x`` goes to chunk ``j`` of ``σ(x)``: the chunks of a packet have its
+  holders and demanders).
 
 References
 ----------
@@ -61,8 +64,48 @@ def packet_nodes(instance: Instance) -> list[tuple[int, ...]] | None:
     >>> packet_nodes(parse_instance("path:3", "all-port", "total-exchange"))[:2]
     [(0, 1), (0, 2)]
     """
+    if instance.problem.chunks != 1:
+        return None
+    return _named_packets(instance)
+
+
+#: the problems whose chunks are named by their packet's nodes and their index
+_CHUNK_NAMED = frozenset(
+    {
+        ProblemKind.GOSSIP,
+        ProblemKind.BROADCAST,
+        ProblemKind.SCATTER,
+        ProblemKind.GATHER,
+        ProblemKind.TOTAL_EXCHANGE,
+    }
+)
+
+
+def chunk_names(instance: Instance) -> list[tuple[tuple[int, ...], int]] | None:
+    """With the data split into ``k > 1`` chunks: each packet's nodes (as
+    :func:`packet_nodes` names the unsplit packet) and its chunk index ``j``; None otherwise.
+
+    Packet ``p`` is chunk ``p mod k`` of the unsplit packet ``p // k`` and has its holders and
+    demanders, so an automorphism ``σ`` of the instance maps chunk ``j`` of the packet of
+    nodes ``x`` to chunk ``j`` of the packet of nodes ``σ(x)``.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> chunk_names(parse_instance("path:3", "all-port", "gossip:chunks=2"))[:3]
+    [((0,), 0), ((0,), 1), ((1,), 0)]
+    """
+    k = instance.problem.chunks
+    if k == 1 or instance.problem.kind not in _CHUNK_NAMED:
+        return None
+    names = _named_packets(instance)
+    assert names is not None
+    return [(nodes, p % k) for p, nodes in enumerate(names)]
+
+
+def _named_packets(instance: Instance) -> list[tuple[int, ...]] | None:
     kind = instance.problem.kind
-    if kind is ProblemKind.CUSTOM or instance.problem.chunks != 1:
+    if kind is ProblemKind.CUSTOM:
         return None
     out: list[tuple[int, ...]] = []
     for p in range(instance.n_packets):
@@ -132,6 +175,21 @@ class AllPortEncoding(TransferEncoding):
                 x = self.sends(p, u, v, 1)
                 if x is not False:
                     out.append(((u, v, *self.names[p]), x))
+        return out
+
+    def symmetry_keys(self) -> list[tuple[Hashable, int]]:
+        """The keys of the lex-leader constraints: :meth:`first_round_keys`, and with the
+        data in chunks the round-1 transfers keyed by ``((u, v, *nodes), chunk)``."""
+        chunks = chunk_names(self.instance)
+        if chunks is None:
+            return self.first_round_keys()
+        out: list[tuple[Hashable, int]] = []
+        for u, v in self.arcs:
+            for p in range(self.instance.n_packets):
+                x = self.sends(p, u, v, 1)
+                if x is not False:
+                    nodes, j = chunks[p]
+                    out.append((((u, v, *nodes), j), x))
         return out
 
     def decode_round(self, t: int, value: Callable[[int], bool]) -> Round:

@@ -44,6 +44,9 @@ spec                        n                       m
 ``fully-connected:N``       N                       N(N-1)/2 (all-port ``K_N``)
 ``hub:N``                   N                       N(N-1)/2 (single-port ``K_N`` only)
 ``dgx1``                    8                       16 (capacities 1 and 2)
+``dgx2``                    17 (16 GPUs, a switch)  16
+``ndv2:K`` / ``K:lat=L``    8K (+1 switch, K >= 3)  16K + 1 (K = 2), 17K (K >= 3)
+``mi250:K``                 16K (+8K+1, K >= 2)     28K (+24K, K >= 2)
 ==========================  ======================  =========================================
 
 Products are written with ``*`` (``ring:3*path:2``, left-associative) and any string that
@@ -89,6 +92,11 @@ from gossipcert.graphs.files import (
     read_graph_file,
     write_graph_file,
 )
+from gossipcert.graphs.machines import (
+    dgx2,
+    mi250,
+    ndv2,
+)
 from gossipcert.graphs.networks import (
     cube_connected_cycles,
     de_bruijn,
@@ -128,6 +136,7 @@ __all__ = [
     "de_bruijn",
     "describe",
     "dgx1",
+    "dgx2",
     "fat_tree",
     "from_spec",
     "fully_connected",
@@ -137,6 +146,8 @@ __all__ = [
     "knodel",
     "looks_like_file",
     "mesh",
+    "mi250",
+    "ndv2",
     "node_ref",
     "pancake",
     "path",

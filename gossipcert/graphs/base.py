@@ -37,6 +37,9 @@ FAMILIES: tuple[str, ...] = (
     "fully-connected",
     "hub",
     "dgx1",
+    "dgx2",
+    "ndv2",
+    "mi250",
 )
 
 #: File name endings that :func:`read_graph_file` and :func:`write_graph_file` understand.

@@ -1,5 +1,5 @@
-"""The topologies of the collective-synthesis literature: ``fully-connected:N``, ``hub:N``
-and ``dgx1``.
+"""The topologies of the collective-synthesis literature: ``fully-connected:N``, ``hub:N``,
+``dgx1`` and the machines of TACCL and TE-CCL: ``dgx2``, ``ndv2:K`` and ``mi250:K``.
 
 - ``fully-connected:N``: ``K_N`` meant for the all-port model (every GPU linked to every
   other, one packet per link and direction per round by default);
@@ -10,6 +10,13 @@ and ``dgx1``.
   refuses it under any other model (use ``fully-connected:N`` for those);
 - ``dgx1``: the 8-GPU hybrid cube-mesh of the NVIDIA DGX-1, capacity 2 (two NVLinks) on
   0-1, 0-4, 1-3, 2-3, 2-6, 4-5, 5-7, 6-7 and 1 on 0-2, 0-3, 1-2, 1-5, 3-7, 4-6, 4-7, 5-6.
+
+The multi-chassis machines (see :mod:`gossipcert.graphs.machines` for their conventions):
+
+- ``dgx2``: the NVIDIA DGX-2, 16 GPUs behind the NVSwitch fabric (one router);
+- ``ndv2:K``: ``K`` Azure NDv2 chassis of 8 GPUs in the DGX-1's hybrid cube-mesh, one
+  InfiniBand NIC per chassis (``ndv2:K:lat=L`` marks the NIC links with ``latency = L``);
+- ``mi250:K``: ``K`` chassis of 16 AMD MI250 GCDs as TE-CCL models them.
 
 See :mod:`gossipcert.graphs` for the conventions every graph follows.
 

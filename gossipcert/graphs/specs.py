@@ -25,6 +25,7 @@ from gossipcert.graphs.families import (
     star,
 )
 from gossipcert.graphs.files import read_graph_file
+from gossipcert.graphs.machines import dgx2, mi250, ndv2
 from gossipcert.graphs.networks import (
     cube_connected_cycles,
     de_bruijn,
@@ -62,6 +63,9 @@ _USAGE: dict[str, str] = {
     "fully-connected": "fully-connected:N (N >= 2)",
     "hub": "hub:N (N >= 2; the single-port model on K_N)",
     "dgx1": "dgx1 (no parameters)",
+    "dgx2": "dgx2 (no parameters)",
+    "ndv2": "ndv2:K or ndv2:K:lat=L (K >= 1 chassis, L >= 1 rounds on a NIC link)",
+    "mi250": "mi250 or mi250:K (K >= 1 chassis)",
 }
 
 
@@ -133,15 +137,40 @@ _ONE_PARAMETER: dict[str, Callable[[int], nx.Graph]] = {
     "pancake": pancake,
     "fully-connected": fully_connected,
     "hub": hub,
+    "mi250": mi250,
+}
+
+
+def _parse_ndv2(args: str, spec: str) -> _Builder:
+    head, colon, tail = args.partition(":")
+    k = _spec_int(head, "ndv2", spec)
+    if not colon:
+        return lambda: ndv2(k)
+    key, eq, value = tail.partition("=")
+    if key.strip().lower() != "lat" or not eq:
+        raise SpecError(f"unknown option {tail!r} in {spec!r}; expected {_USAGE['ndv2']}")
+    lat = _spec_int(value, "ndv2", spec)
+    return lambda: ndv2(k, latency=lat)
+
+
+_NO_PARAMETER: dict[str, Callable[[], nx.Graph]] = {
+    "petersen": petersen,
+    "dgx1": dgx1,
+    "dgx2": dgx2,
 }
 
 
 def _parse_family(name: str, args: str | None, spec: str) -> _Builder:
     """Parse the parameters ``args`` (None if there is no colon) of family ``name``."""
-    if name in ("petersen", "dgx1"):
+    if name in _NO_PARAMETER:
         if args is not None:
             raise SpecError(f"{name} takes no parameters, got {spec!r}")
-        return petersen if name == "petersen" else dgx1
+        return _NO_PARAMETER[name]
+    if name in ("ndv2", "mi250") and args is None:
+        return lambda: ndv2(1) if name == "ndv2" else mi250(1)
+    if name == "ndv2":
+        assert args is not None
+        return _parse_ndv2(args, spec)
     if args is None or not args.strip():
         raise SpecError(f"missing parameters in {spec!r}; expected {_USAGE[name]}")
     if name in _ONE_PARAMETER:

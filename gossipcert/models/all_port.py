@@ -24,5 +24,6 @@ ALL_PORT = PortRules(
         "ring-alltoall",
         "hypercube-doubling",
         "farthest-first-routes",
+        "machine-pipeline",
     ),
 )

@@ -223,6 +223,9 @@ class _Search:
             if rep.ok and (self.upper is None or rep.rounds < self.upper):  # type: ignore[operator]
                 self.best = (Schedule(cand.rounds[: rep.rounds]), rep)
                 self.upper_source = name
+                # reported at once, so that a run killed at its limit while a later
+                # candidate is built keeps it
+                self.tell_upper()
             if self.upper is not None and self.upper <= self.lower:
                 break
         self.symmetric_schedules()

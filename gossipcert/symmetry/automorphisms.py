@@ -119,6 +119,9 @@ def automorphism_generators(instance: Instance) -> list[list[int]]:
 
 
 def _image(key: Hashable, perm: list[int]) -> Hashable:
+    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[0], tuple):
+        # (nodes, tag): the nodes move, the tag (a chunk's index) stays
+        return (_image(key[0], perm), key[1])
     if isinstance(key, frozenset):
         return frozenset(perm[v] for v in key)
     if isinstance(key, tuple):
@@ -135,7 +138,9 @@ def add_lex_leader(encoding: Encoding, generators: list[list[int]]) -> int:
         The number of generators used.
     """
     f = encoding.formula
-    keys = encoding.first_round_keys()
+    # an encoding may key more variables for symmetry than for cubes (all-port: chunks)
+    symmetry_keys = getattr(encoding, "symmetry_keys", None)
+    keys = symmetry_keys() if symmetry_keys is not None else encoding.first_round_keys()
     index = {k: lit for k, lit in keys}
     used = 0
     for gi, perm in enumerate(generators):
