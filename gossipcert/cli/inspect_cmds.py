@@ -345,7 +345,8 @@ def construct_cmd(
             help="ring-fd, ring-hd, ring-multicast, hamiltonian, product, simple, "
             "concurrent-updown, fattree-flood, farthest-first, fattree-total-exchange, "
             "ring-allgather, ring-alltoall, farthest-first-routes, shift-exchange, "
-            "hypercube-doubling, bermond, rows-columns, matching-sequence, gather-spread.",
+            "hypercube-doubling, bermond, rows-columns, matching-sequence, gather-spread, "
+            "latency-flood.",
         ),
     ],
     model: Annotated[

@@ -41,8 +41,9 @@ the same holders and the same demanders share their head and tail on every cut, 
 bound is evaluated per such class, on arrays (:class:`CutData`).
 
 The cuts tried: every set of nodes for small graphs (``n <= 8``), otherwise each single
-node and its complement, the two sides of every bridge, the balls around every node and,
-on trees, every subtree (which the bridges give). With routers the holdings and demands are
+node and its complement, the two sides of every bridge, the balls around every node (with
+latencies also the balls in the distance weighted by latency) and, on trees, every subtree
+(which the bridges give). With routers the holdings and demands are
 the processors' only, as in every problem.
 
 References
@@ -274,6 +275,12 @@ def _cuts(instance: Instance) -> Iterator[frozenset[int]]:
         lengths = nx.single_source_shortest_path_length(g, v)
         for r in range(1, max(lengths.values())):
             yield from fresh(frozenset(w for w, d in lengths.items() if d <= r))
+    if graphs.latencies(g):
+        # balls in the distance weighted by latency: the sides of the slow links
+        for v in range(n):
+            weighted = nx.single_source_dijkstra_path_length(g, v, weight="latency")
+            for r in sorted(set(weighted.values()))[1:-1]:
+                yield from fresh(frozenset(w for w, d in weighted.items() if d <= r))
 
 
 def cut_bound(instance: Instance) -> Bound | None:
