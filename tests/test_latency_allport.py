@@ -4,8 +4,10 @@ The solver, both back-ends, against the exhaustive search of ``latency_reference
 shares nothing with :mod:`gossipcert`) on every connected graph of the networkx atlas with
 up to 5 nodes, each with four deterministic assignments of latencies and capacities in
 ``{1, 2}``, for gossip, broadcast and total exchange. The default suite takes every graph
-up to 4 nodes and every third 5-node graph (gossip and broadcast); ``-m slow`` takes them
-all, total exchange on 5 nodes included. The search is run without the closed-form bounds
+up to 4 nodes and every third 5-node graph (gossip and broadcast); ``-m slow`` takes every
+5-node graph with every pattern for gossip and broadcast. Total exchange is compared up to
+4 nodes only: the reference's routing search over 20 packets does not finish on some 5-node
+graphs (a star with latency-2 edges) in minutes. The search is run without the closed-form bounds
 (so that the encoding, not a bound meeting the first schedule, decides), and separately
 every bound is checked to be at most the optimum and the ``latency-flood`` schedule at
 least it.
@@ -109,7 +111,7 @@ def test_five_node_sample(index: int, problem: str, backend: str) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", ["sat", "cpsat"])
-@pytest.mark.parametrize("problem", ["gossip", "broadcast:0", "total-exchange"])
+@pytest.mark.parametrize("problem", ["gossip", "broadcast:0"])
 @pytest.mark.parametrize("pattern", PATTERNS)
 @pytest.mark.parametrize("index", FIVE)
 def test_five_node_graphs(index: int, pattern: str, problem: str, backend: str) -> None:
