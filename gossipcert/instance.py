@@ -30,7 +30,7 @@ from typing import Any
 import networkx as nx
 
 from gossipcert import graphs
-from gossipcert.errors import InstanceError, SpecError
+from gossipcert.errors import InstanceError, SpecError, UnsupportedModelError
 from gossipcert.models.base import ModelKind
 from gossipcert.models.spec import Model, parse_model
 from gossipcert.problems import (
@@ -63,6 +63,7 @@ __all__ = [
     "ProblemKind",
     "bits",
     "check_capacities",
+    "check_latencies",
     "make_instance",
     "names_problem_file",
     "parse_chunks",
@@ -71,6 +72,7 @@ __all__ = [
     "parse_problem",
     "parse_redop",
     "problem_from_dict",
+    "require_unit_latencies",
     "resolve_roots",
     "stored_problem",
     "with_chunks",
@@ -182,6 +184,66 @@ def check_capacities(graph: nx.Graph) -> None:
         )
 
 
+def check_latencies(graph: nx.Graph, model: Model, problem: Problem) -> None:
+    """Every edge's latency is a whole number of at least 1, and a latency other than 1
+    comes with a model and problem that state what it means.
+
+    A latency ``L`` (edge attribute ``latency``, 1 when absent) is stated for the all-port
+    model only (:mod:`gossipcert.models.all_port`: a packet entering the link in round ``t``
+    is known at its far end from the end of round ``t + L - 1``), and for the problems that
+    copy packets (not the reductions, whose partial results the rule does not cover).
+
+    Raises
+    ------
+    InstanceError
+        A latency that is not a whole number >= 1.
+    UnsupportedModelError
+        Some latency is not 1 and the model is not all-port, or the problem is a reduction.
+    """
+    slow: tuple[Any, Any, Any] | None = None
+    for u, v, lat in graph.edges(data="latency", default=1):
+        if isinstance(lat, bool) or not isinstance(lat, numbers.Integral) or lat < 1:
+            raise InstanceError(
+                f"edge {u} -- {v} has latency {lat!r}; a latency must be a whole number >= 1"
+            )
+        if lat != 1 and slow is None:
+            slow = (u, v, lat)
+    if slow is None:
+        return
+    u, v, lat = slow
+    spec = graph.graph.get("spec", "this graph")
+    if model.kind is not ModelKind.ALL_PORT:
+        raise UnsupportedModelError(
+            f"{spec} has links slower than one round (edge {graphs.node_ref(graph, u)} -- "
+            f"{graphs.node_ref(graph, v)} has latency {lat}); latencies are defined for the "
+            f"all-port model only, got {model.spec()}"
+        )
+    if problem.reduction:
+        raise UnsupportedModelError(
+            f"{spec} has links slower than one round (edge {graphs.node_ref(graph, u)} -- "
+            f"{graphs.node_ref(graph, v)} has latency {lat}); {problem.spec()} is a reduction, "
+            "and latencies are defined for the problems that copy packets only"
+        )
+
+
+def require_unit_latencies(instance: Instance, what: str) -> None:
+    """Refuse a graph with latencies in an algorithm that moves a packet one edge a round.
+
+    Raises
+    ------
+    UnsupportedModelError
+        Some edge's latency is not 1 ("the matching heuristic assumes ...").
+    """
+    slow = graphs.latencies(instance.graph)
+    if slow:
+        (u, v), lat = next(iter(slow.items()))
+        raise UnsupportedModelError(
+            f"{what} assumes every link delivers in the round it is used; edge "
+            f"{graphs.node_ref(instance.graph, u)} -- {graphs.node_ref(instance.graph, v)} "
+            f"has latency {lat}"
+        )
+
+
 def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
     """Bind a graph, a model and a problem into an :class:`Instance`.
 
@@ -194,9 +256,14 @@ def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
     InstanceError
         Some demand can never be met: no holder of the packet lies in the demanding node's
         connected component (for instance, gossip on a disconnected graph); or an edge's
-        capacity is not a whole number of at least 1 (:func:`check_capacities`).
+        capacity is not a whole number of at least 1 (:func:`check_capacities`), or a latency
+        not a whole number of at least 1.
+    UnsupportedModelError
+        Some edge's latency is not 1 and the model is not all-port or the problem is a
+        reduction (:func:`check_latencies`).
     """
     check_capacities(graph)
+    check_latencies(graph, model, problem)
     ports = graph.graph.get("ports")
     if ports is not None and (model.kind.value != ports or (model.packet_cap or 1) != 1):
         spec = graph.graph.get("spec", "this graph")

@@ -22,8 +22,15 @@ ways, no sending while receiving, arc capacities) rather than from its name:
   received per node, partners may differ; at most ``p`` packets;
 - ``multicast``: a node sends at most one transmission, to any set of neighbours, and
   receives at most one; at most ``p`` packets;
-- ``all-port``: any arcs; the packets crossing arc ``(u, v)`` in a round are at most its
-  capacity (``over-capacity``);
+- ``all-port``: any arcs; the packets entering arc ``(u, v)`` in a round are at most its
+  capacity (``over-capacity``), whatever is still in flight on it;
+- ``all-port`` with latencies (edge attribute ``latency`` ``L``, 1 when absent): a
+  transmission is listed in the round ``t`` it enters the link, and its packets are known to
+  the receiver from the end of round ``t + L - 1`` (forwarded in round ``t + L`` at the
+  earliest); sending a packet before it has arrived is ``unknown-packet`` ("node 3 sends
+  packet 0, which it does not know yet (it is in flight to it until the end of round 4)").
+  Packets still in flight after the last round are delivered in the rounds after it: the
+  report's ``rounds`` and ``length`` count those rounds (the round of the last arrival);
 - ``calls_per_round``: at most that many calls (telephone) or transmissions (other models)
   in the whole round (``calls-per-round``).
 
@@ -122,7 +129,8 @@ class Report:
         The round after which all demands are met (0 if they are met before round 1),
         None if they never are.
     length : int
-        Number of rounds in the schedule (trailing empty rounds dropped).
+        Number of rounds in the schedule (trailing empty rounds dropped); with latencies, the
+        round of the last arrival when that is later.
     errors : list of Violation
     unmet : list of (node, packet)
         Demands still unmet at the end (internal node and packet numbers).
@@ -253,6 +261,11 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
             errors.append(Violation(t, nodes, rule, f"round {t}: {text}"))
 
     reduction = Partials(instance) if instance.problem.reduction else None
+    # links slower than one round (all-port only, see make_instance): the packets in flight,
+    # by the round at whose end they arrive, and per node the round each arrives by
+    slow = graphs.latencies(g)
+    landing: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    in_flight: dict[tuple[int, int], int] = {}
 
     def unmet_now() -> bool:
         if reduction is not None:
@@ -264,7 +277,7 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
     for t, rnd in enumerate(schedule.rounds[:length], start=1):
         plain = (
             _plain_round(rnd, know, adj, model)
-            if not rules_of(kind).arc_capacities and reduction is None
+            if not rules_of(kind).arc_capacities and reduction is None and not slow
             else None
         )
         if plain is not None:
@@ -305,6 +318,12 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
             unknown = mask & ~known
             if unknown:
                 names = [repr(instance.packet_names[p]) for p in bits(unknown)[:5]]
+                flying = [in_flight[u, p] for p in bits(unknown)[:5] if (u, p) in in_flight]
+                late = (
+                    f" (it is in flight to it until the end of round {max(flying)})"
+                    if flying
+                    else ""
+                )
                 more = "" if unknown.bit_count() <= 5 else f" (and {unknown.bit_count() - 5} more)"
                 s_ = "s" if len(names) > 1 else ""
                 report(
@@ -312,7 +331,7 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
                     (u,),
                     "unknown-packet",
                     f"node {ref(u)} sends packet{s_} {_and(names)}{more}, which it does not "
-                    "know yet"
+                    f"know yet{late}"
                     if reduction is None
                     else f"node {ref(u)} sends chunk{s_} {_and(names)}{more}, of which it "
                     "holds no partial result yet",
@@ -331,7 +350,15 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
             n_sent[u] += 1
             sent_by[u].extend(receivers)
             for r in receivers:
-                if r in neighbours:
+                delay = slow.get((min(u, r), max(u, r)), 1) - 1 if slow else 0
+                if delay and r in neighbours:
+                    if mask:
+                        landing[t + delay].append((r, mask))
+                    for p in bits(mask & ~know[r]):
+                        in_flight[r, p] = min(in_flight.get((r, p), t + delay), t + delay)
+                    arc_load[(u, r)] += size
+                    moved += size
+                elif r in neighbours:
                     if not incoming[r]:
                         touched.append(r)
                     incoming[r] |= mask
@@ -379,8 +406,17 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
                         t,
                         (u, r),
                         "over-capacity",
-                        f"arc {ref(u)}->{ref(r)} carries {load} packets, over its capacity {cap}",
+                        f"arc {ref(u)}->{ref(r)} carries {load} packets, over its capacity {cap}"
+                        + (
+                            " (packets entering the link in this round; it is pipelined)"
+                            if slow
+                            else ""
+                        ),
                     )
+        for r, mask in landing.pop(t, ()):
+            if not incoming[r]:
+                touched.append(r)
+            incoming[r] |= mask
 
         learned = 0
         for v in touched:  # every other node received nothing this round
@@ -396,6 +432,13 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
         if done_at is None and learned and not unmet_now():
             done_at = t
 
+    # packets still in flight after the last round arrive in the rounds after it
+    for t in sorted(landing):
+        for r, mask in landing[t]:
+            know[r] |= mask
+        length = max(length, t)
+        if done_at is None and not unmet_now():
+            done_at = t
     if reduction is None:
         unmet = [(v, p) for v in range(instance.n) for p in bits(demands[v] & ~know[v])]
         missing: list[tuple[int, int, int]] = []

@@ -94,15 +94,18 @@ def canonical_form(instance: Instance) -> dict[str, Any]:
         for v in range(n)
     ]
     caps = {graphs.capacity(g, u, v) for u, v in g.edges}
+    slow = graphs.latencies(g)
     pairs: list[tuple[int, int]] = []
     uniform: int | None = None
-    if len(caps) <= 1:
+    if len(caps) <= 1 and not slow:
         uniform = caps.pop() if caps else 1
         pairs = [(u, v) for u, v in g.edges]
     else:
         for u, v in sorted((min(e), max(e)) for e in g.edges):
             w = len(colour)
-            colour.append(("edge", graphs.capacity(g, u, v)))
+            lat = slow.get((u, v), 1)
+            # an edge's latency is part of the instance like its capacity
+            colour.append(("edge" if lat == 1 else f"edge:latency={lat}", graphs.capacity(g, u, v)))
             pairs += [(w, u), (w, v)]
     classes = sorted(set(colour))
     cells = [{v for v, c in enumerate(colour) if c == k} for k in classes]

@@ -789,7 +789,7 @@ def test_g6_with_header(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "content", "pieces"),
     [
-        ("bad.edgelist", "1 2\n2 3 4 5\n", ["bad.edgelist:2", "'2 3 4 5'"]),
+        ("bad.edgelist", "1 2\n2 3 4 5 6\n", ["bad.edgelist:2", "'2 3 4 5 6'"]),
         ("one.edgelist", "1 2\n3\n", ["one.edgelist:2"]),
         ("cap.edgelist", "1 2 x\n", ["cap.edgelist:1", "capacity"]),
         ("zero.edgelist", "1 2 0\n", ["zero.edgelist:1", "capacity"]),

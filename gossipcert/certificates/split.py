@@ -45,7 +45,8 @@ Steps = Any  # a CheckReport (kept untyped here: certificate imports this module
 
 
 def is_automorphism(instance: Instance, perm: Any) -> bool:
-    """Whether ``perm`` is a node permutation preserving edges, capacities, routers and the
+    """Whether ``perm`` is a node permutation preserving edges, capacities, latencies,
+    routers and the
     problem's roots (as a set: the sources of a broadcast may be exchanged)."""
     n = instance.n
     if not isinstance(perm, list) or sorted(perm) != list(range(n)):
@@ -54,6 +55,7 @@ def is_automorphism(instance: Instance, perm: Any) -> bool:
     if any(
         not g.has_edge(perm[u], perm[v])
         or graphs.capacity(g, u, v) != graphs.capacity(g, perm[u], perm[v])
+        or graphs.latency(g, u, v) != graphs.latency(g, perm[u], perm[v])
         for u, v in g.edges
     ):
         return False

@@ -53,8 +53,8 @@ def graph_cmd(
     graph: GraphArg,
     as_json: JsonOpt = False,
 ) -> None:
-    """Describe a graph: nodes, edges, degrees, diameter, radius, processors, routers and
-    edge capacities.
+    """Describe a graph: nodes, edges, degrees, diameter, radius, processors, routers, edge
+    capacities and (when some edge's is not 1) edge latencies.
 
     Above 5,000 nodes the diameter and radius come from a bounded number of breadth-first
     searches (eccentricity bounds); when these do not settle them, bounds are printed.
@@ -71,6 +71,10 @@ def graph_cmd(
         if key == "capacities":
             text = ", ".join(f"{cap}: {count} edges" for cap, count in value.items())
             table.add_row(key, esc(text or "-"))
+        elif key == "latencies":
+            lows = [int(lat) for lat in value]
+            text = ", ".join(f"{lat}: {count} edges" for lat, count in value.items())
+            table.add_row(key, esc(f"{min(lows)}..{max(lows)} ({text})"))
         elif key.endswith("_bounds") or key == "distance_note":
             continue
         elif value is None and f"{key}_bounds" in info:
@@ -348,7 +352,7 @@ def construct_cmd(
             "concurrent-updown, fattree-flood, farthest-first, fattree-total-exchange, "
             "ring-allgather, ring-alltoall, farthest-first-routes, shift-exchange, "
             "hypercube-doubling, machine-pipeline, bermond, rows-columns, matching-sequence, "
-            "gather-spread.",
+            "gather-spread, latency-flood.",
         ),
     ],
     model: Annotated[

@@ -42,6 +42,10 @@ Conventions used in the hypotheses
   from a file or edited after construction never inherits a family's bound. Paths, cycles and
   complete graphs are recognised by their structure.
 * Bounds on graphs with routers are only those of the fat-tree paper and the cut bound.
+* On a graph with latencies (all-port only, an edge's ``latency`` ``L``: a packet entering
+  it in round ``t`` arrives after round ``t + L - 1``) only :data:`LATENCY_BOUNDS` apply,
+  ``distance`` and ``cut``, stated with distances weighted by the latencies; every other
+  bound assumes one round per edge and declines.
 
 Bounds (name: hypothesis -- value)
 ----------------------------------
@@ -227,6 +231,7 @@ from gossipcert.closed_forms.packet_layers import (
     packet_ranks_bound,
     packet_walks_bound,
 )
+from gossipcert.graphs import latencies
 from gossipcert.instance import Instance
 
 __all__ = [
@@ -234,6 +239,7 @@ __all__ = [
     "HAMILTONIAN_SEARCH_BUDGET",
     "HAMILTONIAN_SEARCH_MAX_NODES",
     "HAMILTONIAN_STEPS_PER_NODE",
+    "LATENCY_BOUNDS",
     "LOWER_BOUNDS",
     "LOWER_COST_BOUNDS",
     "UPPER_BOUNDS",
@@ -391,6 +397,10 @@ UPPER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     bermond_2n4_upper_bound,
 )
 
+#: the bounds stated with latencies (weighted distances): on a graph with an edge whose
+#: latency is not 1 only these apply, every other bound declines
+LATENCY_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (distance_bound, cut_bound)
+
 
 def all_bounds(instance: Instance) -> list[Bound]:
     """Every bound that applies to ``instance``: lower bounds, then cost bounds, then upper.
@@ -410,7 +420,10 @@ def all_bounds(instance: Instance) -> list[Bound]:
     ['packet-layers', 'packet-ranks', 'packet-walks']
     """
     out = []
-    for fn in LOWER_BOUNDS + LOWER_COST_BOUNDS + UPPER_BOUNDS:
+    fns = LOWER_BOUNDS + LOWER_COST_BOUNDS + UPPER_BOUNDS
+    if latencies(instance.graph):
+        fns = LATENCY_BOUNDS
+    for fn in fns:
         b = fn(instance)
         if b is not None:
             out.append(b)

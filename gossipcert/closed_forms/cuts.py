@@ -18,7 +18,8 @@ demands and no node of ``T`` holds must cross from ``S`` to ``T`` at least once.
 Packet ``p`` cannot cross before round ``head(p) = min over cut arcs (a, b) of
 dist(holders(p), a) + 1``, and after its first crossing, in round ``t``, every node ``d`` of
 ``T`` that demands it is reached no earlier than ``t + min over cut arcs (a, b) of
-dist(b, d)`` (every route from ``S`` to ``d`` enters ``T`` by a cut arc, not before ``t``);
+L(a, b) - 1 + dist(b, d)`` (every route from ``S`` to ``d`` enters ``T`` by a cut arc, not
+before ``t``);
 let ``tail(p)`` be the largest of these over its demanders in ``T``. For every pair of
 thresholds ``m`` and ``h``, the ``k(m, h)`` packets with ``head >= m`` and ``tail >= h`` need
 ``k(m, h)`` first crossings, at most ``C(S)`` a round, none before round ``m``; the last of
@@ -26,6 +27,12 @@ them crosses in round ``m - 1 + ceil(k(m, h) / C(S))`` or later and is delivered
 rounds after that:
 
     R >= max over m, h with k(m, h) > 0 of  m - 1 + ceil(k(m, h) / C(S)) + h.
+
+With latencies (all-port, an edge's ``latency`` ``L``; 1 without) ``dist`` weights every
+edge by its latency, a packet entering a cut arc ``(a, b)`` in round ``t`` is at ``b`` after
+round ``t + L(a, b) - 1`` (hence the ``L - 1`` in the tail), and the capacity bounds the
+packets that *enter* the cut arcs in one round (the links are pipelined), so the count of
+first crossings per round, and the bound, are unchanged.
 
 (The packets of a star's other leaves reach the centre no earlier than round 1, so the
 threshold on heads counts what a single threshold on tails misses: three of them for a
@@ -35,7 +42,8 @@ bound is evaluated per such class, on arrays (:class:`CutData`).
 
 The cuts tried: every set of nodes for small graphs (``n <= 8``), otherwise each single
 node and its complement (a node receives at most its in-capacity a round: the bound per
-port), the two sides of every bridge, the balls around every node, on trees every subtree
+port), the two sides of every bridge, the balls around every node (with latencies also the
+balls in the distance weighted by latency), on trees every subtree
 (which the bridges give), and up to 256 nodes the ``n - 1`` cuts of a Gomory-Hu tree of the
 capacities, which hold a least cut between every pair of nodes: on a machine of chassis
 joined by slower links (``mi250:2``, ``ndv2:K``) a chassis and its NICs against the rest,
@@ -124,14 +132,27 @@ class CutData:
         n = instance.n
         self.instance = instance
         g = instance.graph
-        #: dist[u, v]: the graph distance (connected graphs only)
-        self.dist = np.full((n, n), n + 1, dtype=np.int32)
+        slow = graphs.latencies(g)
+        #: beyond every distance (the graph's distances are at most its total latency)
+        self.far = n + 1 + sum(lat - 1 for lat in slow.values())
+        #: dist[u, v]: the graph distance (connected graphs only), each edge weighted by
+        #: its latency
+        self.dist = np.full((n, n), self.far, dtype=np.int64)
         for u in range(n):
-            for v, d in nx.single_source_shortest_path_length(g, u).items():
+            found = (
+                nx.single_source_dijkstra_path_length(g, u, weight="latency")
+                if slow
+                else nx.single_source_shortest_path_length(g, u)
+            )
+            for v, d in found.items():
                 self.dist[u, v] = d
         arcs = [(a, b) for a, b in g.edges()] + [(b, a) for a, b in g.edges()]
         self.arc_tail = np.array([a for a, _ in arcs], dtype=np.int64)
         self.arc_head = np.array([b for _, b in arcs], dtype=np.int64)
+        #: latency - 1 of each arc: the rounds after its round of entry before it arrives
+        self.arc_wait = np.array(
+            [slow.get((min(a, b), max(a, b)), 1) - 1 for a, b in arcs], dtype=np.int64
+        )
         holder_rows: dict[int, int] = {}
         demand_rows: dict[int, int] = {}
         classes: dict[tuple[int, int], int] = {}
@@ -162,7 +183,6 @@ class CutData:
         self.class_holder = np.array([h for h, _ in classes], dtype=np.int64)
         self.class_demand = np.array([d for _, d in classes], dtype=np.int64)
         self.class_size = np.array(list(classes.values()), dtype=np.int64)
-        self.far = n + 1
 
     def value(self, side: frozenset[int]) -> int:
         """The bound of the module docstring for the cut ``side`` / rest; 0 if none."""
@@ -173,7 +193,6 @@ class CutData:
         if not crossing_arcs.any():
             return 0
         starts = np.unique(self.arc_tail[crossing_arcs])
-        ends = np.unique(self.arc_head[crossing_arcs])
         out = ~in_side
         # packets that some node outside demands and no node outside holds
         # the matrices are 2-D, so any(axis=1) is an array (numpy's stubs also allow a scalar)
@@ -197,7 +216,8 @@ class CutData:
         # head: the earliest round a packet can cross; tail: rounds from the cut to its
         # farthest demander outside
         to_cut = self.dist[:, starts].min(axis=1) + 1
-        from_cut = np.where(out, self.dist[ends, :].min(axis=0), -1)
+        beyond = self.dist[self.arc_head[crossing_arcs], :] + self.arc_wait[crossing_arcs][:, None]
+        from_cut = np.where(out, beyond.min(axis=0), -1)
         head_of_holders = np.where(self.holds, to_cut, self.far + 1).min(axis=1)
         tail_of_demands = np.where(self.demands, from_cut, -1).max(axis=1)
         heads = head_of_holders[self.class_holder[crossing]]
@@ -263,6 +283,12 @@ def _cuts(instance: Instance) -> Iterator[frozenset[int]]:
         lengths = nx.single_source_shortest_path_length(g, v)
         for r in range(1, max(lengths.values())):
             yield from fresh(frozenset(w for w, d in lengths.items() if d <= r))
+    if graphs.latencies(g):
+        # balls in the distance weighted by latency: the sides of the slow links
+        for v in range(n):
+            weighted = nx.single_source_dijkstra_path_length(g, v, weight="latency")
+            for r in sorted(set(weighted.values()))[1:-1]:
+                yield from fresh(frozenset(w for w, d in weighted.items() if d <= r))
     if n <= GOMORY_HU_MAX_NODES and nx.is_connected(g):
         for side in _gomory_hu_sides(g):
             yield from fresh(side)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+import networkx as nx
 import numpy as np
 
 from gossipcert.closed_forms.base import (
@@ -21,6 +22,7 @@ from gossipcert.closed_forms.base import (
     _telephone_lower_gossip,
 )
 from gossipcert.distances import bfs_distances, csr_arrays, diameter_radius
+from gossipcert.graphs import latencies
 from gossipcert.instance import Instance, ProblemKind, bits
 from gossipcert.models import rules_of
 
@@ -67,6 +69,8 @@ def distance_bound(instance: Instance) -> Bound | None:
     Folklore; Beier and Sibeyn, section 2 (``LW = a + b - 2`` for meshes).
     """
     g = instance.graph
+    if latencies(g):
+        return _weighted_distance_bound(instance)
     indptr, indices = csr_arrays(g)
     kind = instance.problem.kind
     best = 0
@@ -89,6 +93,35 @@ def distance_bound(instance: Instance) -> Bound | None:
                     dist = searched[key] = bfs_distances(indptr, indices, key)
                 best = max(best, int(dist[v]))
     return Bound("distance", _LOWER, best, "every model: a packet crosses one edge per round")
+
+
+def _weighted_distance_bound(instance: Instance) -> Bound:
+    """The distance bound on a graph with latencies (all-port): a packet that enters an edge
+    of latency ``L`` in round ``t`` arrives after round ``t + L - 1``, so by induction on
+    the rounds it is known at ``v`` no earlier than after round ``d_L(holders(p), v)``, the
+    distance with every edge weighted by its latency."""
+    g = instance.graph
+    holders = _holders(instance)
+    searched: dict[tuple[int, ...], dict[int, int]] = {}
+    best = 0
+    for v, mask in enumerate(instance.demands):
+        for p in bits(mask):
+            if not holders[p]:
+                continue
+            key = tuple(holders[p])
+            dist = searched.get(key)
+            if dist is None:
+                dist = searched[key] = nx.multi_source_dijkstra_path_length(
+                    g, set(key), weight="latency"
+                )
+            best = max(best, int(dist[v]))
+    return Bound(
+        "distance",
+        _LOWER,
+        best,
+        "every model: a packet crosses one edge per round (an edge of latency L takes L "
+        "rounds: distances weighted by the latencies)",
+    )
 
 
 def doubling_bound(instance: Instance) -> Bound | None:

@@ -7,7 +7,9 @@ Names (design section 5): ``ring-fd``, ``ring-hd``, ``ring-multicast``, ``hamilt
 ``matching-sequence`` (with a sequence of matching indices such as ``02102``; without one,
 the sequence of Beier and Sibeyn's Table 6 for the graph, if listed), and ``gather-spread``,
 the universal fallback that applies to every model and problem, so that the exact search
-always has a first upper bound.
+always has a first upper bound. On a graph with latencies (all-port only) every
+construction but ``latency-flood`` declines, and ``latency-flood`` is that first upper
+bound.
 
 Every function here returns unverified schedules; callers pass them through the verifier.
 """
@@ -18,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from gossipcert.errors import NotApplicableError, SpecError
+from gossipcert.graphs import latencies
 from gossipcert.instance import Instance, ModelKind
 from gossipcert.models import MODELS, rules_of
 from gossipcert.schedule import Schedule
@@ -33,6 +36,8 @@ class Construction:
     build: Callable[[Instance, str | None], Schedule]
     #: the model spec the construction is stated for, when it is stated for one only
     model: str | None = None
+    #: the construction honours edge latencies (the others decline a graph with latencies)
+    latencies: bool = False
 
 
 #: models in which a node may send to one neighbour while it receives from another
@@ -178,6 +183,12 @@ def _gather_spread(inst: Instance, _: str | None) -> Schedule:
     from gossipcert.constructions.gather_spread import gather_spread
 
     return gather_spread(inst)
+
+
+def _latency_flood(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.latency_flood import latency_flood
+
+    return latency_flood(inst)
 
 
 def _sequence(inst: Instance, sequence: str | None) -> Schedule:
@@ -333,6 +344,14 @@ CONSTRUCTIONS: dict[str, Construction] = {
             "Gonzalez 2003, sec. 3.1 (Simple), generalised",
             _gather_spread,
         ),
+        Construction(
+            "latency-flood",
+            "all-port along shortest routes weighted by latencies, farthest first",
+            "Dimakopoulos-Dimopoulos, sec. 3 (farthest first), with latencies",
+            _latency_flood,
+            "all-port",
+            latencies=True,
+        ),
     )
 }
 
@@ -345,12 +364,18 @@ def construct(instance: Instance, name: str, sequence: str | None = None) -> Sch
     SpecError
         Unknown name.
     NotApplicableError
-        The instance does not meet the construction's hypothesis.
+        The instance does not meet the construction's hypothesis, or the graph has
+        latencies and the construction does not honour them.
     """
     if name not in CONSTRUCTIONS:
         raise SpecError(f"unknown construction {name!r}; known: {', '.join(CONSTRUCTIONS)}")
     if sequence is not None and name != "matching-sequence":
         raise SpecError("--sequence goes with --algorithm matching-sequence")
+    if not CONSTRUCTIONS[name].latencies and latencies(instance.graph):
+        raise NotApplicableError(
+            f"{name} moves a packet one edge a round; this graph has edges of latency above "
+            "1 (use latency-flood)"
+        )
     return CONSTRUCTIONS[name].build(instance, sequence)
 
 
@@ -374,7 +399,10 @@ def upper_bound_candidates(instance: Instance) -> Iterator[tuple[str, Schedule]]
     are tried (the others move one packet per node).
     """
     papers = rules_of(instance.model.kind).constructions
-    if instance.problem.chunks != 1:
+    if latencies(instance.graph):
+        # only latency-flood honours latencies (every other construction declines)
+        papers = ("latency-flood",)
+    elif instance.problem.chunks != 1:
         papers = tuple(name for name in papers if name in _CHUNKED)
     for name in (*papers, *_UNIVERSAL):
         try:

@@ -12,20 +12,34 @@ Rules of one round (design section 2):
 - routers (fat-tree inner nodes) hold and demand nothing (:func:`~gossipcert.instance.
   make_instance`) but store and forward like any node: they have knowledge variables;
 - ``calls=N`` is not encoded here (a transmission's packet set is shared by its receivers,
-  so what it counts is not one variable per arc): such instances get their bounds only.
+  so what it counts is not one variable per arc): such instances get their bounds only;
+- latencies (design section 2; :mod:`gossipcert.models.all_port`): an edge may carry a
+  latency ``L >= 1`` (edge attribute ``latency``, both directions); a packet that enters
+  ``u -> v`` in round ``t`` is known at ``v`` after round ``t + L - 1`` (forwarded in round
+  ``t + L`` at the earliest); ``L = 1`` is the rule above. The capacity counts the packets
+  that *enter* the arc in a round (the link is pipelined), whatever is still in flight; a
+  schedule of ``r`` rounds has every arrival by the end of round ``r``.
 
 Variables (besides those of :mod:`.transfer`): none. Every arc is always usable, so the arc
-literal is the constant True and ``("X", p, u, v, t)`` (packet ``p`` crosses ``u -> v`` in
+literal is the constant True and ``("X", p, u, v, t)`` (packet ``p`` enters ``u -> v`` in
 round ``t``) carries the whole round.
 
 Constraint families (besides those of :mod:`.transfer`):
 
-- *arc capacity*: ``sum_p X[p,u,v,t] <= c(u, v)`` for every arc and round, in place of the
-  per-transmission packet cap;
+- *arc capacity*: ``sum_p X[p,u,v,t] <= c(u, v)`` for every arc and round of entry, in
+  place of the per-transmission packet cap;
+- *latency* (in :mod:`.transfer`'s justification): ``K[v,p,t] -> K[v,p,t-1] or OR_u
+  X[p,u,v,t-L(u,v)+1]``; the sender-knows, arc-used and no-useless-sends clauses of a
+  transfer are written in its round of entry ``t``;
+- *pruning with latencies*: the distances of the distance pruning are weighted by the
+  latencies (``K[v,p,t]`` exists from the weighted distance of ``v`` to the nearest holder
+  of ``p`` on), and a transfer into ``v`` exists only where ``v`` may not know ``p`` by its
+  arrival; a transfer arriving after the horizon is dropped when a schedule is decoded (it
+  serves no demand);
 - *symmetry* (sound): the lex-leader constraints of :mod:`gossipcert.symmetry.automorphisms` are
   stated on the first round's transfer variables, keyed by the arc and by the nodes that
   name the packet (its origin, its destination, or both), so that an automorphism moves a
-  packet with its nodes; the automorphisms also preserve arc capacities and routers. With
+  packet with its nodes; the automorphisms also preserve arc capacities, latencies and routers. With
   the data in chunks the key also holds the chunk's index, which an automorphism keeps
   (chunk ``j`` of ``x`` goes to chunk ``j`` of ``σ(x)``: the chunks of a packet have its
   holders and demanders).
@@ -147,6 +161,8 @@ class AllPortEncoding(TransferEncoding):
             (u, v): fixed if fixed is not None else graphs.capacity(g, u, v) for u, v in self.arcs
         }
         self.names = packet_nodes(instance)
+        #: decoding drops the transfers that arrive after this round (see :meth:`decode`)
+        self.decoded_rounds: int | None = None
 
     def arc(self, u: int, v: int, t: int) -> bool:
         """Every arc is usable in every round: the constant True."""
@@ -192,30 +208,50 @@ class AllPortEncoding(TransferEncoding):
                     out.append((((u, v, *nodes), j), x))
         return out
 
+    def decode(self, r: int, value: Callable[[int], bool]) -> Schedule:
+        """The schedule of rounds ``1..r``; a transfer on a slow arc that would arrive after
+        round ``r`` is left out (it meets no demand by ``r``)."""
+        self.decoded_rounds = r
+        try:
+            return super().decode(r, value)
+        finally:
+            self.decoded_rounds = None
+
     def decode_round(self, t: int, value: Callable[[int], bool]) -> Round:
         """One transmission per arc that carries a packet."""
         out: list[Transmission] = []
+        last = self.decoded_rounds
         for u, v in self.arcs:
+            if last is not None and self.delay and t + self.delay.get((u, v), 0) > last:
+                continue
             mask = self.sent_mask(u, v, t, value)
             if mask:
                 out.append(Transmission(u, (v,), mask))
         return tuple(out)
 
     def hint(self, schedule: Schedule, horizon: int) -> dict[int, bool]:
-        """Values of the transfer and knowledge variables along ``schedule``."""
+        """Values of the transfer and knowledge variables along ``schedule`` (a packet on a
+        slow arc joins its receiver's knowledge when it arrives)."""
         know = list(self.instance.holdings)
         out: dict[int, bool] = {}
+        landing: dict[int, list[tuple[int, int]]] = {}
         for t in range(1, horizon + 1):
             rnd = schedule.rounds[t - 1] if t <= len(schedule.rounds) else ()
             new = list(know)
             for tr in rnd:
                 mask = know[tr.sender] if tr.packets is None else tr.packets & know[tr.sender]
                 for r in tr.receivers:
+                    wait = self.delay.get((tr.sender, r), 0) if self.delay else 0
                     for p in bits(mask & ~know[r]):
                         x = self.sends(p, tr.sender, r, t)
                         if x is not False:
                             out[x] = True
-                    new[r] |= mask
+                    if wait:
+                        landing.setdefault(t + wait, []).append((r, mask))
+                    else:
+                        new[r] |= mask
+            for r, mask in landing.pop(t, []):
+                new[r] |= mask
             know = new
             self.hint_knowledge(out, know, t)
         return out

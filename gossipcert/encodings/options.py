@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields, replace
 
 import networkx as nx
 
+from gossipcert import graphs
 from gossipcert.instance import Instance, bits
 
 
@@ -128,16 +129,19 @@ class EncodingOptions:
 
 
 def earliest_rounds(instance: Instance) -> list[list[int | None]]:
-    """``earliest[p][v]``: distance from the nearest holder of ``p`` to ``v`` (None: never)."""
+    """``earliest[p][v]``: distance from the nearest holder of ``p`` to ``v`` (None: never),
+    each edge weighted by its latency (1 unless the edge's ``latency`` says otherwise): the
+    first round after which ``v`` can know ``p``."""
     g = instance.graph
     holders: list[list[int]] = [[] for _ in range(instance.n_packets)]
     for v, mask in enumerate(instance.holdings):
         for p in bits(mask):
             holders[p].append(v)
     out: list[list[int | None]] = []
+    weight = "latency" if graphs.latencies(g) else None
     for p in range(instance.n_packets):
         dist = (
-            nx.multi_source_dijkstra_path_length(g, holders[p], weight=None) if holders[p] else {}
+            nx.multi_source_dijkstra_path_length(g, holders[p], weight=weight) if holders[p] else {}
         )
         out.append([dist.get(v) for v in range(instance.n)])
     return out

@@ -64,6 +64,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 
+from gossipcert import graphs
 from gossipcert.encodings.formula import Formula, Lit
 from gossipcert.encodings.horizon import HorizonEncoding
 from gossipcert.encodings.options import EncodingOptions, earliest_rounds
@@ -125,6 +126,14 @@ class TransferEncoding(HorizonEncoding):
         self.nbrs = [sorted(instance.graph.adj[v]) for v in range(instance.n)]
         self.edges = sorted((min(u, v), max(u, v)) for u, v in instance.graph.edges)
         self.arcs = [(u, v) for u in range(instance.n) for v in self.nbrs[u]]
+        #: latency - 1 of the arcs whose latency is not 1 (all-port only; make_instance
+        #: refuses a latency elsewhere): a transfer entering u -> v in round t is known at v
+        #: after round t + delay
+        self.delay = {
+            (u, v): lat - 1
+            for (a, b), lat in graphs.latencies(instance.graph).items()
+            for u, v in ((a, b), (b, a))
+        }
         self.earliest = earliest_rounds(instance)
         self.selectors: dict[int, int] = {}
         #: the node sets of the packet counting, with their receiver bounds (on first use)
@@ -146,8 +155,12 @@ class TransferEncoding(HorizonEncoding):
         return self.formula.var(("K", v, p, t))
 
     def sends(self, p: int, u: int, v: int, t: int) -> Lit:
-        """Literal for "packet ``p`` crosses arc ``u -> v`` in round ``t``" (or False)."""
-        if self.knows(u, p, t - 1) is False or isinstance(self.knows(v, p, t), bool):
+        """Literal for "packet ``p`` crosses (enters) arc ``u -> v`` in round ``t``" (or
+        False); with a latency ``L`` it reaches ``v`` after round ``t + L - 1``."""
+        if t < 1:
+            return False
+        late = t + self.delay.get((u, v), 0) if self.delay else t
+        if self.knows(u, p, t - 1) is False or isinstance(self.knows(v, p, late), bool):
             return False
         return self.formula.var(("X", p, u, v, t))
 
@@ -214,11 +227,14 @@ class TransferEncoding(HorizonEncoding):
                     prev = self.knows(v, p, t - 1)
                     xs: list[Lit] = []
                     for u in self.nbrs[v]:
-                        x = self.sends(p, u, v, t)
+                        wait = self.delay.get((u, v), 0) if self.delay else 0
+                        x = self.sends(p, u, v, t - wait)
                         if x is False:
                             continue
                         assert not isinstance(x, bool)
                         xs.append(x)
+                        if wait:
+                            continue  # its own clauses were added in its round t - wait
                         ku = self.knows(u, p, t - 1)
                         f.clause([-x, ku])  # sender knows
                         f.clause([-x, self.arc(u, v, t)])  # arc used
@@ -226,12 +242,33 @@ class TransferEncoding(HorizonEncoding):
                             f.clause([-x, -prev])  # no useless sends
                         self.on_send(p, u, v, t, x)
                     f.clause([-k, prev, *xs])  # justification
+            if self.delay:
+                self._add_slow_transfers(t)
             self.add_packet_cap(t)
             if self.options.learn_cap and self.cap is not None:
                 self._add_learn_cap(t)
             if self.options.packet_count and self.cap is not None:
                 add_packet_counts(self, t, self.count_slack)
         self.horizon = max(self.horizon, horizon)
+
+    def _add_slow_transfers(self, t: int) -> None:
+        """The clauses of the transfers entering a slow arc in round ``t`` (sender knows,
+        arc used, no useless sends), written in their own round: they justify knowledge
+        ``L - 1`` rounds later, and a transfer that arrives after the horizon must still be
+        a valid send."""
+        f = self.formula
+        for u, v in sorted(self.delay):
+            for p in range(self.instance.n_packets):
+                x = self.sends(p, u, v, t)
+                if x is False:
+                    continue
+                assert not isinstance(x, bool)
+                f.clause([-x, self.knows(u, p, t - 1)])  # sender knows
+                f.clause([-x, self.arc(u, v, t)])  # arc used
+                prev = self.knows(v, p, t - 1)
+                if self.options.useless and not isinstance(prev, bool):
+                    f.clause([-x, -prev])  # no useless sends
+                self.on_send(p, u, v, t, x)
 
     def _add_learn_cap(self, t: int) -> None:
         # sum_p [K_t] + sum_p (1 - [K_{t-1}]) <= cap + n_packets

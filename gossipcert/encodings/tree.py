@@ -86,7 +86,7 @@ from gossipcert.schedule import Round, Schedule, Transmission
 
 def tree_applies(instance: Instance) -> bool:
     """Whether :class:`TreeEncoding` encodes ``instance``: all-port without a call limit, a
-    tree, and every packet held by exactly one node.
+    tree whose every edge has latency 1, and every packet held by exactly one node.
 
     Examples
     --------
@@ -102,6 +102,8 @@ def tree_applies(instance: Instance) -> bool:
     if m.kind is not ModelKind.ALL_PORT or m.calls_per_round is not None:
         return False
     g = instance.graph
+    if graphs.latencies(g):
+        return False  # its crossing times assume one round per edge: the generic encoding
     if g.number_of_nodes() == 0 or not nx.is_tree(g):
         return False
     count = [0] * instance.n_packets

@@ -5,7 +5,8 @@ destination) under the all-port model, a schedule whose every packet moves only 
 shortest paths towards its destination is often as short as the best one, and the formula
 restricted to such moves is much smaller for the solver. This heuristic takes the all-port
 encoding (:mod:`gossipcert.encodings.all_port`), forbids every transfer that does not bring
-its packet one step closer to its destination, and asks for a schedule of ``L``, ``L + 1``,
+its packet one step closer to its destination (with latencies: onto a shortest route, every
+edge weighted by its latency), and asks for a schedule of ``L``, ``L + 1``,
 ... rounds within a time budget. The result is an *upper bound* only (the restriction is not
 sound for lower bounds: a detour can relieve a loaded arc), and, like every schedule, it is
 verified by the caller.
@@ -22,6 +23,7 @@ import time
 
 import networkx as nx
 
+from gossipcert import graphs
 from gossipcert.encodings.all_port import AllPortEncoding
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import HeuristicError
@@ -80,7 +82,9 @@ def shortest_route_schedule(
             "shortest routes need a personalized all-port problem on a graph with a cycle"
         )
     deadline = time.monotonic() + seconds
-    dist = dict(nx.all_pairs_shortest_path_length(instance.graph))
+    g = instance.graph
+    # rounds from one node to another: every edge weighted by its latency (1 by default)
+    dist = dict(nx.all_pairs_dijkstra_path_length(g, weight="latency"))
     dest = [
         next(v for v in range(instance.n) if instance.demands[v] >> p & 1)
         for p in range(instance.n_packets)
@@ -92,7 +96,8 @@ def shortest_route_schedule(
             for u, v in enc.arcs:
                 for p in range(instance.n_packets):
                     x = enc.sends(p, u, v, t)
-                    if x is not False and dist[v][dest[p]] != dist[u][dest[p]] - 1:
+                    step = graphs.latency(g, u, v)
+                    if x is not False and dist[v][dest[p]] != dist[u][dest[p]] - step:
                         enc.formula.clause([-x])
         solver = make_backend("sat", enc.formula)
         try:

@@ -13,6 +13,8 @@ on which the rest of gossipcert relies:
 * every node has a ``"router"`` flag (bool): True only for nodes that relay but neither hold nor
   demand information (the inner nodes of fat trees; files may mark routers too);
 * every edge has an integer ``"capacity"`` >= 1 (1 unless the family or the file says otherwise);
+* an edge may have an integer ``"latency"`` >= 1, the rounds a packet spends on it (1 when
+  absent; only the all-port model accepts another value, see :mod:`gossipcert.models.all_port`);
 * families with structure give each node ``"coords"``: ``(r, c)`` for meshes and tori, ``(i, j)``
   for cube-connected cycles and butterflies, ``(s, j)`` for Knödel graphs, the permutation tuple
   for star and pancake graphs, ``(level, index)`` for fat trees and ``(a, b)`` for products;
@@ -111,6 +113,8 @@ from gossipcert.graphs.queries import (
     capacity,
     describe,
     is_router,
+    latencies,
+    latency,
     node_ref,
     processors,
     resolve_node,
@@ -144,6 +148,8 @@ __all__ = [
     "hypercube",
     "is_router",
     "knodel",
+    "latencies",
+    "latency",
     "looks_like_file",
     "mesh",
     "mi250",

@@ -31,7 +31,8 @@ from gossipcert.graphs.queries import _is_plain_int, routers
 # Files
 # --------------------------------------------------------------------------------------------
 
-_RawEdge = tuple[str, str, int, str]
+#: ``(u, v, capacity, where, latency)``
+_RawEdge = tuple[str, str, int, str, int]
 
 
 def _label_of(value: Any, where: str) -> str:
@@ -44,7 +45,7 @@ def _label_of(value: Any, where: str) -> str:
     return text
 
 
-def _parse_capacity(value: Any, where: str) -> int:
+def _parse_capacity(value: Any, where: str, what: str = "capacity") -> int:
     number: int | None = None
     if isinstance(value, bool):
         number = None
@@ -55,8 +56,13 @@ def _parse_capacity(value: Any, where: str) -> int:
     elif isinstance(value, str) and _UNSIGNED.fullmatch(value.strip()):
         number = int(value.strip())
     if number is None or number < 1:
-        raise GraphError(f"{where}: bad capacity {value!r}; expected an integer >= 1")
+        raise GraphError(f"{where}: bad {what} {value!r}; expected an integer >= 1")
     return number
+
+
+def _parse_latency(value: Any, where: str) -> int:
+    """An edge's latency (rounds a packet spends on it): an integer >= 1."""
+    return _parse_capacity(value, where, "latency")
 
 
 def _parse_router(value: Any, where: str) -> bool:
@@ -79,13 +85,14 @@ def _assemble(
     edges: Sequence[_RawEdge],
     router_labels: Iterable[tuple[str, str]],
 ) -> nx.Graph:
-    """Build a conventional graph from labels, edges ``(u, v, capacity, where)`` and routers."""
+    """Build a conventional graph from labels, edges ``(u, v, capacity, where, latency)`` and
+    routers (a latency of 1 is not stored: it is every edge's default)."""
     order: dict[str, None] = {}
     for label in declared:
         if label in order:
             raise GraphError(f"{name}: node {label!r} is declared twice")
         order[label] = None
-    for u, v, _, _ in edges:
+    for u, v, *_ in edges:
         order.setdefault(u)
         order.setdefault(v)
     if not order:
@@ -97,13 +104,15 @@ def _assemble(
     graph = _new_graph(len(labels), name)
     for node, label in enumerate(labels):
         graph.nodes[node]["label"] = label
-    for u, v, cap, where in edges:
+    for u, v, cap, where, lat in edges:
         if u == v:
             raise GraphError(f"{where}: self-loop at node {u!r}; the graph must be simple")
         a, b = index[u], index[v]
         if graph.has_edge(a, b):
             raise GraphError(f"{where}: duplicate edge {u!r} -- {v!r}; the graph must be simple")
         graph.add_edge(a, b, capacity=cap)
+        if lat != 1:
+            graph[a][b]["latency"] = lat
     for label, where in router_labels:
         if label not in index:
             raise GraphError(f"{where}: router {label!r} is not a node of the graph")
@@ -120,12 +129,14 @@ def _read_edgelist(file: Path, name: str) -> nx.Graph:
             continue
         where = f"{name}:{lineno}"
         tokens = line.split()
-        if len(tokens) not in (2, 3):
+        if len(tokens) not in (2, 3, 4):
             raise GraphError(
-                f"{where}: malformed line {raw.strip()!r}; expected 'u v' or 'u v capacity'"
+                f"{where}: malformed line {raw.strip()!r}; expected 'u v', 'u v capacity' or "
+                "'u v capacity latency'"
             )
-        cap = _parse_capacity(tokens[2], where) if len(tokens) == 3 else 1
-        edges.append((tokens[0], tokens[1], cap, where))
+        cap = _parse_capacity(tokens[2], where) if len(tokens) >= 3 else 1
+        lat = _parse_latency(tokens[3], where) if len(tokens) == 4 else 1
+        edges.append((tokens[0], tokens[1], cap, where, lat))
     return _assemble(name, [], edges, [])
 
 
@@ -146,7 +157,8 @@ def _read_graphml(file: Path, name: str) -> nx.Graph:
     for u, v, data in raw.edges(data=True):
         lu, lv = _label_of(u, name), _label_of(v, name)
         where = f"{name}: edge {lu!r} -- {lv!r}"
-        edges.append((lu, lv, _parse_capacity(data.get("capacity", 1), where), where))
+        cap = _parse_capacity(data.get("capacity", 1), where)
+        edges.append((lu, lv, cap, where, _parse_latency(data.get("latency", 1), where)))
     return _assemble(name, declared, edges, router_labels)
 
 
@@ -162,7 +174,7 @@ def _read_g6(file: Path, name: str) -> nx.Graph:
             raise GraphError(f"{name}: contains {what}; expected exactly one graph6 line")
         raw = raw[0]
     declared = [str(v) for v in sorted(raw.nodes)]
-    edges = [(str(u), str(v), 1, f"{name}: edge {u} -- {v}") for u, v in raw.edges()]
+    edges = [(str(u), str(v), 1, f"{name}: edge {u} -- {v}", 1) for u, v in raw.edges()]
     return _assemble(name, declared, edges, [])
 
 
@@ -191,7 +203,8 @@ def _json_node_link(data: dict[str, Any], name: str) -> nx.Graph:
         for label in (u, v):
             if label not in known:
                 raise GraphError(f"{where}: node {label!r} is not in 'nodes'")
-        edges.append((u, v, _parse_capacity(link.get("capacity", 1), where), where))
+        cap = _parse_capacity(link.get("capacity", 1), where)
+        edges.append((u, v, cap, where, _parse_latency(link.get("latency", 1), where)))
     return _assemble(name, declared, edges, router_labels)
 
 
@@ -207,15 +220,19 @@ def _json_simple(data: dict[str, Any], name: str) -> nx.Graph:
     edges: list[_RawEdge] = []
     for position, link in enumerate(links):
         where = f"{name}: edges[{position}]"
-        if not isinstance(link, list) or len(link) not in (2, 3):
-            raise GraphError(f"{where}: expected [u, v] or [u, v, capacity], got {link!r}")
+        if not isinstance(link, list) or len(link) not in (2, 3, 4):
+            raise GraphError(
+                f"{where}: expected [u, v], [u, v, capacity] or [u, v, capacity, latency], "
+                f"got {link!r}"
+            )
         u, v = _label_of(link[0], where), _label_of(link[1], where)
         if nodes is not None:
             for label in (u, v):
                 if label not in known:
                     raise GraphError(f"{where}: node {label!r} is not in 'nodes'")
-        cap = _parse_capacity(link[2], where) if len(link) == 3 else 1
-        edges.append((u, v, cap, where))
+        cap = _parse_capacity(link[2], where) if len(link) >= 3 else 1
+        lat = _parse_latency(link[3], where) if len(link) == 4 else 1
+        edges.append((u, v, cap, where, lat))
     router_labels = [
         (_label_of(r, f"{name}: routers[{i}]"), f"{name}: routers[{i}]")
         for i, r in enumerate(routers_list)
@@ -233,7 +250,7 @@ def graph_from_topology_json(data: Any, name: str) -> nx.Graph:
         Not one of those forms, or malformed.
     """
     topo = topology_from_json(data, name)
-    edges = [(u, v, cap, f"{name}: link {u} -- {v}") for u, v, cap in topo.edges]
+    edges = [(u, v, cap, f"{name}: link {u} -- {v}", 1) for u, v, cap in topo.edges]
     return _assemble(name, topo.nodes, edges, [(r, name) for r in topo.routers])
 
 
@@ -283,15 +300,17 @@ def read_graph_file(path: str | os.PathLike[str]) -> nx.Graph:
 
     Formats, chosen by the file name ending:
 
-    * ``.edgelist``: one edge per line, ``u v`` or ``u v capacity``; ``#`` starts a comment,
+    * ``.edgelist``: one edge per line, ``u v``, ``u v capacity`` or ``u v capacity latency``;
+      ``#`` starts a comment,
       blank lines are ignored. Routers cannot be expressed.
     * ``.graphml``: read with networkx; the node ids are the labels, a node attribute
-      ``router`` and an edge attribute ``capacity`` are honoured when present.
+      ``router`` and edge attributes ``capacity`` and ``latency`` are honoured when present.
     * ``.g6``: one graph in graph6 (with or without the ``>>graph6<<`` header); labels
       ``"0".."n-1"``.
     * ``.json``: networkx node-link data (``{"nodes": [{"id": ...}], "edges": [{"source": ...,
-      "target": ...}]}``, ``"links"`` also accepted; node attribute ``router``, edge attribute
-      ``capacity``), or ``{"nodes": [...], "edges": [[u, v], [u, v, capacity], ...],
+      "target": ...}]}``, ``"links"`` also accepted; node attribute ``router``, edge attributes
+      ``capacity`` and ``latency``), or ``{"nodes": [...], "edges": [[u, v], [u, v, capacity],
+      [u, v, capacity, latency], ...],
       "routers": [...]}`` where ``"nodes"`` and ``"routers"`` are optional; or the topology
       of SCCL, TACCL or TE-CCL (``{"msccl_type": "topology", "links": ..., "switches":
       ...}``, ``{"capacity": ..., "switch_indices": ...}``, TE-CCL's input file): see
@@ -373,7 +392,8 @@ def _write_edgelist(graph: nx.Graph, target: Path, labels: list[str]) -> None:
     lines = [f"# {graph.graph.get('spec', 'graph')}: n={len(labels)} m={graph.number_of_edges()}"]
     for u, v in sorted(tuple(sorted(edge)) for edge in graph.edges()):
         cap = int(graph[u][v].get("capacity", 1))
-        suffix = "" if cap == 1 else f" {cap}"
+        lat = int(graph[u][v].get("latency", 1))
+        suffix = f" {cap} {lat}" if lat != 1 else "" if cap == 1 else f" {cap}"
         lines.append(f"{labels[u]} {labels[v]}{suffix}")
     target.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
@@ -384,6 +404,9 @@ def _write_graphml(graph: nx.Graph, target: Path, labels: list[str]) -> None:
         out.add_node(label, router=bool(graph.nodes[v].get("router", False)))
     for u, v in sorted(tuple(sorted(edge)) for edge in graph.edges()):
         out.add_edge(labels[u], labels[v], capacity=int(graph[u][v].get("capacity", 1)))
+        lat = int(graph[u][v].get("latency", 1))
+        if lat != 1:
+            out[labels[u]][labels[v]]["latency"] = lat
     nx.write_graphml(out, target)
 
 
@@ -398,9 +421,12 @@ def _write_json(graph: nx.Graph, target: Path, labels: list[str]) -> None:
     edges = []
     for u, v in sorted(tuple(sorted(edge)) for edge in graph.edges()):
         cap = int(graph[u][v].get("capacity", 1))
+        lat = int(graph[u][v].get("latency", 1))
         entry: list[int | str] = [_json_value(labels[u]), _json_value(labels[v])]
-        if cap != 1:
+        if cap != 1 or lat != 1:
             entry.append(cap)
+        if lat != 1:
+            entry.append(lat)
         edges.append(entry)
     data: dict[str, Any] = {
         "spec": graph.graph.get("spec", "graph"),
@@ -424,10 +450,10 @@ _WRITERS: dict[str, Callable[[nx.Graph, Path, list[str]], None]] = {
 def write_graph_file(graph: nx.Graph, path: str | os.PathLike[str]) -> None:
     """Write ``graph`` to a file whose format is chosen by the name ending.
 
-    ``.json`` and ``.graphml`` keep labels, routers and capacities; ``.edgelist`` keeps labels
-    and capacities (not routers, nor isolated nodes); ``.g6`` keeps only the structure in node
-    order. Reading the file back with :func:`read_graph_file` gives the same graph (same node
-    numbering when the labels are the default ``str(v)``).
+    ``.json`` and ``.graphml`` keep labels, routers, capacities and latencies; ``.edgelist``
+    keeps labels, capacities and latencies (not routers, nor isolated nodes); ``.g6`` keeps
+    only the structure in node order. Reading the file back with :func:`read_graph_file`
+    gives the same graph (same node numbering when the labels are the default ``str(v)``).
 
     Parameters
     ----------

@@ -105,7 +105,8 @@ def describe(graph: nx.Graph) -> dict[str, Any]:
         (bool), ``diameter`` and ``radius`` (None if disconnected, or if not settled on a
         graph of more than :data:`EXACT_DISTANCE_NODES` nodes: then ``diameter_bounds`` or
         ``radius_bounds``, and ``distance_note``, say what is known), ``processors`` and
-        ``routers`` (counts), ``capacities`` (edge count per capacity) and ``spec``.
+        ``routers`` (counts), ``capacities`` (edge count per capacity), ``latencies`` (edge
+        count per latency, only when some edge's latency is not 1) and ``spec``.
 
     Examples
     --------
@@ -174,9 +175,18 @@ def describe(graph: nx.Graph) -> dict[str, Any]:
         "processors": n - router_count,
         "routers": router_count,
         "capacities": {str(c): caps[c] for c in sorted(caps)},
+        **_latency_counts(graph),
         **extra,
         "spec": graph.graph.get("spec"),
     }
+
+
+def _latency_counts(graph: nx.Graph) -> dict[str, dict[str, int]]:
+    """``{"latencies": {L: edges}}`` when some edge's latency is not 1, else nothing."""
+    if not latencies(graph):
+        return {}
+    counts = Counter(int(lat) for _, _, lat in graph.edges(data="latency", default=1))
+    return {"latencies": {str(lat): counts[lat] for lat in sorted(counts)}}
 
 
 def _capacity_counts(atlas: Any) -> dict[Any, int]:
@@ -249,6 +259,40 @@ def capacity(graph: nx.Graph, u: int, v: int) -> int:
     if not graph.has_edge(u, v):
         raise GraphError(f"no edge {u!r} -- {v!r} in the graph {graph.graph.get('spec', '')!r}")
     return int(graph[u][v].get("capacity", 1))
+
+
+def latency(graph: nx.Graph, u: int, v: int) -> int:
+    """The latency of edge ``u -- v``: the rounds a packet spends on it (1 unless the edge's
+    ``latency`` attribute says otherwise); GraphError if there is no such edge.
+
+    Examples
+    --------
+    >>> g = nx.path_graph(3)
+    >>> g.add_edge(1, 2, latency=3)
+    >>> latency(g, 0, 1), latency(g, 2, 1)
+    (1, 3)
+    """
+    if not graph.has_edge(u, v):
+        raise GraphError(f"no edge {u!r} -- {v!r} in the graph {graph.graph.get('spec', '')!r}")
+    return int(graph[u][v].get("latency", 1))
+
+
+def latencies(graph: nx.Graph) -> dict[tuple[int, int], int]:
+    """The edges whose latency is not 1, as ``{(u, v): L}`` with ``u < v`` (empty: every
+    link delivers in the round it is used, the model of every paper).
+
+    Examples
+    --------
+    >>> g = nx.path_graph(3)
+    >>> g.add_edge(2, 1, latency=2)
+    >>> latencies(g), latencies(nx.path_graph(3))
+    ({(1, 2): 2}, {})
+    """
+    return {
+        (min(u, v), max(u, v)): int(lat)
+        for u, v, lat in graph.edges(data="latency", default=1)
+        if lat != 1
+    }
 
 
 def _label_index(graph: nx.Graph, rebuild: bool = False) -> dict[str, int]:

@@ -1,7 +1,9 @@
 """A graph's JSON record: how certificates, partial results and the store keep a graph.
 
 A record holds the spec the graph was built from (if any), the number of nodes, the
-original labels, the routers and every edge as ``[u, v, capacity]`` with ``u < v``, sorted.
+original labels, the routers and every edge as ``[u, v, capacity]`` with ``u < v``, sorted;
+an edge whose latency is not 1 is ``[u, v, capacity, latency]`` (so that the records of
+graphs without latencies are those written before latencies existed).
 :func:`graph_from_record` reads back exactly what :func:`graph_record` writes and refuses
 anything else, so that what ``check`` certifies is the record it read.
 """
@@ -14,7 +16,7 @@ import networkx as nx
 
 from gossipcert.errors import CertificateError
 from gossipcert.graphs.base import MAX_NODES
-from gossipcert.graphs.queries import capacity, routers
+from gossipcert.graphs.queries import capacity, latency, routers
 
 
 def graph_record(g: nx.Graph) -> dict[str, Any]:
@@ -24,8 +26,15 @@ def graph_record(g: nx.Graph) -> dict[str, Any]:
         "n": g.number_of_nodes(),
         "labels": [g.nodes[v].get("label", str(v)) for v in range(g.number_of_nodes())],
         "routers": routers(g),
-        "edges": sorted([min(u, v), max(u, v), capacity(g, u, v)] for u, v in g.edges),
+        "edges": sorted(_edge_entry(g, u, v) for u, v in g.edges),
     }
+
+
+def _edge_entry(g: nx.Graph, u: int, v: int) -> list[int]:
+    """``[u, v, capacity]``, with the latency appended when it is not 1."""
+    lat = latency(g, u, v)
+    entry = [min(u, v), max(u, v), capacity(g, u, v)]
+    return [*entry, lat] if lat != 1 else entry
 
 
 def _whole(x: Any) -> bool:
@@ -37,8 +46,9 @@ def graph_from_record(rec: dict[str, Any]) -> nx.Graph:
     """Rebuild a graph stored by :func:`graph_record`.
 
     The record must be exactly what :func:`graph_record` writes: whole numbers (not floats
-    or booleans), each edge ``[u, v, capacity]`` once with ``u < v`` in ``0..n-1``, a
-    capacity of at least 1, sorted. Nothing is normalised: a record that another graph
+    or booleans), each edge ``[u, v, capacity]`` or ``[u, v, capacity, latency]`` once with
+    ``u < v`` in ``0..n-1``, a capacity of at least 1, a latency of at least 2 when written,
+    sorted. Nothing is normalised: a record that another graph
     would store differently is refused, so what ``check`` certifies is the record read.
 
     Raises
@@ -78,18 +88,28 @@ def graph_from_record(rec: dict[str, Any]) -> nx.Graph:
         if not isinstance(edges, list):
             raise CertificateError("'edges' must be a list of [u, v, capacity]")
         for edge in edges:
-            if not (isinstance(edge, list) and len(edge) == 3 and all(map(_whole, edge))):
-                raise CertificateError(f"edge {edge!r}: expected [u, v, capacity], whole numbers")
-            u, v, c = edge
+            if not (isinstance(edge, list) and len(edge) in (3, 4) and all(map(_whole, edge))):
+                raise CertificateError(
+                    f"edge {edge!r}: expected [u, v, capacity] or [u, v, capacity, latency], "
+                    "whole numbers"
+                )
+            u, v, c = edge[:3]
+            lat = edge[3] if len(edge) == 4 else 1
             if not 0 <= u < v < n:
                 raise CertificateError(
                     f"edge {edge!r}: expected u < v, both nodes in 0..{n - 1} (no self-loops)"
                 )
             if c < 1:
                 raise CertificateError(f"edge {edge!r}: a capacity must be a whole number >= 1")
+            if len(edge) == 4 and lat < 2:
+                raise CertificateError(
+                    f"edge {edge!r}: a latency is written only when it is a whole number >= 2"
+                )
             if g.has_edge(u, v):
                 raise CertificateError(f"edge {edge!r}: the edge {u} -- {v} is stored twice")
             g.add_edge(u, v, capacity=c)
+            if lat != 1:
+                g[u][v]["latency"] = lat
         if edges != sorted(edges) or stored != sorted(routers):
             raise CertificateError("'edges' and 'routers' must be sorted, as solve writes them")
     except (KeyError, TypeError, ValueError) as exc:

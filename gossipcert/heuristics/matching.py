@@ -82,7 +82,7 @@ from gossipcert.heuristics.weights import (
     potential_weights,
     reach_sets,
 )
-from gossipcert.instance import Instance, Model, ModelKind
+from gossipcert.instance import Instance, Model, ModelKind, require_unit_latencies
 from gossipcert.schedule import Round, Schedule, Transmission
 from gossipcert.simulate import simulate
 
@@ -493,6 +493,8 @@ def run_matching(
     ------
     HeuristicError
         Demands unmet after ``max_rounds`` rounds, or a schedule the verifier rejects.
+    UnsupportedModelError
+        A graph with latencies (its rounds move a packet one edge).
 
     Examples
     --------
@@ -500,6 +502,7 @@ def run_matching(
     >>> len(run_matching(parse_instance("hypercube:4", "telephone", "gossip")).schedule)
     4
     """
+    require_unit_latencies(instance, "the matching heuristic")
     params = params or MatchingParams()
     _check_params(params)
     began = time.monotonic()

@@ -32,7 +32,7 @@ from gossipcert.heuristics.matching import (
     resolved_matcher,
     run_matching,
 )
-from gossipcert.instance import Instance
+from gossipcert.instance import Instance, require_unit_latencies
 
 #: graphs up to this many nodes also try look-ahead in the sweep
 LOOK_AHEAD_NODES = 200
@@ -154,6 +154,8 @@ def best_of_grid(
     ------
     HeuristicError
         No setting produced a schedule.
+    UnsupportedModelError
+        A graph with latencies.
 
     Examples
     --------
@@ -162,6 +164,7 @@ def best_of_grid(
     >>> len(res.best.schedule)
     5
     """
+    require_unit_latencies(instance, "the matching heuristic")
     grid = grid or default_grid(instance)
     start = time.monotonic()
     best: MatchingResult | None = None

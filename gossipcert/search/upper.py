@@ -15,6 +15,7 @@ from gossipcert.constructions.catalog import upper_bound_candidates
 from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.errors import HeuristicError, SolverError, UnsupportedModelError
 from gossipcert.finders import shortest_routes
+from gossipcert.graphs import latencies
 from gossipcert.heuristics.broadcast import broadcast_greedy
 from gossipcert.heuristics.matching import round_bound
 from gossipcert.heuristics.run import upper_bound_heuristics
@@ -106,7 +107,10 @@ def schedule_by_horizon(
     >>> found[1].rounds <= 4
     True
     """
-    most = max(start, round_bound(instance))
+    # with latencies a schedule teaching one pair at a time takes at most the largest
+    # latency per pair
+    slowest = max(latencies(instance.graph).values(), default=1)
+    most = max(start, round_bound(instance) * slowest)
     horizon = start
     while True:
         enc = encoding_for(instance, options)

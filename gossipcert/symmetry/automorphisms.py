@@ -96,15 +96,26 @@ def automorphism_generators(instance: Instance) -> list[list[int]]:
     n = instance.n
     coloring = node_cells(instance)
     adjacency = {v: sorted(g.adj[v]) for v in range(n)}  # insertion order must not matter
-    caps = {(min(u, v), max(u, v)): graphs.capacity(g, u, v) for u, v in g.edges}
+    caps: dict[tuple[int, int], int | tuple[int, int]] = {
+        (min(u, v), max(u, v)): graphs.capacity(g, u, v) for u, v in g.edges
+    }
+    slow = graphs.latencies(g)
+    if slow:
+        # a latency is part of the instance like a capacity (all-port only): the edge's
+        # colour is the pair (capacity, latency)
+        fixed = instance.model.capacity
+        caps = {
+            (u, v): (fixed if fixed is not None else graphs.capacity(g, u, v), slow.get((u, v), 1))
+            for u, v in caps
+        }
     if (
         rules_of(instance.model.kind).arc_capacities
-        and instance.model.capacity is None
+        and (instance.model.capacity is None or slow)
         and len(set(caps.values())) > 1
     ):
         # an arc's capacity is part of the instance: subdivide every edge by a coloured vertex
         adjacency = {v: [] for v in range(n)}
-        by_capacity: dict[int, set[int]] = {}
+        by_capacity: dict[int | tuple[int, int], set[int]] = {}
         for i, ((u, v), c) in enumerate(sorted(caps.items())):
             mid = n + i
             adjacency[u].append(mid)
