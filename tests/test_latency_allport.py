@@ -10,8 +10,8 @@ for total exchange does not finish on some 5-node graphs (a star with latency-2 
 on 5 nodes total exchange is compared with a second independent reference,
 ``latency_milp.py`` (an integer multicommodity flow on the time-expanded network, solved by
 HiGHS), which agrees with the routing search on every graph up to 4 nodes: a sample in the
-default suite, every 5-node graph and pattern with ``-m slow``. The search is run without the closed-form bounds
-(so that the encoding, not a bound meeting the first schedule, decides), and separately
+default suite, every 5-node graph and pattern with ``-m slow``. The search is run without
+the closed-form bounds (so that the encoding, not a bound meeting the first schedule, decides), and separately
 every bound is checked to be at most the optimum and the ``latency-flood`` schedule at
 least it.
 
