@@ -1,17 +1,19 @@
-"""Links slower than one round (edge ``latency``) in the all-port model. The solver, both back-
-ends, against the exhaustive search of ``latency_reference.py`` (which shares nothing with
-:mod:`gossipcert`) on every connected graph of the networkx atlas with up to 5 nodes, each
-with four deterministic assignments of latencies and capacities in ``{1, 2}``, for gossip,
-broadcast and total exchange. The default suite takes every graph up to 4 nodes and every
-third 5-node graph (gossip and broadcast); ``-m slow`` takes every 5-node graph with every
-pattern for gossip and broadcast. The reference's routing search for total exchange does not
-finish on some 5-node graphs (a star with latency-2 edges), so on 5 nodes total exchange is
-compared with a second independent reference, ``latency_milp.py`` (an integer multicommodity
-flow on the time-expanded network, solved by HiGHS), which agrees with the routing search on
-every graph up to 4 nodes: a sample in the default suite, every 5-node graph and pattern
-with ``-m slow``. The search is run without the closed-form bounds (so that the encoding,
-not a bound meeting the first schedule, decides), and separately every bound is checked to
-be at most the optimum and the ``latency-flood`` schedule at least it.
+"""Links slower than one round (edge ``latency``) in the all-port model.
+
+The solver, both back-ends, against the exhaustive search of ``latency_reference.py`` (which
+shares nothing with :mod:`gossipcert`) on every connected graph of the networkx atlas with
+up to 5 nodes, each with four deterministic assignments of latencies and capacities in ``{1,
+2}``, for gossip, broadcast and total exchange. The default suite takes every graph up to 4
+nodes and every third 5-node graph (gossip and broadcast); ``-m slow`` takes every 5-node
+graph with every pattern for gossip and broadcast. The reference's routing search for total
+exchange does not finish on some 5-node graphs (a star with latency-2 edges), so on 5 nodes
+total exchange is compared with a second independent reference, ``latency_milp.py`` (an
+integer multicommodity flow on the time-expanded network, solved by HiGHS), which agrees
+with the routing search on every graph up to 4 nodes: a sample in the default suite, every
+5-node graph and pattern with ``-m slow``. The search is run without the closed-form bounds
+(so that the encoding, not a bound meeting the first schedule, decides), and separately
+every bound is checked to be at most the optimum and the ``latency-flood`` schedule at least
+it.
 
 Also: the verifier's messages on broken latency schedules, a certificate round trip, the
 refusal of other models and of reductions, and graph files with latencies read back.
