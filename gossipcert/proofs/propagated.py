@@ -110,12 +110,17 @@ def _check(
 ) -> HintedVerdict:
     """:func:`check_propagated` with its solver."""
     add, propagate = solver.add_clause, solver.propagate
-    top = nvars
-    active: dict[int, int] = {}  # live clause id -> its activation variable
+    lines = lines if isinstance(lines, list) else list(lines)
+    # activation variables first: MiniSat sorts a clause's literals and watches the first
+    # two, so an inactive clause watches its own two activation literals and is never
+    # visited; the formula's variables are shifted above them
+    shift = 2 * (len(clauses) + len(lines))
+    top = -1  # a clause's activation variables are (top, top + 1), both at most shift
+    active: dict[int, int] = {}  # live clause id -> its first activation variable
     for i, clause in enumerate(clauses, start=1):
-        top += 1
+        top += 2
         active[i] = top
-        add([*clause, -top])
+        add([-top, -top - 1, *(x + shift if x > 0 else x - shift for x in clause)])
     last = len(clauses)
     additions = deletions = ignored = 0
     status, message = "rejected", "the proof ends without deriving the empty clause"
@@ -155,11 +160,12 @@ def _check(
             message = f"line {number}: a variable that is not the formula's"
             break
         try:
-            assumptions = [active[h] for h in hints]
+            firsts = [active[h] for h in hints]
         except KeyError as exc:
             message = f"line {number}: hint {exc.args[0]} is not a live clause"
             break
-        assumptions.extend(-x for x in lits)
+        shifted = [x + shift if x > 0 else x - shift for x in lits]
+        assumptions = [*firsts, *[a + 1 for a in firsts], *[-x for x in shifted]]
         consistent, _ = propagate(assumptions=assumptions)
         if consistent:
             message = (
@@ -174,7 +180,7 @@ def _check(
                 f"{deletions} deleted"
             )
             break
-        top += 1
+        top += 2
         active[cid] = top
-        add([*lits, -top])
+        add([-top, -top - 1, *shifted])
     return HintedVerdict(status, message, additions, deletions, ignored, time.monotonic() - start)
