@@ -19,6 +19,7 @@ from gossipcert.instance import parse_instance
 from gossipcert.proofs.checkers import drat_trim_binary, run_drat_trim_lrat
 from gossipcert.proofs.drat import parse_dimacs
 from gossipcert.proofs.lrat import check_lrat, check_lrat_file, check_lrat_text
+from gossipcert.proofs.propagated import check_propagated
 from gossipcert.proofs.refutation import prove_unsat, standalone_cnf
 
 #: the four clauses over two variables: unsatisfiable
@@ -71,6 +72,36 @@ def test_tampered_proofs_are_rejected(name: str) -> None:
     cnf, proof, why = TAMPERED[name]
     v = check_lrat_text(cnf, proof)
     assert v.status == "rejected" and why in v.message, v.message
+
+
+#: hints out of propagation order still form a refutation: minisat-hints (which does not use
+#: the order) accepts them, as it should
+ORDER_ONLY = {"hint-not-unit"}
+
+
+@pytest.mark.parametrize("name", sorted(set(TAMPERED) - ORDER_ONLY))
+def test_tampered_proofs_are_rejected_by_minisat_hints(name: str) -> None:
+    cnf, proof, _ = TAMPERED[name]
+    _, clauses = parse_dimacs(cnf)
+    assert check_propagated(clauses, proof.splitlines()).status == "rejected"
+
+
+def test_minisat_hints_verifies_and_names_what_is_wrong() -> None:
+    _, clauses = parse_dimacs(XOR)
+    v = check_propagated(clauses, XOR_PROOF.splitlines())
+    assert (v.status, v.additions, v.deletions) == ("verified", 3, 0)
+    # the order of the hints is not used; deleted and unknown clauses are not live
+    assert check_propagated(clauses, ["5 2 0 2 1 0", "6 -2 0 4 3 0", "7 0 6 5 0"]).status == (
+        "verified"
+    )
+    v = check_propagated(clauses, ["5 2 0 1 2 0", "5 d 1 0", "6 -2 0 1 3 0"])
+    assert v.message == "line 3: hint 1 is not a live clause"
+    # a variable above the formula's would meet the activation variables: refused
+    v = check_propagated(clauses, ["5 3 2 0 1 2 0"])
+    assert v.message == "line 1: a variable that is not the formula's"
+    # a formula with the empty clause is refuted by naming it
+    assert check_propagated([[1], []], ["3 0 2 0"]).status == "verified"
+    assert check_propagated([[1], [-1, 2]], ["3 0 1 2 0"]).status == "rejected"
 
 
 def test_the_satisfiable_cases_are_satisfiable() -> None:
@@ -165,6 +196,7 @@ def test_no_lrat_proof_of_a_satisfiable_formula_is_accepted(
 ) -> None:
     clauses, lines = case
     assert check_lrat(clauses, lines).status == "rejected", (clauses, lines)
+    assert check_propagated(clauses, lines).status == "rejected", (clauses, lines)
 
 
 # ------------------------------------------------------------------ drat-trim's LRAT output

@@ -2,7 +2,8 @@
 
 CaDiCaL writes LRAT as it solves (gossipcert.proofs.lrat_solver); the proof is trimmed to
 the empty clause's dependencies (gossipcert.proofs.trim) and judged by gossipcert-lrat and
-dratify-hints (gossipcert.proofs.hinted), which share no code. Every proof expected to fail
+minisat-hints (gossipcert.proofs.propagated), which share no code; dratify-hints
+(gossipcert.proofs.hinted) is held to the same tests. Every proof expected to fail
 below is a genuine trimmed proof with one thing broken, or a refutation of a satisfiable
 formula; each checker must reject it on its own.
 """
@@ -23,6 +24,7 @@ from gossipcert.proofs.checkers import check_lrat_proof
 from gossipcert.proofs.hinted import check_hinted
 from gossipcert.proofs.lrat import check_lrat
 from gossipcert.proofs.lrat_solver import LratSolver
+from gossipcert.proofs.propagated import check_propagated
 from gossipcert.proofs.refutation import pack_proof, unpack_proof
 from gossipcert.proofs.trim import trim_lrat
 from gossipcert.search.entry import solve
@@ -55,10 +57,14 @@ def trimmed(clauses: list[list[int]]) -> str | None:
         solver.close()
 
 
-def verdicts(clauses: list[list[int]], proof: str) -> tuple[str, str]:
-    """Each checker's status on its own."""
+def verdicts(clauses: list[list[int]], proof: str) -> tuple[str, str, str]:
+    """Each checker's status on its own: gossipcert-lrat, dratify-hints, minisat-hints."""
     lines = proof.splitlines()
-    return check_lrat(clauses, lines).status, check_hinted(clauses, lines).status
+    return (
+        check_lrat(clauses, lines).status,
+        check_hinted(clauses, lines).status,
+        check_propagated(clauses, lines).status,
+    )
 
 
 def random_cnf(rng: random.Random) -> list[list[int]]:
@@ -78,7 +84,7 @@ def test_solver_answer_agrees_with_brute_force_and_both_checkers_verify() -> Non
         assert (proof is None) == satisfiable(clauses), clauses
         if proof is not None:
             refuted += 1
-            assert verdicts(clauses, proof) == ("verified", "verified"), (clauses, proof)
+            assert verdicts(clauses, proof) == ("verified",) * 3, (clauses, proof)
     assert refuted > 20  # the sample holds refutations, not only models
 
 
@@ -91,14 +97,14 @@ def test_units_before_the_other_clauses_keep_the_formula_ids() -> None:
     assert solver.ids  # clauses were derived while adding
     proof = solver.trimmed().text
     solver.close()
-    assert verdicts(clauses, proof) == ("verified", "verified")
+    assert verdicts(clauses, proof) == ("verified",) * 3
 
 
 def test_a_formula_with_the_empty_clause_is_refuted_by_it() -> None:
     clauses = [[1, 2], [], [3]]
     proof = trimmed(clauses)
     assert proof == "4 0 2 0\n"
-    assert verdicts(clauses, proof) == ("verified", "verified")
+    assert verdicts(clauses, proof) == ("verified",) * 3
 
 
 def test_trimming_keeps_only_the_dependencies_and_deletes_after_last_use() -> None:
@@ -129,7 +135,7 @@ def genuine() -> tuple[list[list[int]], list[str]]:
 
 def test_a_trimmed_proof_with_one_hint_changed_is_rejected_by_each_checker() -> None:
     clauses, lines = genuine()
-    assert verdicts(clauses, "\n".join(lines)) == ("verified", "verified")
+    assert verdicts(clauses, "\n".join(lines)) == ("verified",) * 3
     changed = 0
     for k, line in enumerate(lines):
         tokens = line.split()
@@ -142,12 +148,12 @@ def test_a_trimmed_proof_with_one_hint_changed_is_rejected_by_each_checker() -> 
                     continue
                 bad = [*tokens[:j], str(other), *tokens[j + 1 :]]
                 forged = [*lines[:k], " ".join(bad), *lines[k + 1 :]]
-                own, theirs = verdicts(clauses, "\n".join(forged))
+                got = verdicts(clauses, "\n".join(forged))
                 # a changed hint may still justify the clause (then it is a valid proof);
-                # whenever it does not, both checkers must say so
-                if own == "rejected" or theirs == "rejected":
+                # whenever it does not, every checker must say so
+                if "rejected" in got:
                     changed += 1
-                    assert (own, theirs) == ("rejected", "rejected"), (k, bad)
+                    assert got == ("rejected",) * 3, (k, bad)
     assert changed > 10
 
 
@@ -160,7 +166,7 @@ def test_a_deleted_then_used_clause_is_rejected_by_each_checker() -> None:
     hint = tokens[zero + 1]
     k = lines.index(last)
     forged = [*lines[:k], f"{int(tokens[0]) - 1} d {hint} 0", *lines[k:]]
-    assert verdicts(clauses, "\n".join(forged)) == ("rejected", "rejected")
+    assert verdicts(clauses, "\n".join(forged)) == ("rejected",) * 3
     # a formula clause deleted at the start and used afterwards
     used = next(
         h
@@ -170,7 +176,7 @@ def test_a_deleted_then_used_clause_is_rejected_by_each_checker() -> None:
         if h <= len(clauses)
     )
     forged = [f"{len(clauses)} d {used} 0", *lines]
-    assert verdicts(clauses, "\n".join(forged)) == ("rejected", "rejected")
+    assert verdicts(clauses, "\n".join(forged)) == ("rejected",) * 3
 
 
 def test_refutations_of_satisfiable_formulas_are_rejected() -> None:
@@ -193,9 +199,11 @@ def test_a_rat_step_is_rejected_by_dratify_hints_and_so_by_the_verdict() -> None
     # by dratify-hints on principle (negative hints), whatever gossipcert-lrat says
     clauses = [[-1, 2], [-1, -2], [1, 3], [1, -3]]
     proof = "5 -1 0 1 2 0\n6 0 5 3 4 0\n"
-    assert verdicts(clauses, proof) == ("verified", "verified")
+    assert verdicts(clauses, proof) == ("verified",) * 3
     rat = "5 4 0 -1 -2 0\n"
     assert check_hinted(clauses, rat.splitlines()).status == "rejected"
+    assert check_propagated(clauses, rat.splitlines()).status == "rejected"
+    assert check_lrat_proof(dimacs(clauses), rat).status == "rejected"
 
 
 def test_an_out_of_time_check_gives_no_verdict() -> None:
@@ -229,7 +237,7 @@ def test_an_lrat_certificate_checks_and_fails_when_a_hint_changes(certificate: d
     assert ev["proof_lines"] <= ev["untrimmed_lines"]
     assert {c["checker"].split()[0] for c in ev["checkers"]} == {
         "gossipcert-lrat",
-        "dratify-hints",
+        "minisat-hints",
     }
     rep = check_certificate(certificate)
     assert rep.ok, rep.steps
@@ -252,7 +260,7 @@ def test_an_lrat_certificate_checks_and_fails_when_a_hint_changes(certificate: d
 
 
 def test_the_two_processes_give_the_verdicts_of_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past PARALLEL_ABOVE lines dratify-hints runs in a child process."""
+    """Past PARALLEL_ABOVE lines minisat-hints runs in a child process."""
     clauses, lines = genuine()
     monkeypatch.setattr(checkers, "PARALLEL_ABOVE", 0)
     good = check_lrat_proof(dimacs(clauses), "\n".join(lines))

@@ -3,8 +3,11 @@
 **LRAT proofs** (what gossipcert writes now: CaDiCaL's LRAT output trimmed to the steps the
 empty clause uses, :mod:`gossipcert.proofs.lrat_solver`) are judged by
 :func:`check_lrat_proof`: ``gossipcert-lrat`` (:mod:`gossipcert.proofs.lrat`, this
-project's propagation along each step's hints) and ``dratify-hints``
-(:mod:`gossipcert.proofs.hinted`, dratify's engine on each step's hint clauses alone). They
+project's propagation along each step's hints) and ``minisat-hints``
+(:mod:`gossipcert.proofs.propagated`, MiniSat's unit propagation on each step's hint
+clauses, activated by assumptions in one solver; ``dratify-hints``,
+:mod:`gossipcert.proofs.hinted`, does the same with dratify's engine, about three times
+slower, and is kept for comparison). They
 share no code, both apply deletions soundly (no state outlives a step), each takes time
 linear in the proof, and both must verify. **DRAT proofs** (certificates written before, and
 the split search's cubes) are judged as below by :func:`check_proof`;
@@ -83,11 +86,12 @@ import dratify
 
 from gossipcert.children import Child, call_in_child
 from gossipcert.proofs.drat import CHECKER_NAME, check_drat_text, parse_dimacs
-from gossipcert.proofs.hinted import DELETIONS as HINTED_DELETIONS
-from gossipcert.proofs.hinted import check_hinted, checker_name
 from gossipcert.proofs.lrat import CHECKER_NAME as LRAT_NAME
 from gossipcert.proofs.lrat import DELETIONS as LRAT_DELETIONS
 from gossipcert.proofs.lrat import check_lrat, check_lrat_file
+from gossipcert.proofs.propagated import CHECKER_NAME as PROPAGATED_NAME
+from gossipcert.proofs.propagated import DELETIONS as PROPAGATED_DELETIONS
+from gossipcert.proofs.propagated import check_propagated
 
 try:  # the optional Rust engine of dratify registers itself on import
     import cdclkit  # noqa: F401
@@ -421,10 +425,10 @@ def check_lrat_proof(
     """Judge an LRAT proof of the formula with two checkers that share no code.
 
     ``gossipcert-lrat`` (:mod:`gossipcert.proofs.lrat`: this project's propagation along
-    each step's hints, in order, RUP and RAT) and ``dratify-hints``
-    (:mod:`gossipcert.proofs.hinted`: dratify's engine on each step's hint clauses alone).
+    each step's hints, in order, RUP and RAT) and ``minisat-hints``
+    (:mod:`gossipcert.proofs.propagated`: MiniSat's propagation on each step's hint clauses).
     Both apply deletions, soundly: no state outlives a step. Both must verify the proof; a
-    rejection by either is a rejection. dratify-hints runs in a child process while
+    rejection by either is a rejection. minisat-hints runs in a child process while
     gossipcert-lrat runs here (stopped when gossipcert-lrat rejects).
 
     Parameters
@@ -436,7 +440,7 @@ def check_lrat_proof(
     deadline : float, optional
         A ``time.monotonic()`` value for both checkers together.
     meanwhile : callable, optional
-        Run once gossipcert-lrat has verified the proof, while dratify-hints may still be
+        Run once gossipcert-lrat has verified the proof, while minisat-hints may still be
         at work (the caller's compression of the proof, for one).
 
     Returns
@@ -461,7 +465,7 @@ def check_lrat_proof(
         late = "no verdict: the time limit passed before the check began"
         outcomes = [
             CheckOutcome(LRAT_NAME, TIMEOUT, LRAT_DELETIONS, 0.0, late),
-            CheckOutcome(checker_name(), TIMEOUT, HINTED_DELETIONS, 0.0, late),
+            CheckOutcome(PROPAGATED_NAME, TIMEOUT, PROPAGATED_DELETIONS, 0.0, late),
         ]
         return ProofVerdict(TIMEOUT, tuple(outcomes))
     if len(lines) <= PARALLEL_ABOVE:  # a process costs more than it saves
@@ -471,14 +475,16 @@ def check_lrat_proof(
         if own.status != REJECTED:
             if meanwhile is not None and own.status == VERIFIED:
                 meanwhile()
-            other = check_hinted(clauses, lines, deadline)
+            other = check_propagated(clauses, lines, deadline)
             message = other.message if other.status != TIMEOUT else f"no verdict: {other.message}"
             outcomes.append(
-                CheckOutcome(checker_name(), other.status, HINTED_DELETIONS, other.seconds, message)
+                CheckOutcome(
+                    PROPAGATED_NAME, other.status, PROPAGATED_DELETIONS, other.seconds, message
+                )
             )
         return ProofVerdict(_combined(outcomes), tuple(outcomes))
-    # dratify-hints runs in a child process meanwhile (the two cores work at once)
-    child = Child(_hinted_child, (clauses, lines, deadline))
+    # minisat-hints runs in a child process meanwhile (the two cores work at once)
+    child = Child(_propagated_child, (clauses, lines, deadline))
     try:
         mine = check_lrat(clauses, lines, deadline)
         message = mine.message if mine.status != TIMEOUT else f"no verdict: {mine.message}"
@@ -492,12 +498,12 @@ def check_lrat_proof(
     return ProofVerdict(_combined(outcomes), tuple(outcomes))
 
 
-def _hinted_child(send: Any, clauses: list[list[int]], lines: list[str], deadline: Any) -> Any:
-    return check_hinted(clauses, lines, deadline)
+def _propagated_child(send: Any, clauses: list[list[int]], lines: list[str], deadline: Any) -> Any:
+    return check_propagated(clauses, lines, deadline)
 
 
 def _child_outcome(child: Child, deadline: float | None) -> CheckOutcome:
-    """dratify-hints' verdict from its child process (``deadline`` bounds the wait)."""
+    """minisat-hints' verdict from its child process (``deadline`` bounds the wait)."""
     start = time.monotonic()
     result: Any = None
     while not child.done and result is None:
@@ -508,14 +514,14 @@ def _child_outcome(child: Child, deadline: float | None) -> CheckOutcome:
                 result = value
             elif kind == "error":
                 raise value
-    name = checker_name()
+    name, deletions = PROPAGATED_NAME, PROPAGATED_DELETIONS
     if result is None:
         seconds = time.monotonic() - start
         if child.done:
-            return CheckOutcome(name, ERROR, HINTED_DELETIONS, seconds, "the checker died")
-        return CheckOutcome(name, TIMEOUT, HINTED_DELETIONS, seconds, "no verdict in time")
+            return CheckOutcome(name, ERROR, deletions, seconds, "the checker died")
+        return CheckOutcome(name, TIMEOUT, deletions, seconds, "no verdict in time")
     message = result.message if result.status != TIMEOUT else f"no verdict: {result.message}"
-    return CheckOutcome(name, result.status, HINTED_DELETIONS, result.seconds, message)
+    return CheckOutcome(name, result.status, deletions, result.seconds, message)
 
 
 #: LRAT proofs of more lines than this have their two checkers run in two processes

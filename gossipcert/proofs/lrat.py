@@ -64,6 +64,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from operator import neg
 from pathlib import Path
 
 from gossipcert.proofs.drat import parse_dimacs
@@ -115,18 +116,20 @@ class _RejectedError(Exception):
 def _propagate(live: dict[int, frozenset[int]], false: set[int], hints: list[int]) -> bool:
     """Unit propagation over ``hints`` (ids of live clauses, in order), extending ``false``
     (the literals set false); True at a conflict, False when the hints run out first."""
-    get, add = live.get, false.add  # the hot loop of the checker
-    for h in hints:
-        clause = get(h)
-        if clause is None:
-            raise _RejectedError(f"hint {h} is not a live clause")
-        rest = clause - false
-        if len(rest) != 1:
-            if not rest:
+    add = false.add  # the hot loop of the checker: one set difference per hint
+    h = 0
+    try:
+        for h in hints:
+            rest = live[h] - false
+            if len(rest) == 1:
+                (unit,) = rest
+                add(-unit)
+            elif not rest:
                 return True
-            raise _RejectedError(f"hint {h} is not unit ({len(rest)} literals not false)")
-        for unit in rest:
-            add(-unit)
+            else:
+                raise _RejectedError(f"hint {h} is not unit ({len(rest)} literals not false)")
+    except KeyError:
+        raise _RejectedError(f"hint {h} is not a live clause") from None
     return False
 
 
@@ -167,7 +170,7 @@ class _Checker:
             raise _RejectedError(f"clause id {cid} does not increase (last was {self.last})")
         self.last = cid
         clause = frozenset(lits)
-        if not any(-x in clause for x in clause) and not self._justified(lits, clause, hints):
+        if clause.isdisjoint(map(neg, lits)) and not self._justified(lits, clause, hints):
             raise _RejectedError("the clause is neither RUP by its hints nor RAT")
         self.live[cid] = clause
         if self.occ is not None:
@@ -181,7 +184,9 @@ class _Checker:
         if hints and min(hints) < 0:
             first_group = next(k for k, h in enumerate(hints) if h < 0)
         false = set(clause)
-        if _propagate(self.live, false, hints[:first_group]):
+        if _propagate(
+            self.live, false, hints if first_group == len(hints) else hints[:first_group]
+        ):
             return True
         if not lits:
             raise _RejectedError("the empty clause: its hints reach no conflict")

@@ -28,6 +28,7 @@ References
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from gossipcert.errors import SolverError
@@ -58,20 +59,18 @@ class TrimmedProof:
     original_lines: int
 
 
-def _is_empty_addition(line: bytes) -> bool:
-    """True for an addition of the empty clause (``i 0 h1 .. hm 0``)."""
-    head, _, rest = line.partition(b" ")
-    return bool(head) and head[:1] != b"c" and rest[:2] == b"0 "
+#: an addition of the empty clause (``i 0 h1 .. hm 0``) after a line's end
+_EMPTY_ADDITION = re.compile(rb"\n[0-9]+ 0 ")
 
 
 def _renumbered(line: bytes, ids: dict[int, int]) -> bytes:
     """An LRAT addition with its id and hints renamed by ``ids`` (others unchanged)."""
     tokens = line.split()
     zero = tokens.index(b"0", 1)
-    out = [str(ids.get(int(tokens[0]), int(tokens[0]))).encode(), *tokens[1 : zero + 1]]
-    for h in tokens[zero + 1 : -1]:
-        n = int(h)
-        out.append(str(ids.get(n, n) if n > 0 else -ids.get(-n, -n)).encode())
+    get = ids.get
+    out = [str(get(int(tokens[0]), int(tokens[0]))).encode(), *tokens[1 : zero + 1]]
+    for h in map(int, tokens[zero + 1 : -1]):
+        out.append(str(get(h, h) if h > 0 else -get(-h, -h)).encode())
     out.append(b"0")
     return b" ".join(out)
 
@@ -104,12 +103,14 @@ def trim_lrat(data: bytes, ids: dict[int, int] | None = None) -> TrimmedProof:
     6 0 4 3 0
     6 d 3 4 0
     """
-    lines = data.split(b"\n")
-    end = next((k for k, line in enumerate(lines) if _is_empty_addition(line)), None)
-    if end is None:
+    found = _EMPTY_ADDITION.search(b"\n" + data)  # (a copy: the first line may be the one)
+    if found is None:
         raise SolverError("the LRAT proof adds no empty clause")
+    lines = data.split(b"\n")
+    end = data.count(b"\n", 0, found.start())
+    ids = {k: v for k, v in (ids or {}).items() if k != v}  # the identity needs no renaming
     kept: list[tuple[bytes, bytes, list[int]]] = []
-    needed: set[int] = set()
+    needed: set[bytes] = set()
     additions = 0
     k = end
     try:
@@ -119,16 +120,20 @@ def trim_lrat(data: bytes, ids: dict[int, int] | None = None) -> TrimmedProof:
             if not head or head == b"c" or rest[:2] == b"d ":
                 continue
             additions += 1
-            if k != end and int(head) not in needed:
+            if k != end and head not in needed:
                 continue
             tokens = rest.split()
             zero = tokens.index(b"0")
             if tokens[-1] != b"0" or len(tokens) == zero + 1:
                 raise ValueError
-            hints = {abs(int(h)) for h in tokens[zero + 1 : -1]}
+            # ids as the text has them (CaDiCaL writes no leading zeros; a trimmer that
+            # erred here would make the check fail, never pass)
+            hints = set(tokens[zero + 1 : -1])
+            if any(h[:1] == b"-" for h in hints):  # RAT groups name clauses by -id
+                hints = {h.lstrip(b"-") for h in hints}
             # the clauses used here for the last time (in proof order): not needed later
-            last = sorted(hints - needed)
-            needed.update(last)
+            last = sorted(map(int, hints - needed))
+            needed.update(hints)
             if ids:
                 head, line = str(ids.get(int(head), int(head))).encode(), _renumbered(line, ids)
                 last = sorted(ids.get(h, h) for h in last)
@@ -139,6 +144,6 @@ def trim_lrat(data: bytes, ids: dict[int, int] | None = None) -> TrimmedProof:
     for head, line, last in reversed(kept):
         out.append(line)
         if last:
-            out.append(head + b" d " + b" ".join(str(h).encode() for h in last) + b" 0")
+            out.append(b"%s d %s 0" % (head, " ".join(map(str, last)).encode()))
     text = b"\n".join(out).decode() + "\n"
     return TrimmedProof(text, len(kept), len(out), additions, len(lines) - (lines[-1] == b""))
