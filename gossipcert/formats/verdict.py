@@ -20,9 +20,11 @@ same collective, topology and chunk count:
   ``reduce:R``, each with ``chunks=K`` when a rank's data is ``K`` chunks. A problem the
   solver does not know gives an optimum marked unavailable, with the reason;
 * **optimum**: :func:`gossipcert.search.watchdog.solve_within` within the time limit: the
-  certified optimum, or the bracket found in time. The gap is the algorithm's rounds minus
-  the optimum (or minus each end of the bracket), given only when the algorithm fits the
-  model.
+  certified optimum, or the bracket found in time; a valid algorithm that fits the model is
+  itself an upper bound (the optimum is at most its rounds), and ``lower_source`` and
+  ``upper_source`` say where each end of the bracket comes from. The gap is the
+  algorithm's rounds minus the optimum (or minus each end of the bracket), given only when
+  the algorithm fits the model.
 
 For the copy collectives (allgather, alltoall) the transmissions are also turned into a
 gossipcert schedule and replayed by :func:`gossipcert.simulate.simulate`, the verifier of
@@ -302,6 +304,10 @@ def _optimum(
         }
     instance = make_instance(graph, model, problem)
     res = solve_within(instance, time_limit=time_limit)
+    evidence = res.evidence or {}
+    lower_source = str(evidence.get("kind", "none"))
+    if evidence.get("name") or evidence.get("source"):
+        lower_source += f": {evidence.get('name') or evidence.get('source')}"
     return {
         "available": True,
         "status": res.status,
@@ -309,9 +315,46 @@ def _optimum(
         "certified": bool(res.status == "optimal" and res.certified),
         "lower_bound": res.lower_bound,
         "upper_bound": res.upper_bound,
-        "evidence": res.evidence.get("kind"),
+        "evidence": evidence.get("kind"),
+        "lower_source": lower_source,
+        "upper_source": f"gossipcert's search ({res.upper_source})"
+        if res.upper_bound is not None
+        else "none",
         "timed_out": res.timed_out,
     }
+
+
+def with_algorithm_bound(best: dict[str, Any], rounds: int, model: str) -> dict[str, Any]:
+    """The optimum's bracket with the algorithm's own rounds as an upper bound.
+
+    A valid algorithm that fits ``model`` is a schedule of ``rounds`` rounds for the instance
+    it was checked under: the optimum is at most ``rounds``. The upper end becomes
+    ``rounds`` when it is lower than the search's (``upper_source`` says which); a bracket it
+    closes gives the optimum, the lower end keeping its evidence.
+
+    Examples
+    --------
+    >>> best = {"available": True, "status": "feasible", "optimum": None, "certified": False,
+    ...         "lower_bound": 3, "upper_bound": 60, "upper_source": "search"}
+    >>> out = with_algorithm_bound(best, 30, "all-port:c=12")
+    >>> out["upper_bound"], out["upper_source"]
+    (30, 'this algorithm (valid, fits all-port:c=12)')
+    >>> with_algorithm_bound(best, 3, "all-port")["optimum"]
+    3
+    """
+    if not best.get("available") or best.get("optimum") is not None:
+        return best
+    out = dict(best)
+    upper = out.get("upper_bound")
+    if upper is None or rounds < upper:
+        out["upper_bound"] = rounds
+        out["upper_source"] = f"this algorithm (valid, fits {model})"
+    lower = out.get("lower_bound")
+    if lower is not None and lower == out["upper_bound"]:
+        out["status"] = "optimal"
+        out["optimum"] = lower
+        out["certified"] = False  # the upper end is the replay, not a certificate
+    return out
 
 
 def schedule_from_transfers(
@@ -385,6 +428,8 @@ def assess(
     target = compared or model
     if optimum:
         best = _optimum(graph, target, spec, time_limit)
+        if replay.valid and replay.semantics and compared is not None:
+            best = with_algorithm_bound(best, replay.rounds, compared.spec())
     else:
         best = {"available": False, "reason": "not asked"}
     return Verdict(
