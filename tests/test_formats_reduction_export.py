@@ -6,13 +6,19 @@ import json
 
 import pytest
 
+from gossipcert import graphs
 from gossipcert.cli import main
 from gossipcert.errors import FormatError
 from gossipcert.formats.msccl_xml import parse_msccl_xml
 from gossipcert.formats.replay import replay
+from gossipcert.formats.verdict import (
+    reduction_schedule_from_transfers,
+    schedule_from_transfers,
+)
 from gossipcert.formats.writers import msccl_xml_from_schedule, sccl_json_from_schedule
 from gossipcert.instance import parse_instance
 from gossipcert.search.watchdog import solve_within
+from gossipcert.simulate import simulate
 
 TOPOLOGIES = [("ring:5", "all-port"), ("hub:4", "single-port"), ("fully-connected:4", "all-port"),
               ("dgx1", "all-port")]  # fmt: skip
@@ -48,6 +54,14 @@ def test_round_trip(graph, model, problem):
         assert algo.coll in ("allreduce", "reducescatter") and algo.inplace
         kinds = {st.kind for gpu in algo.gpus for tb in gpu.tbs for st in tb.steps}
         assert {"s", "r", "re"} <= kinds
+        convert = reduction_schedule_from_transfers
+    else:
+        convert = schedule_from_transfers
+    # and back to a gossipcert schedule the verifier accepts, in as many rounds
+    back = convert(instance, result.transfers, graphs.processors(instance.graph))
+    rep = simulate(instance, back)
+    assert rep.ok, [e.message for e in rep.errors[:3]]
+    assert rep.rounds == result.rounds
 
 
 @pytest.mark.parametrize("problem", ["reduce:0", "reduce:0,chunks=2"])

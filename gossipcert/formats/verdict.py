@@ -41,7 +41,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import networkx as nx
 
@@ -379,6 +379,48 @@ def schedule_from_transfers(
     return Schedule(
         tuple(
             tuple(Transmission(u, (v,), m) for (u, v), m in sorted(rounds.get(t, {}).items()))
+            for t in range(1, length + 1)
+        )
+    )
+
+
+def reduction_schedule_from_transfers(
+    instance: Instance, transfers: list[Transfer], procs: list[int]
+) -> Schedule:
+    """A reduction's transmissions as a gossipcert schedule (``allreduce``, ``reduce-scatter``).
+
+    Each chunk a transfer carries (its contributions ``(rank, c)``) is chunk ``c`` of the
+    instance; the receiver copies it when it holds every contribution the receiver's partial
+    holds at the start of the round (nothing is lost), and combines it otherwise. A partial
+    the algorithm kept apart (in a scratch slot) is the sender's whole partial here: the
+    verifier then judges the schedule as gossipcert's model reads it.
+    """
+    partial: dict[tuple[int, int], set[int]] = defaultdict(set)
+    rounds: dict[int, dict[tuple[int, int, str], int]] = defaultdict(lambda: defaultdict(int))
+    gained: list[tuple[int, int, set[int]]] = []
+    current = 0
+    for tr in sorted(transfers, key=lambda x: x.round):
+        if tr.round != current:
+            for v, c, ranks in gained:
+                partial[(v, c)] |= ranks | {v}
+            gained, current = [], tr.round
+        for value in tr.payload:
+            pairs = [cast(tuple[int, int], x) for x in value]
+            chunk = {c for _, c in pairs}
+            if len(chunk) != 1:
+                continue
+            c = chunk.pop()
+            ranks = {s for s, _ in pairs}
+            mine = partial[(tr.receiver, c)] or {tr.receiver}
+            op = "copy" if ranks >= mine else "reduce"
+            rounds[tr.round][(procs[tr.sender], procs[tr.receiver], op)] |= 1 << c
+            gained.append((tr.receiver, c, ranks))
+    length = max(rounds, default=0)
+    return Schedule(
+        tuple(
+            tuple(
+                Transmission(u, (v,), m, op) for (u, v, op), m in sorted(rounds.get(t, {}).items())
+            )
             for t in range(1, length + 1)
         )
     )
