@@ -9,8 +9,10 @@ Usage: .venv/bin/python benchmarks/msccl_files.py FOLDER [--time-limit S] [--top
 One row per file: collective, ranks, valid or not (with the first violations), the rounds
 by the as-soon-as-possible rule, the model checked (all-port on ``fully-connected:N`` unless
 ``--topology``), the certified optimum for the same collective and chunks (or the bracket
-found within the time limit) and the gap, and the seconds spent reading and verifying (the
-optimum's search apart).
+found within the time limit) and the gap, the round trip (a valid algorithm turned into a
+gossipcert schedule, written by gossipcert's own MSCCL XML writer and verified
+again: it must be valid with the same rounds), and the seconds spent reading and verifying
+(the optimum's search and the round trip apart).
 
 ``--mutants DIR`` also writes broken copies of each file to DIR (never to the folder) and
 verifies them: a receive dropped (the last step of a thread block that receives and that
@@ -24,13 +26,23 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 from xml.etree.ElementTree import Element, tostring
 
 from defusedxml.ElementTree import fromstring
 
+from gossipcert import graphs
 from gossipcert.errors import GossipcertError
-from gossipcert.formats.verdict import verify_algorithm
+from gossipcert.formats.verdict import (
+    Verdict,
+    reduction_schedule_from_transfers,
+    schedule_from_transfers,
+    topology_graph,
+    verify_algorithm,
+)
+from gossipcert.formats.writers import msccl_xml_from_schedule
+from gossipcert.instance import make_instance, parse_model, parse_problem
 
 #: mutation name -> the violation rules that report it
 EXPECTED = {
@@ -130,7 +142,10 @@ def _optimum_cell(data: dict) -> str:
         return f"unavailable ({opt.get('reason')})"
     if opt.get("optimum") is not None:
         return f"{opt['optimum']} ({'certified' if opt.get('certified') else 'solver'})"
-    return f"[{opt.get('lower_bound')}, {opt.get('upper_bound')}] (time limit)"
+    return (
+        f"[{opt.get('lower_bound')}, {opt.get('upper_bound')}] (time limit; lower: "
+        f"{opt.get('lower_source')}; upper: {opt.get('upper_source')})"
+    )
 
 
 def _gap_cell(data: dict) -> str:
@@ -142,11 +157,42 @@ def _gap_cell(data: dict) -> str:
     return f"{gap.get('at_least', '?')}..{gap['at_most']}"
 
 
-def row(path: Path, time_limit: float, topology: str | None) -> tuple[str, dict | None]:
+def round_trip_cell(verdict: Verdict) -> str:
+    """Written again by gossipcert's writer and read back: the same rounds, valid."""
+    if not verdict.valid:
+        return "-"
+    copies = ("allgather", "alltoall")
+    if verdict.collective not in (*copies, "allreduce", "reducescatter") or not verdict.problem:
+        return f"no writer for {verdict.collective}"
+    if verdict.compared_model is None:
+        return "not comparable (does not fit the topology)"
+    graph = topology_graph(verdict.topology, verdict.ranks)
+    model = parse_model(verdict.compared_model)
+    instance = make_instance(graph, model, parse_problem(verdict.problem))
+    convert = schedule_from_transfers
+    if verdict.collective not in copies:
+        convert = reduction_schedule_from_transfers
+    schedule = convert(instance, verdict.replay.transfers, graphs.processors(graph))
+    try:
+        text = msccl_xml_from_schedule(schedule, instance)
+    except GossipcertError as exc:
+        return f"**not written**: {exc}"
+    with tempfile.TemporaryDirectory() as folder:
+        target = Path(folder) / "again.xml"
+        target.write_text(text)
+        again = verify_algorithm(str(target), topology=verdict.topology, optimum=False)
+    if again.valid and again.rounds == verdict.rounds:
+        return f"same ({again.rounds} rounds, {model.spec()})"
+    return f"**differs**: valid {again.valid}, {again.rounds} rounds"
+
+
+def row(
+    path: Path, time_limit: float, topology: str | None, again: bool = True
+) -> tuple[str, dict | None]:
     try:
         verdict = verify_algorithm(str(path), topology=topology, time_limit=time_limit)
     except GossipcertError as exc:
-        return f"| {path.name} | - | - | refused: {exc} | - | - | - | - | - |", None
+        return f"| {path.name} | - | - | refused: {exc} | - | - | - | - | - | - |", None
     data = verdict.to_json()
     seconds = data["seconds"]["read"] + data["seconds"]["check"]
     if data["valid"]:
@@ -167,6 +213,7 @@ def row(path: Path, time_limit: float, topology: str | None) -> tuple[str, dict 
         model,
         _optimum_cell(data),
         _gap_cell(data),
+        round_trip_cell(verdict) if again else "-",
         f"{seconds:.2f}",
     ]
     return "| " + " | ".join(cells) + " |", data
@@ -174,8 +221,8 @@ def row(path: Path, time_limit: float, topology: str | None) -> tuple[str, dict 
 
 HEADER = (
     "| file | collective | ranks | valid | rounds | model checked | optimum | gap "
-    "| read+verify s |\n"
-    "|---|---|---|---|---|---|---|---|---|"
+    "| round trip | read+verify s |\n"
+    "|---|---|---|---|---|---|---|---|---|---|"
 )
 
 
@@ -198,7 +245,7 @@ def main() -> None:
     print("\nMutants (each must be invalid, with the violation named):\n")
     print("| mutant | change | verdict | expected violation found |\n|---|---|---|---|")
     for target, name, what in write_mutants(files, args.mutants):
-        _, data = row(target, 1.0, args.topology)
+        _, data = row(target, 1.0, args.topology, again=False)
         if data is None:
             verdict, found = "refused (exit 2)", False
         else:

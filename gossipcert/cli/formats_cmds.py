@@ -50,9 +50,15 @@ def _optimum_text(verdict: Verdict) -> str:
     where = f"{verdict.problem} on {verdict.topology} under {verdict.optimum_model}"
     if opt.get("optimum") is not None:
         how = "certified" if opt.get("certified") else "the solver's word"
+        if opt.get("upper_source", "").startswith("this algorithm"):
+            how = "lower bound met by this algorithm"
         return f"{opt['optimum']} round(s) ({how}, lower bound: {opt.get('evidence')}) for {where}"
     low, high = opt.get("lower_bound"), opt.get("upper_bound")
-    return f"between {low} and {'?' if high is None else high} rounds (time limit) for {where}"
+    sources = f"lower end: {opt.get('lower_source')}; upper end: {opt.get('upper_source')}"
+    return (
+        f"between {low} and {'?' if high is None else high} rounds (time limit; {sources}) "
+        f"for {where}"
+    )
 
 
 def _gap_text(verdict: Verdict) -> str:

@@ -20,9 +20,11 @@ same collective, topology and chunk count:
   ``reduce:R``, each with ``chunks=K`` when a rank's data is ``K`` chunks. A problem the
   solver does not know gives an optimum marked unavailable, with the reason;
 * **optimum**: :func:`gossipcert.search.watchdog.solve_within` within the time limit: the
-  certified optimum, or the bracket found in time. The gap is the algorithm's rounds minus
-  the optimum (or minus each end of the bracket), given only when the algorithm fits the
-  model.
+  certified optimum, or the bracket found in time; a valid algorithm that fits the model is
+  itself an upper bound (the optimum is at most its rounds), and ``lower_source`` and
+  ``upper_source`` say where each end of the bracket comes from. The gap is the
+  algorithm's rounds minus the optimum (or minus each end of the bracket), given only when
+  the algorithm fits the model.
 
 For the copy collectives (allgather, alltoall) the transmissions are also turned into a
 gossipcert schedule and replayed by :func:`gossipcert.simulate.simulate`, the verifier of
@@ -39,7 +41,7 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import networkx as nx
 
@@ -302,6 +304,10 @@ def _optimum(
         }
     instance = make_instance(graph, model, problem)
     res = solve_within(instance, time_limit=time_limit)
+    evidence = res.evidence or {}
+    lower_source = str(evidence.get("kind", "none"))
+    if evidence.get("name") or evidence.get("source"):
+        lower_source += f": {evidence.get('name') or evidence.get('source')}"
     return {
         "available": True,
         "status": res.status,
@@ -309,9 +315,46 @@ def _optimum(
         "certified": bool(res.status == "optimal" and res.certified),
         "lower_bound": res.lower_bound,
         "upper_bound": res.upper_bound,
-        "evidence": res.evidence.get("kind"),
+        "evidence": evidence.get("kind"),
+        "lower_source": lower_source,
+        "upper_source": f"gossipcert's search ({res.upper_source})"
+        if res.upper_bound is not None
+        else "none",
         "timed_out": res.timed_out,
     }
+
+
+def with_algorithm_bound(best: dict[str, Any], rounds: int, model: str) -> dict[str, Any]:
+    """The optimum's bracket with the algorithm's own rounds as an upper bound.
+
+    A valid algorithm that fits ``model`` is a schedule of ``rounds`` rounds for the instance
+    it was checked under: the optimum is at most ``rounds``. The upper end becomes
+    ``rounds`` when it is lower than the search's (``upper_source`` says which); a bracket it
+    closes gives the optimum, the lower end keeping its evidence.
+
+    Examples
+    --------
+    >>> best = {"available": True, "status": "feasible", "optimum": None, "certified": False,
+    ...         "lower_bound": 3, "upper_bound": 60, "upper_source": "search"}
+    >>> out = with_algorithm_bound(best, 30, "all-port:c=12")
+    >>> out["upper_bound"], out["upper_source"]
+    (30, 'this algorithm (valid, fits all-port:c=12)')
+    >>> with_algorithm_bound(best, 3, "all-port")["optimum"]
+    3
+    """
+    if not best.get("available") or best.get("optimum") is not None:
+        return best
+    out = dict(best)
+    upper = out.get("upper_bound")
+    if upper is None or rounds < upper:
+        out["upper_bound"] = rounds
+        out["upper_source"] = f"this algorithm (valid, fits {model})"
+    lower = out.get("lower_bound")
+    if lower is not None and lower == out["upper_bound"]:
+        out["status"] = "optimal"
+        out["optimum"] = lower
+        out["certified"] = False  # the upper end is the replay, not a certificate
+    return out
 
 
 def schedule_from_transfers(
@@ -336,6 +379,48 @@ def schedule_from_transfers(
     return Schedule(
         tuple(
             tuple(Transmission(u, (v,), m) for (u, v), m in sorted(rounds.get(t, {}).items()))
+            for t in range(1, length + 1)
+        )
+    )
+
+
+def reduction_schedule_from_transfers(
+    instance: Instance, transfers: list[Transfer], procs: list[int]
+) -> Schedule:
+    """A reduction's transmissions as a gossipcert schedule (``allreduce``, ``reduce-scatter``).
+
+    Each chunk a transfer carries (its contributions ``(rank, c)``) is chunk ``c`` of the
+    instance; the receiver copies it when it holds every contribution the receiver's partial
+    holds at the start of the round (nothing is lost), and combines it otherwise. A partial
+    the algorithm kept apart (in a scratch slot) is the sender's whole partial here: the
+    verifier then judges the schedule as gossipcert's model reads it.
+    """
+    partial: dict[tuple[int, int], set[int]] = defaultdict(set)
+    rounds: dict[int, dict[tuple[int, int, str], int]] = defaultdict(lambda: defaultdict(int))
+    gained: list[tuple[int, int, set[int]]] = []
+    current = 0
+    for tr in sorted(transfers, key=lambda x: x.round):
+        if tr.round != current:
+            for v, c, ranks in gained:
+                partial[(v, c)] |= ranks | {v}
+            gained, current = [], tr.round
+        for value in tr.payload:
+            pairs = [cast(tuple[int, int], x) for x in value]
+            chunk = {c for _, c in pairs}
+            if len(chunk) != 1:
+                continue
+            c = chunk.pop()
+            ranks = {s for s, _ in pairs}
+            mine = partial[(tr.receiver, c)] or {tr.receiver}
+            op = "copy" if ranks >= mine else "reduce"
+            rounds[tr.round][(procs[tr.sender], procs[tr.receiver], op)] |= 1 << c
+            gained.append((tr.receiver, c, ranks))
+    length = max(rounds, default=0)
+    return Schedule(
+        tuple(
+            tuple(
+                Transmission(u, (v,), m, op) for (u, v, op), m in sorted(rounds.get(t, {}).items())
+            )
             for t in range(1, length + 1)
         )
     )
@@ -385,6 +470,8 @@ def assess(
     target = compared or model
     if optimum:
         best = _optimum(graph, target, spec, time_limit)
+        if replay.valid and replay.semantics and compared is not None:
+            best = with_algorithm_bound(best, replay.rounds, compared.spec())
     else:
         best = {"available": False, "reason": "not asked"}
     return Verdict(

@@ -1,9 +1,10 @@
 """Writing verified gossipcert schedules as other tools' algorithms: MSCCL XML and SCCL JSON.
 
 Only a schedule the verifier accepts (valid and complete) is written, for ``gossip``
-(MSCCL ``allgather``) and ``total-exchange`` (``alltoall``), with ``chunks=K``; rank ``r`` is
-the ``r``-th processor of the graph, and a schedule that sends through routers is refused
-(routers are not GPUs).
+(MSCCL ``allgather``) and ``total-exchange`` (``alltoall``), with ``chunks=K``, and as MSCCL
+XML also ``allreduce`` and ``reduce-scatter`` (:mod:`gossipcert.formats.reduction_writer`);
+rank ``r`` is the ``r``-th processor of the graph, and a schedule that sends through
+routers is refused (routers are not GPUs).
 
 **MSCCL XML** (the executor's dialect, as MSCCLang's ``ncclize`` writes it with
 ``old_format``): for each link ``u -> v`` and each round, the ``i``-th chunk the schedule
@@ -56,6 +57,7 @@ from gossipcert import graphs
 from gossipcert.certificates.certificate import instance_from_certificate
 from gossipcert.errors import FormatError, GossipcertError
 from gossipcert.formats.msccl_xml import EXECUTOR_MAX_CHANNELS, EXECUTOR_MAX_STEPS, PROTOCOLS
+from gossipcert.formats.reduction_writer import reduction_xml
 from gossipcert.instance import Instance, ProblemKind, bits, parse_instance
 from gossipcert.models import rules_of
 from gossipcert.schedule import Schedule, load_schedule_file, schedule_from_file_data
@@ -67,13 +69,21 @@ COLLECTIVE_OF = {ProblemKind.GOSSIP: "allgather", ProblemKind.TOTAL_EXCHANGE: "a
 Chunk = tuple[int, int | None, int]  # origin rank, destination rank (alltoall), piece
 
 
-def _checked(schedule: Schedule, instance: Instance) -> tuple[str, list[int], int]:
+def _checked(
+    schedule: Schedule, instance: Instance, reductions: bool = False
+) -> tuple[str, list[int], int]:
     """The collective, the ranks' nodes and K; FormatError for what cannot be written."""
     kind = instance.problem.kind
-    if kind not in COLLECTIVE_OF:
+    if kind not in COLLECTIVE_OF and not (instance.problem.reduction and reductions):
         raise FormatError(
             f"only gossip (allgather) and total-exchange (alltoall) schedules can be written "
-            f"as MSCCL or SCCL algorithms, not {instance.problem.spec()}"
+            f"as {'MSCCL or ' if not reductions else ''}SCCL algorithms, not "
+            f"{instance.problem.spec()}"
+            + (
+                " (SCCL JSON's sends are copies: it has no combining step)"
+                if instance.problem.reduction
+                else ""
+            )
         )
     report = simulate(instance, schedule)
     if not report.ok:
@@ -88,7 +98,7 @@ def _checked(schedule: Schedule, instance: Instance) -> tuple[str, list[int], in
             "the schedule sends through routers, which are not GPUs: an MSCCL or "
             "SCCL algorithm moves data between GPUs only"
         )
-    return COLLECTIVE_OF[kind], procs, instance.problem.chunks
+    return COLLECTIVE_OF.get(kind, kind.value), procs, instance.problem.chunks
 
 
 def _chunk_of(instance: Instance, n: int, k: int, packet: int) -> Chunk:
@@ -155,11 +165,13 @@ def msccl_xml_from_schedule(
     >>> text.count("<tb "), text.count('type="s"'), text.count('type="r"')
     (12, 6, 6)
     """
-    coll, procs, k = _checked(schedule, instance)
+    coll, procs, k = _checked(schedule, instance, reductions=True)
     if proto not in PROTOCOLS:
         raise FormatError(f"unknown protocol {proto!r}; choose one of {', '.join(PROTOCOLS)}")
     n = len(procs)
     rank = {v: r for r, v in enumerate(procs)}
+    if instance.problem.reduction:
+        return reduction_xml(schedule, instance, rank, name, proto)
     # per thread block key (role, rank, peer, channel): its steps
     # a step: (type, buffer, offset, dependency (tb key, index) or None)
     tbs: dict[tuple[str, int, int, int], list[list[Any]]] = defaultdict(list)

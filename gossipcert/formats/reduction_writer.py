@@ -1,0 +1,196 @@
+"""Writing a verified reduction schedule (``allreduce``, ``reduce-scatter``) as MSCCL XML.
+
+Chunk ``c`` of the reduction (``c = owner K + piece``, the packet order of
+:func:`gossipcert.instance.make_instance`) is slot ``c`` of the input buffer on every rank;
+the algorithm is in place (``inplace="1"``), as NCCL lays out ``allreduce`` (output =
+input) and ``reducescatter`` (rank ``r``'s output chunk ``j`` is input chunk ``r K + j``);
+``nchunksperloop`` = ``n K``.
+
+* a transmission ``u -> v`` of chunk ``c`` in round ``t`` is a send ``s`` of ``i[c]`` on
+  ``u`` and a receive ``r`` on ``v`` into a scratch slot of its own; the ``i``-th chunk of a
+  link in a round goes on channel ``i`` (a new group of channels after 64 steps), as for
+  the copy collectives (:mod:`gossipcert.formats.writers`);
+* on ``v`` a local thread block (``send=-1 recv=-1``) then folds the round's receipts into
+  ``i[c]``: ``cpy`` for a copy, ``re`` for a combine (the verifier's order: the copy first),
+  each waiting for its receive, and first for every send of ``i[c]`` in that round (a
+  ``nop`` carries each such dependency), so that nothing overwrites a chunk being sent;
+* a send of ``i[c]`` waits for the last local step that wrote it; in the point-to-point
+  models a GPU's sends are chained in the schedule's order.
+
+Receiving into scratch and combining locally keeps a round's receipts of one chunk from
+racing on ``i[c]``; read back (:mod:`gossipcert.formats.replay`), local steps take no round
+of their own, so the transmissions keep their rounds (or come earlier when the schedule
+left slack). ``reduce`` is not written: MSCCL XML names no root.
+
+References
+----------
+.. [1] github.com/microsoft/msccl-tools, ``msccl/language/ir.py`` (``ir_to_xml``).
+.. [2] github.com/Azure/msccl-executor-nccl, ``src/device/msccl_kernel_impl.h`` (``re``,
+   ``cpy`` and the receive steps).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+from xml.sax.saxutils import quoteattr
+
+from gossipcert.errors import FormatError
+from gossipcert.formats.msccl_xml import EXECUTOR_MAX_CHANNELS, EXECUTOR_MAX_STEPS
+from gossipcert.instance import Instance, ProblemKind, bits
+from gossipcert.models import rules_of
+from gossipcert.schedule import Schedule
+
+#: gossipcert reduction -> MSCCL collective
+REDUCTION_COLLECTIVE = {
+    ProblemKind.ALLREDUCE: "allreduce",
+    ProblemKind.REDUCE_SCATTER: "reducescatter",
+}
+
+Key = tuple[str, int, int, int]  # role ("send", "recv", "local"), rank, peer, channel
+Ref = tuple[Key, int]  # a step: its thread block and index
+
+
+def reduction_xml(
+    schedule: Schedule,
+    instance: Instance,
+    rank: dict[Any, int],
+    name: str | None,
+    proto: str,
+) -> str:
+    """The MSCCL XML of a verified reduction schedule (see the module docstring).
+
+    ``rank`` maps each processor to its rank; the schedule is already checked.
+
+    Raises
+    ------
+    FormatError
+        ``reduce``, or a link that needs more than the executor's channels.
+    """
+    kind = instance.problem.kind
+    if kind not in REDUCTION_COLLECTIVE:
+        raise FormatError(
+            f"{instance.problem.spec()} cannot be written as MSCCL XML: the format names no "
+            "root for a reduce (only allreduce and reduce-scatter are written)"
+        )
+    coll = REDUCTION_COLLECTIVE[kind]
+    n, k = len(rank), instance.problem.chunks
+    serial = not rules_of(instance.model.kind).arc_capacities
+    tbs: dict[Key, list[list[Any]]] = defaultdict(list)  # step: type, src, dst, dep
+    scratch = [0] * n
+    last_write: dict[tuple[int, int], Ref] = {}  # (rank, chunk) -> the local step
+    last_send: dict[int, Ref] = {}
+    lane_last: dict[tuple[int, int, int], Ref] = {}
+    group: dict[tuple[int, int, int], int] = defaultdict(int)
+    local_group = [0] * n
+    for rnd in schedule.rounds[: len(schedule)]:
+        moves = sorted(
+            (rank[tr.sender], rank[v], c, tr.op)
+            for tr in rnd
+            for v in tr.receivers
+            for c in bits(tr.packets if tr.packets is not None else (1 << instance.n_packets) - 1)
+        )
+        width: dict[tuple[int, int], int] = defaultdict(int)
+        for u, v, _, _ in moves:
+            width[(u, v)] += 1
+        sent: dict[tuple[int, int], list[Ref]] = defaultdict(list)
+        got: dict[tuple[int, int], list[tuple[str, int, Ref]]] = defaultdict(list)
+        used: dict[tuple[int, int], int] = defaultdict(int)
+        for u, v, c, op in moves:
+            i = used[(u, v)]
+            used[(u, v)] += 1
+            lane = (u, v, i)
+            chan = group[lane] * width[(u, v)] + i
+            if len(tbs[("send", u, v, chan)]) > EXECUTOR_MAX_STEPS - 4:
+                group[lane] += 1
+                chan = group[lane] * width[(u, v)] + i
+            if chan >= EXECUTOR_MAX_CHANNELS:
+                raise FormatError(
+                    f"the schedule sends too many chunks from rank {u} to {v}: with at most "
+                    f"{EXECUTOR_MAX_STEPS} steps a thread block, it needs more than the "
+                    f"executor's {EXECUTOR_MAX_CHANNELS} channels"
+                )
+            send_key: Key = ("send", u, v, chan)
+            waits = [last_write.get((u, c)), last_send.get(u) if serial else None,
+                     lane_last.get(lane)]  # fmt: skip
+            deps = list(dict.fromkeys(w for w in waits if w is not None and w[0] != send_key))
+            for dep in deps[:-1]:
+                tbs[send_key].append(["nop", None, None, dep])
+            tbs[send_key].append(["s", ("i", c), ("i", c), deps[-1] if deps else None])
+            ref = (send_key, len(tbs[send_key]) - 1)
+            last_send[u] = lane_last[lane] = ref
+            sent[(u, c)].append(ref)
+            recv_key: Key = ("recv", v, u, chan)
+            slot = scratch[v]
+            scratch[v] += 1
+            tbs[recv_key].append(["r", ("s", slot), ("s", slot), None])
+            got[(v, c)].append((op, slot, (recv_key, len(tbs[recv_key]) - 1)))
+        for (v, c), receipts in sorted(got.items()):
+            receipts.sort(key=lambda x: x[0] != "copy")  # the copy first
+            key: Key = ("local", v, -1, local_group[v])
+            steps = tbs[key]
+            if len(steps) + 2 * len(receipts) + len(sent[(v, c)]) > EXECUTOR_MAX_STEPS - 2:
+                previous = (key, len(steps) - 1)
+                local_group[v] += 1
+                key = ("local", v, -1, local_group[v])
+                steps = tbs[key]
+                steps.append(["nop", None, None, previous])
+            for ref in sent[(v, c)]:  # nothing overwrites i[c] before it is sent
+                steps.append(["nop", None, None, ref])
+            for op, slot, ref in receipts:
+                steps.append(["cpy" if op == "copy" else "re", ("s", slot), ("i", c), ref])
+                last_write[(v, c)] = (key, len(steps) - 1)
+    return _text(instance, coll, n, k, tbs, scratch, name, proto)
+
+
+def _text(
+    instance: Instance,
+    coll: str,
+    n: int,
+    k: int,
+    tbs: dict[Key, list[list[Any]]],
+    scratch: list[int],
+    name: str | None,
+    proto: str,
+) -> str:
+    ids: dict[Key, int] = {}
+    per_rank: dict[int, list[Key]] = defaultdict(list)
+    order = {"send": 0, "recv": 1, "local": 2}
+    for key in sorted(tbs, key=lambda x: (x[1], order[x[0]], x[3], x[2])):
+        ids[key] = len(per_rank[key[1]])
+        per_rank[key[1]].append(key)
+    targets = {dep for steps in tbs.values() for *_, dep in steps if dep is not None}
+    nchannels = 1 + max((key[3] for key in tbs if key[0] != "local"), default=0)
+    title = name or f"{instance.problem.spec()} on {instance.graph.graph.get('spec', 'graph')}"
+    lines = [
+        f'<algo name={quoteattr(title)} proto={quoteattr(proto)} nchannels="{nchannels}" '
+        f'nchunksperloop="{n * k}" ngpus="{n}" coll="{coll}" inplace="1" '
+        f'outofplace="0" minBytes="0" maxBytes="0">'
+    ]
+    for r in range(n):
+        out_chunks = n * k if coll == "allreduce" else k
+        lines.append(
+            f'  <gpu id="{r}" i_chunks="{n * k}" o_chunks="{out_chunks}" s_chunks="{scratch[r]}">'
+        )
+        for key in per_rank[r]:
+            role, _, peer, chan = key
+            send, recv = {"send": (peer, -1), "recv": (-1, peer), "local": (-1, -1)}[role]
+            lines.append(
+                f'    <tb id="{ids[key]}" send="{send}" recv="{recv}" '
+                f'chan="{0 if role == "local" else chan}">'
+            )
+            for index, (kind, src, dst, dep) in enumerate(tbs[key]):
+                depid, deps = (ids[dep[0]], dep[1]) if dep is not None else (-1, -1)
+                hasdep = int((key, index) in targets)
+                if kind == "nop":
+                    src, dst = ("i", -1), ("o", -1)
+                lines.append(
+                    f'      <step s="{index}" type="{kind}" srcbuf="{src[0]}" '
+                    f'srcoff="{src[1]}" dstbuf="{dst[0]}" dstoff="{dst[1]}" '
+                    f'cnt="{int(kind != "nop")}" depid="{depid}" deps="{deps}" '
+                    f'hasdep="{hasdep}"/>'
+                )
+            lines.append("    </tb>")
+        lines.append("  </gpu>")
+    lines.append("</algo>")
+    return "\n".join(lines) + "\n"
