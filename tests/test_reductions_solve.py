@@ -252,14 +252,14 @@ def test_tampered_reversal_certificates_fail() -> None:
 
 
 def test_allreduce_certificate_with_a_drat_proof() -> None:
-    res = solve(parse_instance("ring:4", "single-port", "allreduce"))
-    assert (res.optimum, res.evidence["kind"], res.evidence["rounds"]) == (6, "allreduce-drat", 5)
+    res = solve(parse_instance("path:3", "single-port", "allreduce"))
+    assert (res.optimum, res.evidence["kind"], res.evidence["rounds"]) == (7, "allreduce-drat", 6)
     cert = build_certificate(res)
     rep = check_certificate(copy.deepcopy(cert))
     assert rep.status == "holds", rep.steps
-    cert["evidence"]["rounds"] = 4
-    assert check_certificate(copy.deepcopy(cert)).status == "fails"
     cert["evidence"]["rounds"] = 5
+    assert check_certificate(copy.deepcopy(cert)).status == "fails"
+    cert["evidence"]["rounds"] = 6
     cert["instance"]["problem"] = {"spec": "allreduce:redop=max"}
     assert check_certificate(cert).status == "fails"  # another CNF
 
