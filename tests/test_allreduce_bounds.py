@@ -33,11 +33,19 @@ def test_receipts_bound_on_hubs_is_the_ring_allreduce(n: int, k: int) -> None:
     [
         ("ring:6", "all-port", "allreduce:chunks=2", 12, 10),  # K (n - 1)
         ("ring:5", "all-port", "allreduce", 10, 4),
-        ("path:3", "single-port", "allreduce", 3, 4),
+        ("path:3", "single-port", "allreduce", 2, 6),  # 0->1 and 1->2, or 2->1 and 1->0
         ("ring:5", "telephone:p=1", "allreduce", 4, 10),  # 4 receivers a round, n odd
         ("ring:6", "half-duplex:p=1", "allreduce", 3, 20),  # senders and receivers apart
         ("ring:6", "sequential:p=1", "allreduce", 2, 30),  # one call a round
-        ("path:3", "single-port", "reduce:0", 3, 1),  # one chunk: 3 contributors, 1 demander
+        ("path:3", "single-port", "reduce:0", 2, 1),
+        ("star:5", "single-port", "allreduce", 2, 20),  # the hub sends one, hears one
+        (
+            "star:5",
+            "telephone:p=1",
+            "allreduce",
+            2,
+            20,
+        ),  # one call at a time  # one chunk: 3 contributors, 1 demander
     ],
 )
 def test_receipts_bound_values(

@@ -60,10 +60,18 @@ def spec(problem: str, root: int, k: int, redop: str) -> str:
     return problem + (":" + ",".join(args) if args else "")
 
 
+#: seconds ``solve`` may take on one instance (the default suite's take well under one)
+SOLVE_SECONDS = 120.0
+
+
+class SolveOpenError(Exception):
+    """``solve`` left a bracket within :data:`SOLVE_SECONDS`."""
+
+
 @cache
 def solved(index: int, model: str, text: str) -> SolveResult:
     inst = make_instance(labelled(index), parse_model(MODELS[model]), parse_problem(text))
-    return solve(inst, proof=False)
+    return solve(inst, proof=False, time_limit=SOLVE_SECONDS)
 
 
 def chunk_of(name: object, problem: str, k: int) -> int:
@@ -89,7 +97,8 @@ def bfs(index: int, model: str, problem: str, root: int, k: int, redop: str, lim
 def check(index: int, model: str, problem: str, root: int, k: int, redop: str) -> str:
     """Assert that ``solve`` agrees with the search; return how the optimum was settled."""
     res = solved(index, model, spec(problem, root, k, redop))
-    assert res.status == "optimal", (res.lower_bound, res.upper_bound)
+    if res.status != "optimal":
+        raise SolveOpenError(f"[{res.lower_bound}, {res.upper_bound}]")
     assert res.schedule is not None and res.report is not None and res.report.ok
     g = nx.graph_atlas(index)
     n = g.number_of_nodes()
@@ -222,12 +231,15 @@ def test_replay_catches_double_counts_and_ports() -> None:
 @pytest.mark.slow
 def test_full_sweep() -> None:
     """Every connected graph up to 5 nodes, every model, problem and chunks 1 and 2 under sum;
-    the instances whose search outgrows its budget are counted, not failed."""
+    the instances whose search outgrows its budget, or that ``solve`` leaves open, are
+    counted, not failed."""
     settled: dict[str, int] = {}
     for case in cases(atlas(5)):
         try:
             how = check(*case, "sum")
         except BudgetError:
             how = "over budget"
+        except SolveOpenError:
+            how = "solve open"
         settled[how] = settled.get(how, 0) + 1
     assert settled.get("max search, sum replay", 0) > 0

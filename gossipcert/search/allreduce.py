@@ -34,10 +34,12 @@
   contributor has already sent (``m - 1`` receipts, distinct senders); every other
   demander (``d - 1`` at least, none complete yet) receives afterwards (distinct
   receivers, later receipts). This holds under ``sum`` and ``max`` alike. ``cap`` is the sum
-  of the arc capacities (all-port), else ``p`` times the nodes that may receive in one
-  round (every node; ``2 floor(n / 2)`` in telephone, ``floor(n / 2)`` in half-duplex;
-  ``calls=N`` bounds them too); with unbounded packets there is no bound. On ``K_n`` in
-  single-port with ``p = 1`` it is ``2 K (n - 1)``, the rounds of the ring allreduce.
+  of the arc capacities in all-port (every arc may be used); else ``p`` times the most arcs
+  one round may use: arcs with distinct tails and distinct heads in single-port (a maximum
+  matching between senders and receivers: 2 on a star), both ways of a matching of the
+  graph in telephone, one way in half-duplex, one arc into each node in multicast, at most
+  ``calls=N`` calls; with unbounded packets there is no bound. On ``K_n`` in single-port
+  with ``p = 1`` it is ``2 K (n - 1)``, the rounds of the ring allreduce.
 
 **Upper bound**: the reduce-scatter schedule followed by the gossip schedule (every
 transmission of the second part a ``copy``: node ``i`` sends its whole chunks ``(i, k)``,
@@ -73,6 +75,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import networkx as nx
+from networkx.algorithms import bipartite
 from pysat.solvers import Solver
 
 from gossipcert import graphs
@@ -139,6 +143,8 @@ def receipts_per_round(instance: Instance) -> int | None:
     10
     >>> receipts_per_round(parse_instance("ring:5", "telephone:p=2", "allreduce"))
     8
+    >>> receipts_per_round(parse_instance("star:5", "single-port", "allreduce"))
+    2
     """
     model, g, n = instance.model, instance.graph, instance.n
     rules = rules_of(model.kind)
@@ -146,15 +152,22 @@ def receipts_per_round(instance: Instance) -> int | None:
         return sum(model.capacity or graphs.capacity(g, u, v) for u in range(n) for v in g.adj[u])
     if model.packet_cap is None:
         return None
-    if rules.send_or_receive:
-        receivers = n // 2
-    elif rules.two_way_calls:
-        receivers = 2 * (n // 2)
+    if not rules.point_to_point:
+        arcs = n
+    elif rules.two_way_calls or rules.send_or_receive:
+        matching = len(nx.max_weight_matching(g, maxcardinality=True))
+        arcs = matching * (2 if rules.two_way_calls else 1)
     else:
-        receivers = n
+        heads_and_tails = nx.Graph()
+        tails = [("out", u) for u in range(n)]
+        heads_and_tails.add_nodes_from(tails)
+        heads_and_tails.add_edges_from(
+            (("out", u), ("in", v)) for u in range(n) for v in g.adj[u] if v != u
+        )
+        arcs = len(bipartite.hopcroft_karp_matching(heads_and_tails, tails)) // 2
     if model.calls_per_round is not None and rules.point_to_point:
-        receivers = min(receivers, model.calls_per_round * (2 if rules.two_way_calls else 1))
-    return receivers * model.packet_cap
+        arcs = min(arcs, model.calls_per_round * (2 if rules.two_way_calls else 1))
+    return arcs * model.packet_cap
 
 
 def receipt_bound(instance: Instance) -> int | None:
@@ -238,7 +251,7 @@ def solve_allreduce(
     ('optimal', 6, 'allreduce-bracket', 'receipts')
     >>> res = solve(parse_instance("path:3", "single-port", "allreduce"))
     >>> res.optimum, res.evidence["kind"], res.evidence["bracket"]["value"]
-    (7, 'allreduce-drat', 4)
+    (7, 'allreduce-drat', 6)
     """
     deadline = None if time_limit is None else time.monotonic() + time_limit
     rs = solve_other(sub_problem(instance, ProblemKind.REDUCE_SCATTER))
