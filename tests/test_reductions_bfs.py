@@ -7,7 +7,9 @@ Under ``max`` the search's optimum must be ``solve``'s. Under ``sum`` the ``max`
 lower bound (a ``sum`` schedule is a ``max`` schedule) and ``solve``'s schedule, replayed by the
 search's own rules, an upper bound: where they meet the ``sum`` optimum is known; elsewhere the
 ``sum`` search itself decides. The default suite takes every graph up to 4 nodes and a fixed
-sample of 5-node graphs; the full sweep is marked slow.
+sample of 5-node graphs, for telephone and reduce, and the other problems with one chunk on
+3 nodes (the search grows fast with chunks that compete for one port); the full sweep, every
+case with a time budget per search and per ``solve``, is marked slow.
 """
 
 from __future__ import annotations
@@ -218,6 +220,9 @@ def test_replay_catches_double_counts_and_ports() -> None:
     assert (
         replay(3, edges, "single-port", "allreduce", 1, "sum", good) is None
     )  # chunks 1, 2 missing
+    swap = [[(0, (1,), [0, 1], "reduce"), (1, (0,), [0, 1], "reduce")]]
+    assert replay(2, [(0, 1)], "telephone", "allreduce", 1, "sum", swap) == 1
+    assert replay(2, [(0, 1)], "single-port", "allreduce", 1, "sum", swap) is None  # p = 1
     twice = [[(0, (1,), [0], "reduce")], [(1, (0,), [0], "reduce")]]
     assert replay(2, [(0, 1)], "single-port", "reduce", 1, "sum", twice) is None  # 0 counted twice
     assert replay(2, [(0, 1)], "single-port", "reduce", 1, "max", twice) == 2
