@@ -37,7 +37,9 @@ The search is exact; what it leaves out is shown not to change the optimum:
    when some demanded partial lacks a contribution that no partial within ``R - t`` hops
    holds (a partial moves one hop a round), or a node lacks more demanded chunks than it can
    receive in ``R - t`` rounds (one a round in single-port, one per neighbour in all-port).
-   The search stops at the first finished state.
+   The search stops at the first finished state; in the last round it only asks, per port
+   pattern, whether every receiver has an outcome that completes its demands (the receivers
+   of one pattern choose independently), without forming the successors.
 5. **Telephone.** Packets are unbounded, so the chunks are independent given the sequence
    of matchings. For ``reduce`` and ``allreduce`` all chunks have the same demanders: one
    chunk's optimal schedule, repeated for every chunk, is a schedule, and one chunk of any
@@ -287,6 +289,11 @@ class BruteForce:
                 into.setdefault(b, []).append(a)
             receivers = sorted(into)
             options = [self.receiver_options(state, b, into[b]) for b in receivers]
+            if rounds == 0:  # only a finished successor counts: the receivers are independent
+                last = self.finish(state, receivers, options)
+                if last is not None:
+                    return {last}
+                continue
             for combo in product(*options):
                 cols = [list(parts) for _, parts in state]
                 for b, vec in zip(receivers, combo, strict=True):
@@ -299,6 +306,28 @@ class BruteForce:
                     out.add(self.canon(list(new)))
                 self.check_budget(len(out))
         return out
+
+    def finish(
+        self,
+        state: tuple[tuple[int, Chunk], ...],
+        receivers: list[int],
+        options: list[list[tuple[int, ...]]],
+    ) -> tuple[tuple[int, Chunk], ...] | None:
+        """A finished successor of ``state`` under one port pattern, or None: every other
+        node must be done already, and each receiver needs one option that completes every
+        chunk it demands (the options of distinct receivers combine freely)."""
+        cols = [list(parts) for _, parts in state]
+        wanted = [[j for j, (d, _) in enumerate(state) if d >> v & 1] for v in range(self.n)]
+        for v in range(self.n):
+            if v not in receivers and any(cols[j][v] != self.full for j in wanted[v]):
+                return None
+        for b, vecs in zip(receivers, options, strict=True):
+            good = [x for x in vecs if all(x[j] == self.full for j in wanted[b])]
+            if not good:
+                return None
+            for j, x in enumerate(good[0]):
+                cols[j][b] = x
+        return tuple((d, tuple(c)) for (d, _), c in zip(state, cols, strict=True))
 
     def check_budget(self, size: int) -> None:
         if size > self.max_states or time.monotonic() > self.deadline:
