@@ -22,7 +22,7 @@ its first step sends half the data: in rounds of one chunk per link it takes
 Run::
 
     nice -n 10 .venv/bin/python benchmarks/reductions.py --time-limit 30 \\
-        --output results/reductions-2026-11-26.md
+        --output results/reductions-2026-11-27.md
 
 References
 ----------

@@ -19,7 +19,8 @@ the lower-bound evidence:
   its dual (``broadcast`` or ``gossip``), re-checked with the duality by
   :mod:`gossipcert.certificates.reductions`;
 - ``allreduce-bracket``: an ``allreduce`` optimum where a lower bound (recomputed, or with
-  the certificate of reduce-scatter or gossip) meets the verified composition;
+  the certificate of reduce-scatter or gossip) meets a verified schedule (the composition
+  or the ring allreduce);
 - ``allreduce-drat``: a DRAT proof that an allreduce needs one round more than its closed
   bounds (the CNF of :mod:`gossipcert.encodings.allreduce`, regenerated and re-checked);
 - ``solver-claim``: a solver's word only (weaker, and labelled so: its check re-solves the

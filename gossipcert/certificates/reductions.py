@@ -18,9 +18,9 @@ graph and model). :func:`check_reversal_evidence` re-derives the duality:
 An ``allreduce`` optimum (:mod:`gossipcert.search.allreduce`) has the evidence
 ``{"kind": "allreduce-bracket", "source", "value", ...}``: its schedule (the composition) is
 verified like any other, and :func:`check_allreduce_evidence` re-derives the lower bound: the
-``receive`` bound is recomputed; a ``reduce-scatter`` or ``gossip`` bound comes with that
-problem's whole certificate (``dual_certificate``), which must be for the same graph, model
-and chunks, hold, and certify the optimum.
+``receive`` and ``receipts`` bounds are recomputed; a ``reduce-scatter`` or ``gossip`` bound
+comes with that problem's whole certificate (``dual_certificate``), which must be for the
+same graph, model and chunks, hold, and certify the optimum.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from gossipcert.graphs.records import graph_record
 from gossipcert.instance import Instance, ProblemKind, parse_model, stored_problem
 from gossipcert.proofs.refutation import recheck_evidence_proof
 from gossipcert.schedule import from_json
-from gossipcert.search.allreduce import receive_bound, sub_problem
+from gossipcert.search.allreduce import receipt_bound, receive_bound, sub_problem
 from gossipcert.search.reversal import dual_instance, reduction_from_dual, reversal_refusal
 from gossipcert.simulate import simulate
 
@@ -113,12 +113,16 @@ def check_allreduce_evidence(
     """Add to ``out`` the steps that re-derive an allreduce lower bound (module docstring);
     parameters as for :func:`check_reversal_evidence`."""
     source = ev.get("source")
-    if source == "receive":
-        value = receive_bound(inst)
+    if source in ("receive", "receipts"):
+        value = receive_bound(inst) if source == "receive" else receipt_bound(inst)
+        why = (
+            "each node receives every chunk once"
+            if source == "receive"
+            else "each chunk is received m + d - 2 times in all"
+        )
         out.add(
             value == optimum,
-            f"receive bound recomputed: {value} (each node receives every chunk once; "
-            f"optimum {optimum})",
+            f"{source} bound recomputed: {value} ({why}; optimum {optimum})",
         )
         out.add(cert.get("symmetry_breaking") is False, "no solver argument involved")
         return

@@ -20,11 +20,33 @@
   at most ``in(v)`` chunks per round (``p`` in the one-port models with a packet cap, the
   sum of its edges' capacities in all-port; no bound when packets are unbounded), hence
   ``R >= max_v ceil(n K / in(v))``. This exceeds gossip's own receive bound
-  ``(n - 1) K / p``.
+  ``(n - 1) K / p``;
+- ``receipts`` (:func:`receipt_bound`): a chunk with ``m`` contributors and ``d``
+  demanders is received, over the whole schedule, at least ``m + d - 2`` times (``2 n - 2``
+  for allreduce), and a round holds at most ``cap`` receipts (one ``(receiver, chunk)``
+  pair each): ``R >= ceil(sum_c (m_c + d_c - 2) / cap)``. The argument is the one for the
+  fewest one-way calls of gossip [3]_, applied to *knowledge*: let ``v`` know ``w`` when
+  some chain of receipts of the chunk, in increasing rounds, leads from ``w`` to ``v``. A
+  partial result is always inside its holder's knowledge (a copy or a combine takes a
+  partial inside the sender's knowledge), so a complete partial means complete knowledge;
+  order the receipts of each round one after the other (knowledge can only grow by it).
+  At the receipt after which a first node ``x`` knows every contributor, each other
+  contributor has already sent (``m - 1`` receipts, distinct senders); every other
+  demander (``d - 1`` at least, none complete yet) receives afterwards (distinct
+  receivers, later receipts). This holds under ``sum`` and ``max`` alike. ``cap`` is the sum
+  of the arc capacities in all-port (every arc may be used); else ``p`` times the most arcs
+  one round may use: arcs with distinct tails and distinct heads in single-port (a maximum
+  matching between senders and receivers: 2 on a star), both ways of a matching of the
+  graph in telephone, one way in half-duplex, one arc into each node in multicast, at most
+  ``calls=N`` calls; with unbounded packets there is no bound. On ``K_n`` in single-port
+  with ``p = 1`` it is ``2 K (n - 1)``, the rounds of the ring allreduce.
 
 **Upper bound**: the reduce-scatter schedule followed by the gossip schedule (every
 transmission of the second part a ``copy``: node ``i`` sends its whole chunks ``(i, k)``,
-and storing a whole chunk never counts twice), replayed by the verifier.
+and storing a whole chunk never counts twice), replayed by the verifier; or, when shorter,
+the ring allreduce along a Hamiltonian cycle
+(:func:`gossipcert.constructions.ring_allreduce.ring_allreduce`, single-port and all-port),
+replayed likewise.
 
 The answer is ``optimal`` when the best lower bound meets the composition, with that
 bound's evidence (the sub-problem's result as ``dual``, whose certificate a certificate
@@ -41,6 +63,8 @@ References
    operations in MPICH", IJHPCA 19, 2005 (allreduce as reduce-scatter then allgather).
 .. [2] E. Chan, M. Heimlich, A. Purkayastha and R. van de Geijn, "Collective communication:
    theory, practice, and experience", CCPE 19, 2007.
+.. [3] F. Harary and A. J. Schwenk, "The communication problem on graphs and digraphs",
+   J. Franklin Inst. 297, 1974 (gossip on a digraph takes at least ``2 n - 2`` calls).
 """
 
 from __future__ import annotations
@@ -51,11 +75,16 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import networkx as nx
+from networkx.algorithms import bipartite
 from pysat.solvers import Solver
 
 from gossipcert import graphs
+from gossipcert.constructions.ring_allreduce import ring_allreduce
 from gossipcert.encodings.allreduce import decode, encodable, standalone
+from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ModelKind, Problem, ProblemKind, make_instance
+from gossipcert.models import rules_of
 from gossipcert.proofs.checkers import ProofVerdict
 from gossipcert.proofs.refutation import (
     PROOF_SOLVER,
@@ -103,6 +132,68 @@ def receive_bound(instance: Instance) -> int | None:
     return best
 
 
+def receipts_per_round(instance: Instance) -> int | None:
+    """The most ``(receiver, chunk)`` receipts one round may hold (module docstring); None
+    when packets are unbounded.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> receipts_per_round(parse_instance("ring:5", "all-port", "allreduce"))
+    10
+    >>> receipts_per_round(parse_instance("ring:5", "telephone:p=2", "allreduce"))
+    8
+    >>> receipts_per_round(parse_instance("star:5", "single-port", "allreduce"))
+    2
+    """
+    model, g, n = instance.model, instance.graph, instance.n
+    rules = rules_of(model.kind)
+    if rules.arc_capacities:
+        return sum(model.capacity or graphs.capacity(g, u, v) for u in range(n) for v in g.adj[u])
+    if model.packet_cap is None:
+        return None
+    if not rules.point_to_point:
+        arcs = n
+    elif rules.two_way_calls or rules.send_or_receive:
+        matching = len(nx.max_weight_matching(g, maxcardinality=True))
+        arcs = matching * (2 if rules.two_way_calls else 1)
+    else:
+        heads_and_tails = nx.Graph()
+        tails = [("out", u) for u in range(n)]
+        heads_and_tails.add_nodes_from(tails)
+        heads_and_tails.add_edges_from(
+            (("out", u), ("in", v)) for u in range(n) for v in g.adj[u] if v != u
+        )
+        arcs = len(bipartite.hopcroft_karp_matching(heads_and_tails, tails)) // 2
+    if model.calls_per_round is not None and rules.point_to_point:
+        arcs = min(arcs, model.calls_per_round * (2 if rules.two_way_calls else 1))
+    return arcs * model.packet_cap
+
+
+def receipt_bound(instance: Instance) -> int | None:
+    """``ceil(sum_c (m_c + d_c - 2) / cap)`` (module docstring), for the chunks that some
+    node demands; None when a round may hold any number of receipts.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> receipt_bound(parse_instance("hub:5", "single-port", "allreduce:chunks=2"))
+    16
+    >>> receipt_bound(parse_instance("ring:6", "all-port", "allreduce:chunks=2"))
+    10
+    """
+    cap = receipts_per_round(instance)
+    if cap is None or cap == 0:
+        return None
+    need = 0
+    for c in range(instance.n_packets):
+        m = sum(held >> c & 1 for held in instance.holdings)
+        d = sum(want >> c & 1 for want in instance.demands)
+        if d:
+            need += max(0, m + d - 2)
+    return -(-need // cap)
+
+
 def sub_problem(instance: Instance, kind: ProblemKind) -> Instance:
     """The reduce-scatter or gossip instance with the same graph, model and chunks."""
     redop = instance.problem.redop if kind is ProblemKind.REDUCE_SCATTER else "sum"
@@ -147,7 +238,8 @@ def solve_allreduce(
     SolveResult
         ``optimal`` when a lower bound meets the verified composition, else ``feasible``
         (``unknown`` without a schedule); evidence ``{"kind": "allreduce-bracket",
-        "source": "reduce-scatter" | "gossip" | "receive", ...}`` and the sub-result whose
+        "source": "reduce-scatter" | "gossip" | "receive" | "receipts", ...}`` (or
+        ``allreduce-drat`` when a DRAT proof raised the bound) and the sub-result whose
         bound certifies as ``dual``.
 
     Examples
@@ -155,17 +247,22 @@ def solve_allreduce(
     >>> from gossipcert.instance import parse_instance
     >>> from gossipcert.search.entry import solve
     >>> res = solve(parse_instance("ring:4", "single-port", "allreduce"))
-    >>> res.status, res.optimum, res.evidence["kind"], res.evidence["bracket"]["value"]
-    ('optimal', 6, 'allreduce-drat', 4)
+    >>> res.status, res.optimum, res.evidence["kind"], res.evidence["source"]
+    ('optimal', 6, 'allreduce-bracket', 'receipts')
+    >>> res = solve(parse_instance("path:3", "single-port", "allreduce"))
+    >>> res.optimum, res.evidence["kind"], res.evidence["bracket"]["value"]
+    (7, 'allreduce-drat', 6)
     """
     deadline = None if time_limit is None else time.monotonic() + time_limit
     rs = solve_other(sub_problem(instance, ProblemKind.REDUCE_SCATTER))
     ag = solve_other(sub_problem(instance, ProblemKind.GOSSIP))
     recv = receive_bound(instance)
+    receipts = receipt_bound(instance)
     candidates = [
         ("reduce-scatter", rs.lower_bound, rs),
         ("gossip", ag.lower_bound, ag),
         ("receive", recv or 0, None),
+        ("receipts", receipts or 0, None),
     ]
     source, lower, sub = max(candidates, key=lambda x: x[1])
     schedule = report = None
@@ -177,6 +274,12 @@ def solve_allreduce(
             upper = report.rounds
         else:  # pragma: no cover - the argument in the docstring says never
             schedule = report = None
+    source_of_upper = f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})"
+    ring = _ring(instance)
+    if ring is not None and (upper is None or ring[1].rounds < upper):
+        schedule, report = ring
+        upper = report.rounds
+        source_of_upper = "the ring allreduce (gossipcert.constructions.ring_allreduce)"
     optimal = upper is not None and upper <= lower
     if optimal and sub is not None and not (sub.status == "optimal" and sub.optimum == lower):
         optimal = False  # a bound without a certificate of its own stays a bracket
@@ -184,13 +287,17 @@ def solve_allreduce(
         "kind": "allreduce-bracket",
         "source": source,
         "value": lower,
-        "bounds": {"reduce-scatter": rs.lower_bound, "gossip": ag.lower_bound, "receive": recv},
+        "bounds": {
+            "reduce-scatter": rs.lower_bound,
+            "gossip": ag.lower_bound,
+            "receive": recv,
+            "receipts": receipts,
+        },
     }
     if sub is not None:
         evidence["sub_problem"] = sub.instance.problem.spec()
         evidence["sub"] = sub.evidence
     searched = None
-    source_of_upper = f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})"
     if not optimal and upper is not None and encodable(instance) is None:
         searched = _exact(instance, lower, upper, deadline)
     if searched is not None:
@@ -223,6 +330,16 @@ def solve_allreduce(
         interrupted=rs.interrupted or ag.interrupted,
         dual=sub if optimal else None,
     )
+
+
+def _ring(instance: Instance) -> tuple[Schedule, Any] | None:
+    """The ring allreduce and its verifier's report, when it applies and is valid."""
+    try:
+        schedule = ring_allreduce(instance)
+    except NotApplicableError:
+        return None
+    report = simulate(instance, schedule)
+    return (schedule, report) if report.ok else None
 
 
 def find(instance: Instance, rounds: int, deadline: float | None) -> tuple[str, Schedule | None]:
