@@ -232,7 +232,8 @@ def _proof_name(ev: dict[str, Any]) -> str:
 def _proof_text(ev: dict[str, Any]) -> str:
     """ "a DRAT proof of N lines for a CNF of V variables and C clauses, checked by ..."."""
     return (
-        f"a {_proof_name(ev)} for a CNF of {ev['variables']} variables "
+        f"{'an' if ev.get('proof_format') == 'lrat' else 'a'} {_proof_name(ev)} for a CNF of "
+        f"{ev['variables']} variables "
         f"and {ev['clauses']} clauses, checked by "
         + ", ".join(f"{c['checker']} ({c['status']})" for c in ev.get("checkers", []))
     )
