@@ -52,6 +52,7 @@ from typing import Any
 
 from gossipcert import graphs
 from gossipcert._version import __version__
+from gossipcert.certificates.partial import FORMAT as PARTIAL_FORMAT
 from gossipcert.certificates.reductions import (
     check_allreduce_drat,
     check_allreduce_evidence,
@@ -78,6 +79,7 @@ from gossipcert.proofs.refutation import (
     stored_options,
 )
 from gossipcert.proofs.steps import check_steps_point
+from gossipcert.schedule import FORMAT as SCHEDULE_FORMAT
 from gossipcert.schedule import Schedule, from_json, to_json
 from gossipcert.search.backends import SatBackend, Status
 from gossipcert.search.outcome import SolveResult
@@ -177,10 +179,7 @@ def read_certificate(path: str | Path) -> dict[str, Any]:
         raise CertificateError(f"certificate {str(p)!r} does not exist") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CertificateError(f"certificate {str(p)!r} is not valid JSON: {exc}") from None
-    if isinstance(data, dict) and data.get("format") in (
-        "gossipcert-partial/1",
-        "gossipcert-schedule/1",
-    ):
+    if isinstance(data, dict) and data.get("format") in (PARTIAL_FORMAT, SCHEDULE_FORMAT):
         raise CertificateError(
             f"{str(p)!r} is a {data['format']} file, not a certificate: it proves no lower "
             f"bound; replay its schedule with: gossipcert verify {p}"

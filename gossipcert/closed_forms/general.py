@@ -6,9 +6,10 @@ See :mod:`gossipcert.closed_forms` for the conventions every bound follows.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import networkx as nx
-import numpy as np
 
 from gossipcert.closed_forms.base import (
     _LOWER,
@@ -81,28 +82,16 @@ def distance_bound(instance: Instance) -> Bound | None:
             searches = max(16, DIAMETER_WORK // (instance.n + len(indices)))
             best = diameter_radius(g, searches, csr=(indptr, indices)).diameter_low
     else:
-        holders = _holders(instance)
-        searched: dict[tuple[int, ...], np.ndarray] = {}
-        for v, mask in enumerate(instance.demands):
-            for p in bits(mask):
-                if not holders[p]:
-                    continue
-                key = tuple(holders[p])
-                dist = searched.get(key)
-                if dist is None:
-                    dist = searched[key] = bfs_distances(indptr, indices, key)
-                best = max(best, int(dist[v]))
+        best = _farthest_demand(instance, lambda key: bfs_distances(indptr, indices, key))
     return Bound("distance", _LOWER, best, "every model: a packet crosses one edge per round")
 
 
-def _weighted_distance_bound(instance: Instance) -> Bound:
-    """The distance bound on a graph with latencies (all-port): a packet that enters an edge
-    of latency ``L`` in round ``t`` arrives after round ``t + L - 1``, so by induction on
-    the rounds it is known at ``v`` no earlier than after round ``d_L(holders(p), v)``, the
-    distance with every edge weighted by its latency."""
-    g = instance.graph
+def _farthest_demand(instance: Instance, distances: Callable[[tuple[int, ...]], Any]) -> int:
+    """``max dist(holders(p), v)`` over the demands ``(v, p)`` whose packet has holders;
+    ``distances(holders)`` gives the distances from a set of holders, indexed by node (one
+    search per set of holders)."""
     holders = _holders(instance)
-    searched: dict[tuple[int, ...], dict[int, int]] = {}
+    searched: dict[tuple[int, ...], Any] = {}
     best = 0
     for v, mask in enumerate(instance.demands):
         for p in bits(mask):
@@ -111,10 +100,20 @@ def _weighted_distance_bound(instance: Instance) -> Bound:
             key = tuple(holders[p])
             dist = searched.get(key)
             if dist is None:
-                dist = searched[key] = nx.multi_source_dijkstra_path_length(
-                    g, set(key), weight="latency"
-                )
+                dist = searched[key] = distances(key)
             best = max(best, int(dist[v]))
+    return best
+
+
+def _weighted_distance_bound(instance: Instance) -> Bound:
+    """The distance bound on a graph with latencies (all-port): a packet that enters an edge
+    of latency ``L`` in round ``t`` arrives after round ``t + L - 1``, so by induction on
+    the rounds it is known at ``v`` no earlier than after round ``d_L(holders(p), v)``, the
+    distance with every edge weighted by its latency."""
+    g = instance.graph
+    best = _farthest_demand(
+        instance, lambda key: nx.multi_source_dijkstra_path_length(g, set(key), weight="latency")
+    )
     return Bound(
         "distance",
         _LOWER,
