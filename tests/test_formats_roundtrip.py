@@ -227,3 +227,30 @@ def test_long_links_continue_on_further_channels():
     assert result.valid and result.rounds == n - 1
     back = schedule_from_transfers(instance, result.transfers, list(range(n)))
     assert _per_link(back) == _per_link(one_way)
+
+
+def test_lane_channel_moves_a_full_thread_block_and_refuses_past_the_channels() -> None:
+    """A writer's send goes to channel ``group * width + index``; a thread block with fewer
+    than ``spare`` steps left sends the lane to its next channel group; past the executor's
+    32 channels the schedule cannot be written."""
+    from collections import defaultdict
+
+    import pytest
+
+    from gossipcert.errors import FormatError
+    from gossipcert.formats.msccl_xml import (
+        EXECUTOR_MAX_CHANNELS,
+        EXECUTOR_MAX_STEPS,
+        lane_channel,
+    )
+
+    blocks: dict[tuple[object, ...], list[int]] = defaultdict(list)
+    group: dict[tuple[int, int, int], int] = defaultdict(int)
+    assert lane_channel(blocks, group, 2, (0, 1, 1), 3) == 1
+    blocks[("send", 0, 1, 1)] = [0] * (EXECUTOR_MAX_STEPS - 3)
+    assert lane_channel(blocks, group, 2, (0, 1, 1), 3) == 1  # still room
+    blocks[("send", 0, 1, 1)].append(0)
+    assert lane_channel(blocks, group, 2, (0, 1, 1), 3) == 3 and group[(0, 1, 1)] == 1
+    group[(0, 1, 1)] = EXECUTOR_MAX_CHANNELS // 2
+    with pytest.raises(FormatError, match="too many chunks from rank 0 to 1"):
+        lane_channel(blocks, group, 2, (0, 1, 1), 3)

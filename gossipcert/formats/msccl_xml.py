@@ -50,8 +50,10 @@ References
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sized
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from xml.etree.ElementTree import Element, ParseError
 
 from defusedxml import DefusedXmlException
@@ -93,6 +95,39 @@ BUFFERS = ("i", "o", "s")
 #: ``MAXCHANNELS`` (its loader refuses a step index or a channel beyond them)
 EXECUTOR_MAX_STEPS = 64
 EXECUTOR_MAX_CHANNELS = 32
+
+
+def lane_channel(
+    blocks: Mapping[Any, Sized],
+    group: dict[tuple[int, int, int], int],
+    width: int,
+    lane: tuple[int, int, int],
+    spare: int,
+) -> int:
+    """The channel of a writer's next send on ``lane`` (sender, receiver, index among the
+    sends on that arc in one round): channel ``group * width + index``, moving the lane to
+    its next group of channels (a new thread block) when the current one has fewer than
+    ``spare`` of the executor's :data:`EXECUTOR_MAX_STEPS` steps left (``blocks`` holds the
+    steps of each thread block so far, keyed ``("send", sender, receiver, channel)``).
+
+    Raises
+    ------
+    FormatError
+        The lane needs more than the executor's :data:`EXECUTOR_MAX_CHANNELS` channels.
+    """
+    u, v, i = lane
+    chan = group[lane] * width + i
+    if len(blocks[("send", u, v, chan)]) > EXECUTOR_MAX_STEPS - spare:
+        group[lane] += 1  # a new thread block on the next channel group
+        chan = group[lane] * width + i
+    if chan >= EXECUTOR_MAX_CHANNELS:
+        raise FormatError(
+            f"the schedule sends too many chunks from rank {u} to {v}: with at most "
+            f"{EXECUTOR_MAX_STEPS} steps a thread block, it needs more than the executor's "
+            f"{EXECUTOR_MAX_CHANNELS} channels"
+        )
+    return chan
+
 
 #: the largest file read (the executor itself stops at 4096 XML nodes per rank)
 MAX_BYTES = 1 << 28

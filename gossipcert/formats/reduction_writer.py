@@ -36,7 +36,7 @@ from typing import Any
 from xml.sax.saxutils import quoteattr
 
 from gossipcert.errors import FormatError
-from gossipcert.formats.msccl_xml import EXECUTOR_MAX_CHANNELS, EXECUTOR_MAX_STEPS
+from gossipcert.formats.msccl_xml import EXECUTOR_MAX_STEPS, lane_channel
 from gossipcert.instance import Instance, ProblemKind, bits
 from gossipcert.models import rules_of
 from gossipcert.schedule import Schedule
@@ -100,16 +100,7 @@ def reduction_xml(
             i = used[(u, v)]
             used[(u, v)] += 1
             lane = (u, v, i)
-            chan = group[lane] * width[(u, v)] + i
-            if len(tbs[("send", u, v, chan)]) > EXECUTOR_MAX_STEPS - 4:
-                group[lane] += 1
-                chan = group[lane] * width[(u, v)] + i
-            if chan >= EXECUTOR_MAX_CHANNELS:
-                raise FormatError(
-                    f"the schedule sends too many chunks from rank {u} to {v}: with at most "
-                    f"{EXECUTOR_MAX_STEPS} steps a thread block, it needs more than the "
-                    f"executor's {EXECUTOR_MAX_CHANNELS} channels"
-                )
+            chan = lane_channel(tbs, group, width[(u, v)], lane, 4)
             send_key: Key = ("send", u, v, chan)
             waits = [last_write.get((u, c)), last_send.get(u) if serial else None,
                      lane_last.get(lane)]  # fmt: skip

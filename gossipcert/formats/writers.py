@@ -56,7 +56,7 @@ from xml.sax.saxutils import quoteattr
 from gossipcert import graphs
 from gossipcert.certificates.certificate import instance_from_certificate
 from gossipcert.errors import FormatError, GossipcertError
-from gossipcert.formats.msccl_xml import EXECUTOR_MAX_CHANNELS, EXECUTOR_MAX_STEPS, PROTOCOLS
+from gossipcert.formats.msccl_xml import PROTOCOLS, lane_channel
 from gossipcert.formats.reduction_writer import reduction_xml
 from gossipcert.instance import Instance, ProblemKind, bits, parse_instance
 from gossipcert.models import rules_of
@@ -207,16 +207,7 @@ def msccl_xml_from_schedule(
             ru, rv = rank[u], rank[v]
             for i, p in enumerate(packets):
                 lane = (ru, rv, i)
-                chan = group[lane] * width[(ru, rv)] + i
-                if len(tbs[("send", ru, rv, chan)]) > EXECUTOR_MAX_STEPS - 3:
-                    group[lane] += 1  # a new thread block on the next channel group
-                    chan = group[lane] * width[(ru, rv)] + i
-                if chan >= EXECUTOR_MAX_CHANNELS:
-                    raise FormatError(
-                        f"the schedule sends {len(tbs[('send', ru, rv, i)])}+ chunks from rank "
-                        f"{ru} to {rv}: with at most {EXECUTOR_MAX_STEPS} steps a thread block, "
-                        f"it needs more than the executor's {EXECUTOR_MAX_CHANNELS} channels"
-                    )
+                chan = lane_channel(tbs, group, width[(ru, rv)], lane, 3)
                 send_key, recv_key = ("send", ru, rv, chan), ("recv", rv, ru, chan)
                 # what this send waits for: its chunk's arrival, the GPU's previous send
                 # (point-to-point models), the lane's previous send (a new thread block)
