@@ -211,7 +211,7 @@ def check_latencies(graph: nx.Graph, model: Model, problem: Problem) -> None:
     if slow is None:
         return
     u, v, lat = slow
-    spec = graph.graph.get("spec", "this graph")
+    spec = graph.graph.get("spec") or "the graph"
     if model.kind is not ModelKind.ALL_PORT:
         raise UnsupportedModelError(
             f"{spec} has links slower than one round (edge {graphs.node_ref(graph, u)} -- "

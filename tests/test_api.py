@@ -64,11 +64,29 @@ def test_the_api_and_the_command_line_agree(tmp_path: Path) -> None:
         (nx.Graph(), "empty"),
         (nx.MultiGraph([(0, 1), (0, 1)]), "multigraph"),
         (nx.Graph([(1, "1")]), "same text"),
+        (nx.Graph([(0, 1, {"latency": 0})]), "latency 0 is not a whole number"),
+        (nx.Graph([(0, 1, {"capacity": 1.5})]), "capacity 1.5 is not a whole number"),
     ],
 )
 def test_bad_graphs_raise_the_projects_own_error(graph: nx.Graph, message: str) -> None:
     with pytest.raises(GraphError, match=message):
         gossipcert.solve(graph, "telephone", "gossip")
+
+
+def test_a_networkx_graph_keeps_its_latencies() -> None:
+    """An edge's ``latency`` attribute reaches the all-port model (b -- c takes 3 rounds), and
+    another model refuses it in words that name no spec."""
+    from gossipcert.errors import UnsupportedModelError
+
+    g = nx.path_graph(["a", "b", "c"])
+    g["b"]["c"]["latency"] = 3
+    res = gossipcert.solve(g, "all-port", "broadcast:a")
+    assert res.optimum == 4 and res.certified
+    g["b"]["c"]["latency"] = 1
+    assert gossipcert.solve(g, "all-port", "broadcast:a").optimum == 2
+    g["b"]["c"]["latency"] = 3
+    with pytest.raises(UnsupportedModelError, match=r"^the graph has links slower"):
+        gossipcert.solve(g, "telephone", "broadcast:a")
 
 
 def test_a_bad_spec_raises_a_spec_error() -> None:

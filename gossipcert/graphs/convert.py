@@ -18,9 +18,10 @@ from gossipcert.errors import GraphError
 def from_networkx(G: nx.Graph) -> nx.Graph:  # noqa: N803  (networkx's name for a graph)
     """The gossipcert graph of a networkx graph with any hashable node names.
 
-    Nodes are numbered in the order of ``G.nodes``; an edge's ``capacity`` attribute (a
-    whole number of at least 1, default 1) and a node's ``router`` attribute (default
-    False) are kept.
+    Nodes are numbered in the order of ``G.nodes``; an edge's ``capacity`` and ``latency``
+    attributes (whole numbers of at least 1, default 1; a latency is the rounds a packet
+    spends on the edge, all-port only) and a node's ``router`` attribute (default False)
+    are kept.
 
     Parameters
     ----------
@@ -37,8 +38,8 @@ def from_networkx(G: nx.Graph) -> nx.Graph:  # noqa: N803  (networkx's name for 
     ------
     GraphError
         A directed graph or a multigraph, a self-loop, an empty or disconnected graph, a
-        capacity that is not a whole number of at least 1, or two node names with the same
-        text (``1`` and ``"1"``), which no output could tell apart.
+        capacity or latency that is not a whole number of at least 1, or two node names
+        with the same text (``1`` and ``"1"``), which no output could tell apart.
 
     Examples
     --------
@@ -75,8 +76,13 @@ def from_networkx(G: nx.Graph) -> nx.Graph:  # noqa: N803  (networkx's name for 
     for name in names:
         g.add_node(index[name], label=str(name), router=bool(G.nodes[name].get("router", False)))
     for u, v, data in G.edges(data=True):
-        cap = data.get("capacity", 1)
-        if not isinstance(cap, int) or isinstance(cap, bool) or cap < 1:
-            raise GraphError(f"edge {u!r} -- {v!r}: capacity {cap!r} is not a whole number >= 1")
+        cap, lat = data.get("capacity", 1), data.get("latency", 1)
+        for what, value in (("capacity", cap), ("latency", lat)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise GraphError(
+                    f"edge {u!r} -- {v!r}: {what} {value!r} is not a whole number >= 1"
+                )
         g.add_edge(index[u], index[v], capacity=cap)
+        if lat != 1:  # a latency of 1 is every edge's default, not stored (as in graph files)
+            g[index[u]][index[v]]["latency"] = lat
     return g
