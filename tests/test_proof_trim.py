@@ -14,12 +14,13 @@ import copy
 import json
 import random
 
+import pysolvers
 import pytest
 
 from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.errors import SolverError
 from gossipcert.instance import parse_instance
-from gossipcert.proofs import checkers, hinted
+from gossipcert.proofs import checkers, hinted, trim
 from gossipcert.proofs.checkers import check_lrat_proof
 from gossipcert.proofs.hinted import check_hinted
 from gossipcert.proofs.lrat import check_lrat
@@ -287,3 +288,75 @@ def test_meanwhile_runs_once_after_a_verified_first_check(
         dimacs(clauses), "\n".join(lines[:1]) + "\n4 0 1 0", None, lambda: calls.append(2)
     )
     assert bad.status == "rejected" and calls == [1]
+
+
+def raw_proof(clauses: list[list[int]]) -> tuple[bytes, trim.Mapping[int, int]]:
+    """The untrimmed LRAT proof CaDiCaL writes for ``clauses`` (unsatisfiable), and the
+    renaming of its ids."""
+    solver = LratSolver(clauses)
+    try:
+        assert solver.solver.solve() is False
+        pysolvers.flushpr(solver.solver.solver.prfp)
+        solver.file.seek(0)
+        return solver.file.read(), solver.ids
+    finally:
+        solver.close()
+
+
+def pigeons(p: int) -> list[list[int]]:
+    """``p`` pigeons in ``p - 1`` holes."""
+    var = {(i, h): i * (p - 1) + h + 1 for i in range(p) for h in range(p - 1)}
+    clauses = [[var[i, h] for h in range(p - 1)] for i in range(p)]
+    return clauses + [
+        [-var[i, h], -var[j, h]] for h in range(p - 1) for i in range(p) for j in range(i + 1, p)
+    ]
+
+
+def test_the_array_trim_gives_the_line_trims_proof() -> None:
+    # units first: CaDiCaL derives clauses while the formula is added (a renaming)
+    renamed = [[1], [-1, 2], *[[x + 2 if x > 0 else x - 2 for x in c] for c in pigeons(5)]]
+    for clauses in (pigeons(5), pigeons(6), renamed):
+        data, ids = raw_proof(clauses)
+        if clauses is renamed:
+            assert ids
+        fast = trim._trim_arrays(data, ids)
+        assert fast is not None
+        assert fast == trim._trim_lines(data, ids)
+        assert verdicts(clauses, fast.text) == ("verified",) * 3
+    rng = random.Random(7)
+    done = 0
+    while done < 30:
+        clauses = random_cnf(rng)
+        if satisfiable(clauses):
+            continue
+        data, ids = raw_proof(clauses)
+        fast = trim._trim_arrays(data, ids)
+        assert fast is not None and fast == trim._trim_lines(data, ids), clauses
+        done += 1
+
+
+def test_the_array_trim_leaves_what_it_cannot_read_to_the_line_trim() -> None:
+    data, _ = raw_proof(pigeons(5))
+    for odd in (b"c a comment\n" + data, data.replace(b" ", b"\t", 1), b"4 2 0 1 x 0\n" + data):
+        assert trim._trim_arrays(odd, {}) is None
+    assert trim.trim_lrat(b"c a comment\n" + data).text == trim._trim_lines(data, {}).text
+    with pytest.raises(SolverError, match="no empty clause"):
+        trim._trim_arrays(b"4 2 0 1 2 0\n", {})
+
+
+def test_checkers_read_only_the_formula_clauses_a_proof_names() -> None:
+    # a large formula (pigeons plus many unused clauses) and a short proof: both checkers
+    # verify it, and reject it once a clause it names is deleted before its use
+    clauses = [*pigeons(4), *[[100 + k, -(200 + k)] for k in range(5000)]]
+    proof = trimmed(clauses)
+    assert proof is not None
+    assert verdicts(clauses, proof)[::2] == ("verified", "verified")
+    first = proof.splitlines()[0].split()
+    used = first[first.index("0", 1) + 1]
+    forged = f"{len(clauses)} d {used} 0\n{proof}"
+    assert verdicts(clauses, forged)[::2] == ("rejected", "rejected")
+    # deleting a clause no step names changes nothing
+    assert verdicts(clauses, f"{len(clauses)} d {len(clauses)} 0\n{proof}")[::2] == (
+        "verified",
+        "verified",
+    )

@@ -421,6 +421,7 @@ def check_lrat_proof(
     proof: str,
     deadline: float | None = None,
     meanwhile: Callable[[], None] | None = None,
+    formula: tuple[int, list[list[int]]] | None = None,
 ) -> ProofVerdict:
     """Judge an LRAT proof of the formula with two checkers that share no code.
 
@@ -442,6 +443,9 @@ def check_lrat_proof(
     meanwhile : callable, optional
         Run once gossipcert-lrat has verified the proof, while minisat-hints may still be
         at work (the caller's compression of the proof, for one).
+    formula : (int, list of list of int), optional
+        ``cnf_text`` already parsed (its variable count and clauses), when the caller holds
+        it: the text is then not read again.
 
     Returns
     -------
@@ -456,7 +460,7 @@ def check_lrat_proof(
     'rejected'
     """
     try:
-        _, clauses = parse_dimacs(cnf_text)
+        nvars, clauses = formula if formula is not None else parse_dimacs(cnf_text)
     except ValueError as exc:
         bad = CheckOutcome(LRAT_NAME, REJECTED, LRAT_DELETIONS, 0.0, f"formula: {exc}")
         return ProofVerdict(REJECTED, (bad,))
@@ -475,7 +479,7 @@ def check_lrat_proof(
         if own.status != REJECTED:
             if meanwhile is not None and own.status == VERIFIED:
                 meanwhile()
-            other = check_propagated(clauses, lines, deadline)
+            other = check_propagated(clauses, lines, deadline, nvars)
             message = other.message if other.status != TIMEOUT else f"no verdict: {other.message}"
             outcomes.append(
                 CheckOutcome(
@@ -484,7 +488,7 @@ def check_lrat_proof(
             )
         return ProofVerdict(_combined(outcomes), tuple(outcomes))
     # minisat-hints runs in a child process meanwhile (the two cores work at once)
-    child = Child(_propagated_child, (clauses, lines, deadline))
+    child = Child(_propagated_child, (clauses, lines, deadline, nvars))
     try:
         mine = check_lrat(clauses, lines, deadline)
         message = mine.message if mine.status != TIMEOUT else f"no verdict: {mine.message}"
@@ -498,8 +502,10 @@ def check_lrat_proof(
     return ProofVerdict(_combined(outcomes), tuple(outcomes))
 
 
-def _propagated_child(send: Any, clauses: list[list[int]], lines: list[str], deadline: Any) -> Any:
-    return check_propagated(clauses, lines, deadline)
+def _propagated_child(
+    send: Any, clauses: list[list[int]], lines: list[str], deadline: Any, nvars: int
+) -> Any:
+    return check_propagated(clauses, lines, deadline, nvars)
 
 
 def _child_outcome(child: Child, deadline: float | None) -> CheckOutcome:
@@ -538,9 +544,10 @@ def check_refutation(
     deadline: float | None = None,
     full: bool = False,
     meanwhile: Callable[[], None] | None = None,
+    formula: tuple[int, list[list[int]]] | None = None,
 ) -> ProofVerdict:
-    """:func:`check_lrat_proof` for an LRAT proof (``meanwhile`` passed on), :func:`check_proof`
-    for a DRAT one.
+    """:func:`check_lrat_proof` for an LRAT proof (``meanwhile`` and the parsed ``formula``
+    passed on), :func:`check_proof` for a DRAT one.
 
     Raises
     ------
@@ -548,7 +555,7 @@ def check_refutation(
         ``proof_format`` is not one of :data:`PROOF_FORMATS`.
     """
     if proof_format == "lrat":
-        return check_lrat_proof(cnf_text, proof, deadline, meanwhile)
+        return check_lrat_proof(cnf_text, proof, deadline, meanwhile, formula)
     if proof_format == "drat":
         return check_proof(cnf_text, proof, deadline, full=full)
     raise ValueError(f"unknown proof format {proof_format!r}")

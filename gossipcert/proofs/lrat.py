@@ -66,6 +66,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from operator import neg
 from pathlib import Path
+from typing import Any
 
 from gossipcert.proofs.drat import parse_dimacs
 
@@ -133,13 +134,49 @@ def _propagate(live: dict[int, frozenset[int]], false: set[int], hints: list[int
     return False
 
 
+class _Live(dict[int, frozenset[int]]):
+    """The live clauses by id. A formula clause is made a set when a step first names it
+    (most of a large formula is never named by a trimmed proof); :meth:`materialise` makes
+    every one of them (the RAT part looks at all clauses)."""
+
+    def __init__(self, formula: list[list[int]]) -> None:
+        super().__init__()
+        self.formula = formula
+        #: formula clauses deleted before any step named them
+        self.gone: set[int] = set()
+        self.whole = False
+
+    def __missing__(self, key: int) -> frozenset[int]:
+        if self.whole or not 0 < key <= len(self.formula) or key in self.gone:
+            raise KeyError(key)
+        clause = self[key] = frozenset(self.formula[key - 1])
+        self.gone.add(key)  # made once: from now on it is in the table or deleted from it
+        return clause
+
+    def get(self, key: int, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def pop(self, key: int, default: Any = None) -> Any:
+        clause = self.get(key)
+        if clause is None:
+            return default
+        return super().pop(key)
+
+    def materialise(self) -> None:
+        for key in range(1, len(self.formula) + 1):
+            if key not in self.gone:
+                self[key]
+        self.whole = True
+
+
 class _Checker:
     """The clause set ``S`` and the rules of the module docstring."""
 
     def __init__(self, clauses: list[list[int]]) -> None:
-        self.live: dict[int, frozenset[int]] = {
-            i: frozenset(c) for i, c in enumerate(clauses, start=1)
-        }
+        self.live = _Live(clauses)
         self.last = len(clauses)
         #: literal -> ids of the live clauses containing it; built at the first RAT part
         self.occ: dict[int, set[int]] | None = None
@@ -147,6 +184,7 @@ class _Checker:
 
     def _occurrences(self) -> dict[int, set[int]]:
         if self.occ is None:
+            self.live.materialise()
             occ: dict[int, set[int]] = {}
             for i, c in self.live.items():
                 for lit in c:

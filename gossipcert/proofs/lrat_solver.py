@@ -25,10 +25,20 @@ from typing import Any
 import pysolvers
 from pysat.solvers import Solver
 
-from gossipcert.proofs.trim import TrimmedProof, trim_lrat
+from gossipcert.proofs.trim import Renaming, TrimmedProof, trim_lrat
 
 #: the PySAT name of the proof-writing solver
 LRAT_SOLVER = "cadical195"
+
+
+def add_clauses(solver: Any, clauses: list[list[int]]) -> None:
+    """Add ``clauses`` to a PySAT CaDiCaL 1.9.5 ``solver`` by the binding's own call, one
+    Python call per clause (PySAT's ``add_clause`` goes through two methods each)."""
+    inner = solver.solver
+    add, handle = pysolvers.cadical195_add_cl, inner.cadical
+    for clause in clauses:
+        if add(handle, clause) is False:  # the formula is refuted already
+            inner.status = False
 
 
 class LratSolver:
@@ -61,23 +71,18 @@ class LratSolver:
         # PySAT closes the proof file with the solver when these are set
         inner.prfile = self.file
         inner.prfp = pysolvers.cadical195_tracepr(inner.cadical, self.file)
-        for clause in clauses:
-            self.solver.add_clause(clause)
+        add_clauses(self.solver, clauses)
         self.ids = self._formula_ids(len(clauses))
         self.size = len(clauses)
         #: the id of the formula's first empty clause, if it has one (no proof is written)
-        self.empty = next((k for k, c in enumerate(clauses, start=1) if not c), None)
+        self.empty = None if all(clauses) else 1 + [bool(c) for c in clauses].index(False)
 
-    def _formula_ids(self, n: int) -> dict[int, int]:
-        """The renaming of clause ids from the solver's to the proof's.
-
-        CaDiCaL numbers the formula's clauses in the order they are added, but a clause it
-        simplifies while adding (a literal already fixed by a unit) is derived with an id of
-        its own, taken from the same counter. So the formula's ``k``-th clause has the
-        ``k``-th id that no clause derived while adding took; those derived clauses are
-        renamed ``n + 1, n + 2, ...`` in order (every later id is larger). Empty when
-        nothing was derived while adding.
-        """
+    def _formula_ids(self, n: int) -> Renaming:
+        """The renaming of clause ids from the solver's to the proof's
+        (:class:`gossipcert.proofs.trim.Renaming`): CaDiCaL numbers the formula's clauses in
+        the order they are added, but a clause it simplifies while adding (a literal already
+        fixed by a unit) is derived with an id of its own, taken from the same counter. Empty
+        when nothing was derived while adding."""
         pysolvers.flushpr(self.solver.solver.prfp)
         self.file.seek(0)
         derived = []
@@ -86,13 +91,7 @@ class LratSolver:
             if head and rest[:2] != b"d ":
                 derived.append(int(head))
         self.file.seek(0, 2)
-        if not derived:
-            return {}
-        taken = set(derived)
-        originals = (i for i in range(1, n + len(derived) + 1) if i not in taken)
-        ids = {solver: k for k, solver in enumerate(originals, start=1)}
-        ids.update({solver: n + k for k, solver in enumerate(derived, start=1)})
-        return ids
+        return Renaming(n, derived)
 
     def trimmed(self) -> TrimmedProof:
         """The proof written so far, trimmed to the first empty clause's dependencies.

@@ -67,7 +67,10 @@ _CLOCK_EVERY = 4096
 
 
 def check_propagated(
-    clauses: list[list[int]], lines: Iterable[str], deadline: float | None = None
+    clauses: list[list[int]],
+    lines: Iterable[str],
+    deadline: float | None = None,
+    nvars: int | None = None,
 ) -> HintedVerdict:
     """Check an LRAT proof of the unsatisfiability of ``clauses`` (module docstring).
 
@@ -79,6 +82,9 @@ def check_propagated(
         The LRAT proof's lines.
     deadline : float, optional
         A ``time.monotonic()`` value; the check stops there with status ``timeout``.
+    nvars : int, optional
+        The formula's number of variables (its DIMACS header), if the caller knows it; by
+        default the largest variable of ``clauses``.
 
     Returns
     -------
@@ -92,7 +98,8 @@ def check_propagated(
     'line 1: the clause does not follow from its hints by unit propagation'
     """
     start = time.monotonic()
-    nvars = max((abs(x) for c in clauses for x in c), default=0)
+    if nvars is None:
+        nvars = max((abs(x) for c in clauses for x in c), default=0)
     solver = Solver(name=PROPAGATOR)
     try:
         return _check(solver, clauses, nvars, lines, deadline, start)
@@ -114,13 +121,30 @@ def _check(
     # activation variables first: MiniSat sorts a clause's literals and watches the first
     # two, so an inactive clause watches its own two activation literals and is never
     # visited; the formula's variables are shifted above them
-    shift = 2 * (len(clauses) + len(lines))
+    # at most one clause joins per line and per token a line names (a token takes two
+    # characters at least): a bound on the activation variables, cheap to take
+    named = min(len(clauses), sum(map(len, lines)) // 2 + len(lines))
+    shift = 2 * (named + len(lines))
     top = -1  # a clause's activation variables are (top, top + 1), both at most shift
     active: dict[int, int] = {}  # live clause id -> its first activation variable
-    for i, clause in enumerate(clauses, start=1):
+    # a formula clause joins the solver when a step first names it (a trimmed proof names
+    # few of a large formula's clauses); ``made`` holds the ids that joined or were deleted
+    made: set[int] = set()
+
+    def activation(h: int) -> int:
+        nonlocal top
+        if h in active:
+            return active[h]
+        if not 0 < h <= len(clauses) or h in made:
+            raise KeyError(h)
+        made.add(h)
         top += 2
-        active[i] = top
-        add([-top, -top - 1, *(x + shift if x > 0 else x - shift for x in clause)])
+        if top + 1 > shift:  # cannot happen (the bound above); never let the numbers meet
+            raise KeyError(h)
+        active[h] = top
+        add([-top, -top - 1, *(x + shift if x > 0 else x - shift for x in clauses[h - 1])])
+        return top
+
     last = len(clauses)
     additions = deletions = ignored = 0
     status, message = "rejected", "the proof ends without deriving the empty clause"
@@ -139,7 +163,10 @@ def _check(
                 for j in ids:
                     deletions += 1
                     if active.pop(j, None) is None:
-                        ignored += 1
+                        if 0 < j <= len(clauses) and j not in made:
+                            made.add(j)  # a formula clause no step named: it never joins
+                        else:
+                            ignored += 1
                 continue
             nums = list(map(int, tokens))
             zero = nums.index(0, 1)
@@ -160,7 +187,10 @@ def _check(
             message = f"line {number}: a variable that is not the formula's"
             break
         try:
-            firsts = [active[h] for h in hints]
+            try:
+                firsts = [active[h] for h in hints]
+            except KeyError:
+                firsts = [activation(h) for h in hints]
         except KeyError as exc:
             message = f"line {number}: hint {exc.args[0]} is not a live clause"
             break
@@ -181,6 +211,9 @@ def _check(
             )
             break
         top += 2
+        if top + 1 > shift:  # cannot happen (the bound above); never let the numbers meet
+            status, message = "rejected", f"line {number}: more clauses than the proof has"
+            break
         active[cid] = top
         add([-top, -top - 1, *shifted])
     return HintedVerdict(status, message, additions, deletions, ignored, time.monotonic() - start)

@@ -158,7 +158,9 @@ def checked_refutation(
         raise SolverError(if_sat)
     if pr.status != "unsat" or pr.proof is None:
         return None
-    verdict = check_refutation(cnf.dimacs(), pr.proof, pr.proof_format, deadline)
+    verdict = check_refutation(
+        cnf.dimacs(), pr.proof, pr.proof_format, deadline, formula=(cnf.nvars, cnf.clauses)
+    )
     if verdict.status == "rejected":
         raise SolverError(f"{proof_name} was rejected: {verdict.summary()}")
     if not verdict.ok:
@@ -383,7 +385,9 @@ def recheck_stored_proof(
         return [(False, problem)]
     count = proof.count("\n")
     deadline = None if time_limit is None else time.monotonic() + time_limit
-    verdict = check_refutation(cnf.dimacs(), proof, proof_format, deadline, full=full)
+    verdict = check_refutation(
+        cnf.dimacs(), proof, proof_format, deadline, full=full, formula=(cnf.nvars, cnf.clauses)
+    )
     lines: list[tuple[bool | None, str]] = [
         (
             {"verified": True, "over-budget": True, "timeout": None}.get(o.status, False),

@@ -478,6 +478,7 @@ class _Search:
                 pr.proof_format,
                 self.deadline,
                 meanwhile=lambda: packed.append(pack_proof(proof)),
+                formula=(cnf.nvars, cnf.clauses),
             )
         self.times["proof"] = time.monotonic() - p0
         self.emit({"event": "proof-check", "status": verdict.status, "summary": verdict.summary()})
