@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import time
 
 import pysolvers
 import pytest
@@ -23,7 +24,7 @@ from gossipcert.instance import parse_instance
 from gossipcert.proofs import checkers, hinted, trim
 from gossipcert.proofs.checkers import check_lrat_proof
 from gossipcert.proofs.hinted import check_hinted
-from gossipcert.proofs.lrat import check_lrat
+from gossipcert.proofs.lrat import LratVerdict, check_lrat
 from gossipcert.proofs.lrat_solver import LratSolver
 from gossipcert.proofs.propagated import check_propagated
 from gossipcert.proofs.refutation import pack_proof, unpack_proof
@@ -271,6 +272,26 @@ def test_the_two_processes_give_the_verdicts_of_one(monkeypatch: pytest.MonkeyPa
     tokens[tokens.index("0", 1) + 1] = "999999"  # a hint that names no clause
     bad = check_lrat_proof(dimacs(clauses), "\n".join([*lines[:k], " ".join(tokens)]))
     assert bad.status == "rejected"
+
+
+def test_a_verdict_sent_before_the_time_limit_is_read_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """gossipcert-lrat runs out of time while minisat-hints, in its child, has finished: its
+    verdict is read (it used to be reported as a time-out)."""
+    clauses, lines = genuine()
+    monkeypatch.setattr(checkers, "PARALLEL_ABOVE", 0)
+
+    def out_of_time(clauses: list[list[int]], lines: list[str], deadline: float) -> LratVerdict:
+        time.sleep(max(0.0, deadline - time.monotonic()) + 0.3)
+        return LratVerdict("timeout", "deadline passed at line 1", 0, 0, 0, 0, 0.8)
+
+    monkeypatch.setattr(checkers, "check_lrat", out_of_time)
+    verdict = check_lrat_proof(dimacs(clauses), "\n".join(lines), time.monotonic() + 0.5)
+    own, other = verdict.outcomes
+    assert own.status == "timeout"
+    assert other.status == "verified"
+    assert other.seconds < 0.5  # the check's own time, not the wait for it
 
 
 @pytest.mark.parametrize("parallel_above", [0, 10**9])

@@ -488,6 +488,7 @@ def check_lrat_proof(
             )
         return ProofVerdict(_combined(outcomes), tuple(outcomes))
     # minisat-hints runs in a child process meanwhile (the two cores work at once)
+    began = time.monotonic()
     child = Child(_propagated_child, (clauses, lines, deadline, nvars))
     try:
         mine = check_lrat(clauses, lines, deadline)
@@ -496,7 +497,7 @@ def check_lrat_proof(
         if mine.status != REJECTED:  # a rejection needs no second verdict
             if meanwhile is not None and mine.status == VERIFIED:
                 meanwhile()
-            outcomes.append(_child_outcome(child, deadline))
+            outcomes.append(_child_outcome(child, deadline, began))
     finally:
         child.reap()
     return ProofVerdict(_combined(outcomes), tuple(outcomes))
@@ -508,18 +509,20 @@ def _propagated_child(
     return check_propagated(clauses, lines, deadline, nvars)
 
 
-def _child_outcome(child: Child, deadline: float | None) -> CheckOutcome:
-    """minisat-hints' verdict from its child process (``deadline`` bounds the wait)."""
-    start = time.monotonic()
+def _child_outcome(child: Child, deadline: float | None, began: float) -> CheckOutcome:
+    """minisat-hints' verdict from its child process, started at ``began`` (``deadline``
+    bounds the wait; past it, only a verdict already sent is read)."""
+    start = began
     result: Any = None
     while not child.done and result is None:
-        if deadline is not None and time.monotonic() >= deadline:
-            break
-        for kind, value in child.messages(deadline):
+        late = deadline is not None and time.monotonic() >= deadline
+        for kind, value in child.messages(time.monotonic() if late else deadline):
             if kind == "result":
                 result = value
             elif kind == "error":
                 raise value
+        if late:
+            break
     name, deletions = PROPAGATED_NAME, PROPAGATED_DELETIONS
     if result is None:
         seconds = time.monotonic() - start
