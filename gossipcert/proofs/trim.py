@@ -12,6 +12,12 @@ and adds, after each addition, a deletion of every clause it uses for the last t
 (formula clauses included), so a checker that applies deletions holds only the clauses
 still needed. Comments and the solver's own deletions are dropped.
 
+Two implementations give the same proof (a test holds them to it): one line at a time
+(small proofs, and any proof with comments or odd spacing), and on arrays for proofs of
+:data:`ARRAYS_FROM` bytes or more: numpy reads every integer at once, the kept steps are
+one breadth-first search (scipy) over the graph from each step to the steps it names, and
+each clause's last use is one ``maximum.at`` over the kept steps' hints.
+
 Trimming decides nothing: the trimmed proof is untrusted input to the checkers
 (:func:`gossipcert.proofs.checkers.check_lrat_proof`), which accept it only if it is a
 refutation of the formula on its own. A wrong trimmer can make a check fail, never pass.
@@ -24,6 +30,8 @@ References
 .. [2] L. Cruz-Filipe, M. J. H. Heule, W. A. Hunt, Jr., M. Kaufmann and P. Schneider-Kamp,
    "Efficient certified RAT verification", CADE 2017, LNCS 10395 (the LRAT format).
 .. [3] A. Biere et al., CaDiCaL (https://github.com/arminbiere/cadical), ``--lrat``.
+.. [4] P. Virtanen et al., "SciPy 1.0", Nature Methods 17 (2020)
+   (``scipy.sparse.csgraph.breadth_first_order``).
 """
 
 from __future__ import annotations
