@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         sccl_json_from_schedule,
         solve,
         table,
+        upgrade,
         verify,
         verify_algorithm,
     )
@@ -47,6 +48,7 @@ __all__ = [
     "sccl_json_from_schedule",
     "solve",
     "table",
+    "upgrade",
     "verify",
     "verify_algorithm",
 ]

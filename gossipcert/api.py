@@ -66,6 +66,7 @@ __all__ = [
     "sccl_json_from_schedule",
     "solve",
     "table",
+    "upgrade",
     "verify",
     "verify_algorithm",
 ]
@@ -326,6 +327,56 @@ def check(
     )
     with limits_from_now():
         return check_within(cert, time_limit, full)
+
+
+def upgrade(
+    certificate: str | os.PathLike[str] | dict[str, Any],
+    *,
+    time_limit: float | None = None,
+) -> tuple[Any, dict[str, Any] | None]:
+    """Re-check a certificate as :func:`check` does, proving each stored DRAT refutation
+    again with a trimmed LRAT proof that takes its place.
+
+    Certificates written before LRAT store DRAT proofs, whose checks search for every
+    lemma's justification; the LRAT proof names them, so later checks are fast. The new
+    proof refutes the same CNF (``check`` regenerates it and compares its hash first) and is
+    verified by gossipcert-lrat and minisat-hints before it is stored. A refutation not
+    proved again within ``time_limit`` keeps its DRAT proof (checked as usual).
+
+    Parameters
+    ----------
+    certificate : path or dict
+        A certificate file, or its content (not changed: the upgrade is a copy).
+    time_limit : float, optional
+        Seconds; a check cut short gives no verdict and no certificate.
+
+    Returns
+    -------
+    (CheckReport, dict or None)
+        The check's report, and the upgraded certificate when it holds (None otherwise);
+        write it with :func:`gossipcert.store.certificate_text`.
+
+    Examples
+    --------
+    >>> import json, pathlib
+    >>> old = json.loads(pathlib.Path("results/store/half-duplex_gossip_n5_18ae0b23b971d93c"
+    ...     ".cert.json").read_text())  # doctest: +SKIP
+    >>> report, new = upgrade(old)  # doctest: +SKIP
+    >>> report.ok, new["evidence"]["proof_format"]  # doctest: +SKIP
+    (True, 'lrat')
+    """
+    import copy
+
+    from gossipcert.certificates.certificate import read_certificate
+    from gossipcert.command_start import limits_from_now
+    from gossipcert.search.watchdog import upgrade_within
+
+    cert = copy.deepcopy(
+        certificate if isinstance(certificate, dict) else read_certificate(os.fspath(certificate))
+    )
+    with limits_from_now():
+        report, upgraded = upgrade_within(cert, time_limit)
+    return report, upgraded if report.ok else None
 
 
 def table(

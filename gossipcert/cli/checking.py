@@ -3,6 +3,7 @@ scratch."""
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Annotated, Any
 
@@ -10,9 +11,12 @@ import typer
 from rich.markup import escape as esc
 
 from gossipcert.cli.common import (
+    ForceOpt,
     JsonOpt,
     _bad_input,
+    _check_output,
     _time_limit_option,
+    _write_text,
     app,
 )
 from gossipcert.cli_text import (
@@ -68,12 +72,25 @@ def check_cmd(
         bool,
         typer.Option("--quiet", "-q", help="No heartbeat lines on stderr during a long step."),
     ] = False,
+    upgrade: Annotated[
+        str | None,
+        typer.Option(
+            "--upgrade",
+            metavar="NEW.json",
+            help="Prove every stored DRAT refutation again with a trimmed LRAT proof (checked "
+            "by gossipcert-lrat and minisat-hints in its place) and, when the certificate "
+            "holds, write it with those proofs to NEW.json: its later checks are fast. The "
+            "certificate given is not changed.",
+        ),
+    ] = None,
+    force: ForceOpt = False,
 ) -> None:
     """Re-check a certificate from scratch: rebuild the instance, replay the schedule,
     recompute the bound or regenerate the CNF and re-check the DRAT proof with every
     checker available (dratify with deletions ignored, the project's own checker, and
     drat-trim when it is on the PATH or named by GOSSIPCERT_DRAT_TRIM). A steps certificate
-    (solve --objective steps -o) is checked point by point the same way.
+    (solve --objective steps -o) is checked point by point the same way. With --upgrade,
+    stored DRAT proofs (certificates written before LRAT) are replaced by LRAT proofs.
 
     Exit 0 when every step holds, 1 on any mismatch or rejected proof, 2 when the file cannot
     be read, 3 when the time limit ran out before a verdict (neither holds nor fails), 4 when
@@ -81,13 +98,17 @@ def check_cmd(
     not checked in time): re-solving it is the solver's word again, not a proof.
     """
     from gossipcert.certificates.certificate import STEPS_FORMAT, read_certificate, step_verdict
-    from gossipcert.search.watchdog import check_within
+    from gossipcert.search.watchdog import check_within, upgrade_within
 
     if (certificate is None) == (all_dir is None):
         raise GossipcertError("give one certificate, or --all FOLDER")
     if all_dir is not None:
         _check_all(all_dir, time_limit, as_json, full)
     assert certificate is not None
+    if upgrade is not None:
+        _check_output(upgrade, force)
+        if os.path.abspath(upgrade) == os.path.abspath(certificate):
+            raise GossipcertError("--upgrade writes a new file: give a name other than the input")
     cert = read_certificate(certificate)
     shown = 0
 
@@ -118,8 +139,12 @@ def check_cmd(
 
     from gossipcert.search.heartbeat import heartbeats
 
+    upgraded = None
     with heartbeats(None if quiet else beat, "checking", dict):
-        rep = check_within(cert, time_limit, full, on_step=arrived, in_child=True)
+        if upgrade is None:
+            rep = check_within(cert, time_limit, full, on_step=arrived, in_child=True)
+        else:
+            rep, upgraded = upgrade_within(cert, time_limit, on_step=arrived, in_child=True)
     if as_json:
         print_json(
             {
@@ -151,7 +176,21 @@ def check_cmd(
         steps = cert.get("format") == STEPS_FORMAT
         claim = cert.get("claim") if steps else f"optimum {cert.get('optimum')}"
         console.print(f"{verdict}: {esc(str(claim))}", highlight=False)
+    if upgrade is not None:
+        _write_upgraded(upgrade, upgraded if rep.status == "holds" else None, as_json)
     raise typer.Exit(CHECK_EXIT[rep.status])
+
+
+def _write_upgraded(output: str, cert: dict[str, Any] | None, as_json: bool) -> None:
+    """``check --upgrade``: the upgraded certificate written, or why not."""
+    from gossipcert.store import certificate_text
+
+    if cert is None:
+        err_console.print(f"{esc(output)} not written: the certificate does not hold")
+        return
+    _write_text(output, certificate_text(cert))
+    if not as_json:
+        console.print(f"upgraded certificate written to {esc(output)}", highlight=False)
 
 
 def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool) -> None:

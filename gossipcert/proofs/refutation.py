@@ -20,6 +20,9 @@ import base64
 import hashlib
 import lzma
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -483,12 +486,84 @@ def check_stored_refutation(
         out.add(ok, prefix + text)
 
 
+#: while set (:func:`upgrading`), a stored DRAT refutation met by a check is proved again
+#: with a trimmed LRAT proof, which takes its place in the evidence
+_UPGRADING: ContextVar[bool] = ContextVar("gossipcert_upgrading", default=False)
+
+
+@contextmanager
+def upgrading() -> Iterator[None]:
+    """Within this context a certificate check replaces every stored DRAT refutation it
+    meets by a trimmed LRAT proof of the same CNF (:func:`upgrade_evidence`), in the
+    certificate's dict itself (:func:`gossipcert.certificates.upgrade.upgrade_certificate`)."""
+    token = _UPGRADING.set(True)
+    try:
+        yield
+    finally:
+        _UPGRADING.reset(token)
+
+
+def upgrade_evidence(
+    cnf: StandaloneCNF, ev: dict[str, Any], time_limit: float | None
+) -> list[tuple[bool | None, str]]:
+    """Prove the refutation of ``cnf`` again, with a trimmed LRAT proof that both LRAT
+    checkers verify, and put it in ``ev`` in place of its DRAT proof.
+
+    The CNF is the one the check regenerated (its hash was compared with the evidence's
+    before), so the new proof backs the same claim. When no LRAT proof is verified within
+    ``time_limit``, ``ev`` is left as it is and its DRAT proof is re-checked as usual.
+
+    Returns
+    -------
+    list of (bool or None, str)
+        The check's lines, as :func:`recheck_stored_proof` gives them.
+    """
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    pr = prove_unsat(cnf, deadline, lrat=True)
+    if pr.status == "sat":
+        return [(False, "the regenerated CNF is satisfiable: the stored refutation is wrong")]
+    verdict = None
+    if pr.status == "unsat" and pr.proof is not None:
+        verdict = check_refutation(
+            cnf.dimacs(), pr.proof, "lrat", deadline, formula=(cnf.nvars, cnf.clauses)
+        )
+    if verdict is None or not verdict.ok:
+        kept: list[tuple[bool | None, str]] = [
+            (None, "no LRAT proof verified within the time limit: the DRAT proof is kept")
+        ]
+        if verdict is not None and verdict.status == "rejected":
+            kept = [(False, f"the new LRAT proof was rejected: {verdict.summary()}")]
+        packed, lines = ev.get("proof_xz_base64"), ev.get("proof_lines")
+        return kept + recheck_stored_proof(cnf, packed, time_limit, False, lines, "drat")
+    assert pr.proof is not None
+    ev.pop("proof_xz_base64", None)
+    ev.update(
+        proof_solver="CaDiCaL 1.9.5 (PySAT)",
+        proof_seconds=round(pr.seconds, 3),
+        checkers=[o.to_json() for o in verdict.outcomes],
+        **proof_fields(pr),
+    )
+    count = pr.proof.count("\n")
+    return [
+        (
+            o.ok,
+            f"LRAT proof ({count} lines, trimmed from {pr.untrimmed_lines}) written in place "
+            f"of the stored DRAT proof, checked by {o.checker} (deletions: {o.deletions}): "
+            f"{o.status} in {o.seconds:.1f}s ({o.message})",
+        )
+        for o in verdict.outcomes
+    ]
+
+
 def recheck_evidence_proof(
     cnf: StandaloneCNF, ev: dict[str, Any], time_limit: float | None, full: bool = False
 ) -> list[tuple[bool | None, str]]:
     """:func:`recheck_stored_proof` on the proof an evidence stores: ``lrat_xz_base64`` (an
-    LRAT proof; also when ``proof_format`` says ``lrat``) or ``proof_xz_base64`` (DRAT)."""
+    LRAT proof; also when ``proof_format`` says ``lrat``) or ``proof_xz_base64`` (DRAT).
+    Within :func:`upgrading`, a DRAT proof is replaced (:func:`upgrade_evidence`)."""
     lrat = "lrat_xz_base64" in ev or ev.get("proof_format") == "lrat"
+    if _UPGRADING.get() and not lrat and "proof_xz_base64" in ev:
+        return upgrade_evidence(cnf, ev, time_limit)
     packed = ev.get("lrat_xz_base64") if lrat else ev.get("proof_xz_base64")
     fmt = "lrat" if lrat else "drat"
     return recheck_stored_proof(cnf, packed, time_limit, full, ev.get("proof_lines"), fmt)

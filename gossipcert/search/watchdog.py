@@ -18,7 +18,8 @@ child lets CaDiCaL's conflict-budget slices double up to the time left
   shared with every other place that runs a child;
 - :func:`solve_within`: :func:`gossipcert.search.entry.solve` under a hard limit;
 - :func:`check_within`: :func:`gossipcert.certificates.certificate.check_certificate` under a hard
-  limit (killed, the check is no verdict — ``timeout`` — never a failure).
+  limit (killed, the check is no verdict — ``timeout`` — never a failure);
+- :func:`upgrade_within`: the same check, replacing stored DRAT proofs by LRAT ones.
 """
 
 from __future__ import annotations
@@ -261,6 +262,16 @@ def _check_child(send: Send, cert: dict[str, Any], budget: float | None, full: b
     return report
 
 
+def _upgrade_child(
+    send: Send, cert: dict[str, Any], budget: float | None, full: bool
+) -> tuple[Any, dict[str, Any]]:
+    from gossipcert.proofs.refutation import upgrading
+
+    with upgrading():
+        report = _check_child(send, cert, budget, full)
+    return report, cert
+
+
 def check_within(
     cert: dict[str, Any],
     time_limit: float | None,
@@ -277,10 +288,38 @@ def check_within(
     seconds, so SIGINT or SIGTERM stops the check only through its parent);
     interrupted, :class:`KeyboardInterrupt` is raised.
     """
+    return _checked(cert, time_limit, full, on_step, in_child, upgrade=False)
+
+
+def upgrade_within(
+    cert: dict[str, Any],
+    time_limit: float | None,
+    on_step: Callable[[bool | None, str, bool], None] | None = None,
+    in_child: bool = False,
+) -> tuple[Any, dict[str, Any] | None]:
+    """:func:`check_within` that replaces every stored DRAT refutation by a trimmed LRAT
+    proof on the way (:func:`gossipcert.proofs.refutation.upgrading`): the report and the
+    upgraded certificate (None when the check was stopped at the limit)."""
+    return _checked(cert, time_limit, False, on_step, in_child, upgrade=True)
+
+
+def _checked(
+    cert: dict[str, Any],
+    time_limit: float | None,
+    full: bool,
+    on_step: Callable[[bool | None, str, bool], None] | None,
+    in_child: bool,
+    upgrade: bool,
+) -> Any:
+    """:func:`check_within` and :func:`upgrade_within`."""
     from gossipcert.certificates.certificate import CheckReport, check_certificate
+    from gossipcert.proofs.refutation import upgrading
 
     if time_limit is None and not in_child:
-        return check_certificate(cert, None, full, on_step=on_step)
+        if not upgrade:
+            return check_certificate(cert, None, full, on_step=on_step)
+        with upgrading():
+            return check_certificate(cert, None, full, on_step=on_step), cert
     done: list[tuple[bool | None, str, bool]] = []
 
     def arrived(step: tuple[bool | None, str, bool]) -> None:
@@ -294,7 +333,8 @@ def check_within(
         budget = max(0.0, child_budget(time_limit) - (time.monotonic() - start))
         deadline = start + time_limit
     slices = None if deadline is None else allow_long_slices  # killed at the deadline only
-    kind, value = call_in_child(_check_child, (cert, budget, full), deadline, arrived, slices)
+    child = _upgrade_child if upgrade else _check_child
+    kind, value = call_in_child(child, (cert, budget, full), deadline, arrived, slices)
     if kind == "result":
         return value
     if kind == "died":
@@ -305,4 +345,4 @@ def check_within(
     for ok, text, claim in done:
         rep.add(ok, text, claim)
     rep.add(None, f"no verdict: the check was stopped at the time limit ({time_limit:g}s)")
-    return rep
+    return (rep, None) if upgrade else rep
