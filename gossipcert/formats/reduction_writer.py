@@ -17,7 +17,8 @@ input) and ``reducescatter`` (rank ``r``'s output chunk ``j`` is input chunk ``r
   written (a ``nop`` carries each such dependency), so that nothing overwrites a chunk
   before it is sent;
 * a send of ``i[c]`` waits for the last local step that wrote it; in the point-to-point
-  models a GPU's sends are chained in the schedule's order.
+  models a GPU's sends of a round wait for its sends of its previous sending round
+  (:mod:`gossipcert.formats.send_order`).
 
 Receiving into scratch and combining locally keeps a round's receipts of one chunk from
 racing on ``i[c]``; read back (:mod:`gossipcert.formats.replay`), local steps take no round
@@ -65,6 +66,7 @@ from xml.sax.saxutils import quoteattr
 
 from gossipcert.errors import FormatError
 from gossipcert.formats.msccl_xml import EXECUTOR_MAX_STEPS, lane_channel
+from gossipcert.formats.send_order import SendOrder
 from gossipcert.instance import Instance, ProblemKind, bits
 from gossipcert.models import rules_of
 from gossipcert.schedule import Schedule
@@ -111,7 +113,9 @@ def reduction_xml(
     where: dict[tuple[int, int], Slot] = {}  # (rank, chunk) -> its partial, if not i[c]
     last_write: dict[tuple[int, int], Ref] = {}  # (rank, chunk) -> the local step
     unwaited: dict[tuple[int, int], list[Ref]] = defaultdict(list)  # sends since that write
-    last_send: dict[int, Ref] = {}
+    order = SendOrder(
+        tbs, lambda dep: ["nop", None, None, dep], lambda dep: ["cpy", ("i", 0), ("i", 0), dep, 0]
+    )
     lane_last: dict[tuple[int, int, int], Ref] = {}
     group: dict[tuple[int, int, int], int] = defaultdict(int)
     local_group = [0] * n
@@ -133,7 +137,7 @@ def reduction_xml(
             lane = (u, v, i)
             chan = lane_channel(tbs, group, width[(u, v)], lane, 4)
             send_key: Key = ("send", u, v, chan)
-            waits = [last_write.get((u, c)), last_send.get(u) if serial else None,
+            waits = [last_write.get((u, c)), order.wait(u) if serial else None,
                      lane_last.get(lane)]  # fmt: skip
             deps = list(dict.fromkeys(w for w in waits if w is not None and w[0] != send_key))
             for dep in deps[:-1]:
@@ -141,7 +145,9 @@ def reduction_xml(
             src = where.get((u, c), ("i", c))
             tbs[send_key].append(["s", src, src, deps[-1] if deps else None])
             ref = (send_key, len(tbs[send_key]) - 1)
-            last_send[u] = lane_last[lane] = ref
+            lane_last[lane] = ref
+            if serial:
+                order.sent(u, ref)
             unwaited[(u, c)].append(ref)
             recv_key: Key = ("recv", v, u, chan)
             slot = scratch[v]
@@ -152,7 +158,8 @@ def reduction_xml(
             receipts.sort(key=lambda x: x[0] != "copy")  # the copy first
             key: Key = ("local", v, -1, local_group[v])
             steps = tbs[key]
-            if len(steps) + 2 * len(receipts) + len(unwaited[(v, c)]) > EXECUTOR_MAX_STEPS - 3:
+            fold = 2 * len(receipts) + len(unwaited[(v, c)])
+            if steps and len(steps) + fold > EXECUTOR_MAX_STEPS - 3:
                 previous = (key, len(steps) - 1)
                 local_group[v] += 1
                 key = ("local", v, -1, local_group[v])
@@ -168,16 +175,17 @@ def reduction_xml(
                     target = ("s", scratch[v])
                     scratch[v] += 1
                 where[(v, c)] = target
-                if receipts[0][0] != "copy":
-                    steps.append(["cpy", ("i", c), target, None])
+                if receipts[0][0] != "copy":  # (a step after nops needs a dependency)
+                    steps.append(["cpy", ("i", c), target, receipts[0][2]])
             for op, slot, ref in receipts:
                 steps.append(["cpy" if op == "copy" else "re", ("s", slot), target, ref])
                 last_write[(v, c)] = (key, len(steps) - 1)
+        order.next_round()
     if root is not None:  # a root that never receives (one rank): its output is its input
         for c in range(k):
             if (root, c) not in where:
                 tbs[("local", root, -1, local_group[root])].append(
-                    ["cpy", ("i", c), ("o", c), last_send.get(root)]
+                    ["cpy", ("i", c), ("o", c), None]
                 )
     return _text(instance, coll, n, k, tbs, scratch, name, proto)
 
@@ -198,7 +206,7 @@ def _text(
     for key in sorted(tbs, key=lambda x: (x[1], order[x[0]], x[3], x[2])):
         ids[key] = len(per_rank[key[1]])
         per_rank[key[1]].append(key)
-    targets = {dep for steps in tbs.values() for *_, dep in steps if dep is not None}
+    targets = {st[3] for steps in tbs.values() for st in steps if st[3] is not None}
     nchannels = 1 + max((key[3] for key in tbs if key[0] != "local"), default=0)
     title = name or f"{instance.problem.spec()} on {instance.graph.graph.get('spec', 'graph')}"
     total = k if coll == "reduce" else n * k  # the chunks of the input
@@ -219,16 +227,16 @@ def _text(
                 f'    <tb id="{ids[key]}" send="{send}" recv="{recv}" '
                 f'chan="{0 if role == "local" else chan}">'
             )
-            for index, (kind, src, dst, dep) in enumerate(tbs[key]):
+            for index, (kind, src, dst, dep, *count) in enumerate(tbs[key]):
                 depid, deps = (ids[dep[0]], dep[1]) if dep is not None else (-1, -1)
                 hasdep = int((key, index) in targets)
                 if kind == "nop":
                     src, dst = ("i", -1), ("o", -1)
+                cnt = count[0] if count else int(kind != "nop")
                 lines.append(
                     f'      <step s="{index}" type="{kind}" srcbuf="{src[0]}" '
                     f'srcoff="{src[1]}" dstbuf="{dst[0]}" dstoff="{dst[1]}" '
-                    f'cnt="{int(kind != "nop")}" depid="{depid}" deps="{deps}" '
-                    f'hasdep="{hasdep}"/>'
+                    f'cnt="{cnt}" depid="{depid}" deps="{deps}" hasdep="{hasdep}"/>'
                 )
             lines.append("    </tb>")
         lines.append("  </gpu>")

@@ -17,9 +17,11 @@ signals its completion. Chunk ``j`` of rank ``s`` lives in output slot ``s K + j
 (allgather, in place, as NCCL lays it out); for alltoall the chunk from ``s`` to ``d`` is
 input slot ``d K + j`` on ``s``, output slot ``s K + j`` on ``d`` and a scratch slot on every
 rank it passes through, and each rank copies its own chunks from input to output with a
-``cpy`` step. In the point-to-point models (every model but all-port) each GPU's sends are
-chained by dependencies in the schedule's order (a ``nop`` carries the second dependency
-when a send also waits for its chunk), so that no GPU sends twice in one round. A thread
+``cpy`` step. A chunk a rank already holds is received into a scratch slot of its own
+(nothing overwrites a slot that may be being sent). In the point-to-point models (every
+model but all-port) a GPU's sends of a round wait for its sends of its previous sending
+round (:mod:`gossipcert.formats.send_order`; a ``nop`` carries the second dependency when a
+send also waits for its chunk), so that no two of its rounds run as one. A thread
 block holds at most 64 steps (the executor's default ``MSCCL_MAX_NUM_STEPS``): a link used
 in more rounds continues on the next group of channels, its first send there waiting for the
 last one of the previous group; more than the executor's 32 channels is refused.
@@ -66,8 +68,9 @@ from xml.sax.saxutils import quoteattr
 from gossipcert import graphs
 from gossipcert.certificates.certificate import instance_from_certificate
 from gossipcert.errors import FormatError, GossipcertError
-from gossipcert.formats.msccl_xml import PROTOCOLS, lane_channel
+from gossipcert.formats.msccl_xml import EXECUTOR_MAX_COUNT, PROTOCOLS, lane_channel
 from gossipcert.formats.reduction_writer import reduction_xml
+from gossipcert.formats.send_order import SendOrder
 from gossipcert.instance import Instance, ProblemKind, bits, parse_instance
 from gossipcert.models import rules_of
 from gossipcert.schedule import Schedule, load_schedule_file, schedule_from_file_data
@@ -220,11 +223,8 @@ def msccl_xml_from_schedule(
 
     def slot(r: int, packet: int, receiving: bool) -> tuple[str, int]:
         table = scratch[r]
-        if coll == "broadcast":  # the root sends from i[c] (a chunk it receives is dropped)
-            if r != root or not receiving:
-                return ("o" if r != root else "i"), packet
-            table.setdefault(packet, len(table))
-            return "s", table[packet]
+        if coll == "broadcast":  # the root sends from its input, the others from their output
+            return ("i" if r == root else "o"), packet
         origin, dest, piece = _chunk_of(instance, n, k, packet)
         if dest is None:
             return "o", origin * k + piece
@@ -239,16 +239,19 @@ def msccl_xml_from_schedule(
         return "s", table[packet]
 
     if coll == "broadcast":  # the root copies its chunks to its output before sending them
-        tbs[("local", root, -1, 0)].append(["cpy", "i", 0, None])
+        most = EXECUTOR_MAX_COUNT - 1  # the chunks one step moves at most
         for p in range(k):
-            arrived[(root, p)] = (("local", root, -1, 0), 0)
+            if p % most == 0:
+                tbs[("local", root, -1, 0)].append(["cpy", "i", p, None, min(most, k - p)])
+            arrived[(root, p)] = (("local", root, -1, 0), p // most)
     serial = not rules_of(instance.model.kind).arc_capacities
     rounds = _rounds(schedule, instance)
     width: dict[tuple[int, int], int] = defaultdict(int)
     for moves in rounds:
         for u, v, packets in moves:
             width[(rank[u], rank[v])] = max(width[(rank[u], rank[v])], len(packets))
-    last_send: dict[int, tuple[tuple[str, int, int, int], int]] = {}
+    order = SendOrder(tbs, lambda dep: ["nop", "i", -1, dep], lambda dep: ["cpy", "o", 0, dep, 0])
+    held = {(rank[v], p) for v in procs for p in bits(instance.holdings[v])}
     lane_last: dict[tuple[int, int, int], tuple[tuple[str, int, int, int], int]] = {}
     group: dict[tuple[int, int, int], int] = defaultdict(int)
     for moves in rounds:
@@ -260,16 +263,24 @@ def msccl_xml_from_schedule(
                 send_key, recv_key = ("send", ru, rv, chan), ("recv", rv, ru, chan)
                 # what this send waits for: its chunk's arrival, the GPU's previous send
                 # (point-to-point models), the lane's previous send (a new thread block)
-                waits = [arrived.get((ru, p)), last_send.get(ru) if serial else None,
+                waits = [arrived.get((ru, p)), order.wait(ru) if serial else None,
                          lane_last.get(lane)]  # fmt: skip
                 deps = list(dict.fromkeys(w for w in waits if w is not None and w[0] != send_key))
                 for dep in deps[:-1]:  # one dependency a step: the others on nops (ncclize)
                     tbs[send_key].append(["nop", "i", -1, dep])
                 tbs[send_key].append(["s", *slot(ru, p, False), deps[-1] if deps else None])
-                last_send[ru] = lane_last[lane] = (send_key, len(tbs[send_key]) - 1)
+                lane_last[lane] = (send_key, len(tbs[send_key]) - 1)
+                if serial:
+                    order.sent(ru, lane_last[lane])
+                if (rv, p) in held:  # a chunk it has already: into a scratch slot of its own
+                    table = scratch[rv]
+                    table[-1 - len(table)] = len(table)
+                    tbs[recv_key].append(["r", "s", len(table) - 1, None])
+                    continue
+                held.add((rv, p))
                 tbs[recv_key].append(["r", *slot(rv, p, True), None])
-                if not (coll == "broadcast" and rv == root):  # the root's chunk never arrives
-                    arrived.setdefault((rv, p), (recv_key, len(tbs[recv_key]) - 1))
+                arrived[(rv, p)] = (recv_key, len(tbs[recv_key]) - 1)
+        order.next_round()
     return _xml_text(instance, coll, n, k, tbs, scratch, name, proto)
 
 
@@ -288,8 +299,8 @@ def _xml_text(
     for key in sorted(tbs, key=lambda x: (x[1], x[3], x[2], x[0])):
         ids[key] = len(per_rank[key[1]])
         per_rank[key[1]].append(key)
-    targets = {dep for steps in tbs.values() for *_, dep in steps if dep is not None}
-    nchannels = 1 + max((key[3] for key in tbs), default=0)
+    targets = {st[3] for steps in tbs.values() for st in steps if st[3] is not None}
+    nchannels = 1 + max((key[3] for key in tbs if key[0] != "local"), default=0)
     in_place = coll == "allgather"
     both = coll == "broadcast"  # right in place and out of place (the root copies i to o)
     total = k if both else n * k
@@ -308,15 +319,16 @@ def _xml_text(
         keys = per_rank[r]
         for key in keys:
             role, _, peer, chan = key
-            send, recv = (peer, -1) if role == "send" else (-1, peer)
+            send, recv = {"send": (peer, -1), "recv": (-1, peer), "local": (-1, -1)}[role]
+            chan = 0 if role == "local" else chan
             lines.append(f'    <tb id="{ids[key]}" send="{send}" recv="{recv}" chan="{chan}">')
-            for index, (kind, buf, off, dep) in enumerate(tbs[key]):
+            for index, (kind, buf, off, dep, *count) in enumerate(tbs[key]):
                 depid, deps = (ids[dep[0]], dep[1]) if dep is not None else (-1, -1)
                 hasdep = int((key, index) in targets)
                 src, dst = (f'srcbuf="{buf}" srcoff="{off}"', f'dstbuf="{buf}" dstoff="{off}"')
-                cnt = int(kind != "nop")
-                if kind == "cpy":  # the broadcast root's chunks, input to output
-                    dst, cnt = f'dstbuf="o" dstoff="{off}"', k
+                cnt = count[0] if count else int(kind != "nop")
+                if kind == "cpy":  # to the output: the broadcast root's chunks, or none
+                    dst = f'dstbuf="o" dstoff="{off}"'
                 elif kind == "nop":
                     src, dst = 'srcbuf="i" srcoff="-1"', 'dstbuf="o" dstoff="-1"'
                 lines.append(
