@@ -188,15 +188,21 @@ def _run(capsys, args):
     return info.value.code, out.out, out.err
 
 
-@pytest.mark.parametrize(("graph", "problem", "rounds"),
-                         [("ring:5", "reduce:2", 2), ("dgx1", "broadcast:3,chunks=2", 2),
-                          ("hub:4", "reduce:1,chunks=2", 3)])  # fmt: skip
-def test_cli_solve_export_verify(tmp_path, capsys, graph, problem, rounds):
+def _cli_cases():
+    for graph, model in TOPOLOGIES:
+        for problem in ("reduce:1", "broadcast:2"):
+            for chunks in (1, 2):
+                spec = problem + (",chunks=2" if chunks == 2 else "")
+                yield pytest.param(graph, model, spec, id=f"{graph}-{spec}")
+
+
+@pytest.mark.parametrize(("graph", "model", "problem"), list(_cli_cases()))
+def test_cli_solve_export_verify(tmp_path, capsys, graph, model, problem):
     cert = tmp_path / "cert.json"
-    model = "single-port:p=1" if graph.startswith("hub") else "all-port"
     code, _, _ = _run(capsys, ["solve", graph, "-m", model, "-p", problem, "-q", "-o",
                                str(cert)])  # fmt: skip
     assert code == 0
+    rounds = json.loads(cert.read_text())["optimum"]
     xml = tmp_path / "algo.xml"
     code, _, _ = _run(capsys, ["export", str(cert), "--format", "msccl-xml", "-o", str(xml)])
     assert code == 0
@@ -205,7 +211,7 @@ def test_cli_solve_export_verify(tmp_path, capsys, graph, problem, rounds):
     )
     data = json.loads(out)
     assert code == 0 and data["valid"] and data["fits_model"] and data["result_checked"]
-    assert data["problem"] == problem
+    assert data["problem"] == problem and data["model"].split(":")[0] == model
     assert data["rounds"] == rounds and data["optimum"]["optimum"] == rounds
     assert data["gap"] == {"exact": 0}
     if problem.startswith("broadcast"):
