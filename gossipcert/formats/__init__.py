@@ -11,5 +11,7 @@ Modules (imported one by one; this package imports none of them, so that
 - :mod:`.topologies`: SCCL, TACCL and TE-CCL topologies as graphs;
 - :mod:`.readers`, :mod:`.verdict`: one entry point per format and the verdict (model,
   optimum, gap): :func:`gossipcert.formats.verdict.verify_algorithm`;
-- :mod:`.writers`: verified schedules as MSCCL XML and SCCL JSON.
+- :mod:`.writers`: verified schedules as MSCCL XML and SCCL JSON, with
+  :mod:`.reduction_writer` (the reductions) and :mod:`.send_order` (a GPU's sends round by
+  round).
 """

@@ -52,10 +52,13 @@ class Replay:
     findings : list of Finding
     chunks_per_rank : int
         ``K``: chunks of each rank's data (allgather, alltoall, reducescatter), or the
-        chunks of the whole buffer (allreduce).
+        chunks of the whole buffer (allreduce, reduce, broadcast).
     semantics : bool
         Whether the collective's result was checked (False for collectives other than
-        allgather, alltoall, allreduce and reducescatter: structure and timing only).
+        allgather, alltoall, allreduce, reducescatter, reduce and broadcast: structure and
+        timing only).
+    root : int or None
+        The rank taken as root (``reduce``, ``broadcast``; None for the other collectives).
     """
 
     rounds: int
@@ -63,6 +66,7 @@ class Replay:
     findings: list[Finding] = field(default_factory=list)
     chunks_per_rank: int = 1
     semantics: bool = True
+    root: int | None = None
 
     @property
     def valid(self) -> bool:

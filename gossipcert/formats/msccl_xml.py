@@ -22,11 +22,14 @@ What this reader accepts follows the executor's own loader (``src/misc/msccl/
 msccl_parser.cc`` in Azure/msccl-executor-nccl and ROCm/rccl, function
 ``mscclGetAlgoFromXmlFile``): the same required attributes, the same step types and
 buffers. The XML is parsed with :mod:`defusedxml` (no entities, no DTD, no external
-references: an algorithm file is untrusted input). What the executor refuses to load and
-what makes the file unreadable raise :class:`~gossipcert.errors.FormatError` (with the line
-where the parser gives one); what the executor accepts but that is wrong all the same
-(``minBytes``/``maxBytes`` missing, duplicate thread-block ids, two thread blocks sharing a
-connection) is recorded in :attr:`MscclAlgorithm.defects` for the verdict.
+references: an algorithm file is untrusted input). What the executor refuses to load
+(including a ``cnt`` of :data:`EXECUTOR_MAX_COUNT` or more, and ``nop`` steps with
+dependencies followed by a step without one: the loader gives a ``nop``'s dependencies to
+the next step, which must have one of its own) and what makes the file unreadable raise
+:class:`~gossipcert.errors.FormatError` (with the line where the parser gives one); what the
+executor accepts but that is wrong all the same (``minBytes``/``maxBytes`` missing,
+duplicate thread-block ids, two thread blocks sharing a connection) is recorded in
+:attr:`MscclAlgorithm.defects` for the verdict.
 
 ``minBytes`` and ``maxBytes``: the executor's loader reads them with
 ``mscclXmlGetAttrInt64``; when one is missing it logs ``Attribute minBytes of node algo not
@@ -95,6 +98,9 @@ BUFFERS = ("i", "o", "s")
 #: ``MAXCHANNELS`` (its loader refuses a step index or a channel beyond them)
 EXECUTOR_MAX_STEPS = 64
 EXECUTOR_MAX_CHANNELS = 32
+#: ``MSCCL_MAX_COUNT`` (a step moves fewer chunks), ``MSCCL_MAX_REDUCE_FUSION`` (``re`` fused)
+EXECUTOR_MAX_COUNT = 72
+EXECUTOR_MAX_REDUCE_FUSION = 16
 
 
 def lane_channel(
@@ -525,7 +531,30 @@ def _read_tb(
             f"{where}: GPU {rank} thread block {tb_id}: steps are numbered "
             f"{numbers[:6]}..., not 0, 1, 2, ... in order"
         )
+    _check_nop_chains(steps, f"{where}: GPU {rank} thread block {tb_id}")
     return ThreadBlock(tb_id, send, recv, chan, tuple(steps), _line(elem))
+
+
+def _check_nop_chains(steps: list[Step], where: str) -> None:
+    """The loader's rule: ``nop`` dependencies go to the next step (not a ``re`` fused into
+    the reduction before it), which must have one of its own ("XML will be ignored")."""
+    pending, reductions, chain = 0, 0, None
+    for st in steps:
+        pending += st.depid >= 0
+        if st.kind == "nop":
+            continue
+        fused = st.kind == "re" and chain == (st.dstbuf, st.dstoff, st.srcbuf) and st.depid < 0
+        if not fused:
+            if pending and st.depid < 0:
+                raise FormatError(
+                    f"{where} step {st.index} ({st.kind}) has no dependency but follows nop "
+                    "steps that have: the executor's loader refuses the file (a chain of nops "
+                    "must end in a step with a dependency)"
+                )
+            pending = 0
+        reductions += st.kind == "re"  # the loader counts them over the thread block
+        full = st.kind != "re" or st.hasdep or reductions == EXECUTOR_MAX_REDUCE_FUSION
+        chain = None if full else (st.dstbuf, st.dstoff, st.srcbuf)
 
 
 def _read_step(elem: Element, source: str, rank: int, tb_id: int, sizes: dict[str, int]) -> Step:
@@ -543,8 +572,11 @@ def _read_step(elem: Element, source: str, rank: int, tb_id: int, sizes: dict[st
     dstbuf = _choice(elem, "dstbuf", BUFFERS, where)
     srcoff, dstoff, cnt = (_int_attr(elem, k, where) for k in ("srcoff", "dstoff", "cnt"))
     depid, deps, hasdep = (_int_attr(elem, k, where) for k in ("depid", "deps", "hasdep"))
-    if cnt < 0:
-        raise FormatError(f"{where}: GPU {rank} thread block {tb_id} step {index}: cnt={cnt}")
+    if not 0 <= cnt < EXECUTOR_MAX_COUNT and kind != "nop":
+        raise FormatError(
+            f"{where}: GPU {rank} thread block {tb_id} step {index}: cnt={cnt}; the executor "
+            f"takes 0 to {EXECUTOR_MAX_COUNT - 1} (MSCCL_MAX_COUNT)"
+        )
     if hasdep not in (0, 1):
         raise FormatError(f"{where}: hasdep={hasdep}; the executor takes 0 or 1")
     _, _, reads, writes, _ = STEP_TYPES[kind]

@@ -41,7 +41,8 @@ def load(path: str, fmt: str) -> Loaded:
     """
     if fmt == "msccl-xml":
         algo = read_msccl_xml(path)
-        return Loaded(replay(algo), algo.coll, algo.ngpus, algo.n_steps)
+        rep = replay(algo)
+        return Loaded(rep, algo.coll, algo.ngpus, algo.n_steps, root=rep.root)
     if fmt == "sccl-json":
         rep, coll, ranks, sends, topo = read_sccl(path)
         graph = None

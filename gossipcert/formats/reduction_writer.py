@@ -1,4 +1,5 @@
-"""Writing a verified reduction schedule (``allreduce``, ``reduce-scatter``) as MSCCL XML.
+"""Writing a verified reduction schedule (``allreduce``, ``reduce-scatter``, ``reduce``) as
+MSCCL XML.
 
 Chunk ``c`` of the reduction (``c = owner K + piece``, the packet order of
 :func:`gossipcert.instance.make_instance`) is slot ``c`` of the input buffer on every rank;
@@ -12,21 +13,49 @@ input) and ``reducescatter`` (rank ``r``'s output chunk ``j`` is input chunk ``r
   the copy collectives (:mod:`gossipcert.formats.writers`);
 * on ``v`` a local thread block (``send=-1 recv=-1``) then folds the round's receipts into
   ``i[c]``: ``cpy`` for a copy, ``re`` for a combine (the verifier's order: the copy first),
-  each waiting for its receive, and first for every send of ``i[c]`` in that round (a
-  ``nop`` carries each such dependency), so that nothing overwrites a chunk being sent;
+  each waiting for its receive, and first for every send of the chunk since it was last
+  written (a ``nop`` carries each such dependency), so that nothing overwrites a chunk
+  before it is sent;
 * a send of ``i[c]`` waits for the last local step that wrote it; in the point-to-point
-  models a GPU's sends are chained in the schedule's order.
+  models a GPU's sends of a round wait for its sends of its previous sending round
+  (:mod:`gossipcert.formats.send_order`).
 
 Receiving into scratch and combining locally keeps a round's receipts of one chunk from
 racing on ``i[c]``; read back (:mod:`gossipcert.formats.replay`), local steps take no round
 of their own, so the transmissions keep their rounds (or come earlier when the schedule
-left slack). ``reduce`` is not written: MSCCL XML names no root.
+left slack).
+
+**reduce:r** is ``coll="reduce"``, the collective ``ncclReduce`` runs: ``nchunksperloop`` =
+``K``, chunk ``c`` (piece ``c`` of the vector) is slot ``c`` of the input on every rank and
+of the root's output. The input is never written (``ncclReduce``'s ``sendbuff`` is
+``const``) and the output only on the root (``recvbuff`` matters only there): a rank's
+partial of ``c`` stays in ``i[c]`` until its first receipt of ``c``, which starts an
+accumulator (``o[c]`` on the root, a scratch slot elsewhere) with a ``cpy`` of ``i[c]`` (or
+of the received partial, for a copy); the later receipts fold into it and its sends read it.
+The file is correct in place and out of place alike (``inplace="1" outofplace="1"``: the
+executor's scheduler tells the two apart on each rank by ``sendbuff == recvbuff``, and a
+non-root rank may pass any ``recvbuff``).
+
+The root is fixed by the schedule and is not in the file: the MSCCL executor has no root
+attribute (``mscclGetAlgoFromXmlFile`` reads ``coll="reduce"`` and nothing more), its
+scheduler (``mscclInternalSchedulerSelectAlgo``) picks an algorithm by collective, number of
+ranks, message size (``count`` a multiple of ``nchunksperloop``) and in-place-ness, never by
+root, and ``mscclRunAlgo`` takes the call's ``root`` without using it. So the file is
+**valid only for calls with root r**: called with another root, it still runs and writes
+the result into rank ``r``'s output buffer (which that call need not even pass). Load it
+only where every ``ncclReduce`` of that size has root ``r``, or select it from a scheduler
+plug-in (``mscclSchedulerInterface.selectAlgo`` sees ``mscclSchedulerParam.root``). The
+default ``name`` says the root (``reduce:r on ...``). MSCCLang's synthesizer gives its own
+rooted ``Reduce`` ``coll="custom"``, which the executor's loader refuses.
 
 References
 ----------
-.. [1] github.com/microsoft/msccl-tools, ``msccl/language/ir.py`` (``ir_to_xml``).
-.. [2] github.com/Azure/msccl-executor-nccl, ``src/device/msccl_kernel_impl.h`` (``re``,
-   ``cpy`` and the receive steps).
+.. [1] github.com/microsoft/msccl-tools, ``msccl/language/ir.py`` (``ir_to_xml``),
+   ``msccl/collectives.py`` (``reduce``, ``broadcast``: ``runtime_name`` ``custom``).
+.. [2] github.com/Azure/msccl-executor-nccl, ``src/device/msccl_kernel.cu`` (``re``,
+   ``cpy`` and the receive steps), ``src/misc/msccl/msccl_parser.cc`` (``coll``),
+   ``src/misc/msccl/msccl_lifecycle.cc`` (the scheduler) and ``src/collectives.cc``
+   (``ncclReduce``); ROCm/rccl, ``src/misc/msccl/`` (the same rules).
 """
 
 from __future__ import annotations
@@ -37,6 +66,7 @@ from xml.sax.saxutils import quoteattr
 
 from gossipcert.errors import FormatError
 from gossipcert.formats.msccl_xml import EXECUTOR_MAX_STEPS, lane_channel
+from gossipcert.formats.send_order import SendOrder
 from gossipcert.instance import Instance, ProblemKind, bits
 from gossipcert.models import rules_of
 from gossipcert.schedule import Schedule
@@ -45,10 +75,12 @@ from gossipcert.schedule import Schedule
 REDUCTION_COLLECTIVE = {
     ProblemKind.ALLREDUCE: "allreduce",
     ProblemKind.REDUCE_SCATTER: "reducescatter",
+    ProblemKind.REDUCE: "reduce",
 }
 
 Key = tuple[str, int, int, int]  # role ("send", "recv", "local"), rank, peer, channel
 Ref = tuple[Key, int]  # a step: its thread block and index
+Slot = tuple[str, int]  # buffer, offset
 
 
 def reduction_xml(
@@ -65,21 +97,25 @@ def reduction_xml(
     Raises
     ------
     FormatError
-        ``reduce``, or a link that needs more than the executor's channels.
+        Not a reduction, or a link that needs more than the executor's channels.
     """
     kind = instance.problem.kind
     if kind not in REDUCTION_COLLECTIVE:
-        raise FormatError(
-            f"{instance.problem.spec()} cannot be written as MSCCL XML: the format names no "
-            "root for a reduce (only allreduce and reduce-scatter are written)"
-        )
+        raise FormatError(f"{instance.problem.spec()} is not a reduction MSCCL XML runs")
     coll = REDUCTION_COLLECTIVE[kind]
     n, k = len(rank), instance.problem.chunks
+    root = None
+    if kind is ProblemKind.REDUCE:
+        root = next(rank[v] for v in rank if instance.demands[v])
     serial = not rules_of(instance.model.kind).arc_capacities
     tbs: dict[Key, list[list[Any]]] = defaultdict(list)  # step: type, src, dst, dep
     scratch = [0] * n
+    where: dict[tuple[int, int], Slot] = {}  # (rank, chunk) -> its partial, if not i[c]
     last_write: dict[tuple[int, int], Ref] = {}  # (rank, chunk) -> the local step
-    last_send: dict[int, Ref] = {}
+    unwaited: dict[tuple[int, int], list[Ref]] = defaultdict(list)  # sends since that write
+    order = SendOrder(
+        tbs, lambda dep: ["nop", None, None, dep], lambda dep: ["cpy", ("i", 0), ("i", 0), dep, 0]
+    )
     lane_last: dict[tuple[int, int, int], Ref] = {}
     group: dict[tuple[int, int, int], int] = defaultdict(int)
     local_group = [0] * n
@@ -93,7 +129,6 @@ def reduction_xml(
         width: dict[tuple[int, int], int] = defaultdict(int)
         for u, v, _, _ in moves:
             width[(u, v)] += 1
-        sent: dict[tuple[int, int], list[Ref]] = defaultdict(list)
         got: dict[tuple[int, int], list[tuple[str, int, Ref]]] = defaultdict(list)
         used: dict[tuple[int, int], int] = defaultdict(int)
         for u, v, c, op in moves:
@@ -102,15 +137,18 @@ def reduction_xml(
             lane = (u, v, i)
             chan = lane_channel(tbs, group, width[(u, v)], lane, 4)
             send_key: Key = ("send", u, v, chan)
-            waits = [last_write.get((u, c)), last_send.get(u) if serial else None,
+            waits = [last_write.get((u, c)), order.wait(u) if serial else None,
                      lane_last.get(lane)]  # fmt: skip
             deps = list(dict.fromkeys(w for w in waits if w is not None and w[0] != send_key))
             for dep in deps[:-1]:
                 tbs[send_key].append(["nop", None, None, dep])
-            tbs[send_key].append(["s", ("i", c), ("i", c), deps[-1] if deps else None])
+            src = where.get((u, c), ("i", c))
+            tbs[send_key].append(["s", src, src, deps[-1] if deps else None])
             ref = (send_key, len(tbs[send_key]) - 1)
-            last_send[u] = lane_last[lane] = ref
-            sent[(u, c)].append(ref)
+            lane_last[lane] = ref
+            if serial:
+                order.sent(u, ref)
+            unwaited[(u, c)].append(ref)
             recv_key: Key = ("recv", v, u, chan)
             slot = scratch[v]
             scratch[v] += 1
@@ -120,17 +158,35 @@ def reduction_xml(
             receipts.sort(key=lambda x: x[0] != "copy")  # the copy first
             key: Key = ("local", v, -1, local_group[v])
             steps = tbs[key]
-            if len(steps) + 2 * len(receipts) + len(sent[(v, c)]) > EXECUTOR_MAX_STEPS - 2:
+            fold = 2 * len(receipts) + len(unwaited[(v, c)])
+            if steps and len(steps) + fold > EXECUTOR_MAX_STEPS - 3:
                 previous = (key, len(steps) - 1)
                 local_group[v] += 1
                 key = ("local", v, -1, local_group[v])
                 steps = tbs[key]
                 steps.append(["nop", None, None, previous])
-            for ref in sent[(v, c)]:  # nothing overwrites i[c] before it is sent
+            for ref in unwaited.pop((v, c), []):  # nothing overwrites it before it is sent
                 steps.append(["nop", None, None, ref])
+            target = where.get((v, c), ("i", c))
+            if root is not None and target == ("i", c):  # reduce: a partial leaves the input
+                if v == root:
+                    target = ("o", c)
+                else:
+                    target = ("s", scratch[v])
+                    scratch[v] += 1
+                where[(v, c)] = target
+                if receipts[0][0] != "copy":  # (a step after nops needs a dependency)
+                    steps.append(["cpy", ("i", c), target, receipts[0][2]])
             for op, slot, ref in receipts:
-                steps.append(["cpy" if op == "copy" else "re", ("s", slot), ("i", c), ref])
+                steps.append(["cpy" if op == "copy" else "re", ("s", slot), target, ref])
                 last_write[(v, c)] = (key, len(steps) - 1)
+        order.next_round()
+    if root is not None:  # a root that never receives (one rank): its output is its input
+        for c in range(k):
+            if (root, c) not in where:
+                tbs[("local", root, -1, local_group[root])].append(
+                    ["cpy", ("i", c), ("o", c), None]
+                )
     return _text(instance, coll, n, k, tbs, scratch, name, proto)
 
 
@@ -150,18 +206,19 @@ def _text(
     for key in sorted(tbs, key=lambda x: (x[1], order[x[0]], x[3], x[2])):
         ids[key] = len(per_rank[key[1]])
         per_rank[key[1]].append(key)
-    targets = {dep for steps in tbs.values() for *_, dep in steps if dep is not None}
+    targets = {st[3] for steps in tbs.values() for st in steps if st[3] is not None}
     nchannels = 1 + max((key[3] for key in tbs if key[0] != "local"), default=0)
     title = name or f"{instance.problem.spec()} on {instance.graph.graph.get('spec', 'graph')}"
+    total = k if coll == "reduce" else n * k  # the chunks of the input
     lines = [
         f'<algo name={quoteattr(title)} proto={quoteattr(proto)} nchannels="{nchannels}" '
-        f'nchunksperloop="{n * k}" ngpus="{n}" coll="{coll}" inplace="1" '
-        f'outofplace="0" minBytes="0" maxBytes="0">'
+        f'nchunksperloop="{total}" ngpus="{n}" coll="{coll}" inplace="1" '
+        f'outofplace="{int(coll == "reduce")}" minBytes="0" maxBytes="0">'
     ]
     for r in range(n):
-        out_chunks = n * k if coll == "allreduce" else k
+        out_chunks = k if coll == "reducescatter" else total
         lines.append(
-            f'  <gpu id="{r}" i_chunks="{n * k}" o_chunks="{out_chunks}" s_chunks="{scratch[r]}">'
+            f'  <gpu id="{r}" i_chunks="{total}" o_chunks="{out_chunks}" s_chunks="{scratch[r]}">'
         )
         for key in per_rank[r]:
             role, _, peer, chan = key
@@ -170,16 +227,16 @@ def _text(
                 f'    <tb id="{ids[key]}" send="{send}" recv="{recv}" '
                 f'chan="{0 if role == "local" else chan}">'
             )
-            for index, (kind, src, dst, dep) in enumerate(tbs[key]):
+            for index, (kind, src, dst, dep, *count) in enumerate(tbs[key]):
                 depid, deps = (ids[dep[0]], dep[1]) if dep is not None else (-1, -1)
                 hasdep = int((key, index) in targets)
                 if kind == "nop":
                     src, dst = ("i", -1), ("o", -1)
+                cnt = count[0] if count else int(kind != "nop")
                 lines.append(
                     f'      <step s="{index}" type="{kind}" srcbuf="{src[0]}" '
                     f'srcoff="{src[1]}" dstbuf="{dst[0]}" dstoff="{dst[1]}" '
-                    f'cnt="{int(kind != "nop")}" depid="{depid}" deps="{deps}" '
-                    f'hasdep="{hasdep}"/>'
+                    f'cnt="{cnt}" depid="{depid}" deps="{deps}" hasdep="{hasdep}"/>'
                 )
             lines.append("    </tb>")
         lines.append("  </gpu>")

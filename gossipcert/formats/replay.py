@@ -36,6 +36,14 @@ block order, dependencies and transmissions leads from the write to the read; ve
 over the thread blocks), which the as-soon-as-possible order happened to run first but the
 executor need not. Writes that race with other writes or with earlier reads are not checked.
 
+**Rooted collectives** (``reduce``, ``broadcast``): the file names no root (the executor
+has no such attribute and runs the algorithm for every root the call gives); the replay
+takes as root the first of :func:`root_candidates` for which the algorithm computes its
+collective, and reports the findings for the most likely one when there is none. For
+``reduce`` every rank's input chunk ``c`` is its contribution and the root's output chunk
+``c`` must end combined over all; for ``broadcast`` the root's input chunk ``c`` is the
+chunk and every rank's output chunk ``c`` must end holding it.
+
 In-place algorithms alias the input and output buffers as NCCL does: for ``allgather``
 input chunk ``k`` of rank ``r`` is output chunk ``r K + k``; for ``reducescatter`` output
 chunk ``k`` is input chunk ``r K + k``; for the other collectives input and output coincide.
@@ -60,8 +68,18 @@ from gossipcert.formats.findings import step_where as _where
 from gossipcert.formats.msccl_xml import MscclAlgorithm, Step
 from gossipcert.formats.timing import Timing
 
-#: per collective: the chunk count per rank is nchunksperloop divided by this (1: total)
-_PER_RANK = {"allgather": True, "alltoall": True, "reducescatter": True, "allreduce": False}
+#: per collective checked: whether nchunksperloop counts every rank's chunks (else: the
+#: chunks of one buffer)
+_PER_RANK = {
+    "allgather": True,
+    "alltoall": True,
+    "reducescatter": True,
+    "allreduce": False,
+    "reduce": False,
+    "broadcast": False,
+}
+#: the rooted collectives: the file does not say the root (see :func:`root_candidates`)
+ROOTED = ("reduce", "broadcast")
 
 
 def _alias(
@@ -103,11 +121,43 @@ def chunks_per_rank(algo: MscclAlgorithm) -> int:
     return total
 
 
-def _initial(algo: MscclAlgorithm, k: int) -> dict[tuple[int, str, int], Value]:
+def root_candidates(algo: MscclAlgorithm) -> list[int]:
+    """The ranks that may be the root of a ``reduce`` or ``broadcast``, most likely first.
+
+    The MSCCL executor has no root attribute: an algorithm's root is where its data flows
+    from (``broadcast``) or to (``reduce``). First come the ranks that receive nothing
+    (``broadcast``: every other rank must receive) or send nothing (``reduce``: every other
+    rank must send its contribution), then the others (a root may receive a chunk back, or
+    send a partial on).
+
+    Examples
+    --------
+    >>> from gossipcert.formats.msccl_xml import parse_msccl_xml
+    >>> from gossipcert.formats.writers import msccl_xml_from_schedule
+    >>> from gossipcert.instance import parse_instance
+    >>> from gossipcert.schedule import Schedule, Transmission
+    >>> inst = parse_instance("path:3", "all-port", "reduce:2")
+    >>> sched = Schedule(((Transmission(0, (1,), 1, "reduce"),),
+    ...                   (Transmission(1, (2,), 1, "reduce"),)))
+    >>> root_candidates(parse_msccl_xml(msccl_xml_from_schedule(sched, inst)))
+    [2, 0, 1]
+    """
+    acting = set()
+    for gpu in algo.gpus:
+        for tb in gpu.tbs:
+            if any(st.receives if algo.coll == "broadcast" else st.sends for st in tb.steps):
+                acting.add(gpu.id)
+    return sorted(range(algo.ngpus), key=lambda r: r in acting)
+
+
+def _initial(algo: MscclAlgorithm, k: int, root: int | None) -> dict[tuple[int, str, int], Value]:
     n, coll = algo.ngpus, algo.coll
     state: dict[tuple[int, str, int], Value] = {}
     for r in range(n):
-        if coll == "allgather":
+        if coll == "reduce" or (coll == "broadcast" and r == root):
+            for c in range(k):
+                state[(r, "i", c)] = frozenset({(r if coll == "reduce" else root, c)})
+        elif coll == "allgather":
             for j in range(k):
                 state[(r, "i", j)] = frozenset({(r, j)})
         elif coll == "alltoall":
@@ -123,11 +173,17 @@ def _initial(algo: MscclAlgorithm, k: int) -> dict[tuple[int, str, int], Value]:
     return state
 
 
-def _expected(algo: MscclAlgorithm, k: int) -> dict[tuple[int, str, int], Value]:
+def _expected(algo: MscclAlgorithm, k: int, root: int | None) -> dict[tuple[int, str, int], Value]:
     n, coll = algo.ngpus, algo.coll
     want: dict[tuple[int, str, int], Value] = {}
     for r in range(n):
-        if coll == "allgather":
+        if coll == "broadcast":
+            for c in range(k):
+                want[(r, "o", c)] = frozenset({(root, c)})
+        elif coll == "reduce" and r == root:
+            for c in range(k):
+                want[(r, "o", c)] = frozenset((s, c) for s in range(n))
+        elif coll == "allgather":
             for s in range(n):
                 for j in range(k):
                     want[(r, "o", s * k + j)] = frozenset({(s, j)})
@@ -153,10 +209,12 @@ def _describe(value: Value, limit: int = 4) -> str:
 class _Slots:
     """The buffers of every GPU in one mode, and the findings of reading and combining them."""
 
-    def __init__(self, algo: MscclAlgorithm, k: int, in_place: bool, label: str) -> None:
+    def __init__(
+        self, algo: MscclAlgorithm, k: int, in_place: bool, label: str, root: int | None
+    ) -> None:
         self.canon = _alias(algo, k, in_place)
         self.state: dict[tuple[int, str, int], Value] = {
-            self.canon(*key): value for key, value in _initial(algo, k).items()
+            self.canon(*key): value for key, value in _initial(algo, k, root).items()
         }
         self.label = label
         self.findings: list[Finding] = []
@@ -234,8 +292,9 @@ def _run_mode(
     k: int,
     in_place: bool,
     label: str,
+    root: int | None = None,
 ) -> tuple[_Slots, list[Transfer]]:
-    slots = _Slots(algo, k, in_place, label)
+    slots = _Slots(algo, k, in_place, label, root)
     slots.clocks, slots.owner = timing.clocks, timing.owner
     steps = timing.steps
     pending: dict[StepKey, list[Value]] = {}
@@ -327,8 +386,8 @@ def _receive(
         pending[rkey] = result
 
 
-def _check_result(algo: MscclAlgorithm, slots: _Slots, k: int) -> None:
-    for (rank, buf, index), want in _expected(algo, k).items():
+def _check_result(algo: MscclAlgorithm, slots: _Slots, k: int, root: int | None) -> None:
+    for (rank, buf, index), want in _expected(algo, k, root).items():
         have = slots.state.get(slots.canon(rank, buf, index))
         slot = f"GPU {rank} {buf}[{index}]{slots.label}"
         if have is None:
@@ -407,13 +466,21 @@ def replay(algo: MscclAlgorithm) -> Replay:
             )
         )
         modes = [bool(algo.inplace is not False)]
-    transfers: list[Transfer] = []
-    for i, in_place in enumerate(modes):
-        label = "" if len(modes) == 1 else (" (in-place)" if in_place else " (out-of-place)")
-        slots, moved = _run_mode(algo, timing, value, order, k, in_place, label)
-        if semantics:
-            _check_result(algo, slots, k)
-        findings.extend(slots.findings)
-        if i == 0:
-            transfers = moved
-    return Replay(rounds, transfers, findings, k, semantics)
+    roots: list[int | None] = list(root_candidates(algo)) if algo.coll in ROOTED else [None]
+    outcomes = []
+    for root in roots:  # the first root the algorithm computes its collective for
+        found: list[Finding] = []
+        transfers: list[Transfer] = []
+        for i, in_place in enumerate(modes):
+            label = "" if len(modes) == 1 else (" (in-place)" if in_place else " (out-of-place)")
+            slots, moved = _run_mode(algo, timing, value, order, k, in_place, label, root)
+            if semantics:
+                _check_result(algo, slots, k, root)
+            found.extend(slots.findings)
+            if i == 0:
+                transfers = moved
+        outcomes.append((root, found, transfers))
+        if not found:
+            break
+    root, found, transfers = next((o for o in outcomes if not o[1]), outcomes[0])
+    return Replay(rounds, transfers, findings + found, k, semantics, root)

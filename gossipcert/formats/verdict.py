@@ -16,8 +16,9 @@ same collective, topology and chunk count:
   chunks on a link in one round than it carries, means the algorithm does not fit the model;
   the verdict then gives the uniform capacity it would need;
 * **problem**: ``allgather`` is gossipcert's ``gossip``, ``alltoall`` is ``total-exchange``,
-  ``allreduce`` is ``allreduce``, ``reducescatter`` is ``reduce-scatter`` and ``reduce`` is
-  ``reduce:R``, each with ``chunks=K`` when a rank's data is ``K`` chunks. A problem the
+  ``allreduce`` is ``allreduce``, ``reducescatter`` is ``reduce-scatter``, ``reduce`` is
+  ``reduce:R`` and ``broadcast`` is ``broadcast:R`` (``R`` the root the replay finds: the
+  file names none), each with ``chunks=K`` when a rank's data is ``K`` chunks. A problem the
   solver does not know gives an optimum marked unavailable, with the reason;
 * **optimum**: :func:`gossipcert.search.watchdog.solve_within` within the time limit: the
   certified optimum, or the bracket found in time; a valid algorithm that fits the model is
@@ -26,7 +27,7 @@ same collective, topology and chunk count:
   algorithm's rounds minus the optimum (or minus each end of the bracket), given only when
   the algorithm fits the model.
 
-For the copy collectives (allgather, alltoall) the transmissions are also turned into a
+For the copy collectives (allgather, alltoall, broadcast) the transmissions are also turned into a
 gossipcert schedule and replayed by :func:`gossipcert.simulate.simulate`, the verifier of
 every schedule the project handles: the two replays must agree.
 
@@ -68,6 +69,7 @@ PROBLEMS = {
     "allreduce": "allreduce",
     "reducescatter": "reduce-scatter",
     "reduce": "reduce:{root}",
+    "broadcast": "broadcast:{root}",
 }
 
 
@@ -387,7 +389,8 @@ def schedule_from_transfers(
 def reduction_schedule_from_transfers(
     instance: Instance, transfers: list[Transfer], procs: list[int]
 ) -> Schedule:
-    """A reduction's transmissions as a gossipcert schedule (``allreduce``, ``reduce-scatter``).
+    """A reduction's transmissions as a gossipcert schedule (``allreduce``, ``reduce-scatter``,
+    ``reduce``).
 
     Each chunk a transfer carries (its contributions ``(rank, c)``) is chunk ``c`` of the
     instance; the receiver copies it when it holds every contribution the receiver's partial
@@ -456,7 +459,7 @@ def assess(
     model_findings, need = _model_findings(graph, model, loads)
     spec = problem_spec(collective, replay.chunks_per_rank, ranks, root)
     check = None
-    if collective in ("allgather", "alltoall") and spec is not None:
+    if collective in ("allgather", "alltoall", "broadcast") and spec is not None:
         instance = make_instance(graph, model, parse_problem(spec))
         rep = simulate(instance, schedule_from_transfers(instance, replay.transfers, procs))
         check = {

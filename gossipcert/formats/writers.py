@@ -2,9 +2,9 @@
 
 Only a schedule the verifier accepts (valid and complete) is written, for ``gossip``
 (MSCCL ``allgather``) and ``total-exchange`` (``alltoall``), with ``chunks=K``, and as MSCCL
-XML also ``allreduce`` and ``reduce-scatter`` (:mod:`gossipcert.formats.reduction_writer`);
-rank ``r`` is the ``r``-th processor of the graph, and a schedule that sends through
-routers is refused (routers are not GPUs).
+XML also ``broadcast:r`` (below), ``reduce:r``, ``allreduce`` and ``reduce-scatter``
+(:mod:`gossipcert.formats.reduction_writer`); rank ``r`` is the ``r``-th processor of the
+graph, and a schedule that sends through routers is refused (routers are not GPUs).
 
 **MSCCL XML** (the executor's dialect, as MSCCLang's ``ncclize`` writes it with
 ``old_format``): for each link ``u -> v`` and each round, the ``i``-th chunk the schedule
@@ -17,14 +17,26 @@ signals its completion. Chunk ``j`` of rank ``s`` lives in output slot ``s K + j
 (allgather, in place, as NCCL lays it out); for alltoall the chunk from ``s`` to ``d`` is
 input slot ``d K + j`` on ``s``, output slot ``s K + j`` on ``d`` and a scratch slot on every
 rank it passes through, and each rank copies its own chunks from input to output with a
-``cpy`` step. In the point-to-point models (every model but all-port) each GPU's sends are
-chained by dependencies in the schedule's order (a ``nop`` carries the second dependency
-when a send also waits for its chunk), so that no GPU sends twice in one round. A thread
+``cpy`` step. A chunk a rank already holds is received into a scratch slot of its own
+(nothing overwrites a slot that may be being sent). In the point-to-point models (every
+model but all-port) a GPU's sends of a round wait for its sends of its previous sending
+round (:mod:`gossipcert.formats.send_order`; a ``nop`` carries the second dependency when a
+send also waits for its chunk), so that no two of its rounds run as one. A thread
 block holds at most 64 steps (the executor's default ``MSCCL_MAX_NUM_STEPS``): a link used
 in more rounds continues on the next group of channels, its first send there waiting for the
 last one of the previous group; more than the executor's 32 channels is refused.
 ``minBytes="0" maxBytes="0"`` (the executor's scheduler takes ``maxBytes=0``
 as no upper limit), ``proto="Simple"`` unless told otherwise, ``nchunksperloop`` = ``n K``.
+
+**broadcast:r** is ``coll="broadcast"`` (what ``ncclBroadcast`` runs), ``nchunksperloop`` =
+``K``: chunk ``c`` is input slot ``c`` on the root, which copies its input to its output
+(one ``cpy``) before its first send and sends from its input; every other rank receives into
+and forwards from output slot ``c``, and never reads its input (``sendbuff`` matters only on
+the root). So the file is right in place and out of place (``inplace="1" outofplace="1"``).
+The root is fixed by the schedule, and the file is **valid only for calls with root r**:
+the executor has no root attribute and its scheduler selects by collective, ranks, size and
+in-place-ness, never by root (:mod:`gossipcert.formats.reduction_writer` says where); a
+multi-source broadcast is refused (``ncclBroadcast`` has one root).
 
 Read back (:mod:`gossipcert.formats.replay`), the file gives each transmission in the round
 the schedule gives it, or earlier when the schedule left a chunk waiting although link and
@@ -56,34 +68,53 @@ from xml.sax.saxutils import quoteattr
 from gossipcert import graphs
 from gossipcert.certificates.certificate import instance_from_certificate
 from gossipcert.errors import FormatError, GossipcertError
-from gossipcert.formats.msccl_xml import PROTOCOLS, lane_channel
+from gossipcert.formats.msccl_xml import EXECUTOR_MAX_COUNT, PROTOCOLS, lane_channel
 from gossipcert.formats.reduction_writer import reduction_xml
+from gossipcert.formats.send_order import SendOrder
 from gossipcert.instance import Instance, ProblemKind, bits, parse_instance
 from gossipcert.models import rules_of
 from gossipcert.schedule import Schedule, load_schedule_file, schedule_from_file_data
 from gossipcert.simulate import simulate
 
-#: gossipcert problem -> MSCCL collective
+#: gossipcert problem -> MSCCL collective, for MSCCL XML and SCCL JSON alike
 COLLECTIVE_OF = {ProblemKind.GOSSIP: "allgather", ProblemKind.TOTAL_EXCHANGE: "alltoall"}
+#: the further problems written as MSCCL XML only (the rooted ones: for calls with that root)
+MSCCL_ONLY = {
+    ProblemKind.BROADCAST: "broadcast",
+    ProblemKind.REDUCE: "reduce",
+    ProblemKind.ALLREDUCE: "allreduce",
+    ProblemKind.REDUCE_SCATTER: "reducescatter",
+}
 
 Chunk = tuple[int, int | None, int]  # origin rank, destination rank (alltoall), piece
 
 
 def _checked(
-    schedule: Schedule, instance: Instance, reductions: bool = False
+    schedule: Schedule, instance: Instance, msccl: bool = False
 ) -> tuple[str, list[int], int]:
     """The collective, the ranks' nodes and K; FormatError for what cannot be written."""
     kind = instance.problem.kind
-    if kind not in COLLECTIVE_OF and not (instance.problem.reduction and reductions):
+    coll = COLLECTIVE_OF.get(kind) or (MSCCL_ONLY.get(kind) if msccl else None)
+    spec = instance.problem.spec()
+    if coll is None and msccl:
+        raise FormatError(
+            f"{spec} cannot be written as MSCCL XML (written: gossip as allgather, "
+            "total-exchange as alltoall, broadcast, reduce, allreduce, reduce-scatter)"
+        )
+    if coll is None:
         raise FormatError(
             f"only gossip (allgather) and total-exchange (alltoall) schedules can be written "
-            f"as {'MSCCL or ' if not reductions else ''}SCCL algorithms, not "
-            f"{instance.problem.spec()}"
+            f"as SCCL algorithms, not {spec}"
             + (
                 " (SCCL JSON's sends are copies: it has no combining step)"
                 if instance.problem.reduction
                 else ""
             )
+        )
+    if kind is ProblemKind.BROADCAST and sum(1 for h in instance.holdings if h) > 1:
+        raise FormatError(
+            f"{spec} has {sum(1 for h in instance.holdings if h)} sources; MSCCL's "
+            'coll="broadcast" runs for ncclBroadcast, which has one root'
         )
     report = simulate(instance, schedule)
     if not report.ok:
@@ -98,7 +129,7 @@ def _checked(
             "the schedule sends through routers, which are not GPUs: an MSCCL or "
             "SCCL algorithm moves data between GPUs only"
         )
-    return COLLECTIVE_OF.get(kind, kind.value), procs, instance.problem.chunks
+    return coll, procs, instance.problem.chunks
 
 
 def _chunk_of(instance: Instance, n: int, k: int, packet: int) -> Chunk:
@@ -139,8 +170,9 @@ def msccl_xml_from_schedule(
     schedule : Schedule
         Valid and complete for ``instance`` (checked).
     instance : Instance
-        ``gossip`` or ``total-exchange``, any ``chunks=K``, on any graph whose processors
-        are the ranks.
+        ``gossip``, ``total-exchange``, ``broadcast:r`` (one source), ``reduce:r``,
+        ``allreduce`` or ``reduce-scatter``, any ``chunks=K``, on any graph whose processors
+        are the ranks. A rooted algorithm is right only for calls with that root.
     name : str, optional
         The ``name`` attribute (default: problem and graph).
     proto : {"Simple", "LL128", "LL"}
@@ -152,7 +184,8 @@ def msccl_xml_from_schedule(
     Raises
     ------
     FormatError
-        Another problem, a schedule the verifier rejects, or one that uses routers.
+        Another problem, a multi-source broadcast, a schedule the verifier rejects, or one
+        that uses routers.
 
     Examples
     --------
@@ -164,8 +197,17 @@ def msccl_xml_from_schedule(
     >>> text = msccl_xml_from_schedule(sched, inst)
     >>> text.count("<tb "), text.count('type="s"'), text.count('type="r"')
     (12, 6, 6)
+
+    A reduce to rank 1, right only when ``ncclReduce`` is called with ``root=1``:
+
+    >>> inst = parse_instance("path:3", "all-port", "reduce:1")
+    >>> sched = Schedule(((Transmission(0, (1,), 1, "reduce"),
+    ...                    Transmission(2, (1,), 1, "reduce")),))
+    >>> text = msccl_xml_from_schedule(sched, inst)
+    >>> 'coll="reduce"' in text, text.count('type="re"'), text.count('dstbuf="o"')
+    (True, 2, 3)
     """
-    coll, procs, k = _checked(schedule, instance, reductions=True)
+    coll, procs, k = _checked(schedule, instance, msccl=True)
     if proto not in PROTOCOLS:
         raise FormatError(f"unknown protocol {proto!r}; choose one of {', '.join(PROTOCOLS)}")
     n = len(procs)
@@ -177,8 +219,12 @@ def msccl_xml_from_schedule(
     tbs: dict[tuple[str, int, int, int], list[list[Any]]] = defaultdict(list)
     arrived: dict[tuple[int, int], tuple[tuple[str, int, int, int], int]] = {}
     scratch: dict[int, dict[int, int]] = defaultdict(dict)
+    root = next((rank[v] for v in procs if instance.holdings[v]), -1)
 
     def slot(r: int, packet: int, receiving: bool) -> tuple[str, int]:
+        table = scratch[r]
+        if coll == "broadcast":  # the root sends from its input, the others from their output
+            return ("i" if r == root else "o"), packet
         origin, dest, piece = _chunk_of(instance, n, k, packet)
         if dest is None:
             return "o", origin * k + piece
@@ -186,20 +232,26 @@ def msccl_xml_from_schedule(
             return "i", dest * k + piece
         if r == dest:
             return "o", origin * k + piece
-        table = scratch[r]
         if packet not in table:
             if not receiving:  # pragma: no cover - the verifier already refused this
                 raise FormatError(f"rank {r} sends a chunk it never received")
             table[packet] = len(table)
         return "s", table[packet]
 
+    if coll == "broadcast":  # the root copies its chunks to its output before sending them
+        most = EXECUTOR_MAX_COUNT - 1  # the chunks one step moves at most
+        for p in range(k):
+            if p % most == 0:
+                tbs[("local", root, -1, 0)].append(["cpy", "i", p, None, min(most, k - p)])
+            arrived[(root, p)] = (("local", root, -1, 0), p // most)
     serial = not rules_of(instance.model.kind).arc_capacities
     rounds = _rounds(schedule, instance)
     width: dict[tuple[int, int], int] = defaultdict(int)
     for moves in rounds:
         for u, v, packets in moves:
             width[(rank[u], rank[v])] = max(width[(rank[u], rank[v])], len(packets))
-    last_send: dict[int, tuple[tuple[str, int, int, int], int]] = {}
+    order = SendOrder(tbs, lambda dep: ["nop", "i", -1, dep], lambda dep: ["cpy", "o", 0, dep, 0])
+    held = {(rank[v], p) for v in procs for p in bits(instance.holdings[v])}
     lane_last: dict[tuple[int, int, int], tuple[tuple[str, int, int, int], int]] = {}
     group: dict[tuple[int, int, int], int] = defaultdict(int)
     for moves in rounds:
@@ -211,15 +263,24 @@ def msccl_xml_from_schedule(
                 send_key, recv_key = ("send", ru, rv, chan), ("recv", rv, ru, chan)
                 # what this send waits for: its chunk's arrival, the GPU's previous send
                 # (point-to-point models), the lane's previous send (a new thread block)
-                waits = [arrived.get((ru, p)), last_send.get(ru) if serial else None,
+                waits = [arrived.get((ru, p)), order.wait(ru) if serial else None,
                          lane_last.get(lane)]  # fmt: skip
                 deps = list(dict.fromkeys(w for w in waits if w is not None and w[0] != send_key))
                 for dep in deps[:-1]:  # one dependency a step: the others on nops (ncclize)
                     tbs[send_key].append(["nop", "i", -1, dep])
                 tbs[send_key].append(["s", *slot(ru, p, False), deps[-1] if deps else None])
-                last_send[ru] = lane_last[lane] = (send_key, len(tbs[send_key]) - 1)
+                lane_last[lane] = (send_key, len(tbs[send_key]) - 1)
+                if serial:
+                    order.sent(ru, lane_last[lane])
+                if (rv, p) in held:  # a chunk it has already: into a scratch slot of its own
+                    table = scratch[rv]
+                    table[-1 - len(table)] = len(table)
+                    tbs[recv_key].append(["r", "s", len(table) - 1, None])
+                    continue
+                held.add((rv, p))
                 tbs[recv_key].append(["r", *slot(rv, p, True), None])
-                arrived.setdefault((rv, p), (recv_key, len(tbs[recv_key]) - 1))
+                arrived[(rv, p)] = (recv_key, len(tbs[recv_key]) - 1)
+        order.next_round()
     return _xml_text(instance, coll, n, k, tbs, scratch, name, proto)
 
 
@@ -238,38 +299,44 @@ def _xml_text(
     for key in sorted(tbs, key=lambda x: (x[1], x[3], x[2], x[0])):
         ids[key] = len(per_rank[key[1]])
         per_rank[key[1]].append(key)
-    targets = {dep for steps in tbs.values() for *_, dep in steps if dep is not None}
-    nchannels = 1 + max((key[3] for key in tbs), default=0)
+    targets = {st[3] for steps in tbs.values() for st in steps if st[3] is not None}
+    nchannels = 1 + max((key[3] for key in tbs if key[0] != "local"), default=0)
     in_place = coll == "allgather"
+    both = coll == "broadcast"  # right in place and out of place (the root copies i to o)
+    total = k if both else n * k
     title = name or f"{instance.problem.spec()} on {instance.graph.graph.get('spec', 'graph')}"
     lines = [
         f'<algo name={quoteattr(title)} proto={quoteattr(proto)} nchannels="{nchannels}" '
-        f'nchunksperloop="{n * k}" ngpus="{n}" coll="{coll}" inplace="{int(in_place)}" '
+        f'nchunksperloop="{total}" ngpus="{n}" coll="{coll}" inplace="{int(in_place or both)}" '
         f'outofplace="{int(not in_place)}" minBytes="0" maxBytes="0">'
     ]
     for r in range(n):
-        i_chunks = 0 if in_place else n * k
+        i_chunks = 0 if in_place else total
         lines.append(
-            f'  <gpu id="{r}" i_chunks="{i_chunks}" o_chunks="{n * k}" '
+            f'  <gpu id="{r}" i_chunks="{i_chunks}" o_chunks="{total}" '
             f's_chunks="{len(scratch[r])}">'
         )
         keys = per_rank[r]
         for key in keys:
             role, _, peer, chan = key
-            send, recv = (peer, -1) if role == "send" else (-1, peer)
+            send, recv = {"send": (peer, -1), "recv": (-1, peer), "local": (-1, -1)}[role]
+            chan = 0 if role == "local" else chan
             lines.append(f'    <tb id="{ids[key]}" send="{send}" recv="{recv}" chan="{chan}">')
-            for index, (kind, buf, off, dep) in enumerate(tbs[key]):
+            for index, (kind, buf, off, dep, *count) in enumerate(tbs[key]):
                 depid, deps = (ids[dep[0]], dep[1]) if dep is not None else (-1, -1)
                 hasdep = int((key, index) in targets)
                 src, dst = (f'srcbuf="{buf}" srcoff="{off}"', f'dstbuf="{buf}" dstoff="{off}"')
-                if kind == "nop":
+                cnt = count[0] if count else int(kind != "nop")
+                if kind == "cpy":  # to the output: the broadcast root's chunks, or none
+                    dst = f'dstbuf="o" dstoff="{off}"'
+                elif kind == "nop":
                     src, dst = 'srcbuf="i" srcoff="-1"', 'dstbuf="o" dstoff="-1"'
                 lines.append(
-                    f'      <step s="{index}" type="{kind}" {src} {dst} cnt="{int(kind != "nop")}" '
+                    f'      <step s="{index}" type="{kind}" {src} {dst} cnt="{cnt}" '
                     f'depid="{depid}" deps="{deps}" hasdep="{hasdep}"/>'
                 )
             lines.append("    </tb>")
-        if not in_place:
+        if not in_place and not both:
             own = len(keys)
             lines.append(f'    <tb id="{own}" send="-1" recv="-1" chan="0">')
             lines.append(
