@@ -86,6 +86,7 @@ from networkx.algorithms import bipartite
 from pysat.solvers import Solver
 
 from gossipcert import graphs
+from gossipcert.command_start import limits_from_now
 from gossipcert.constructions.hub_allreduce import hub_allreduce
 from gossipcert.constructions.ring_allreduce import ring_allreduce
 from gossipcert.encodings.allreduce import decode, encodable, standalone
@@ -235,11 +236,16 @@ def compose(first: Schedule, gossip: Instance, second: Schedule) -> Schedule:
 
 
 def solve_allreduce(
-    instance: Instance, solve_other: Callable[[Instance], Any], time_limit: float | None = None
+    instance: Instance, solve_other: Callable[..., Any], time_limit: float | None = None
 ) -> Any:
     """The allreduce bracket (module docstring), from the results of ``solve_other`` on the
     reduce-scatter and gossip instances, then SAT with DRAT proofs between the bounds
     until ``time_limit`` seconds after the call (no limit without one).
+
+    ``solve_other(instance)`` solves a sub-problem; with a ``time_limit`` it is called as
+    ``solve_other(instance, seconds)`` with a third of it, counted from that call (not from
+    the command's start), so that the model of :mod:`gossipcert.encodings.allreduce` keeps a
+    third for itself.
 
     Returns
     -------
@@ -262,8 +268,14 @@ def solve_allreduce(
     (6, 'allreduce-drat', 5)
     """
     deadline = None if time_limit is None else time.monotonic() + time_limit
-    rs = solve_other(sub_problem(instance, ProblemKind.REDUCE_SCATTER))
-    ag = solve_other(sub_problem(instance, ProblemKind.GOSSIP))
+    if time_limit is None:
+        rs = solve_other(sub_problem(instance, ProblemKind.REDUCE_SCATTER))
+        ag = solve_other(sub_problem(instance, ProblemKind.GOSSIP))
+    else:  # a third of the time each, from now, the rest for the allreduce model's search
+        with limits_from_now():
+            rs = solve_other(sub_problem(instance, ProblemKind.REDUCE_SCATTER), time_limit / 3)
+        with limits_from_now():
+            ag = solve_other(sub_problem(instance, ProblemKind.GOSSIP), time_limit / 3)
     recv = receive_bound(instance)
     receipts = receipt_bound(instance)
     cut = cut_bound(instance)
@@ -395,8 +407,15 @@ def _exact(
 ) -> tuple[Schedule | None, int | None, dict[str, Any] | None] | None:
     """SAT for ``lower .. upper - 1`` rounds, ascending: ``(schedule or None, the most
     rounds refuted or None, the DRAT record of that refutation)``; None when nothing was
-    decided. Each refutation is a checked DRAT proof."""
+    decided. Each refutation is a checked DRAT proof. ``lower`` rounds are first tried
+    without a proof, since a schedule there ends the search at once (the closed bounds are
+    often tight); when none exists the proof is made after."""
     refuted, record = None, None
+    status, schedule = find(instance, lower, deadline)  # a closed bound is often tight
+    if status == "sat" and schedule is not None and simulate(instance, schedule).ok:
+        return schedule, None, None
+    if status == "unknown":
+        return None
     for r in range(lower, upper):
         if seconds_left(deadline) <= 0:
             break
