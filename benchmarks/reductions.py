@@ -1,8 +1,9 @@
 """Reduce, reduce-scatter and allreduce optima beside the classical allreduce algorithms.
 
 For rings 4..8 and DGX-1 (all-port, one chunk per link and direction per round, two on the
-DGX-1's double NVLinks) and ``hub:4..8`` (single-port on ``K_N``: each node sends one chunk
-and receives one per round), with 1 and 2 chunks per node's block, the table gives the
+DGX-1's double NVLinks), ``hub:4..8`` (single-port on ``K_N``: each node sends one chunk
+and receives one per round) and the stars ``star:4..5`` (single-port: every chunk passes
+the center twice), with 1 and 2 chunks per node's block, the table gives the
 optimum of ``reduce:0``, ``reduce-scatter`` and ``allreduce`` found by ``solve`` (reduce and
 reduce-scatter by time reversal of broadcast and gossip, allreduce by its bracket and the
 SAT model with DRAT proofs), each marked with how its lower bound is known:
@@ -22,7 +23,7 @@ its first step sends half the data: in rounds of one chunk per link it takes
 Run::
 
     nice -n 10 .venv/bin/python benchmarks/reductions.py --time-limit 30 \\
-        --output results/reductions-2026-11-27.md
+        --output results/reductions-2026-11-27b.md
 
 References
 ----------
@@ -47,6 +48,7 @@ from gossipcert.search.watchdog import solve_within
 GRAPHS = [
     *[(f"ring:{n}", "all-port") for n in range(4, 9)],
     *[(f"hub:{n}", "single-port") for n in range(4, 9)],
+    *[(f"star:{n}", "single-port") for n in range(4, 6)],
     ("dgx1", "all-port"),
 ]
 PROBLEMS = ("reduce:0", "reduce-scatter", "allreduce")

@@ -143,13 +143,13 @@ def test_allreduce_sum_within_its_bounds(graph: str, model: str, k: int) -> None
 
 
 def test_allreduce_on_a_path_of_three_single_port() -> None:
-    """The bracket is [6, 8] (the receipts bound: 3 chunks received 4 times each, 2 arcs a
-    round; reduce-scatter 4, then allgather 4); a checked DRAT proof refutes 6 rounds and
-    SAT finds 7, the exhaustive search's optimum (under max, hence under sum)."""
+    """The receipts bound is 6 (3 chunks received 4 times each, 2 arcs a round); the cut
+    bound at the middle node is 7 (it hears every chunk from both sides, 6 rounds, and
+    after the last one sends it to the other side), which the allreduce model's schedule
+    meets: the exhaustive search's optimum (under max, hence under sum)."""
     res = project("P3", "single-port", "allreduce")
-    assert (res.status, res.optimum, res.evidence["kind"]) == ("optimal", 7, "allreduce-drat")
-    assert res.evidence["bracket"]["value"] == 6 and res.certified
-    assert res.evidence["bracket"]["source"] == "receipts"
+    assert (res.status, res.optimum, res.evidence["kind"]) == ("optimal", 7, "allreduce-bracket")
+    assert res.evidence["source"] == "cut" and res.evidence["bounds"]["receipts"] == 6
     assert reference_optimum(3, GRAPHS["P3"][1], "single-port", "allreduce", 1, "max") == 7
 
 
@@ -253,14 +253,15 @@ def test_tampered_reversal_certificates_fail() -> None:
 
 
 def test_allreduce_certificate_with_a_drat_proof() -> None:
-    res = solve(parse_instance("path:3", "single-port", "allreduce"))
-    assert (res.optimum, res.evidence["kind"], res.evidence["rounds"]) == (7, "allreduce-drat", 6)
+    res = solve(parse_instance("path:4", "all-port", "allreduce"))  # the cut bound is 5
+    assert (res.optimum, res.evidence["kind"], res.evidence["rounds"]) == (6, "allreduce-drat", 5)
+    assert res.evidence["bracket"]["source"] == "cut"
     cert = build_certificate(res)
     rep = check_certificate(copy.deepcopy(cert))
     assert rep.status == "holds", rep.steps
-    cert["evidence"]["rounds"] = 5
+    cert["evidence"]["rounds"] = 4
     assert check_certificate(copy.deepcopy(cert)).status == "fails"
-    cert["evidence"]["rounds"] = 6
+    cert["evidence"]["rounds"] = 5
     cert["instance"]["problem"] = {"spec": "allreduce:redop=max"}
     assert check_certificate(cert).status == "fails"  # another CNF
 

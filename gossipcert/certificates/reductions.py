@@ -17,10 +17,10 @@ graph and model). :func:`check_reversal_evidence` re-derives the duality:
 
 An ``allreduce`` optimum (:mod:`gossipcert.search.allreduce`) has the evidence
 ``{"kind": "allreduce-bracket", "source", "value", ...}``: its schedule (the composition) is
-verified like any other, and :func:`check_allreduce_evidence` re-derives the lower bound: the
-``receive`` and ``receipts`` bounds are recomputed; a ``reduce-scatter`` or ``gossip`` bound
-comes with that problem's whole certificate (``dual_certificate``), which must be for the
-same graph, model and chunks, hold, and certify the optimum.
+verified like any other, and :func:`check_allreduce_evidence` re-derives the lower bound:
+the ``receive``, ``receipts`` and ``cut`` bounds are recomputed; a ``reduce-scatter`` or
+``gossip`` bound comes with that problem's whole certificate (``dual_certificate``), which
+must be for the same graph, model and chunks, hold, and certify the optimum.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from gossipcert.instance import Instance, ProblemKind, parse_model, stored_probl
 from gossipcert.proofs.refutation import recheck_evidence_proof
 from gossipcert.schedule import from_json
 from gossipcert.search.allreduce import receipt_bound, receive_bound, sub_problem
+from gossipcert.search.allreduce_cut import cut_bound
 from gossipcert.search.reversal import dual_instance, reduction_from_dual, reversal_refusal
 from gossipcert.simulate import simulate
 
@@ -113,13 +114,14 @@ def check_allreduce_evidence(
     """Add to ``out`` the steps that re-derive an allreduce lower bound (module docstring);
     parameters as for :func:`check_reversal_evidence`."""
     source = ev.get("source")
-    if source in ("receive", "receipts"):
-        value = receive_bound(inst) if source == "receive" else receipt_bound(inst)
-        why = (
-            "each node receives every chunk once"
-            if source == "receive"
-            else "each chunk is received m + d - 2 times in all"
-        )
+    closed = {
+        "receive": (receive_bound, "each node receives every chunk once"),
+        "receipts": (receipt_bound, "each chunk is received m + d - 2 times in all"),
+        "cut": (cut_bound, "a cut vertex takes every chunk in from each side and out again"),
+    }
+    if isinstance(source, str) and source in closed:
+        bound, why = closed[source]
+        value = bound(inst)
         out.add(
             value == optimum,
             f"{source} bound recomputed: {value} ({why}; optimum {optimum})",

@@ -39,14 +39,20 @@
   matching between senders and receivers: 2 on a star), both ways of a matching of the
   graph in telephone, one way in half-duplex, one arc into each node in multicast, at most
   ``calls=N`` calls; with unbounded packets there is no bound. On ``K_n`` in single-port
-  with ``p = 1`` it is ``2 K (n - 1)``, the rounds of the ring allreduce.
+  with ``p = 1`` it is ``2 K (n - 1)``, the rounds of the ring allreduce;
+- ``cut`` (:func:`gossipcert.search.allreduce_cut.cut_bound`): a node whose removal splits
+  the graph receives every chunk from each side and sends it into each side, and the first
+  chunk it can send on and the last one it hears add their waits to that load (``N L + L -
+  1`` on a star with ``L`` leaves in single-port, against the receipts bound's ``N L``).
 
 **Upper bound**: the reduce-scatter schedule followed by the gossip schedule (every
 transmission of the second part a ``copy``: node ``i`` sends its whole chunks ``(i, k)``,
 and storing a whole chunk never counts twice), replayed by the verifier; or, when shorter,
 the ring allreduce along a Hamiltonian cycle
 (:func:`gossipcert.constructions.ring_allreduce.ring_allreduce`, single-port and all-port),
-replayed likewise.
+replayed likewise; or the hub allreduce through a node adjacent to all others
+(:func:`gossipcert.constructions.hub_allreduce.hub_allreduce`, single-port and telephone),
+which meets the cut bound on stars.
 
 The answer is ``optimal`` when the best lower bound meets the composition, with that
 bound's evidence (the sub-problem's result as ``dual``, whose certificate a certificate
@@ -80,6 +86,8 @@ from networkx.algorithms import bipartite
 from pysat.solvers import Solver
 
 from gossipcert import graphs
+from gossipcert.command_start import limits_from_now
+from gossipcert.constructions.hub_allreduce import hub_allreduce
 from gossipcert.constructions.ring_allreduce import ring_allreduce
 from gossipcert.encodings.allreduce import decode, encodable, standalone
 from gossipcert.errors import NotApplicableError
@@ -94,6 +102,7 @@ from gossipcert.proofs.refutation import (
     proof_record,
 )
 from gossipcert.schedule import Schedule, Transmission
+from gossipcert.search.allreduce_cut import cut_bound
 from gossipcert.search.backends import solve_sliced
 from gossipcert.simulate import simulate
 
@@ -227,18 +236,23 @@ def compose(first: Schedule, gossip: Instance, second: Schedule) -> Schedule:
 
 
 def solve_allreduce(
-    instance: Instance, solve_other: Callable[[Instance], Any], time_limit: float | None = None
+    instance: Instance, solve_other: Callable[..., Any], time_limit: float | None = None
 ) -> Any:
     """The allreduce bracket (module docstring), from the results of ``solve_other`` on the
     reduce-scatter and gossip instances, then SAT with DRAT proofs between the bounds
     until ``time_limit`` seconds after the call (no limit without one).
+
+    ``solve_other(instance)`` solves a sub-problem; with a ``time_limit`` it is called as
+    ``solve_other(instance, seconds)`` with a third of it, counted from that call (not from
+    the command's start), so that the model of :mod:`gossipcert.encodings.allreduce` keeps a
+    third for itself.
 
     Returns
     -------
     SolveResult
         ``optimal`` when a lower bound meets the verified composition, else ``feasible``
         (``unknown`` without a schedule); evidence ``{"kind": "allreduce-bracket",
-        "source": "reduce-scatter" | "gossip" | "receive" | "receipts", ...}`` (or
+        "source": "reduce-scatter" | "gossip" | "receive" | "receipts" | "cut", ...}`` (or
         ``allreduce-drat`` when a DRAT proof raised the bound) and the sub-result whose
         bound certifies as ``dual``.
 
@@ -249,20 +263,28 @@ def solve_allreduce(
     >>> res = solve(parse_instance("ring:4", "single-port", "allreduce"))
     >>> res.status, res.optimum, res.evidence["kind"], res.evidence["source"]
     ('optimal', 6, 'allreduce-bracket', 'receipts')
-    >>> res = solve(parse_instance("path:3", "single-port", "allreduce"))
+    >>> res = solve(parse_instance("path:4", "all-port", "allreduce"))
     >>> res.optimum, res.evidence["kind"], res.evidence["bracket"]["value"]
-    (7, 'allreduce-drat', 6)
+    (6, 'allreduce-drat', 5)
     """
     deadline = None if time_limit is None else time.monotonic() + time_limit
-    rs = solve_other(sub_problem(instance, ProblemKind.REDUCE_SCATTER))
-    ag = solve_other(sub_problem(instance, ProblemKind.GOSSIP))
+    if time_limit is None:
+        rs = solve_other(sub_problem(instance, ProblemKind.REDUCE_SCATTER))
+        ag = solve_other(sub_problem(instance, ProblemKind.GOSSIP))
+    else:  # a third of the time each, from now, the rest for the allreduce model's search
+        with limits_from_now():
+            rs = solve_other(sub_problem(instance, ProblemKind.REDUCE_SCATTER), time_limit / 3)
+        with limits_from_now():
+            ag = solve_other(sub_problem(instance, ProblemKind.GOSSIP), time_limit / 3)
     recv = receive_bound(instance)
     receipts = receipt_bound(instance)
+    cut = cut_bound(instance)
     candidates = [
         ("reduce-scatter", rs.lower_bound, rs),
         ("gossip", ag.lower_bound, ag),
         ("receive", recv or 0, None),
         ("receipts", receipts or 0, None),
+        ("cut", cut or 0, None),
     ]
     source, lower, sub = max(candidates, key=lambda x: x[1])
     schedule = report = None
@@ -275,11 +297,12 @@ def solve_allreduce(
         else:  # pragma: no cover - the argument in the docstring says never
             schedule = report = None
     source_of_upper = f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})"
-    ring = _ring(instance)
-    if ring is not None and (upper is None or ring[1].rounds < upper):
-        schedule, report = ring
-        upper = report.rounds
-        source_of_upper = "the ring allreduce (gossipcert.constructions.ring_allreduce)"
+    for name, build in (("ring", ring_allreduce), ("hub", hub_allreduce)):
+        made = _construction(instance, build)
+        if made is not None and (upper is None or made[1].rounds < upper):
+            schedule, report = made
+            upper = report.rounds
+            source_of_upper = f"the {name} allreduce (gossipcert.constructions.{name}_allreduce)"
     optimal = upper is not None and upper <= lower
     if optimal and sub is not None and not (sub.status == "optimal" and sub.optimum == lower):
         optimal = False  # a bound without a certificate of its own stays a bracket
@@ -292,6 +315,7 @@ def solve_allreduce(
             "gossip": ag.lower_bound,
             "receive": recv,
             "receipts": receipts,
+            "cut": cut,
         },
     }
     if sub is not None:
@@ -332,10 +356,12 @@ def solve_allreduce(
     )
 
 
-def _ring(instance: Instance) -> tuple[Schedule, Any] | None:
-    """The ring allreduce and its verifier's report, when it applies and is valid."""
+def _construction(
+    instance: Instance, build: Callable[[Instance], Schedule]
+) -> tuple[Schedule, Any] | None:
+    """The schedule ``build`` makes and its verifier's report, when it applies and is valid."""
     try:
-        schedule = ring_allreduce(instance)
+        schedule = build(instance)
     except NotApplicableError:
         return None
     report = simulate(instance, schedule)
@@ -381,8 +407,15 @@ def _exact(
 ) -> tuple[Schedule | None, int | None, dict[str, Any] | None] | None:
     """SAT for ``lower .. upper - 1`` rounds, ascending: ``(schedule or None, the most
     rounds refuted or None, the DRAT record of that refutation)``; None when nothing was
-    decided. Each refutation is a checked DRAT proof."""
+    decided. Each refutation is a checked DRAT proof. ``lower`` rounds are first tried
+    without a proof, since a schedule there ends the search at once (the closed bounds are
+    often tight); when none exists the proof is made after."""
     refuted, record = None, None
+    status, schedule = find(instance, lower, deadline)  # a closed bound is often tight
+    if status == "sat" and schedule is not None and simulate(instance, schedule).ok:
+        return schedule, None, None
+    if status == "unknown":
+        return None
     for r in range(lower, upper):
         if seconds_left(deadline) <= 0:
             break

@@ -99,14 +99,14 @@ def solve(
     if backend not in BACKENDS:
         raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")
     if instance.problem.reduction:
-        return _solve_reduction(
-            instance,
-            lambda other: solve(
-                other, backend, time_limit, strict, proof, use_bounds, counting, options,
+
+        def other(sub: Instance, limit: float | None = time_limit) -> SolveResult:
+            return solve(
+                sub, backend, limit, strict, proof, use_bounds, counting, options,
                 progress, None, encoding, portfolio,
-            ),
-            time_limit,
-        )  # fmt: skip
+            )  # fmt: skip
+
+        return _solve_reduction(instance, other, time_limit)
     if options is None:
         options = search_options(instance, encoding, strict, counting)
     args = (instance, backend, time_limit, options, use_bounds, proof, progress, seeds)
@@ -115,7 +115,7 @@ def solve(
 
 def _solve_reduction(
     instance: Instance,
-    solve_other: Callable[[Instance], SolveResult],
+    solve_other: Callable[..., SolveResult],
     time_limit: float | None = None,
 ) -> SolveResult:
     """A reduction: reduce and reduce-scatter by time reversal, allreduce by its bracket,

@@ -116,14 +116,14 @@ def solve_within(
     if backend not in BACKENDS:
         raise SolverError(f"unknown back-end {backend!r}; choose one of {', '.join(BACKENDS)}")
     if instance.problem.reduction:
-        return _solve_reduction(
-            instance,
-            lambda other: solve_within(
-                other, backend, time_limit, strict, proof, use_bounds, counting, options,
+
+        def other(sub: Instance, limit: float | None = time_limit) -> SolveResult:
+            return solve_within(
+                sub, backend, limit, strict, proof, use_bounds, counting, options,
                 progress, None, split, encoding, portfolio,
-            ),
-            time_limit,
-        )  # fmt: skip
+            )  # fmt: skip
+
+        return _solve_reduction(instance, other, time_limit)
     if options is None:
         options = search_options(instance, encoding, strict, counting)
     if time_limit is None and split is not None and not in_child:
