@@ -89,7 +89,9 @@ schedules that are images of each other):
 :func:`optimum` searches the horizon from a hint in either direction (feasibility is
 monotone in ``R``: an idle round may be added) and returns the least feasible ``R``. The
 ``max`` optimum is a lower bound of the ``sum`` one (a ``sum`` schedule is a ``max`` schedule)
-and its model is the smaller, so a ``sum`` optimum is best searched from the ``max`` one up.
+and its model is the smaller, so a ``sum`` optimum is best searched from the ``max`` one up;
+:func:`sum_from_max` first asks whether the sends of a ``max`` schedule admit copies and
+combinations without a double count (a cheap proof of a ``sum`` schedule).
 
 The constraints 1, 2, 3, 5 hold under ``sum`` as argued. For 4 under ``sum``: a partial is
 the copied (or kept) set and the combined receipts, pairwise disjoint, each connected by
@@ -416,6 +418,41 @@ def lex_geq(pairs: list[tuple[int, int]], pool: IDPool, clauses: list[list[int]]
         eq = nxt
 
 
+Send = tuple[str, int, int, int, int]  # a send (or call) variable's name in the pool
+
+
+def solve_limited(clauses: list[list[int]], seconds: float, solver: str) -> list[int] | None:
+    """A model of ``clauses`` (an empty list when there is none).
+
+    Raises
+    ------
+    SatBudgetError
+        The solver did not answer within ``seconds``.
+    """
+    if any(not c for c in clauses):  # a count over the horizon's ports
+        return []
+    with Solver(name=solver, bootstrap_with=clauses) as s:
+        timer = threading.Timer(seconds, s.interrupt)
+        timer.start()
+        try:
+            answer = s.solve_limited(expect_interrupt=True)
+        finally:
+            timer.cancel()
+        if answer is None:
+            raise SatBudgetError(f"no answer in {seconds:.0f} s")
+        return list(s.get_model() or [1]) if answer else []
+
+
+def sends_of(pool: IDPool, found: list[int]) -> frozenset[Send]:
+    """The send (or call) variables true in the model ``found``."""
+    true = {x for x in found if x > 0}
+    return frozenset(
+        key
+        for key, var in pool.obj2id.items()
+        if isinstance(key, tuple) and key[0] in ("send", "call") and var in true
+    )
+
+
 def feasible(
     n: int,
     edges: Iterable[Edge],
@@ -437,18 +474,51 @@ def feasible(
         The solver did not answer within ``seconds``.
     """
     clauses, _ = formula(n, list(edges), model, problem, k, rounds, root, redundant, redop)
-    if any(not c for c in clauses):  # a count over the horizon's ports
-        return False
-    with Solver(name=solver, bootstrap_with=clauses) as s:
-        timer = threading.Timer(seconds, s.interrupt)
-        timer.start()
-        try:
-            answer = s.solve_limited(expect_interrupt=True)
-        finally:
-            timer.cancel()
-    if answer is None:
-        raise SatBudgetError(f"{rounds} rounds: no answer in {seconds} s")
-    return bool(answer)
+    try:
+        return bool(solve_limited(clauses, seconds, solver))
+    except SatBudgetError as exc:
+        raise SatBudgetError(f"{rounds} rounds, {redop}: {exc}") from None
+
+
+def sum_from_max(
+    n: int,
+    edges: Iterable[Edge],
+    model: str,
+    problem: str,
+    k: int,
+    rounds: int,
+    root: int = 0,
+    seconds: float = 60.0,
+    tries: int = 8,
+) -> bool:
+    """Whether one of up to ``tries`` ``max`` schedules of ``rounds`` rounds (each found by
+    the ``max`` model, then excluded) takes copies and combinations that make it a ``sum``
+    schedule: the ``sum`` model (without its redundant constraints) with the sends fixed.
+    True proves a ``sum`` schedule of ``rounds`` rounds; False proves nothing.
+
+    Raises
+    ------
+    SatBudgetError
+        A solver did not answer within ``seconds``.
+    """
+    edge_list = list(edges)
+    deadline = time.monotonic() + seconds
+    clauses, pool = formula(n, edge_list, model, problem, k, rounds, root)
+    base, sum_pool = formula(n, edge_list, model, problem, k, rounds, root, False, "sum")
+    for _ in range(tries):
+        found = solve_limited(clauses, max(deadline - time.monotonic(), 0.1), "glucose4")
+        if not found:
+            return False
+        sends = sends_of(pool, found)
+        units = [
+            [var if key in sends else -var]
+            for key, var in sum_pool.obj2id.items()
+            if isinstance(key, tuple) and key[0] in ("send", "call")
+        ]
+        if solve_limited(base + units, max(deadline - time.monotonic(), 0.1), "glucose4"):
+            return True
+        clauses.append([-pool.id(key) for key in sends])
+    return False
 
 
 def optimum(
@@ -463,8 +533,8 @@ def optimum(
     redundant: bool = True,
     redop: str = "max",
 ) -> int:
-    """The least number of rounds of a schedule under ``redop``, searched from ``hint`` down while
-    feasible, or up until feasible (``seconds`` for the whole search).
+    """The least number of rounds of a schedule under ``redop``, bisected below ``hint`` when
+    it is feasible, or searched up from it until feasible (``seconds`` for the whole search).
 
     Raises
     ------
@@ -484,12 +554,16 @@ def optimum(
             n, edge_list, model, problem, k, r, root, left, redundant=redundant, redop=redop
         )
 
-    r = hint
-    if ok(r):
-        while ok(r - 1):
-            r -= 1
-        return r
-    r += 1
+    if ok(hint):  # bisect between -1 (infeasible) and the hint
+        low, high = -1, hint
+        while high - low > 1:
+            mid = (low + high) // 2
+            if ok(mid):
+                high = mid
+            else:
+                low = mid
+        return high
+    r = hint + 1
     while not ok(r):
         r += 1
     return r

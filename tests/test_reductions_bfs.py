@@ -25,7 +25,7 @@ from gossipcert.instance import make_instance, parse_model, parse_problem
 from gossipcert.search.entry import solve
 from gossipcert.search.outcome import SolveResult
 from tests.reductions_bfs import BruteForce, BudgetError, replay
-from tests.reductions_sat import SatBudgetError, feasible
+from tests.reductions_sat import SatBudgetError, feasible, sum_from_max
 from tests.reductions_sat import optimum as sat_optimum
 
 MODELS = {"telephone": "telephone", "single-port": "single-port:p=1", "all-port": "all-port"}
@@ -169,8 +169,8 @@ def settle(
     """One case of the sweep under ``sum``: ``solve``'s answer, its schedule replayed by the
     search's rules (the upper bound ``U``), the SAT reference's ``max`` optimum (a lower
     bound: ``U - 1`` rounds refuted; below ``U`` the reference's ``sum`` model decides, from
-    the ``max`` optimum up), and, given ``bfs_seconds``, the breadth-first search's ``max``
-    optimum beside the SAT one.
+    the ``max`` optimum up, first on the sends of ``max`` schedules), and, given
+    ``bfs_seconds``, the breadth-first search's ``max`` optimum beside the SAT one.
 
     ``outcome`` is ``agree`` (``solve`` optimal, the reference's optimum equal),
     ``disagree``, ``bracket`` (``solve`` left ``[lower, upper]``; ``reference`` the optimum)
@@ -188,9 +188,11 @@ def settle(
         else:  # the sum optimum lies in [max optimum, upper]: the sum model decides
             low = sat_optimum(n, edges, model, problem, k, upper - 1, root, sat_seconds)
             out["max"] = ref = low
-            while ref < upper and not feasible(
-                n, edges, model, problem, k, ref, root, sat_seconds, redop="sum"
-            ):
+            while ref < upper:
+                if sum_from_max(n, edges, model, problem, k, ref, root, sat_seconds):
+                    break
+                if feasible(n, edges, model, problem, k, ref, root, sat_seconds, redop="sum"):
+                    break
                 ref += 1
     except (SatBudgetError, BudgetError) as exc:
         ref = None

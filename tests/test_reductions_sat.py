@@ -12,7 +12,7 @@ from pysat.formula import IDPool
 from pysat.solvers import Solver
 
 from tests.reductions_bfs import BruteForce
-from tests.reductions_sat import feasible, formula, lex_geq, through
+from tests.reductions_sat import feasible, formula, lex_geq, sum_from_max, through
 from tests.reductions_sat import optimum as sat_optimum
 
 K4 = [(a, b) for a in range(4) for b in range(a + 1, 4)]
@@ -173,6 +173,13 @@ def test_sum_forbids_double_counts(redop: str, redundant: bool, expected: bool) 
             clauses.append([var if (a, b, t) in fixed else -var])
     with Solver(name="glucose4", bootstrap_with=clauses) as s:
         assert s.solve() == expected
+
+
+def test_sum_from_max() -> None:
+    """The star's single-port allreduce: a max schedule of 14 rounds takes sum's rules; 13
+    rounds have no max schedule, so nothing is proved."""
+    assert sum_from_max(4, STAR, "single-port", "allreduce", 1, 14)
+    assert not sum_from_max(4, STAR, "single-port", "allreduce", 1, 13)
 
 
 def test_infeasible_horizons() -> None:
