@@ -107,10 +107,12 @@ linking argument constraint 4 follows.
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 import time
 from collections.abc import Callable, Iterable
 from itertools import count, pairwise
+from typing import Any
 
 from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
@@ -421,8 +423,15 @@ def lex_geq(pairs: list[tuple[int, int]], pool: IDPool, clauses: list[list[int]]
 Send = tuple[str, int, int, int, int]  # a send (or call) variable's name in the pool
 
 
+#: formulas of fewer clauses are solved in this process
+SMALL = 20_000
+
+
 def solve_limited(clauses: list[list[int]], seconds: float, solver: str) -> list[int] | None:
-    """A model of ``clauses`` (an empty list when there is none).
+    """A model of ``clauses`` (an empty list when there is none): below :data:`SMALL`
+    clauses by Glucose in this process, interrupted after ``seconds``; above, by ``solver``
+    in a forked process ended after ``seconds`` (CaDiCaL cannot be interrupted through pysat,
+    and refutes the larger horizons far sooner).
 
     Raises
     ------
@@ -431,16 +440,38 @@ def solve_limited(clauses: list[list[int]], seconds: float, solver: str) -> list
     """
     if any(not c for c in clauses):  # a count over the horizon's ports
         return []
-    with Solver(name=solver, bootstrap_with=clauses) as s:
-        timer = threading.Timer(seconds, s.interrupt)
-        timer.start()
-        try:
-            answer = s.solve_limited(expect_interrupt=True)
-        finally:
-            timer.cancel()
-        if answer is None:
+    if len(clauses) < SMALL:  # interruptible in this process
+        with Solver(name="glucose4", bootstrap_with=clauses) as s:
+            timer = threading.Timer(seconds, s.interrupt)
+            timer.start()
+            try:
+                answer = s.solve_limited(expect_interrupt=True)
+            finally:
+                timer.cancel()
+            if answer is None:
+                raise SatBudgetError(f"no answer in {seconds:.0f} s")
+            return list(s.get_model() or [1]) if answer else []
+    context = multiprocessing.get_context("fork")
+    receive, give = context.Pipe(duplex=False)
+    child = context.Process(target=_solve_in_child, args=(give, clauses, solver), daemon=True)
+    child.start()
+    give.close()
+    try:
+        if not receive.poll(seconds):
             raise SatBudgetError(f"no answer in {seconds:.0f} s")
-        return list(s.get_model() or [1]) if answer else []
+        found = receive.recv()
+    finally:
+        if child.is_alive():
+            child.terminate()
+        child.join()
+        receive.close()
+    return list(found)
+
+
+def _solve_in_child(give: Any, clauses: list[list[int]], solver: str) -> None:
+    with Solver(name=solver, bootstrap_with=clauses) as s:
+        give.send((s.get_model() or [1]) if s.solve() else [])
+    give.close()
 
 
 def sends_of(pool: IDPool, found: list[int]) -> frozenset[Send]:
@@ -462,7 +493,7 @@ def feasible(
     rounds: int,
     root: int = 0,
     seconds: float = 60.0,
-    solver: str = "glucose4",
+    solver: str = "cadical195",
     redundant: bool = True,
     redop: str = "max",
 ) -> bool:
@@ -506,7 +537,7 @@ def sum_from_max(
     clauses, pool = formula(n, edge_list, model, problem, k, rounds, root)
     base, sum_pool = formula(n, edge_list, model, problem, k, rounds, root, False, "sum")
     for _ in range(tries):
-        found = solve_limited(clauses, max(deadline - time.monotonic(), 0.1), "glucose4")
+        found = solve_limited(clauses, max(deadline - time.monotonic(), 0.1), "cadical195")
         if not found:
             return False
         sends = sends_of(pool, found)
@@ -515,7 +546,7 @@ def sum_from_max(
             for key, var in sum_pool.obj2id.items()
             if isinstance(key, tuple) and key[0] in ("send", "call")
         ]
-        if solve_limited(base + units, max(deadline - time.monotonic(), 0.1), "glucose4"):
+        if solve_limited(base + units, max(deadline - time.monotonic(), 0.1), "cadical195"):
             return True
         clauses.append([-pool.id(key) for key in sends])
     return False
