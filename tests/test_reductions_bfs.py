@@ -258,11 +258,16 @@ def test_small_graphs(index: int, model: str, problem: str, root: int, k: int) -
 
 def test_allreduce_two_chunks_on_a_path() -> None:
     """Two chunks on P_3 in all-port: 7 rounds under sum, as under max, one above the
-    receipts bound (6 chunks received 4 times each, 4 arcs: 6)."""
+    receipts bound (6 chunks received 4 times each, 4 arcs: 6), and the cut bound at the
+    middle node (every chunk in from each side and out again)."""
     assert nx.is_isomorphic(nx.graph_atlas(6), nx.path_graph(3))
     assert check(6, "all-port", "allreduce", 0, 2, "sum") == "max search, sum replay"
     res = solved(6, "all-port", "allreduce:chunks=2")
-    assert (res.optimum, res.evidence["kind"]) == (7, "allreduce-drat")
+    assert (res.optimum, res.evidence["kind"], res.evidence["source"]) == (
+        7,
+        "allreduce-bracket",
+        "cut",
+    )
 
 
 @pytest.mark.parametrize(
