@@ -381,3 +381,17 @@ def test_checkers_read_only_the_formula_clauses_a_proof_names() -> None:
         "verified",
         "verified",
     )
+
+
+def test_the_renaming_table_is_the_renaming() -> None:
+    rng = random.Random(3)
+    for _ in range(300):
+        n, k = rng.randint(1, 40), rng.randint(1, 6)
+        derived = sorted(rng.sample(range(1, n + k + 1), k))
+        ids = trim.Renaming(n, derived)
+        table = ids.table()
+        assert [table.get(x, x) for x in range(1, n + k + 3)] == [
+            ids.get(x, x) for x in range(1, n + k + 3)
+        ]
+        # the formula's clauses get 1..n in order, the derived ones n+1..n+k
+        assert sorted(ids[x] for x in range(1, n + k + 1)) == list(range(1, n + k + 1))

@@ -114,6 +114,19 @@ class Renaming(Mapping[int, int]):
     def __bool__(self) -> bool:
         return bool(self.derived)
 
+    def table(self) -> dict[int, int]:
+        """Every id the renaming changes, as a dict (for many lookups: one bisection each
+        costs more than building it)."""
+        ids = np.arange(1, self.n + len(self.derived) + 1)
+        keep = np.ones(len(ids), dtype=bool)
+        keep[np.asarray(self.derived, dtype=np.int64) - 1] = False
+        originals = ids[keep]
+        changed = originals != np.arange(1, len(originals) + 1)
+        renamed = (np.flatnonzero(changed) + 1).tolist()
+        table = dict(zip(originals[changed].tolist(), renamed, strict=True))
+        table.update({d: self.n + k for k, d in enumerate(self.derived, start=1)})
+        return table
+
 
 def _renumbered(line: bytes, ids: Mapping[int, int]) -> bytes:
     """An LRAT addition with its id and hints renamed by ``ids`` (others unchanged)."""
@@ -156,9 +169,15 @@ def trim_lrat(data: bytes, ids: Mapping[int, int] | None = None) -> TrimmedProof
     6 0 4 3 0
     6 d 3 4 0
     """
-    if not isinstance(ids, Renaming):  # the identity needs no renaming
+    if isinstance(ids, Renaming):
+        ids = ids.table() if ids else {}
+    else:  # the identity needs no renaming
         ids = {k: v for k, v in (ids or {}).items() if k != v}
-    fast = _trim_arrays(data, ids) if len(data) >= ARRAYS_FROM else None
+    fast = (
+        _trim_arrays(data, ids)
+        if len(data) >= (RENAMED_ARRAYS_FROM if ids else ARRAYS_FROM)
+        else None
+    )
     return fast if fast is not None else _trim_lines(data, ids)
 
 
@@ -213,6 +232,8 @@ def _trim_lines(data: bytes, ids: Mapping[int, int]) -> TrimmedProof:
 #: proofs of at least this many bytes are trimmed on arrays (below, one line at a time is
 #: faster: numpy's fixed costs outweigh the loop)
 ARRAYS_FROM = 200_000
+#: the same for a proof whose ids are renamed (the line version parses every kept line then)
+RENAMED_ARRAYS_FROM = 30_000
 
 #: the tokens that stand for a deletion's ``d`` and for a line's end in the array version
 #: (above every id and literal it accepts)
@@ -247,6 +268,61 @@ def _tokens(data: bytes) -> np.ndarray | None:
     if np.any((big != _DELETION) & (big != _LINE_END)):
         return None
     return tokens
+
+
+#: a deletion line's end, then the line's end
+_CLOSE = np.array([0, _LINE_END], dtype=np.int64)
+
+
+#: 10, 100, ..., 10**18: a number below 10**k has at most k digits
+_POWERS = 10 ** np.arange(1, 19, dtype=np.int64)
+
+
+def _text(values: np.ndarray) -> str:
+    """Integers as LRAT text, all at once: :data:`_DELETION` is written ``d``, each
+    :data:`_LINE_END` ends the line, the others are separated by spaces.
+
+    Examples
+    --------
+    >>> _text(np.array([12, -3, 0, _LINE_END, 5, _DELETION, 40, 0, _LINE_END]))
+    '12 -3 0\\n5 d 40 0\\n'
+    """
+    end = values == _LINE_END
+    keep = ~end
+    numbers = values[keep]
+    deletion = numbers == _DELETION
+    newline = np.append(end[1:], False)[keep]  # the next token ends the line
+    size = np.abs(numbers)
+    size[deletion] = 0
+    digits = 1 + np.searchsorted(_POWERS, size, side="right")
+    width = digits + (numbers < 0)
+    width[deletion] = 1
+    start = np.cumsum(width + 1) - (width + 1)
+    out = np.empty(int((width + 1).sum()), dtype=np.uint8)
+    out[start + width] = np.where(newline, 10, 32)
+    left, where, rest, last = np.arange(len(numbers)), start + width - 1, size, digits
+    for place in range(int(digits.max(initial=0))):
+        if place:
+            live = last > place
+            left, rest, where = left[live], rest[live], where[live]
+            last = last[live]
+        out[where - place] = 48 + rest % 10
+        rest = rest // 10
+    out[start[numbers < 0]] = 45
+    out[start[deletion]] = 100
+    return out.tobytes().decode()
+
+
+def _renamed(values: np.ndarray, ids: Mapping[int, int]) -> np.ndarray:
+    """``values`` (clause ids, a RAT group's as ``-id``) renamed by ``ids``."""
+    keys = np.fromiter(ids.keys(), dtype=np.int64, count=len(ids))
+    order = np.argsort(keys)
+    keys = keys[order]
+    new = np.fromiter(ids.values(), dtype=np.int64, count=len(ids))[order]
+    size = np.abs(values)
+    at = np.minimum(np.searchsorted(keys, size), len(keys) - 1)
+    out = np.where(keys[at] == size, new[at], size)
+    return np.where(values < 0, -out, out)
 
 
 def _trim_arrays(data: bytes, ids: Mapping[int, int]) -> TrimmedProof | None:
@@ -317,6 +393,21 @@ def _trim_arrays(data: bytes, ids: Mapping[int, int]) -> TrimmedProof | None:
     dead, when = dead[order], when[order]
     cut = np.searchsorted(when, kept, side="right")
     begin = np.searchsorted(when, kept, side="left")
+    lines_in = data.count(b"\n")
+    if ids:  # every kept line's head and hints renamed, and the text written anew
+        renamed = tokens.copy()
+        renamed[at] = _renamed(tokens[at], ids)
+        renamed[a_start] = _renamed(step_ids, ids)
+        gone = _renamed(dead, ids)
+        gone = gone[np.lexsort((gone, when))]  # increasing ids within a step, as below
+        pieces: list[np.ndarray] = []
+        for k, lo, hi in zip(kept.tolist(), begin.tolist(), cut.tolist(), strict=True):
+            pieces.append(renamed[a_start[k] : a_end[k] + 1])  # its line's end included
+            if hi > lo:
+                pieces += [np.array([renamed[a_start[k]], _DELETION]), gone[lo:hi], _CLOSE]
+        text = _text(np.concatenate(pieces))
+        lines = len(kept) + int(np.count_nonzero(cut > begin))
+        return TrimmedProof(text, len(kept), lines, e + 1, lines_in)
     newline = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
     line_start = np.empty_like(newline)
     line_start[:1] = 0
@@ -325,15 +416,8 @@ def _trim_arrays(data: bytes, ids: Mapping[int, int]) -> TrimmedProof | None:
     names = dead.tolist()
     for k, lo, hi in zip(kept.tolist(), begin.tolist(), cut.tolist(), strict=True):
         number = int(add[k])
-        text = data[line_start[number] : newline[number]].strip()
-        head = int(step_ids[k])
-        if ids:
-            text, head = _renumbered(text, ids), ids.get(head, head)
-            gone = sorted(ids.get(h, h) for h in names[lo:hi])
-        else:
-            gone = names[lo:hi]
-        out.append(text)
-        if gone:
-            out.append(b"%d d %s 0" % (head, " ".join(map(str, gone)).encode()))
-    lines_in = data.count(b"\n")
+        out.append(data[line_start[number] : newline[number]].strip())
+        if hi > lo:
+            gone_ids = " ".join(map(str, names[lo:hi])).encode()
+            out.append(b"%d d %s 0" % (int(step_ids[k]), gone_ids))
     return TrimmedProof(b"\n".join(out).decode() + "\n", len(kept), len(out), e + 1, lines_in)
