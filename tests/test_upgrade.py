@@ -65,6 +65,7 @@ def test_the_command_writes_a_new_file_and_keeps_the_old(tmp_path: Path) -> None
     res = runner.invoke(app, ["check", str(old), "--upgrade", str(new), "-q"])
     assert res.exit_code == 0, res.stdout
     assert "written in place of the stored DRAT proof" in res.stdout
+    assert "1 DRAT proof(s) replaced by LRAT proofs" in res.stdout
     assert old.read_text() == SMALL.read_text()
     assert evidences(json.loads(new.read_text()))[0]["proof_format"] == "lrat"
     assert runner.invoke(app, ["check", str(new), "-q"]).exit_code == 0

@@ -3,6 +3,7 @@ scratch."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from typing import Annotated, Any
@@ -177,20 +178,33 @@ def check_cmd(
         claim = cert.get("claim") if steps else f"optimum {cert.get('optimum')}"
         console.print(f"{verdict}: {esc(str(claim))}", highlight=False)
     if upgrade is not None:
-        _write_upgraded(upgrade, upgraded if rep.status == "holds" else None, as_json)
+        drat = json.dumps(cert).count(_DRAT_KEY)
+        _write_upgraded(upgrade, upgraded if rep.status == "holds" else None, as_json, drat)
     raise typer.Exit(CHECK_EXIT[rep.status])
 
 
-def _write_upgraded(output: str, cert: dict[str, Any] | None, as_json: bool) -> None:
-    """``check --upgrade``: the upgraded certificate written, or why not."""
+def _write_upgraded(output: str, cert: dict[str, Any] | None, as_json: bool, drat: int) -> None:
+    """``check --upgrade``: the upgraded certificate written (its input held ``drat`` DRAT
+    proofs), or why not."""
     from gossipcert.store import certificate_text
 
     if cert is None:
         err_console.print(f"{esc(output)} not written: the certificate does not hold")
         return
-    _write_text(output, certificate_text(cert))
+    text = certificate_text(cert)
+    _write_text(output, text)
+    kept = text.count(_DRAT_KEY)
+    what = f"{drat - kept} DRAT proof(s) replaced by LRAT proofs"
+    if kept:
+        what += f", {kept} kept (no LRAT proof in time)"
+    if not drat:
+        what = "no DRAT proof to replace: a copy"
     if not as_json:
-        console.print(f"upgraded certificate written to {esc(output)}", highlight=False)
+        console.print(f"upgraded certificate written to {esc(output)} ({what})", highlight=False)
+
+
+#: the key under which a certificate stores a DRAT proof
+_DRAT_KEY = '"proof_xz_base64"'
 
 
 def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool) -> None:
