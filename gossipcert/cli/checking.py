@@ -37,6 +37,8 @@ CHECK_MARK = {
 
 #: exit status of ``check`` per verdict
 CHECK_EXIT = {"holds": 0, "fails": 1, "timeout": 3, "unproved": 4}
+#: the key under which a certificate stores a DRAT proof (check --upgrade counts them)
+_DRAT_KEY = '"proof_xz_base64"'
 #: check prints a heartbeat line after this many seconds without a decided step
 CHECK_HEARTBEAT_SECONDS = 8.0
 
@@ -201,10 +203,6 @@ def _write_upgraded(output: str, cert: dict[str, Any] | None, as_json: bool, dra
         what = "no DRAT proof to replace: a copy"
     if not as_json:
         console.print(f"upgraded certificate written to {esc(output)} ({what})", highlight=False)
-
-
-#: the key under which a certificate stores a DRAT proof
-_DRAT_KEY = '"proof_xz_base64"'
 
 
 def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool) -> None:

@@ -52,10 +52,14 @@ class StandaloneCNF:
     generators: int
 
     def dimacs(self) -> str:
-        """DIMACS text (deterministic)."""
-        lines = [f"p cnf {self.nvars} {len(self.clauses)}"]
-        lines += [" ".join(map(str, c)) + " 0" for c in self.clauses]
-        return "\n".join(lines) + "\n"
+        """DIMACS text (deterministic; made once, then kept: the hash, the checks and the
+        evidence all ask for it)."""
+        text = self.__dict__.get("_dimacs")
+        if text is None:
+            lines = [f"p cnf {self.nvars} {len(self.clauses)}"]
+            lines += [" ".join(map(str, c)) + " 0" for c in self.clauses]
+            text = self.__dict__["_dimacs"] = "\n".join(lines) + "\n"
+        return text
 
     def sha256(self) -> str:
         """SHA-256 of the DIMACS text."""
@@ -537,12 +541,7 @@ def upgrade_evidence(
         return kept + recheck_stored_proof(cnf, packed, time_limit, False, lines, "drat")
     assert pr.proof is not None
     ev.pop("proof_xz_base64", None)
-    ev.update(
-        proof_solver="CaDiCaL 1.9.5 (PySAT)",
-        proof_seconds=round(pr.seconds, 3),
-        checkers=[o.to_json() for o in verdict.outcomes],
-        **proof_fields(pr),
-    )
+    ev.update(proof_record(cnf, pr, verdict))  # its CNF fields are those the check compared
     count = pr.proof.count("\n")
     return [
         (

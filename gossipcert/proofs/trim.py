@@ -336,6 +336,7 @@ def _trim_arrays(data: bytes, ids: Mapping[int, int]) -> TrimmedProof | None:
     if tokens is None:
         return None
     ends = np.flatnonzero(tokens == _LINE_END)  # one per line
+    lines_in = len(ends)
     starts = np.empty_like(ends)
     starts[:1] = 0
     starts[1:] = ends[:-1] + 1
@@ -393,7 +394,6 @@ def _trim_arrays(data: bytes, ids: Mapping[int, int]) -> TrimmedProof | None:
     dead, when = dead[order], when[order]
     cut = np.searchsorted(when, kept, side="right")
     begin = np.searchsorted(when, kept, side="left")
-    lines_in = data.count(b"\n")
     if ids:  # every kept line's head and hints renamed, and the text written anew
         renamed = tokens.copy()
         renamed[at] = _renamed(tokens[at], ids)
