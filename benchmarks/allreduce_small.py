@@ -23,16 +23,14 @@ import time
 
 import networkx as nx
 
+from gossipcert.graphs.convert import from_networkx
 from gossipcert.instance import make_instance, parse_model, parse_problem
 from gossipcert.search.entry import solve
 
 
 def atlas_graph(index: int) -> nx.Graph:
-    """Graph ``index`` of the atlas with the attributes gossipcert reads."""
-    g = nx.Graph(nx.graph_atlas(index))
-    nx.set_node_attributes(g, {v: str(v) for v in g}, "label")
-    nx.set_node_attributes(g, False, "router")
-    nx.set_edge_attributes(g, 1, "capacity")
+    """Graph ``index`` of the atlas as a gossipcert graph (named ``atlas:index``)."""
+    g = from_networkx(nx.graph_atlas(index))
     g.graph["spec"] = f"atlas:{index}"
     return g
 
