@@ -311,10 +311,12 @@ def test_meanwhile_runs_once_after_a_verified_first_check(
     assert bad.status == "rejected" and calls == [1]
 
 
-def raw_proof(clauses: list[list[int]]) -> tuple[bytes, trim.Mapping[int, int]]:
-    """The untrimmed LRAT proof CaDiCaL writes for ``clauses`` (unsatisfiable), and the
-    renaming of its ids."""
-    solver = LratSolver(clauses)
+def raw_proof(
+    clauses: list[list[int]], binary: bool = False
+) -> tuple[bytes, trim.Mapping[int, int]]:
+    """The untrimmed LRAT proof CaDiCaL writes for ``clauses`` (unsatisfiable), as text or
+    binary, and the renaming of its ids."""
+    solver = LratSolver(clauses, binary=binary)
     try:
         assert solver.solver.solve() is False
         pysolvers.flushpr(solver.solver.solver.prfp)

@@ -78,6 +78,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -464,7 +465,6 @@ def check_lrat_proof(
     except ValueError as exc:
         bad = CheckOutcome(LRAT_NAME, REJECTED, LRAT_DELETIONS, 0.0, f"formula: {exc}")
         return ProofVerdict(REJECTED, (bad,))
-    lines = proof.splitlines()
     if deadline is not None and time.monotonic() >= deadline:
         late = "no verdict: the time limit passed before the check began"
         outcomes = [
@@ -472,6 +472,11 @@ def check_lrat_proof(
             CheckOutcome(PROPAGATED_NAME, TIMEOUT, PROPAGATED_DELETIONS, 0.0, late),
         ]
         return ProofVerdict(TIMEOUT, tuple(outcomes))
+    if len(proof) >= COMPILED_FROM:
+        fast = _compiled_verdict(clauses, proof, nvars, deadline, meanwhile)
+        if fast is not None:
+            return fast
+    lines = proof.splitlines()
     if len(lines) <= PARALLEL_ABOVE:  # a process costs more than it saves
         own = check_lrat(clauses, lines, deadline)
         message = own.message if own.status != TIMEOUT else f"no verdict: {own.message}"
@@ -500,6 +505,47 @@ def check_lrat_proof(
             outcomes.append(_child_outcome(child, deadline, began))
     finally:
         child.reap()
+    return ProofVerdict(_combined(outcomes), tuple(outcomes))
+
+
+def _compiled_verdict(
+    clauses: list[list[int]],
+    proof: str,
+    nvars: int,
+    deadline: float | None,
+    meanwhile: Callable[[], None] | None,
+) -> ProofVerdict | None:
+    """The verdict of the compiled engines (:mod:`gossipcert.proofs.lrat_compiled`, the RUP
+    rule of gossipcert-lrat, and :mod:`gossipcert.proofs.fixpoint`, hint-fixpoint), run at
+    once in two threads (their kernels hold no lock); None unless both verify or one runs
+    out of time (they only ever accept: on a refusal the Python gossipcert-lrat and
+    minisat-hints judge the proof and name the line)."""
+    from gossipcert.proofs.fixpoint import CHECKER_NAME as FIXPOINT_NAME
+    from gossipcert.proofs.fixpoint import DELETIONS as FIXPOINT_DELETIONS
+    from gossipcert.proofs.fixpoint import check_fixpoint
+    from gossipcert.proofs.lrat_compiled import check_compiled
+
+    data = proof.encode()
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        theirs = pool.submit(check_fixpoint, clauses, data, nvars, deadline)
+        mine = check_compiled(clauses, data, nvars, deadline)
+        if mine is not None and mine.status == VERIFIED and meanwhile is not None:
+            meanwhile()
+        other = theirs.result()
+    if mine is None or other is None:
+        return None
+    outcomes = [
+        CheckOutcome(
+            f"{LRAT_NAME} (compiled)", mine.status, LRAT_DELETIONS, mine.seconds, mine.message
+        ),
+        CheckOutcome(
+            f"{FIXPOINT_NAME} (compiled)",
+            other.status,
+            FIXPOINT_DELETIONS,
+            other.seconds,
+            other.message,
+        ),
+    ]
     return ProofVerdict(_combined(outcomes), tuple(outcomes))
 
 
@@ -535,6 +581,10 @@ def _child_outcome(child: Child, deadline: float | None, began: float) -> CheckO
 
 #: LRAT proofs of more lines than this have their two checkers run in two processes
 PARALLEL_ABOVE = 20_000
+
+#: LRAT proofs of this many characters or more are judged first by the compiled engines
+#: (below, loading them costs more than the Python checkers take)
+COMPILED_FROM = 20_000
 
 #: the stored formats of a refutation's proof
 PROOF_FORMATS = ("drat", "lrat")

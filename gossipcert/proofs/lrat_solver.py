@@ -4,9 +4,11 @@ PySAT's ``with_proof`` makes CaDiCaL write a binary DRAT proof that PySAT turns 
 Python, and a DRAT proof has to be checked by searching for every lemma's justification.
 CaDiCaL 1.9 can instead write **LRAT** (its ``lrat`` option): each learnt clause with the
 ids of the clauses that imply it, in propagation order. This module configures it so before
-the formula is added (the option must be set before the proof is traced), writes the text
-proof to a temporary file, and on a refutation trims it (:func:`gossipcert.proofs.trim.
-trim_lrat`) to the steps the empty clause depends on. The solver is the one the search
+the formula is added (the option must be set before the proof is traced), writes the proof
+to a temporary file in CaDiCaL's binary form (cheaper to write than text, and read
+without a tokenizer), and on a refutation trims it to the steps the empty clause depends
+on, writing the trimmed proof as text (:mod:`gossipcert.proofs.lrat_kernels`, compiled;
+the text is what certificates store and checkers read). The solver is the one the search
 would use anyway, so the query that decides a horizon also proves it.
 
 References
@@ -22,13 +24,20 @@ from __future__ import annotations
 import tempfile
 from typing import Any
 
+import numpy as np
 import pysolvers
 from pysat.solvers import Solver
 
-from gossipcert.proofs.trim import Renaming, TrimmedProof, trim_lrat
+from gossipcert.errors import SolverError
+from gossipcert.proofs.trim import Renaming, TrimmedProof, binary_to_text, trim_lrat
 
 #: the PySAT name of the proof-writing solver
 LRAT_SOLVER = "cadical195"
+
+#: proofs of at least this many bytes are trimmed by the compiled kernels
+#: (:mod:`gossipcert.proofs.lrat_kernels`); smaller ones are turned into text and trimmed
+#: by :func:`gossipcert.proofs.trim.trim_lrat` (the kernels' first load costs about 0.4 s)
+COMPILED_FROM = 100_000
 
 
 def add_clauses(solver: Any, clauses: list[list[int]]) -> None:
@@ -42,7 +51,7 @@ def add_clauses(solver: Any, clauses: list[list[int]]) -> None:
 
 
 class LratSolver:
-    """A CaDiCaL solver on ``clauses`` that writes an LRAT proof (text) to a temporary file.
+    """A CaDiCaL solver on ``clauses`` that writes an LRAT proof (binary) to a temporary file.
 
     The formula's clauses get the ids ``1 .. len(clauses)`` in order, as LRAT requires;
     use :attr:`solver` as any PySAT solver (``solve_limited``, ``get_model``) and
@@ -52,6 +61,9 @@ class LratSolver:
     ----------
     clauses : list of list of int
         The formula, in the order whose ids the proof uses.
+    binary : bool, default True
+        The solver writes CaDiCaL's binary LRAT (else text; the trimmed proof is text
+        either way).
 
     Examples
     --------
@@ -63,9 +75,10 @@ class LratSolver:
     >>> s.close()
     """
 
-    def __init__(self, clauses: list[list[int]]) -> None:
+    def __init__(self, clauses: list[list[int]], binary: bool = True) -> None:
+        self.binary = binary
         self.solver: Any = Solver(name=LRAT_SOLVER)
-        self.solver.configure({"lrat": 1, "binary": 0})
+        self.solver.configure({"lrat": 1, "binary": int(binary)})
         self.file = tempfile.TemporaryFile(prefix="gossipcert-lrat-")
         inner = self.solver.solver
         # PySAT closes the proof file with the solver when these are set
@@ -85,12 +98,14 @@ class LratSolver:
         when nothing was derived while adding."""
         pysolvers.flushpr(self.solver.solver.prfp)
         self.file.seek(0)
+        data = self.file.read()
+        self.file.seek(0, 2)
+        text = binary_to_text(data) if self.binary else data
         derived = []
-        for line in self.file.read().split(b"\n"):
+        for line in text.split(b"\n"):
             head, _, rest = line.partition(b" ")
             if head and rest[:2] != b"d ":
                 derived.append(int(head))
-        self.file.seek(0, 2)
         return Renaming(n, derived)
 
     def trimmed(self) -> TrimmedProof:
@@ -105,7 +120,25 @@ class LratSolver:
             return TrimmedProof(f"{self.size + 1} 0 {self.empty} 0\n", 1, 1, 0, 0)
         pysolvers.flushpr(self.solver.solver.prfp)
         self.file.seek(0)
-        return trim_lrat(self.file.read(), self.ids)
+        data = self.file.read()
+        if len(data) < COMPILED_FROM:  # the compiled kernels' fixed load costs more
+            return trim_lrat(binary_to_text(data) if self.binary else data, self.ids)
+        from gossipcert.proofs.lrat_kernels import NO_EMPTY, OK, read_proof, trim_arrays
+
+        status, _, proof = read_proof(data, binary=self.binary)
+        if status != OK or proof is None:
+            return trim_lrat(binary_to_text(data) if self.binary else data, self.ids)
+        rename = None
+        if self.ids:
+            table = self.ids.table()
+            rename = np.zeros(max(table) + 1, np.int64)
+            rename[list(table)] = list(table.values())
+        status, text, kept, lines, steps = trim_arrays(proof, rename)
+        if status == NO_EMPTY:
+            raise SolverError("the LRAT proof adds no empty clause")
+        if status != OK:  # the line version names what is wrong
+            return trim_lrat(binary_to_text(data) if self.binary else data, self.ids)
+        return TrimmedProof(text, kept, lines, steps, proof.lines)
 
     def close(self) -> None:
         """Free the solver and its proof file (idempotent)."""

@@ -128,6 +128,54 @@ class Renaming(Mapping[int, int]):
         return table
 
 
+def binary_to_text(data: bytes) -> bytes:
+    """CaDiCaL's binary LRAT as text (a deletion gets the id 0, which no reader uses).
+
+    Each number is ``2 |x| + (x < 0)`` in 7-bit groups, least significant first, the high
+    bit set on every byte but the last; a line is ``a id lits 0 hints 0`` or ``d ids 0``.
+    This is the reader for small proofs (the compiled one,
+    :func:`gossipcert.proofs.lrat_kernels.read_proof`, costs a fixed load first).
+
+    Raises
+    ------
+    SolverError
+        A byte that begins no line, or a line cut short.
+
+    Examples
+    --------
+    >>> binary_to_text(b"a\\x0a\\x05\\x00\\x06\\x08\\x00d\\x02\\x00")
+    b'5 -2 0 3 4 0\\n0 d 1 0\\n'
+    """
+    out: list[bytes] = []
+    i, size = 0, len(data)
+    while i < size:
+        kind = data[i]
+        i += 1
+        if kind not in (97, 100):  # "a", "d"
+            raise SolverError(f"binary LRAT: byte {i - 1} begins no line")
+        numbers: list[int] = []
+        zeros = 0
+        want = 2 if kind == 97 else 1
+        while zeros < want:
+            u = shift = 0
+            while True:
+                if i >= size:
+                    raise SolverError("binary LRAT: the last line is cut short")
+                byte = data[i]
+                i += 1
+                u |= (byte & 127) << shift
+                shift += 7
+                if byte < 128:
+                    break
+            x = -(u >> 1) if u & 1 else u >> 1
+            if x == 0 and (kind == 100 or numbers):
+                zeros += 1
+            numbers.append(x)
+        text = " ".join(map(str, numbers))
+        out.append(f"0 d {text}".encode() if kind == 100 else text.encode())
+    return b"\n".join(out) + b"\n" if out else b""
+
+
 def _renumbered(line: bytes, ids: Mapping[int, int]) -> bytes:
     """An LRAT addition with its id and hints renamed by ``ids`` (others unchanged)."""
     tokens = line.split()
@@ -238,13 +286,15 @@ RENAMED_ARRAYS_FROM = 30_000
 #: the tokens that stand for a deletion's ``d`` and for a line's end in the array version
 #: (above every id and literal it accepts)
 _DELETION, _LINE_END = 2**62 + 1, 2**62 + 2
+#: the tokens :func:`proof_tokens` puts for a ``d`` and for each line's end
+DELETION_TOKEN, LINE_END_TOKEN = _DELETION, _LINE_END
 
 #: the bytes of an LRAT proof the array version reads (digits, ``-``, ``d``, space, newline)
 _READABLE = np.zeros(256, dtype=bool)
 _READABLE[list(b"0123456789- d\n")] = True
 
 
-def _tokens(data: bytes) -> np.ndarray | None:
+def proof_tokens(data: bytes) -> np.ndarray | None:
     """The proof's integers, with :data:`_DELETION` for each ``d`` and :data:`_LINE_END` at
     each line's end; None when the text holds anything else (the line version then reads it).
     """
@@ -332,7 +382,7 @@ def _trim_arrays(data: bytes, ids: Mapping[int, int]) -> TrimmedProof | None:
     line version then reads it, and names any malformed line)."""
     if data and not data.endswith(b"\n"):
         data += b"\n"
-    tokens = _tokens(data)
+    tokens = proof_tokens(data)
     if tokens is None:
         return None
     ends = np.flatnonzero(tokens == _LINE_END)  # one per line
