@@ -275,7 +275,7 @@ def test_checkers_and_deletion_policies_are_recorded(certificate: dict) -> None:
     checkers = certificate["evidence"]["checkers"]
     names = " ".join(c["checker"] for c in checkers)
     assert certificate["evidence"]["proof_format"] == "lrat"  # trimmed, with hints
-    assert "gossipcert-lrat" in names and "minisat-hints" in names
+    assert "gossipcert-lrat" in names and "hint-fixpoint" in names
     assert all(c["status"] == "verified" and c["deletions"] for c in checkers)
     rep = check_certificate(certificate)
     lines = [t for _, t in rep.steps if "re-checked by" in t]

@@ -155,12 +155,12 @@ def test_the_text_and_binary_readers_agree_and_name_what_they_cannot_read() -> N
             binary_to_text(bad)
 
 
-@pytest.mark.parametrize("compiled_from", [0, lrat_solver.COMPILED_FROM])
+@pytest.mark.parametrize("kernels", [True, False])
 def test_the_trim_of_the_binary_proof_is_the_line_trim_of_the_text(
-    monkeypatch, compiled_from: int
+    monkeypatch, kernels: bool
 ) -> None:
-    # the compiled kernels (from 0 bytes), and the small proofs' text path
-    monkeypatch.setattr(lrat_solver, "COMPILED_FROM", compiled_from)
+    # the compiled kernels, and the path without them (binary turned into text)
+    monkeypatch.setattr(lrat_solver, "compiled_available", lambda: kernels)
     renamed = [[1], [-1, 2], *[[x + 2 if x > 0 else x - 2 for x in c] for c in pigeons(5)]]
     cases = [pigeons(5), pigeons(6), renamed]
     rng = random.Random(11)
@@ -181,8 +181,8 @@ def test_the_trim_of_the_binary_proof_is_the_line_trim_of_the_text(
         assert compiled(clauses, got.text) == ("verified", "verified")
 
 
-def test_the_verdict_goes_through_the_compiled_checkers_and_back(monkeypatch) -> None:
-    monkeypatch.setattr(checkers, "COMPILED_FROM", 0)
+def test_the_verdict_goes_through_the_compiled_checkers_and_back() -> None:
+    assert checkers.USE_COMPILED
     clauses, lines = genuine()
     proof = "\n".join(lines) + "\n"
     v = check_lrat_proof(dimacs(clauses), proof)
@@ -203,3 +203,23 @@ def test_a_trimmed_proof_out_of_ids_returns_the_status() -> None:
     status, _, proof = read_proof(b"5 2 0 1 2 0\n5 0 5 3 0\n")
     assert status == OK and proof is not None
     assert trim_arrays(proof)[0] != OK
+
+
+@pytest.mark.parametrize(
+    "proof",
+    [
+        "4 0 1 2 3 0",  # the hints reach no conflict
+        "4 2 0 1 2 0\n5 0 4 0",  # clause 4 alone is not a conflict
+        "4 -2 0 1 2 0\n5 0 4 2 0",  # clause 4 is not implied
+        "4 2 0 1 2 0\n4 0 4 3 0",  # an id that does not increase
+        "4 2 0 1 2 0",  # no empty clause
+        "4 2 0 9 0\n5 0 4 3 0",  # a hint that names no clause
+        "4 2 0 1 2 0\n4 d 4 0\n5 0 4 3 0",  # a clause used after its deletion
+        "4 2 0 -1 2 0\n5 0 4 3 0",  # a RAT group
+    ],
+)
+def test_refutations_of_a_satisfiable_formula_are_refused_by_each(proof: str) -> None:
+    sat = [[1, 2], [-1, 2], [1, -2]]
+    assert satisfiable(sat)
+    assert compiled(sat, proof) == ("refused", "refused")
+    assert check_lrat_proof(dimacs(sat), proof + "\n").status == "rejected"

@@ -239,7 +239,7 @@ def test_an_lrat_certificate_checks_and_fails_when_a_hint_changes(certificate: d
     assert ev["proof_lines"] <= ev["untrimmed_lines"]
     assert {c["checker"].split()[0] for c in ev["checkers"]} == {
         "gossipcert-lrat",
-        "minisat-hints",
+        "hint-fixpoint",
     }
     rep = check_certificate(certificate)
     assert rep.ok, rep.steps
@@ -265,6 +265,7 @@ def test_the_two_processes_give_the_verdicts_of_one(monkeypatch: pytest.MonkeyPa
     """Past PARALLEL_ABOVE lines minisat-hints runs in a child process."""
     clauses, lines = genuine()
     monkeypatch.setattr(checkers, "PARALLEL_ABOVE", 0)
+    monkeypatch.setattr(checkers, "USE_COMPILED", False)
     good = check_lrat_proof(dimacs(clauses), "\n".join(lines))
     assert good.status == "verified" and len(good.outcomes) == 2
     k = next(i for i, ln in enumerate(lines) if " d " not in ln)
@@ -281,6 +282,7 @@ def test_a_verdict_sent_before_the_time_limit_is_read_after_it(
     verdict is read (it used to be reported as a time-out)."""
     clauses, lines = genuine()
     monkeypatch.setattr(checkers, "PARALLEL_ABOVE", 0)
+    monkeypatch.setattr(checkers, "USE_COMPILED", False)
 
     def out_of_time(clauses: list[list[int]], lines: list[str], deadline: float) -> LratVerdict:
         time.sleep(max(0.0, deadline - time.monotonic()) + 0.3)
@@ -294,14 +296,17 @@ def test_a_verdict_sent_before_the_time_limit_is_read_after_it(
     assert other.seconds < 0.5  # the check's own time, not the wait for it
 
 
-@pytest.mark.parametrize("parallel_above", [0, 10**9])
+@pytest.mark.parametrize(
+    ("parallel_above", "compiled"), [(0, False), (10**9, False), (10**9, True)]
+)
 def test_meanwhile_runs_once_after_a_verified_first_check(
-    monkeypatch: pytest.MonkeyPatch, parallel_above: int
+    monkeypatch: pytest.MonkeyPatch, parallel_above: int, compiled: bool
 ) -> None:
     """The caller's work (compressing the proof) runs while the second checker works, and
     only when the first one verified the proof."""
     clauses, lines = genuine()
     monkeypatch.setattr(checkers, "PARALLEL_ABOVE", parallel_above)
+    monkeypatch.setattr(checkers, "USE_COMPILED", compiled)
     calls: list[int] = []
     good = check_lrat_proof(dimacs(clauses), "\n".join(lines), None, lambda: calls.append(1))
     assert good.status == "verified" and calls == [1]

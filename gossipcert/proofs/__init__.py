@@ -7,8 +7,12 @@ Modules
   and stored proofs inside certificates.
 - :mod:`.checkers`: the proof checkers (dratify, the project's own, drat-trim) and the
   verdict that needs two of them.
-- :mod:`.drat` and :mod:`.lrat`: the project's own DRAT and LRAT checkers; :mod:`.hinted`:
-  the second LRAT checker (dratify on each step's hints).
-- :mod:`.lrat_solver` and :mod:`.trim`: CaDiCaL writing LRAT, and its proof trimmed.
+- :mod:`.drat` and :mod:`.lrat`: the project's own DRAT and LRAT checkers;
+  :mod:`.propagated` (MiniSat on each step's hints) and :mod:`.hinted` (dratify on them):
+  second LRAT checkers.
+- :mod:`.lrat_compiled` and :mod:`.fixpoint`: the two compiled LRAT checkers that judge
+  first (they only ever accept).
+- :mod:`.lrat_solver`, :mod:`.trim` and :mod:`.lrat_kernels`: CaDiCaL writing LRAT (binary),
+  and its proof read and trimmed (compiled kernels; line by line without them).
 - :mod:`.steps`: proofs of the linear-cost step bounds.
 """

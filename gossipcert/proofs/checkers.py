@@ -2,16 +2,20 @@
 
 **LRAT proofs** (what gossipcert writes now: CaDiCaL's LRAT output trimmed to the steps the
 empty clause uses, :mod:`gossipcert.proofs.lrat_solver`) are judged by
-:func:`check_lrat_proof`: ``gossipcert-lrat`` (:mod:`gossipcert.proofs.lrat`, this
-project's propagation along each step's hints) and ``minisat-hints``
-(:mod:`gossipcert.proofs.propagated`, MiniSat's unit propagation on each step's hint
-clauses, activated by assumptions in one solver; ``dratify-hints``,
-:mod:`gossipcert.proofs.hinted`, does the same with dratify's engine, about three times
-slower, and is kept for comparison). They
-share no code, both apply deletions soundly (no state outlives a step), each takes time
-linear in the proof, and both must verify. **DRAT proofs** (certificates written before, and
-the split search's cubes) are judged as below by :func:`check_proof`;
-:func:`check_refutation` picks the path by the proof's format.
+:func:`check_lrat_proof`, first by two compiled engines that share no code:
+``gossipcert-lrat (compiled)`` (:mod:`gossipcert.proofs.lrat_compiled`, the RUP rule of
+:mod:`gossipcert.proofs.lrat` along each step's hints in order) and ``hint-fixpoint
+(compiled)`` (:mod:`gossipcert.proofs.fixpoint`, propagation of each step's hint clauses to a
+fixpoint in any order, on tokens it reads itself). Both only ever accept; when either
+refuses, the Python checkers judge: ``gossipcert-lrat`` (:mod:`gossipcert.proofs.lrat`,
+RUP and RAT) and ``minisat-hints`` (:mod:`gossipcert.proofs.propagated`, MiniSat's unit
+propagation on each step's hint clauses, activated by assumptions in one solver;
+``dratify-hints``, :mod:`gossipcert.proofs.hinted`, does the same with dratify's engine,
+about three times slower, and is kept for comparison). Each pair shares no code, both apply
+deletions soundly (no state outlives a step), each takes time linear in the proof, and both
+must verify. **DRAT proofs** (certificates written before, and the split search's cubes)
+are judged as below by :func:`check_proof`; :func:`check_refutation` picks the path by the
+proof's format.
 
 A certificate is worth what its checker is worth, and a proof checker is software too: one
 version of ``dratify`` accepted forged proofs (it kept the root assignment implied by a
@@ -90,6 +94,7 @@ from gossipcert.proofs.drat import CHECKER_NAME, check_drat_text, parse_dimacs
 from gossipcert.proofs.lrat import CHECKER_NAME as LRAT_NAME
 from gossipcert.proofs.lrat import DELETIONS as LRAT_DELETIONS
 from gossipcert.proofs.lrat import check_lrat, check_lrat_file
+from gossipcert.proofs.lrat_solver import compiled_available
 from gossipcert.proofs.propagated import CHECKER_NAME as PROPAGATED_NAME
 from gossipcert.proofs.propagated import DELETIONS as PROPAGATED_DELETIONS
 from gossipcert.proofs.propagated import check_propagated
@@ -472,7 +477,7 @@ def check_lrat_proof(
             CheckOutcome(PROPAGATED_NAME, TIMEOUT, PROPAGATED_DELETIONS, 0.0, late),
         ]
         return ProofVerdict(TIMEOUT, tuple(outcomes))
-    if len(proof) >= COMPILED_FROM:
+    if USE_COMPILED and compiled_available():
         fast = _compiled_verdict(clauses, proof, nvars, deadline, meanwhile)
         if fast is not None:
             return fast
@@ -526,12 +531,18 @@ def _compiled_verdict(
     from gossipcert.proofs.lrat_compiled import check_compiled
 
     data = proof.encode()
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        theirs = pool.submit(check_fixpoint, clauses, data, nvars, deadline)
+    if len(data) < THREADS_FROM:  # a thread costs more than it saves
         mine = check_compiled(clauses, data, nvars, deadline)
         if mine is not None and mine.status == VERIFIED and meanwhile is not None:
             meanwhile()
-        other = theirs.result()
+        other = check_fixpoint(clauses, data, nvars, deadline) if mine is not None else None
+    else:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            theirs = pool.submit(check_fixpoint, clauses, data, nvars, deadline)
+            mine = check_compiled(clauses, data, nvars, deadline)
+            if mine is not None and mine.status == VERIFIED and meanwhile is not None:
+                meanwhile()
+            other = theirs.result()
     if mine is None or other is None:
         return None
     outcomes = [
@@ -582,9 +593,12 @@ def _child_outcome(child: Child, deadline: float | None, began: float) -> CheckO
 #: LRAT proofs of more lines than this have their two checkers run in two processes
 PARALLEL_ABOVE = 20_000
 
-#: LRAT proofs of this many characters or more are judged first by the compiled engines
-#: (below, loading them costs more than the Python checkers take)
-COMPILED_FROM = 20_000
+#: LRAT proofs are judged first by the compiled engines (their first use in a process
+#: costs about half a second to load them); False: by the Python checkers alone
+USE_COMPILED = True
+
+#: from this many characters the two compiled engines run in two threads
+THREADS_FROM = 1_000_000
 
 #: the stored formats of a refutation's proof
 PROOF_FORMATS = ("drat", "lrat")

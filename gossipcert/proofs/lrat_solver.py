@@ -22,6 +22,7 @@ References
 from __future__ import annotations
 
 import tempfile
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -34,10 +35,16 @@ from gossipcert.proofs.trim import Renaming, TrimmedProof, binary_to_text, trim_
 #: the PySAT name of the proof-writing solver
 LRAT_SOLVER = "cadical195"
 
-#: proofs of at least this many bytes are trimmed by the compiled kernels
-#: (:mod:`gossipcert.proofs.lrat_kernels`); smaller ones are turned into text and trimmed
-#: by :func:`gossipcert.proofs.trim.trim_lrat` (the kernels' first load costs about 0.4 s)
-COMPILED_FROM = 100_000
+
+@cache
+def compiled_available() -> bool:
+    """Whether the compiled LRAT kernels can run here (numba imports). Without them
+    proofs are trimmed and checked by the Python versions, more slowly."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:  # pragma: no cover - numba is a dependency
+        return False
+    return True
 
 
 def add_clauses(solver: Any, clauses: list[list[int]]) -> None:
@@ -121,7 +128,7 @@ class LratSolver:
         pysolvers.flushpr(self.solver.solver.prfp)
         self.file.seek(0)
         data = self.file.read()
-        if len(data) < COMPILED_FROM:  # the compiled kernels' fixed load costs more
+        if not compiled_available():
             return trim_lrat(binary_to_text(data) if self.binary else data, self.ids)
         from gossipcert.proofs.lrat_kernels import NO_EMPTY, OK, read_proof, trim_arrays
 
