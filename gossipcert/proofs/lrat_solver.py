@@ -38,11 +38,14 @@ LRAT_SOLVER = "cadical195"
 
 @cache
 def compiled_available() -> bool:
-    """Whether the compiled LRAT kernels can run here (numba imports). Without them
-    proofs are trimmed and checked by the Python versions, more slowly."""
+    """Whether the compiled LRAT kernels load here (numba imports, and can cache their
+    code beside the package or in its user-wide cache). Without them proofs are trimmed and
+    checked by the Python versions, more slowly."""
     try:
-        import numba  # noqa: F401
-    except ImportError:  # pragma: no cover - numba is a dependency
+        import gossipcert.proofs.fixpoint
+        import gossipcert.proofs.lrat_compiled
+        import gossipcert.proofs.lrat_kernels  # noqa: F401
+    except Exception:  # pragma: no cover - numba is a dependency; a read-only install
         return False
     return True
 
