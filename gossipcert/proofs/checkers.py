@@ -478,8 +478,10 @@ def check_lrat_proof(
         ]
         return ProofVerdict(TIMEOUT, tuple(outcomes))
     if USE_COMPILED and compiled_available():
-        fast = _compiled_verdict(clauses, proof, nvars, deadline, meanwhile)
+        fast = _compiled_verdict(clauses, proof, nvars, deadline)
         if fast is not None:
+            if meanwhile is not None and fast.status == VERIFIED:
+                meanwhile()
             return fast
     lines = proof.splitlines()
     if len(lines) <= PARALLEL_ABOVE:  # a process costs more than it saves
@@ -514,16 +516,12 @@ def check_lrat_proof(
 
 
 def _compiled_verdict(
-    clauses: list[list[int]],
-    proof: str,
-    nvars: int,
-    deadline: float | None,
-    meanwhile: Callable[[], None] | None,
+    clauses: list[list[int]], proof: str, nvars: int, deadline: float | None
 ) -> ProofVerdict | None:
     """The verdict of the compiled engines (:mod:`gossipcert.proofs.lrat_compiled`, the RUP
-    rule of gossipcert-lrat, and :mod:`gossipcert.proofs.fixpoint`, hint-fixpoint), run at
-    once in two threads (their kernels hold no lock); None unless both verify or one runs
-    out of time (they only ever accept: on a refusal the Python gossipcert-lrat and
+    rule of gossipcert-lrat, and :mod:`gossipcert.proofs.fixpoint`, hint-fixpoint), in two
+    threads on large proofs (their kernels hold no lock); None unless both verify or one
+    runs out of time (they only ever accept: on a refusal the Python gossipcert-lrat and
     minisat-hints judge the proof and name the line)."""
     from gossipcert.proofs.fixpoint import CHECKER_NAME as FIXPOINT_NAME
     from gossipcert.proofs.fixpoint import DELETIONS as FIXPOINT_DELETIONS
@@ -533,15 +531,11 @@ def _compiled_verdict(
     data = proof.encode()
     if len(data) < THREADS_FROM:  # a thread costs more than it saves
         mine = check_compiled(clauses, data, nvars, deadline)
-        if mine is not None and mine.status == VERIFIED and meanwhile is not None:
-            meanwhile()
         other = check_fixpoint(clauses, data, nvars, deadline) if mine is not None else None
     else:
         with ThreadPoolExecutor(max_workers=1) as pool:
             theirs = pool.submit(check_fixpoint, clauses, data, nvars, deadline)
             mine = check_compiled(clauses, data, nvars, deadline)
-            if mine is not None and mine.status == VERIFIED and meanwhile is not None:
-                meanwhile()
             other = theirs.result()
     if mine is None or other is None:
         return None
