@@ -23,8 +23,10 @@ from gossipcert.errors import SolverError
 from gossipcert.instance import parse_instance
 from gossipcert.proofs import checkers, hinted, trim
 from gossipcert.proofs.checkers import check_lrat_proof
+from gossipcert.proofs.fixpoint import check_fixpoint
 from gossipcert.proofs.hinted import check_hinted
 from gossipcert.proofs.lrat import LratVerdict, check_lrat
+from gossipcert.proofs.lrat_compiled import check_compiled
 from gossipcert.proofs.lrat_solver import LratSolver
 from gossipcert.proofs.propagated import check_propagated
 from gossipcert.proofs.refutation import pack_proof, unpack_proof
@@ -60,13 +62,21 @@ def trimmed(clauses: list[list[int]]) -> str | None:
 
 
 def verdicts(clauses: list[list[int]], proof: str) -> tuple[str, str, str]:
-    """Each checker's status on its own: gossipcert-lrat, dratify-hints, minisat-hints."""
+    """Each checker's status on its own: gossipcert-lrat, dratify-hints, minisat-hints. The
+    compiled engines, which only ever accept, must follow gossipcert-lrat and minisat-hints
+    (a rejection is their refusal)."""
     lines = proof.splitlines()
-    return (
+    got = (
         check_lrat(clauses, lines).status,
         check_hinted(clauses, lines).status,
         check_propagated(clauses, lines).status,
     )
+    nvars = max((abs(x) for c in clauses for x in c), default=0)
+    data = (proof.rstrip("\n") + "\n").encode()
+    compiled = (check_compiled(clauses, data, nvars), check_fixpoint(clauses, data, nvars))
+    for python, fast in zip((got[0], got[2]), compiled, strict=True):
+        assert (fast.status if fast is not None else "rejected") == python, (proof, got)
+    return got
 
 
 def random_cnf(rng: random.Random) -> list[list[int]]:

@@ -3,15 +3,16 @@ its hint clauses by unit propagation to a fixpoint, in any order.
 
 gossipcert-lrat (:mod:`gossipcert.proofs.lrat`, :mod:`gossipcert.proofs.lrat_compiled`)
 takes the hints in their written order and requires each to be unit or conflicting when it
-is reached. This checker shares no code with it, reads the proof by another route (a
-tokenizer of its own, giving the tokens of :func:`gossipcert.proofs.trim.proof_tokens`,
-where the other reads lines into arrays) and uses another rule: for an addition
-``i l1 .. lk 0 h1 .. hm 0`` it sets ``-l1 .. -lk`` true and then sweeps the hint clauses
-again and again, making true the last free literal of any clause whose other literals are
-false, until some clause has every literal false (the step is accepted) or a sweep changes
-nothing (it is refused). The order of the hints is not used, only that they are live
-clauses: this is the question minisat-hints (:mod:`gossipcert.proofs.propagated`) asks
-MiniSat, answered here without a solver call per step.
+is reached. This checker shares no checking code with it (only the verdict's record),
+reads the proof by another route (a tokenizer of its own, giving the tokens of
+:func:`gossipcert.proofs.trim.proof_tokens`, where the other reads lines into arrays) and
+uses another rule: for an addition ``i l1 .. lk 0 h1 .. hm 0`` it sets ``-l1 .. -lk`` true
+and then sweeps the hint clauses again and again, making true the last free literal of any
+clause whose other literals are false, until some clause has every literal false (the step
+is accepted) or a sweep changes nothing (it is refused). The order of the hints is not
+used, only that they are live clauses: this is the question minisat-hints
+(:mod:`gossipcert.proofs.propagated`) asks MiniSat, answered here without a solver call
+per step.
 
 Rules (the state is the set of live clauses by id; formula clauses have ids ``1 .. n``):
 
