@@ -52,7 +52,10 @@ the ring allreduce along a Hamiltonian cycle
 (:func:`gossipcert.constructions.ring_allreduce.ring_allreduce`, single-port and all-port),
 replayed likewise; or the hub allreduce through a node adjacent to all others
 (:func:`gossipcert.constructions.hub_allreduce.hub_allreduce`, single-port and telephone),
-which meets the cut bound on stars.
+which meets the cut bound on stars. While the bracket is open, the tree-packing finder
+(:mod:`gossipcert.finders.tree_allreduce`: every chunk reduced up an in-tree and sent down an
+out-tree, the trees packed by CP-SAT on one core, with half the time left) may shorten it; its
+schedule is replayed like the others, and it is an upper bound only.
 
 The answer is ``optimal`` when the best lower bound meets the composition, with that
 bound's evidence (the sub-problem's result as ``dual``, whose certificate a certificate
@@ -91,6 +94,7 @@ from gossipcert.constructions.hub_allreduce import hub_allreduce
 from gossipcert.constructions.ring_allreduce import ring_allreduce
 from gossipcert.encodings.allreduce import decode, encodable, standalone
 from gossipcert.errors import NotApplicableError
+from gossipcert.finders import tree_allreduce
 from gossipcert.instance import Instance, ModelKind, Problem, ProblemKind, make_instance
 from gossipcert.models import rules_of
 from gossipcert.proofs.checkers import ProofVerdict
@@ -303,6 +307,12 @@ def solve_allreduce(
             schedule, report = made
             upper = report.rounds
             source_of_upper = f"the {name} allreduce (gossipcert.constructions.{name}_allreduce)"
+    if upper is not None and upper > lower:
+        packed = _tree_packing(instance, lower, upper, deadline)
+        if packed is not None:
+            schedule, report = packed
+            upper = report.rounds
+            source_of_upper = "the tree-packing allreduce (gossipcert.finders.tree_allreduce)"
     optimal = upper is not None and upper <= lower
     if optimal and sub is not None and not (sub.status == "optimal" and sub.optimum == lower):
         optimal = False  # a bound without a certificate of its own stays a bracket
@@ -366,6 +376,26 @@ def _construction(
         return None
     report = simulate(instance, schedule)
     return (schedule, report) if report.ok else None
+
+
+def _tree_packing(
+    instance: Instance, lower: int, upper: int, deadline: float | None
+) -> tuple[Schedule, Any] | None:
+    """A tree-packed schedule of fewer than ``upper`` rounds and its verifier's report
+    (:mod:`gossipcert.finders.tree_allreduce`, on one core), or None. It takes half the time
+    left before ``deadline`` (the rest for the exact model), or its default without one."""
+    if not tree_allreduce.applies(instance):
+        return None
+    seconds = tree_allreduce.DEFAULT_SECONDS if deadline is None else seconds_left(deadline) / 2
+    if seconds <= 0:
+        return None
+    found = tree_allreduce.shortest_packing(instance, lower, upper, seconds, num_workers=1)
+    if found.schedule is None:
+        return None
+    report = simulate(instance, found.schedule)  # replayed here too: nothing unverified is used
+    if not report.ok or report.rounds is None or report.rounds >= upper:
+        return None
+    return found.schedule, report
 
 
 def find(instance: Instance, rounds: int, deadline: float | None) -> tuple[str, Schedule | None]:

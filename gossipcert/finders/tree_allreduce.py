@@ -1,0 +1,504 @@
+"""Tree-packing allreduce: every chunk reduced up an in-tree and sent down an out-tree, the
+trees of all chunks packed into ``R`` rounds by CP-SAT.
+
+This is an **upper-bound device only**. It searches the schedules of one *shape*; that no
+tree-shaped schedule of ``R`` rounds exists (an ``infeasible`` answer) says nothing about the
+allreduce itself, whose schedules may split, merge or repeat partials in other ways. Every
+schedule it returns has been replayed by the verifier (:func:`gossipcert.simulate.simulate`).
+
+The shape of one chunk ``c``'s schedule:
+
+- a root ``r_c``, or (*two roots*, when a node may send and receive in one round: not
+  half-duplex) an edge ``{a, b}`` whose ends swap their partials in one round, both with
+  ``"op": "reduce"``;
+- the in-tree: every other node sends its partial of ``c`` exactly once, ``"op": "reduce"``,
+  to a neighbour (its parent), in a round after every send it receives from its children;
+  the root holds ``c`` complete after the round of its last child (two roots: after the swap,
+  which follows every child of both ends);
+- the out-tree: every node but the root(s) receives the complete ``c`` exactly once,
+  ``"op": "copy"``, from a neighbour that held it complete before the round.
+
+No contribution is counted twice: a node's partial is its own contribution and those of its
+children's subtrees, which are disjoint; each partial is sent once; every ``reduce`` comes
+before the root's completion, every ``copy`` after it. The chunks meet only in the model's
+rules of a round, which the packing states:
+
+- ``all-port``: the chunks entering arc ``(u, v)`` in a round are at most its capacity;
+- ``single-port``: a node sends at most one transmission (one receiver, one ``op``, at most
+  ``p`` chunks) and receives at most one;
+- ``half-duplex``: as single-port, and a node does not both send and receive (no swaps);
+- ``telephone``: the calls of a round form a matching, and a call carries at most ``p``
+  chunks each way.
+
+Two CP-SAT models state this packing: the time-indexed one below (every model the finder
+handles), and, for the one-port models with one chunk a transmission, the scheduling model
+of :mod:`gossipcert.finders.tree_intervals` (sends as intervals on unary resources), which
+CP-SAT solves much faster there. :func:`pack` picks it where it applies.
+
+Variables of the time-indexed model (CP-SAT, in tuple-keyed dicts; ``t = 1..R`` is a round,
+``0`` the start):
+
+- ``root[c, v]``: ``v`` is chunk ``c``'s single root;
+- ``swap[c, (a, b), t]``: ``a < b`` are ``c``'s two roots and swap partials in round ``t``;
+- ``red[c, u, v, t]``: ``u`` sends its partial of ``c`` to its parent ``v`` in round ``t``;
+- ``cp[c, u, v, t]``: ``u`` sends the complete ``c`` to ``v`` in round ``t``;
+- ``sent[c, v, t]``: ``v`` has sent its partial of ``c`` (to a parent or in a swap) by round
+  ``t``; ``swapped[c, v, t]``: by a swap; ``got[c, v, t]``: ``v`` has received ``c``'s copy;
+- ``late[c, v, t]``: how many children send ``c`` to ``v`` after round ``t``;
+- ``done[c, v, t]``: ``v`` holds ``c`` complete after round ``t``;
+- ``port[u, v, t, op]`` (one-port models): the transmission ``u -> v`` with ``op`` in round
+  ``t``; ``call[(a, b), t]`` (telephone): the call ``{a, b}`` in round ``t``;
+
+Constraint families: one root or one swap per chunk; every node but the roots sends once
+(``sent[c, v, R] = 1 - root[c, v]``) and receives one copy; a child's send precedes its
+parent's (``red[c, u, v, t] + sent[c, v, t] <= 1``); ``done`` only for a root after its last
+child (``done[c, v, t] = 1`` forces ``late[c, v, t] = 0``), for a swapped node or after a
+copy; a copy's sender is done the round before; every chunk done everywhere at ``R`` (or
+``fin``); the model's rules of a round above.
+
+Symmetry, cheap and sound: the chunks of an allreduce are interchangeable, so their roots'
+keys (a node's number, or ``n`` plus an edge's number for two roots) are nondecreasing from
+chunk 1 on; chunk 0's single root, if it has one, is the least node of its orbit under the
+graph's automorphisms (any schedule is mapped to one with these properties by an
+automorphism taking one single-rooted chunk's root to its orbit's least node and a
+renumbering of the chunks).
+
+References
+----------
+.. [1] P. Sanders, J. Speck and J. L. Träff, "Two-tree algorithms for full bandwidth
+   broadcast, reduction and scan", Parallel Computing 35, 2009 (reduction along trees, two
+   roots).
+.. [2] Z. Cai et al., "Synthesizing optimal collective algorithms", PPoPP 2021 (allreduce on
+   the DGX-1 from packed per-chunk schedules).
+.. [3] Google OR-Tools CP-SAT, https://github.com/google/or-tools.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ortools.sat.python import cp_model
+
+from gossipcert import graphs
+from gossipcert.errors import NotApplicableError, SolverError
+from gossipcert.finders import tree_intervals
+from gossipcert.finders.tree_intervals import IntervalPacking
+from gossipcert.instance import Instance, ModelKind, ProblemKind
+from gossipcert.models import rules_of
+from gossipcert.schedule import Round, Schedule, Transmission
+from gossipcert.simulate import simulate
+from gossipcert.symmetry.automorphisms import automorphism_generators, orbit_roots
+
+#: seconds the finder takes when the caller gives no limit
+DEFAULT_SECONDS = 30.0
+
+#: the ops of a transmission, as the packing numbers them
+REDUCE, COPY = 0, 1
+
+
+@dataclass(frozen=True)
+class TreePacking:
+    """What a packing found.
+
+    Parameters
+    ----------
+    status : {"feasible", "shortest", "infeasible", "unknown"}
+        ``feasible``: a schedule of at most the asked rounds; ``shortest``: and no
+        tree-shaped schedule is shorter (about the shape only); ``infeasible``: no
+        tree-shaped schedule within the rounds; ``unknown``: out of time.
+    rounds : int or None
+        The rounds of ``schedule``, as the verifier counts them.
+    schedule : Schedule or None
+        A schedule the verifier accepted.
+    seconds : float
+        The solver's wall time.
+    """
+
+    status: str
+    rounds: int | None
+    schedule: Schedule | None
+    seconds: float
+
+
+def check_applies(instance: Instance) -> None:
+    """Raise NotApplicableError unless the finder handles ``instance``: an allreduce of two
+    nodes or more, every node a processor contributing to and demanding every chunk, under
+    all-port (links of latency 1), single-port, half-duplex or telephone, without
+    ``calls=N``.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> check_applies(parse_instance("ring:4", "all-port", "allreduce:chunks=2"))
+    >>> check_applies(parse_instance("ring:4", "multicast", "allreduce"))
+    Traceback (most recent call last):
+    ...
+    gossipcert.errors.NotApplicableError: the tree-packing allreduce has no multicast rules
+    """
+    model, g = instance.model, instance.graph
+    if instance.problem.kind is not ProblemKind.ALLREDUCE:
+        raise NotApplicableError(
+            f"the tree-packing finder solves allreduce, not {instance.problem}"
+        )
+    if model.kind is ModelKind.MULTICAST:
+        raise NotApplicableError("the tree-packing allreduce has no multicast rules")
+    if model.calls_per_round is not None:
+        raise NotApplicableError("the tree-packing allreduce does not limit the calls of a round")
+    if graphs.routers(g) or graphs.latencies(g):
+        raise NotApplicableError("the tree-packing allreduce needs processors and unit latencies")
+    full = (1 << instance.n_packets) - 1
+    if instance.n < 2 or any(h != full for h in instance.holdings + instance.demands):
+        raise NotApplicableError(
+            "the tree-packing allreduce needs two nodes or more, each holding every chunk"
+        )
+
+
+def applies(instance: Instance) -> bool:
+    """Whether :func:`check_applies` accepts ``instance``."""
+    try:
+        check_applies(instance)
+    except NotApplicableError:
+        return False
+    return True
+
+
+class _Packing:
+    """The CP-SAT model of the module docstring for a horizon of ``horizon`` rounds."""
+
+    def __init__(self, instance: Instance, horizon: int, swaps: bool) -> None:
+        self.instance, self.horizon = instance, horizon
+        g, n, model = instance.graph, instance.n, instance.model
+        rules = rules_of(model.kind)
+        self.m = m = cp_model.CpModel()
+        self.chunks = chunks = range(instance.n_packets)
+        self.rounds = rounds = range(1, horizon + 1)
+        self.arcs = arcs = [(u, v) for u in range(n) for v in sorted(g.adj[u]) if v != u]
+        self.edges = edges = sorted({(min(u, v), max(u, v)) for u, v in arcs})
+        nbrs = {v: [u for u in sorted(g.adj[v]) if u != v] for v in range(n)}
+        swaps = swaps and not rules.send_or_receive
+        nv = range(n)
+        # root[c, v]: v is chunk c's single root
+        self.root = {(c, v): m.new_bool_var(f"root{c},{v}") for c in chunks for v in nv}
+        # swap[c, e, t]: the ends of edge e are c's two roots and swap partials in round t
+        self.swap = {
+            (c, e, t): m.new_bool_var(f"swap{c},{e},{t}")
+            for c in chunks
+            for e in (edges if swaps else [])
+            for t in rounds
+        }
+        # red[c, u, v, t] / cp[c, u, v, t]: u sends its partial / the complete chunk c to v
+        self.red = {
+            (c, a, t): m.new_bool_var(f"red{c},{a},{t}")
+            for c in chunks
+            for a in arcs
+            for t in rounds
+        }
+        self.cp = {
+            (c, a, t): m.new_bool_var(f"cp{c},{a},{t}")
+            for c in chunks
+            for a in arcs
+            for t in rounds
+        }
+        # done[c, v, t]: v holds c complete after round t
+        self.done = {
+            (c, v, t): m.new_bool_var(f"done{c},{v},{t}")
+            for c in chunks
+            for v in nv
+            for t in range(horizon + 1)
+        }
+        for c in chunks:
+            m.add(
+                sum(self.root[c, v] for v in nv)
+                + sum(self.swap[c, e, t] for e in edges for t in rounds if (c, e, t) in self.swap)
+                == 1
+            )
+            for v in nv:
+                self._chunk_at(c, v, nbrs[v])
+        self._ports(rules, model)
+        self._symmetry()
+
+    def _swaps_of(self, c: int, v: int, t: int) -> list[Any]:
+        """The swap variables of chunk ``c`` in round ``t`` with ``v`` as one end."""
+        return [self.swap[c, e, t] for e in self.edges if v in e and (c, e, t) in self.swap]
+
+    def _chunk_at(self, c: int, v: int, nbrs: list[int]) -> None:
+        """The in-tree, out-tree and completion rules of chunk ``c`` at node ``v``."""
+        m, horizon, k = self.m, self.horizon, len(nbrs)
+        # sent[t] (v has sent its partial by round t), swapped[t], got[t] (v has its copy),
+        # late[t] (children sending to v after round t): running sums over the rounds
+        sent = [m.new_int_var(0, 1, f"sent{c},{v},{t}") for t in range(horizon + 1)]
+        swapped = [m.new_int_var(0, 1, f"swapped{c},{v},{t}") for t in range(horizon + 1)]
+        got = [m.new_int_var(0, 1, f"got{c},{v},{t}") for t in range(horizon + 1)]
+        late = [m.new_int_var(0, k, f"late{c},{v},{t}") for t in range(horizon + 1)]
+        m.add(sent[0] == 0)
+        m.add(swapped[0] == 0)
+        m.add(got[0] == 0)
+        m.add(late[horizon] == 0)
+        for t in self.rounds:
+            swaps = self._swaps_of(c, v, t)
+            m.add(swapped[t] == swapped[t - 1] + sum(swaps))
+            m.add(sent[t] == sent[t - 1] + sum(self.red[c, (v, w), t] for w in nbrs) + sum(swaps))
+            m.add(got[t] == got[t - 1] + sum(self.cp[c, (u, v), t] for u in nbrs))
+            m.add(late[t - 1] == late[t] + sum(self.red[c, (u, v), t] for u in nbrs))
+            for u in nbrs:
+                # a child's send precedes its parent's; a copy's sender was done before
+                m.add(self.red[c, (u, v), t] + sent[t] <= 1)
+                m.add(self.cp[c, (u, v), t] <= self.done[c, u, t - 1])
+        root = self.root[c, v]
+        m.add(sent[horizon] + root == 1)  # every node but the root sends once
+        m.add(got[horizon] + root + swapped[horizon] == 1)  # and the others get one copy
+        for t in range(horizon + 1):
+            done = self.done[c, v, t]
+            m.add(done <= root + swapped[t] + got[t])
+            m.add(late[t] <= k * (1 - done))  # complete after the last child's round
+
+    def _ports(self, rules: Any, model: Any) -> None:
+        """The model's rules of one round (module docstring)."""
+        m, g, n = self.m, self.instance.graph, self.instance.n
+        cap = model.packet_cap if model.packet_cap is not None else len(self.chunks)
+        for t in self.rounds:
+            load: dict[tuple[tuple[int, int], int], list[Any]] = {}
+            for a in self.arcs:
+                e = (min(a), max(a))
+                load[a, REDUCE] = [self.red[c, a, t] for c in self.chunks] + [
+                    self.swap[c, e, t] for c in self.chunks if (c, e, t) in self.swap
+                ]
+                load[a, COPY] = [self.cp[c, a, t] for c in self.chunks]
+            if rules.arc_capacities:
+                for a in self.arcs:
+                    arc_cap = model.capacity or graphs.capacity(g, *a)
+                    m.add(sum(load[a, REDUCE]) + sum(load[a, COPY]) <= arc_cap)
+            elif rules.two_way_calls:
+                # call[e, t]: the call {a, b} in round t; the calls form a matching
+                call = {e: m.new_bool_var(f"call{e},{t}") for e in self.edges}
+                for v in range(n):
+                    m.add(sum(call[e] for e in self.edges if v in e) <= 1)
+                for a in self.arcs:
+                    m.add(sum(load[a, REDUCE]) + sum(load[a, COPY]) <= cap * call[min(a), max(a)])
+            else:
+                # port[a, op]: the one transmission a node sends in round t, and its op
+                port = {
+                    (a, op): m.new_bool_var(f"port{a},{op},{t}")
+                    for a in self.arcs
+                    for op in (REDUCE, COPY)
+                }
+                for (a, op), x in port.items():
+                    m.add(sum(load[a, op]) <= cap * x)
+                for v in range(n):
+                    out = [x for ((u, _), _), x in port.items() if u == v]
+                    into = [x for ((_, w), _), x in port.items() if w == v]
+                    if rules.send_or_receive:
+                        m.add(sum(out) + sum(into) <= 1)
+                    else:
+                        m.add(sum(out) <= 1)
+                        m.add(sum(into) <= 1)
+
+    def _symmetry(self) -> None:
+        """Chunk keys nondecreasing from chunk 1; chunk 0's single root an orbit's least node."""
+        m, n = self.m, self.instance.n
+        key = []
+        for c in self.chunks:
+            terms = [v * self.root[c, v] for v in range(n)]
+            terms += [
+                (n + i) * self.swap[c, e, t]
+                for i, e in enumerate(self.edges)
+                for t in self.rounds
+                if (c, e, t) in self.swap
+            ]
+            key.append(sum(terms))
+        gens = automorphism_generators(self.instance)
+        first = 1 if gens else 0
+        for c in self.chunks[first:-1]:
+            m.add(key[c] <= key[c + 1])
+        if gens:
+            least = orbit_roots(list(range(n)), lambda v: [p[v] for p in gens])
+            for v in range(n):
+                if least[v] != v:
+                    m.add(self.root[0, v] == 0)
+
+    def require_done(self) -> None:
+        """Every chunk complete at every node after the last round."""
+        for c in self.chunks:
+            for v in range(self.instance.n):
+                self.m.add(self.done[c, v, self.horizon] == 1)
+
+    def decode(self, solver: cp_model.CpSolver) -> Schedule:
+        """The schedule of a solution: one transmission per arc, round and op."""
+        out: list[Round] = []
+        for t in self.rounds:
+            rnd = []
+            for a in self.arcs:
+                e = (min(a), max(a))
+                for op, name in ((REDUCE, "reduce"), (COPY, "copy")):
+                    mask = 0
+                    for c in self.chunks:
+                        on = self.red[c, a, t] if op == REDUCE else self.cp[c, a, t]
+                        both = self.swap.get((c, e, t)) if op == REDUCE else None
+                        if solver.boolean_value(on) or (
+                            both is not None and solver.boolean_value(both)
+                        ):
+                            mask |= 1 << c
+                    if mask:
+                        rnd.append(Transmission(a[0], (a[1],), mask, name))
+            out.append(tuple(rnd))
+        while out and not out[-1]:
+            out.pop()
+        return Schedule(tuple(out))
+
+
+def _solve(
+    packing: _Packing | IntervalPacking, seconds: float | None, num_workers: int
+) -> TreePacking:
+    """Run CP-SAT on ``packing`` and verify what it finds."""
+    instance = packing.instance
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = num_workers
+    # the search strategies (LNS, local search, ...) take turns on the threads given
+    solver.parameters.interleave_search = True
+    if seconds is not None:
+        solver.parameters.max_time_in_seconds = max(seconds, 0.01)
+    start = time.monotonic()
+    status = solver.solve(packing.m)
+    spent = time.monotonic() - start
+    if status == cp_model.MODEL_INVALID:
+        raise SolverError(f"CP-SAT rejected the tree packing: {packing.m.validate()}")
+    if status == cp_model.INFEASIBLE:
+        return TreePacking("infeasible", None, None, spent)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return TreePacking("unknown", None, None, spent)
+    schedule = packing.decode(solver)
+    report = simulate(instance, schedule)
+    if not report.ok or report.rounds is None:
+        first = report.errors[0].message if report.errors else "demands unmet"
+        raise SolverError(f"a tree-packed allreduce failed verification: {first}")
+    return TreePacking("feasible", report.rounds, schedule, spent)
+
+
+def pack(
+    instance: Instance,
+    rounds: int,
+    seconds: float | None = None,
+    num_workers: int = 1,
+    swaps: bool = True,
+    scheduling: bool | None = None,
+) -> TreePacking:
+    """Whether the trees of every chunk pack into ``rounds`` rounds (module docstring).
+
+    Parameters
+    ----------
+    instance : Instance
+        An allreduce the finder handles (:func:`check_applies`).
+    rounds : int
+        The horizon.
+    seconds : float, optional
+        CP-SAT's time limit (none by default).
+    num_workers : int
+        CP-SAT's threads.
+    swaps : bool
+        Allow the two-roots shape.
+    scheduling : bool, optional
+        Use the scheduling model of :mod:`gossipcert.finders.tree_intervals` (default: where
+        it :func:`~gossipcert.finders.tree_intervals.handles` the model), else the
+        time-indexed one.
+
+    Returns
+    -------
+    TreePacking
+        ``feasible`` with a verified schedule, ``infeasible`` (no *tree-shaped* schedule:
+        not a lower bound) or ``unknown``.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> inst = parse_instance("path:4", "single-port:p=1", "allreduce")
+    >>> pack(inst, 9).status, pack(inst, 9).rounds
+    ('feasible', 9)
+    >>> pack(inst, 8).status
+    'infeasible'
+    """
+    check_applies(instance)
+    if rounds < 1:
+        return TreePacking("infeasible", None, None, 0.0)
+    packing: _Packing | IntervalPacking
+    if scheduling is None:
+        scheduling = tree_intervals.handles(instance)
+    if scheduling:  # the ports are unary resources: the scheduling model
+        packing = IntervalPacking(instance, rounds, swaps)
+    else:
+        packing = _Packing(instance, rounds, swaps)
+        packing.require_done()
+    return _solve(packing, seconds, num_workers)
+
+
+def shortest_packing(
+    instance: Instance,
+    lower: int,
+    upper: int,
+    seconds: float | None = DEFAULT_SECONDS,
+    num_workers: int = 1,
+    swaps: bool = True,
+) -> TreePacking:
+    """The fewest rounds, below ``upper`` and not below ``lower``, into which the trees pack.
+
+    CP-SAT finds a packing fast where one exists and may take long to show that none does,
+    so the search first asks :func:`pack` for ``lower`` rounds with a quarter of the time (a
+    closed bound is often met), then descends: ``R = hi - 1`` with all the time left, where
+    ``hi`` is the best schedule's rounds (``upper`` at first), until an answer is
+    ``infeasible`` (the packing is ``shortest``) or ``unknown``.
+
+    Parameters
+    ----------
+    instance : Instance
+        An allreduce the finder handles (:func:`check_applies`).
+    lower, upper : int
+        A lower bound on every schedule, and the rounds of a schedule known already.
+    seconds : float, optional
+        The time for every step together (None: no limit).
+    num_workers : int
+        CP-SAT's threads.
+    swaps : bool
+        Allow the two-roots shape.
+
+    Returns
+    -------
+    TreePacking
+        ``shortest`` or ``feasible`` with the best verified schedule of fewer than ``upper``
+        rounds, ``infeasible`` (no tree-shaped schedule shorter than ``upper``) or
+        ``unknown``; ``seconds`` the time of every step.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> inst = parse_instance("path:4", "single-port:p=1", "allreduce")
+    >>> found = shortest_packing(inst, 6, 12)
+    >>> found.status, found.rounds
+    ('shortest', 9)
+    """
+    check_applies(instance)
+    deadline = None if seconds is None else time.monotonic() + seconds
+    lower = max(lower, 1)
+    best: TreePacking | None = None
+    spent = 0.0
+    if lower < upper - 1:
+        first = pack(instance, lower, None if seconds is None else seconds / 4, num_workers, swaps)
+        spent += first.seconds
+        if first.rounds is not None:
+            return TreePacking("shortest", first.rounds, first.schedule, spent)
+    hi, last = upper, "unknown"
+    while hi > lower:
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
+            last = "unknown"
+            break
+        found = pack(instance, hi - 1, left, num_workers, swaps)
+        spent += found.seconds
+        last = found.status
+        if found.rounds is None:
+            break
+        best, hi = found, found.rounds
+    if best is None:
+        return TreePacking(last, None, None, spent)
+    shortest = best.rounds == lower or last == "infeasible"
+    return TreePacking("shortest" if shortest else "feasible", best.rounds, best.schedule, spent)

@@ -1,0 +1,162 @@
+"""The tree-packing allreduce finder: optima on small graphs, the shape of what it returns,
+shapes that cannot fit, and ``solve`` closing a bracket with it."""
+
+from __future__ import annotations
+
+import networkx as nx
+import pytest
+
+from gossipcert.errors import NotApplicableError
+from gossipcert.finders import tree_intervals
+from gossipcert.finders.tree_allreduce import check_applies, pack, shortest_packing
+from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
+from gossipcert.search.allreduce import receipt_bound
+from gossipcert.search.allreduce_cut import cut_bound
+from gossipcert.search.entry import solve
+from gossipcert.simulate import simulate
+from tests.reductions_bfs import BruteForce
+from tests.test_reductions_bfs import MODELS, labelled
+
+
+def atlas(index: int, model: str, k: int) -> Instance:
+    return make_instance(
+        labelled(index), parse_model(MODELS[model]), parse_problem(f"allreduce:chunks={k}")
+    )
+
+
+def brute_force(index: int, model: str, k: int, limit: int) -> int | None:
+    g = nx.graph_atlas(index)
+    return BruteForce(g.number_of_nodes(), g.edges, model, "allreduce", k, "sum").optimum(limit)
+
+
+@pytest.mark.parametrize(
+    ("index", "model", "k", "optimum", "bound"),
+    [
+        (6, "all-port", 1, 4, "bfs"),  # the path P_3
+        (6, "single-port", 1, 7, "cut"),
+        (7, "all-port", 1, 2, "bfs"),  # the triangle
+        (7, "single-port", 1, 4, "bfs"),
+        (13, "single-port", 1, 14, "cut"),  # the star K_{1,3}
+    ],
+)
+def test_tree_packing_meets_the_optimum(
+    index: int, model: str, k: int, optimum: int, bound: str
+) -> None:
+    """On these the optimum is tree-shaped: the finder packs it, and the breadth-first
+    search of every schedule or the cut bound (``N L + L - 1`` at the center) shows that no
+    schedule is shorter; in single-port the scheduling model also shows that no tree packing
+    is."""
+    inst = atlas(index, model, k)
+    found = pack(inst, optimum, seconds=30)
+    assert found.status == "feasible" and found.rounds == optimum
+    if bound == "cut":
+        assert cut_bound(inst) == optimum
+    else:
+        assert brute_force(index, model, k, optimum) == optimum
+    if tree_intervals.handles(inst):
+        assert pack(inst, optimum - 1, seconds=30).status == "infeasible"
+
+
+def test_star_with_two_chunks_meets_the_cut_bound() -> None:
+    """On the star ``K_{1,3}`` with two chunks in single-port the cut bound ``N L + L - 1 =
+    26`` packs (the hub allreduce's rounds, found without being told the hub)."""
+    inst = atlas(13, "single-port", 2)
+    assert cut_bound(inst) == 26
+    found = pack(inst, 26, seconds=30)
+    assert found.rounds == 26 and found.schedule is not None
+    assert simulate(inst, found.schedule).rounds == 26
+
+
+def test_a_packing_is_tree_shaped_and_replayed() -> None:
+    """Every chunk of a packed schedule: each node sends one reduce or is a root, each
+    non-root receives one copy; the verifier accepts the schedule in the rounds asked."""
+    inst = parse_instance("ring:5", "all-port", "allreduce:chunks=2")
+    bound = receipt_bound(inst)
+    assert bound == 8
+    found = pack(inst, bound + 1, seconds=30)
+    assert found.status == "feasible" and found.schedule is not None
+    report = simulate(inst, found.schedule)
+    assert report.ok and bound <= report.rounds == found.rounds <= bound + 1
+    for c in range(inst.n_packets):
+        reduces: dict[int, list[int]] = {v: [] for v in range(inst.n)}
+        copies: dict[int, int] = {v: 0 for v in range(inst.n)}
+        for rnd in found.schedule.rounds:
+            for tr in rnd:
+                if tr.packets is not None and tr.packets >> c & 1:
+                    if tr.op == "reduce":
+                        reduces[tr.sender].append(tr.receivers[0])
+                    else:
+                        copies[tr.receivers[0]] += 1
+        roots = [v for v in range(inst.n) if not reduces[v] or copies[v] == 0]
+        assert all(len(r) <= 1 for r in reduces.values())
+        assert 1 <= len(roots) <= 2 and all(copies[v] == 0 for v in roots)
+        assert all(copies[v] == 1 for v in range(inst.n) if v not in roots)
+
+
+@pytest.mark.parametrize(
+    ("model", "fits", "bound"), [("single-port:p=1", 9, 9), ("half-duplex:p=1", 16, 12)]
+)
+def test_scheduling_model_agrees_with_time_indexed(model: str, fits: int, bound: int) -> None:
+    """Both CP-SAT models of the packing give the same verdicts on the path ``P_4`` with one
+    chunk: single-port packs in the cut bound 9; half-duplex (no swaps) in 16 and not 15,
+    above the receipts bound 12 (an infeasible packing is no lower bound)."""
+    inst = parse_instance("path:4", model, "allreduce")
+    assert tree_intervals.handles(inst)
+    assert max(cut_bound(inst) or 0, receipt_bound(inst) or 0) == bound
+    for scheduling in (False, True):
+        assert pack(inst, fits, seconds=30, scheduling=scheduling).rounds == fits
+        assert pack(inst, fits - 1, seconds=30, scheduling=scheduling).status == "infeasible"
+
+
+def test_a_shape_that_cannot_fit_is_infeasible_not_a_bound() -> None:
+    """``K_4`` under telephone with unbounded packets takes 2 rounds (recursive doubling,
+    not tree-shaped: every node combines twice); no tree packing fits in 2."""
+    inst = parse_instance("complete:4", "telephone", "allreduce")
+    assert solve(inst).optimum == 2
+    assert pack(inst, 2, seconds=30).status == "infeasible"
+    assert pack(inst, 3, seconds=30).status == "feasible"
+
+
+@pytest.mark.slow
+def test_solve_closes_a_bracket_with_a_packing() -> None:
+    """Atlas 30 (a tree on 5 nodes) in single-port with two chunks: the cut bound is 32 and
+    the cheap constructions give 44; the tree packing meets the bound (about 40 s: the
+    reduce-scatter and allgather sub-problems take their thirds of the time)."""
+    inst = atlas(30, "single-port", 2)
+    res = solve(inst, time_limit=60)
+    assert (res.status, res.optimum) == ("optimal", 32)
+    assert res.evidence["source"] == "cut" and "tree-packing" in res.upper_source
+    assert res.report is not None and res.report.ok and res.report.rounds == 32
+
+
+def test_dgx1_two_chunks_is_five_rounds() -> None:
+    """The DGX-1 under all-port with two chunks: the receipts bound 5 (16 chunks, 14
+    receipts each, 48 arc slots a round) is met by a tree packing; the composition gives 6."""
+    inst = parse_instance("dgx1", "all-port", "allreduce:chunks=2")
+    assert receipt_bound(inst) == 5
+    res = solve(inst, time_limit=120)
+    assert (res.status, res.optimum, res.evidence["source"]) == ("optimal", 5, "receipts")
+    assert res.report is not None and res.report.ok
+
+
+def test_shortest_packing_descends_to_the_cut_bound() -> None:
+    """From the receipts bound 6 and a known 12 on the path ``P_4`` in single-port, the
+    search ends at the cut bound 9, shown shortest (8 rounds do not pack)."""
+    inst = parse_instance("path:4", "single-port:p=1", "allreduce")
+    found = shortest_packing(inst, 6, 12, seconds=30)
+    assert (found.status, found.rounds) == ("shortest", 9)
+    assert found.schedule is not None and simulate(inst, found.schedule).rounds == 9
+    assert shortest_packing(inst, 6, 9, seconds=30).status == "infeasible"
+
+
+@pytest.mark.parametrize(
+    ("spec", "why"),
+    [
+        (("ring:4", "multicast", "allreduce"), "multicast"),
+        (("ring:4", "single-port", "reduce-scatter"), "solves allreduce"),
+        (("ring:4", "telephone:calls=1", "allreduce"), "calls"),
+    ],
+)
+def test_not_applicable(spec: tuple[str, str, str], why: str) -> None:
+    with pytest.raises(NotApplicableError, match=why):
+        check_applies(parse_instance(*spec))
