@@ -89,7 +89,6 @@ from gossipcert.instance import Instance, ModelKind, ProblemKind
 from gossipcert.models import rules_of
 from gossipcert.schedule import Round, Schedule, Transmission
 from gossipcert.simulate import simulate
-from gossipcert.symmetry.automorphisms import automorphism_generators, orbit_roots
 
 #: seconds the finder takes when the caller gives no limit
 DEFAULT_SECONDS = 30.0
@@ -308,15 +307,7 @@ class _Packing:
                 if (c, e, t) in self.swap
             ]
             key.append(sum(terms))
-        gens = automorphism_generators(self.instance)
-        first = 1 if gens else 0
-        for c in self.chunks[first:-1]:
-            m.add(key[c] <= key[c + 1])
-        if gens:
-            least = orbit_roots(list(range(n)), lambda v: [p[v] for p in gens])
-            for v in range(n):
-                if least[v] != v:
-                    m.add(self.root[0, v] == 0)
+        tree_intervals.order_chunks(m, self.instance, self.root, key)
 
     def require_done(self) -> None:
         """Every chunk complete at every node after the last round."""

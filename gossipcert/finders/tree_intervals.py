@@ -74,6 +74,24 @@ def handles(instance: Instance) -> bool:
     )
 
 
+def order_chunks(m: cp_model.CpModel, instance: Instance, root: Any, key: list[Any]) -> None:
+    """The symmetry breaking both packing models share: the chunks' ``key`` expressions
+    nondecreasing (from chunk 1 when the graph has automorphisms: chunk 0 is fixed instead),
+    and chunk 0's root (``root[0, v]``) the least node of its orbit under the automorphisms.
+    Every chunk has the same demands, so renumbering the chunks, or mapping a schedule by an
+    automorphism, keeps it a schedule."""
+    gens = automorphism_generators(instance)
+    first = 1 if gens else 0
+    chunks = range(len(key))
+    for c in chunks[first:-1]:
+        m.add(key[c] <= key[c + 1])
+    if gens:
+        least = orbit_roots(list(range(instance.n)), lambda v: [p[v] for p in gens])
+        for v in range(instance.n):
+            if least[v] != v:
+                m.add(root[0, v] == 0)
+
+
 class IntervalPacking:
     """The scheduling model of the module docstring for ``horizon`` rounds; the instance
     is one :func:`gossipcert.finders.tree_allreduce.check_applies` accepts and
@@ -155,15 +173,7 @@ class IntervalPacking:
             + sum((n + i) * self.swap[c, e] for i, e in enumerate(self.edges))
             for c in self.chunks
         ]
-        gens = automorphism_generators(self.instance)
-        first = 1 if gens else 0
-        for c in self.chunks[first:-1]:
-            m.add(key[c] <= key[c + 1])
-        if gens:
-            least = orbit_roots(list(range(n)), lambda v: [p[v] for p in gens])
-            for v in range(n):
-                if least[v] != v:
-                    m.add(self.root[0, v] == 0)
+        order_chunks(m, self.instance, self.root, key)
 
     def decode(self, solver: cp_model.CpSolver) -> Schedule:
         """The schedule of a solution: one transmission per arc, round and op."""
