@@ -29,7 +29,6 @@ import numpy as np
 import pysolvers
 from pysat.solvers import Solver
 
-from gossipcert.errors import SolverError
 from gossipcert.proofs.trim import Renaming, TrimmedProof, binary_to_text, trim_lrat
 
 #: the PySAT name of the proof-writing solver
@@ -131,24 +130,28 @@ class LratSolver:
         pysolvers.flushpr(self.solver.solver.prfp)
         self.file.seek(0)
         data = self.file.read()
-        if not compiled_available():
-            return trim_lrat(binary_to_text(data) if self.binary else data, self.ids)
-        from gossipcert.proofs.lrat_kernels import NO_EMPTY, OK, read_proof, trim_arrays
+        fast = self._trim_compiled(data) if compiled_available() else None
+        if fast is not None:
+            return fast
+        # without the kernels, or on what they do not read: the line version, which names
+        # what is wrong
+        return trim_lrat(binary_to_text(data) if self.binary else data, self.ids)
+
+    def _trim_compiled(self, data: bytes) -> TrimmedProof | None:
+        """:meth:`trimmed` by the compiled kernels; None when they cannot read the proof or
+        find no refutation in it."""
+        from gossipcert.proofs.lrat_kernels import OK, read_proof, trim_arrays
 
         status, _, proof = read_proof(data, binary=self.binary)
         if status != OK or proof is None:
-            return trim_lrat(binary_to_text(data) if self.binary else data, self.ids)
+            return None
         rename = None
         if self.ids:
             table = self.ids.table()
             rename = np.zeros(max(table) + 1, np.int64)
             rename[list(table)] = list(table.values())
         status, text, kept, lines, steps = trim_arrays(proof, rename)
-        if status == NO_EMPTY:
-            raise SolverError("the LRAT proof adds no empty clause")
-        if status != OK:  # the line version names what is wrong
-            return trim_lrat(binary_to_text(data) if self.binary else data, self.ids)
-        return TrimmedProof(text, kept, lines, steps, proof.lines)
+        return TrimmedProof(text, kept, lines, steps, proof.lines) if status == OK else None
 
     def close(self) -> None:
         """Free the solver and its proof file (idempotent)."""
