@@ -58,6 +58,9 @@ matrix's norm grows at most by the golden ratio per round; ``log_phi n`` for gos
 
 Cuts (:mod:`.cuts`): ``cut`` (all-port or a packet cap: the packets that must cross a cut
 over the most that can cross it in a round, plus the distance before and after it).
+:mod:`.relay`: ``relay`` (point-to-point models with a packet cap, and all-port: a cut
+vertex sends every packet a component of the rest lacks into it, and receives every packet
+one component alone holds, at most its port's load per round).
 
 Broadcast (one packet, one-port models; :mod:`.broadcast`): ``broadcast-layers`` (distance
 layers, generalizing distance and doubling: Fraigniaud-Lazard, Ivanova-Haugland-Tvedt ``d+``
@@ -231,6 +234,7 @@ from gossipcert.closed_forms.packet_layers import (
     packet_ranks_bound,
     packet_walks_bound,
 )
+from gossipcert.closed_forms.relay import relay_bound
 from gossipcert.graphs import latencies
 from gossipcert.instance import Instance
 
@@ -315,6 +319,7 @@ __all__ = [
     "packet_walks_bound",
     "pendant_leaves_bound",
     "receive_bound",
+    "relay_bound",
     "telephone_gossip_odd_bound",
 ]
 
@@ -359,6 +364,7 @@ LOWER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     bermond_theorem21_bound,
     bermond_p1_bound,
     bermond_2n4_bound,
+    relay_bound,
     cut_bound,  # last: a paper's bound of the same value is named first
 )
 LOWER_COST_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (

@@ -1,0 +1,172 @@
+"""The relay bound: a cut vertex forwards, through its one port, everything its sides exchange.
+
+Let ``v`` be a node and ``C_1, ..., C_m`` the components of ``G - v``. Every edge leaving a
+component ends at ``v``. So:
+
+- every packet that some node of ``C`` demands and no node of ``C`` holds enters ``C`` from
+  ``v``: ``v`` *sends* it into ``C`` at least once. In the point-to-point models a
+  transmission of ``v`` reaches one neighbour, so one component, and these sends are
+  distinct: ``S = sum over C`` of the number of such packets;
+- every packet held in ``C`` alone and demanded by a node outside ``C`` (``v`` included)
+  leaves ``C`` into ``v``: ``v`` *receives* it from ``C`` at least once, ``Q`` receipts in
+  all; ``F <= Q`` of them are of packets that some other component demands.
+
+In one round ``v`` sends at most ``b`` packets and receives at most ``a`` (``a = b = p``,
+the packet cap, in telephone, half-duplex and single-port; in all-port the sums of the
+capacities of ``v``'s arcs). Hence
+
+- ``R >= ceil(S / b)``; in round 1 ``v`` knows only what it holds, so at most
+  ``min(b, S_own)`` of the sends, those of packets ``v`` holds, fall in it:
+  ``R >= 1 + ceil((S - min(b, S_own)) / b)``;
+- ``R >= ceil(Q / a)``; the last of the ``F`` receipts of packets another component
+  demands comes no earlier than round ``ceil(F / a)``, and ``v`` (the packet's only way
+  out of its component) sends it on in a later round: ``R >= ceil(F / a) + 1``;
+- half-duplex: a round of ``v`` sends or receives, never both:
+  ``R >= ceil(S / p) + ceil(Q / p)``.
+
+The bound is the largest over the cut vertices (a node that splits nothing gives the
+receive bound at most). On the spider with legs of 1, 1 and 2 edges (gossip, two packets per node,
+single-port ``p = 1``) the centre sends ``8 + 8 + 6 = 22`` packets: 22 rounds, the
+optimum. Multicast (one transmission reaches several components), unbounded packets,
+graphs with routers or latencies and the reductions (whose relay argument is
+:mod:`gossipcert.search.allreduce_cut`) are declined.
+
+References
+----------
+.. [1] V. V. Dimakopoulos, "All-port total exchange in cartesian product networks" and
+   "On the communication complexity of gossiping" (1999), section 2: a port receives
+   ``p`` packets per step; here the same count on the send side of a cut vertex.
+.. [2] P. J. Slater, E. J. Cockayne and S. T. Hedetniemi, "Information dissemination in
+   trees", SIAM J. Comput. 10(4), 1981 (the subtrees behind a vertex are served one call at a
+   time).
+"""
+
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+
+from gossipcert import graphs
+from gossipcert.closed_forms.base import _LOWER, Bound, _has_routers
+from gossipcert.instance import Instance, ModelKind
+from gossipcert.models import rules_of
+from gossipcert.problems import REDUCTIONS
+
+
+def relay_counts(instance: Instance, v: int) -> tuple[int, int, int, int]:
+    """``(S, S_own, Q, F)`` of the module docstring for node ``v``.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> relay_counts(parse_instance("star:4", "single-port", "gossip"), 0)
+    (9, 3, 3, 3)
+    """
+    g = instance.graph
+    rest = g.subgraph(u for u in g.nodes if u != v)
+    sends = own = receipts = forwarded = 0
+    parts = [sorted(c) for c in nx.connected_components(rest)]
+    wants = [_union(instance.demands, part) for part in parts]
+    holds = [_union(instance.holdings, part) for part in parts]
+    for i in range(len(parts)):
+        incoming = wants[i] & ~holds[i]
+        sends += incoming.bit_count()
+        own += (incoming & instance.holdings[v]).bit_count()
+        held_elsewhere = instance.holdings[v]
+        for j in range(len(parts)):
+            if j != i:
+                held_elsewhere |= holds[j]
+        alone = holds[i] & ~held_elsewhere
+        wanted_outside = instance.demands[v]
+        others = 0
+        for j in range(len(parts)):
+            if j != i:
+                others |= wants[j]
+        wanted_outside |= others
+        receipts += (alone & wanted_outside).bit_count()
+        forwarded += (alone & others).bit_count()
+    return sends, own, receipts, forwarded
+
+
+def _union(masks: tuple[int, ...] | list[int], nodes: list[int]) -> int:
+    out = 0
+    for u in nodes:
+        out |= masks[u]
+    return out
+
+
+def _rates(instance: Instance, v: int) -> tuple[int, int] | None:
+    """The most packets ``v`` receives and sends in one round, or None (no limit)."""
+    model, g = instance.model, instance.graph
+    if rules_of(model.kind).arc_capacities:
+        into = sum(model.capacity or graphs.capacity(g, u, v) for u in g.adj[v])
+        out = sum(model.capacity or graphs.capacity(g, v, u) for u in g.adj[v])
+        return into, out
+    if model.packet_cap is None:
+        return None
+    return model.packet_cap, model.packet_cap
+
+
+def relay_bound(instance: Instance) -> Bound | None:
+    """The packets a cut vertex must forward over what its port carries per round.
+
+    Parameters
+    ----------
+    instance : Instance
+
+    Returns
+    -------
+    Bound or None
+        None in multicast, with unbounded packets, routers or latencies, for the
+        reductions, without a cut vertex, and when it is below 2.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> relay_bound(parse_instance("star:5", "single-port", "gossip:chunks=2")).value
+    32
+    >>> relay_bound(parse_instance("path:3", "half-duplex:p=1", "gossip")).value
+    6
+
+    References
+    ----------
+    See the module docstring.
+    """
+    model = instance.model
+    if model.kind is ModelKind.MULTICAST or instance.problem.kind in REDUCTIONS:
+        return None
+    if _has_routers(instance) or graphs.latencies(instance.graph):
+        return None
+    best, where = 0, None
+    g = instance.graph
+    for v in g.nodes:
+        if g.degree(v) < 2 or nx.number_connected_components(g.subgraph(set(g) - {v})) < 2:
+            continue  # not a cut vertex: the receive bound says as much
+        rates = _rates(instance, v)
+        if rates is None:
+            return None
+        a, b = rates
+        sends, own, receipts, forwarded = relay_counts(instance, v)
+        values = []
+        if sends and b:
+            values += [math.ceil(sends / b), 1 + math.ceil((sends - min(b, own)) / b)]
+        if receipts and a:
+            values.append(math.ceil(receipts / a))
+        if forwarded and a:
+            values.append(math.ceil(forwarded / a) + 1)
+        if model.kind is ModelKind.HALF_DUPLEX and a and b:
+            values.append(math.ceil(sends / b) + math.ceil(receipts / a))
+        value = max(values, default=0)
+        if value > best:
+            best, where = value, v
+    if best < 2 or where is None:
+        return None
+    return Bound(
+        "relay",
+        _LOWER,
+        best,
+        f"node {where} forwards between the components of the graph without it: every "
+        "packet a component lacks enters it from that node and every packet it alone holds "
+        "leaves into it, at most one port's load per round",
+    )
