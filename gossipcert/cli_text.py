@@ -281,7 +281,8 @@ def evidence_text(ev: dict[str, Any]) -> str:
         sub = f": {evidence_text(ev['sub'])}" if isinstance(ev.get("sub"), dict) else ""
         return f"{ev['value']} from the allreduce bound '{ev['source']}' ({bounds}){sub}"
     if kind == "allreduce-drat":
-        return f"{rounds_text(ev['rounds'])} infeasible for allreduce: {_proof_text(ev)}"
+        what = " (even with unions only)" if ev.get("formula") == "union" else ""
+        return f"{rounds_text(ev['rounds'])} infeasible for allreduce{what}: {_proof_text(ev)}"
     if kind == "drat-packet":
         return (
             f"{rounds_text(ev['rounds'])} infeasible: packet {ev['packet']} alone cannot be "

@@ -22,6 +22,7 @@ from gossipcert.instance import (
     parse_problem,
 )
 from gossipcert.schedule import Schedule
+from gossipcert.search import allreduce as allreduce_search
 from gossipcert.search.allreduce import receive_bound
 from gossipcert.search.entry import solve
 from gossipcert.search.outcome import SolveResult
@@ -262,8 +263,38 @@ def test_allreduce_certificate_with_a_drat_proof() -> None:
     cert["evidence"]["rounds"] = 4
     assert check_certificate(copy.deepcopy(cert)).status == "fails"
     cert["evidence"]["rounds"] = 5
-    cert["instance"]["problem"] = {"spec": "allreduce:redop=max"}
-    assert check_certificate(cert).status == "fails"  # another CNF
+    # the union relaxation is refuted: the same formula bounds allreduce under max
+    assert (res.evidence["formula"], res.evidence["strict"]) == ("union", False)
+    as_max = copy.deepcopy(cert)
+    as_max["instance"]["problem"] = {"spec": "allreduce:redop=max"}
+    assert check_certificate(as_max).status == "holds"
+    for field, value in (("formula", "exact"), ("strict", True), ("formula", "knowledge")):
+        forged = copy.deepcopy(cert)
+        forged["evidence"][field] = value
+        assert check_certificate(forged).status == "fails", (field, value)  # another CNF
+
+
+def test_allreduce_exact_model_refutation_is_checked_against_its_own_cnf(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # where the relaxation has a model (a max schedule that counts twice), the exact CNF is
+    # refuted; here the relaxation is made to answer "sat" to reach that path
+    monkeypatch.setattr(allreduce_search, "refute_union", lambda *args: ("sat", None))
+    res = solve(parse_instance("path:4", "all-port", "allreduce"))
+    assert (res.optimum, res.evidence["rounds"], res.evidence.get("formula")) == (6, 5, None)
+    cert = build_certificate(res)
+    assert check_certificate(copy.deepcopy(cert)).status == "holds"
+    cert["evidence"]["formula"] = "union"
+    assert check_certificate(cert).status == "fails"
+
+
+def test_allreduce_strict_refutes_the_relaxation_without_its_sound_families() -> None:
+    res = solve(parse_instance("path:4", "all-port", "allreduce"), strict=True)
+    assert (res.optimum, res.evidence["formula"], res.evidence["strict"]) == (6, "union", True)
+    cert = build_certificate(res)
+    assert check_certificate(copy.deepcopy(cert)).status == "holds"
+    cert["evidence"]["strict"] = False
+    assert check_certificate(cert).status == "fails"
 
 
 def test_allreduce_certificate_from_the_receive_bound() -> None:

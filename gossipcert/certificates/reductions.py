@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from gossipcert.encodings import allreduce_union as union
 from gossipcert.encodings.allreduce import standalone
 from gossipcert.graphs.records import graph_record
 from gossipcert.instance import Instance, ProblemKind, parse_model, stored_problem
@@ -148,16 +149,27 @@ def check_allreduce_drat(
     full: bool,
 ) -> None:
     """Re-check the DRAT proof that ``optimum - 1`` rounds of allreduce are impossible
-    (:mod:`gossipcert.encodings.allreduce`) against the regenerated CNF."""
+    against the regenerated CNF: the exact model's (:mod:`gossipcert.encodings.allreduce`),
+    or with ``formula: "union"`` the union relaxation's
+    (:mod:`gossipcert.encodings.allreduce_union`, its options by ``strict``)."""
     rounds = ev.get("rounds")
     if rounds != optimum - 1:
         out.add(False, f"the proof refutes {rounds!r} rounds, not {optimum - 1}")
         return
-    _, cnf = standalone(inst, rounds)
+    if ev.get("formula", "exact") == "union":
+        options = union.STRICT_OPTIONS if ev.get("strict") is True else union.DEFAULT_OPTIONS
+        _, cnf = union.standalone(inst, rounds, options)
+        what = "allreduce union relaxation CNF"
+    elif ev.get("formula", "exact") == "exact":
+        _, cnf = standalone(inst, rounds)
+        what = "allreduce CNF"
+    else:
+        out.add(False, f"unknown allreduce formula {ev.get('formula')!r}")
+        return
     same = cnf.sha256() == ev.get("cnf_sha256")
     out.add(
         same,
-        f"allreduce CNF for {rounds} rounds regenerated: SHA-256 "
+        f"{what} for {rounds} rounds regenerated: SHA-256 "
         f"{'matches' if same else 'DIFFERS FROM'} the certificate's",
     )
     if not same:

@@ -114,7 +114,7 @@ def build(instance: Instance, rounds: int) -> Formula:
         (v, c, w): v == w for c in range(chunks) for w in contrib[c] for v in range(n)
     }
     for t in range(1, rounds + 1):
-        ports = _ports(f, instance, arcs, t)
+        ports = port_literals(f, instance, arcs, t)
         for u, v in arcs:  # families 1 and 5
             carried = []
             one_op = f.var(("O", u, v, t)) if kind in _ONE_TRANSMISSION else None
@@ -169,11 +169,11 @@ def build(instance: Instance, rounds: int) -> Formula:
     return f
 
 
-def _ports(
+def port_literals(
     f: Formula, instance: Instance, arcs: list[tuple[int, int]], t: int
 ) -> dict[tuple[int, int], int] | None:
-    """Per arc the literal "used in round ``t``" under the model's port rule (family 5);
-    None for all-port (no port rule)."""
+    """Per arc the literal "used in round ``t``" under the model's port rule (family 5),
+    its constraints added to ``f``; None for all-port (no port rule)."""
     kind, n = instance.model.kind, instance.n
     if kind is ModelKind.ALL_PORT:
         return None

@@ -5,7 +5,7 @@ and CP-SAT back-ends cannot drift apart. Three constraint forms:
 
 - clauses (disjunctions of literals);
 - at-most-one groups;
-- cardinality bounds ``sum(lits) <= k``.
+- cardinality bounds ``sum(lits) <= k`` and ``sum(lits) >= k``.
 
 Literals are DIMACS integers from a PySAT :class:`~pysat.formula.IDPool` keyed by tuples
 (``("K", v, p, t)``). The Python constants ``True`` and ``False`` may appear in a clause
@@ -37,8 +37,8 @@ class Formula:
         Variables keyed by tuples; cardinality encodings take their auxiliaries from it too,
         after every keyed variable (``occupied`` keeps them apart).
     items : list
-        The constraints in the order they were added: ``("or", lits)``, ``("amo", lits)``
-        or ``("le", lits, k)``.
+        The constraints in the order they were added: ``("or", lits)``, ``("amo", lits)``,
+        ``("le", lits, k)`` or ``("ge", lits, k)``.
     """
 
     vpool: IDPool = field(default_factory=lambda: IDPool(start_from=1))
@@ -79,6 +79,15 @@ class Formula:
         elif len(lits) > k:
             self.items.append(("le", tuple(lits), k))
 
+    def at_least(self, lits: Sequence[int], k: int) -> None:
+        """At least ``k`` of ``lits`` are true (none asked for when ``k <= 0``)."""
+        if k > len(lits):
+            self.items.append(("or", ()))
+        elif k == 1:
+            self.clause(lits)
+        elif k > 1:
+            self.items.append(("ge", tuple(lits), k))
+
     def mark(self) -> int:
         """A position in the constraint list, for :meth:`cnf_since`."""
         return len(self.items)
@@ -87,8 +96,9 @@ class Formula:
         """The CNF clauses of every constraint added at or after ``start``.
 
         At-most-one groups of up to six literals are encoded pairwise, larger ones with a
-        sequential counter; cardinality bounds with a totalizer. Auxiliary variables come
-        from ``vpool``.
+        sequential counter; upper cardinality bounds with a totalizer, lower ones with a
+        sequential counter (its size grows with ``k``, the totalizer's with the number of
+        literals less ``k``). Auxiliary variables come from ``vpool``.
         """
         out: list[list[int]] = []
         for item in self.items[start:]:
@@ -101,6 +111,11 @@ class Formula:
                 else:
                     enc = CardEnc.atmost(lits, 1, vpool=self.vpool, encoding=EncType.seqcounter)
                     out.extend(enc.clauses)
+            elif item[0] == "ge":
+                enc = CardEnc.atleast(
+                    list(item[1]), item[2], vpool=self.vpool, encoding=EncType.seqcounter
+                )
+                out.extend(enc.clauses)
             else:
                 enc = CardEnc.atmost(
                     list(item[1]), item[2], vpool=self.vpool, encoding=EncType.totalizer

@@ -160,19 +160,42 @@ def checked_refutation(
     SolverError
         The CNF is satisfiable (with ``if_sat`` given), or a checker rejects the proof.
     """
-    pr = prove_unsat(cnf, deadline, lrat=True)
-    if pr.status == "sat" and if_sat is not None:
+    status, out = refutation_status(cnf, deadline, proof_name)
+    if status == "sat" and if_sat is not None:
         raise SolverError(if_sat)
+    return out
+
+
+def refutation_status(
+    cnf: StandaloneCNF, deadline: float | None, proof_name: str
+) -> tuple[str, tuple[ProofResult, ProofVerdict] | None]:
+    """:func:`checked_refutation`, telling apart why there is no refutation.
+
+    Returns
+    -------
+    (str, (ProofResult, ProofVerdict) or None)
+        ``("unsat", (result, verdict))`` for a refutation every required checker verified,
+        ``("sat", None)`` when ``cnf`` is satisfiable, ``("unknown", None)`` when the proof
+        or its check did not finish before ``deadline``.
+
+    Raises
+    ------
+    SolverError
+        A checker rejects the proof.
+    """
+    pr = prove_unsat(cnf, deadline, lrat=True)
+    if pr.status == "sat":
+        return "sat", None
     if pr.status != "unsat" or pr.proof is None:
-        return None
+        return "unknown", None
     verdict = check_refutation(
         cnf.dimacs(), pr.proof, pr.proof_format, deadline, formula=(cnf.nvars, cnf.clauses)
     )
     if verdict.status == "rejected":
         raise SolverError(f"{proof_name} was rejected: {verdict.summary()}")
     if not verdict.ok:
-        return None
-    return pr, verdict
+        return "unknown", None
+    return "unsat", (pr, verdict)
 
 
 def _proof_result(solver: Any, found: bool | None, seconds: float) -> ProofResult:

@@ -60,10 +60,15 @@ schedule is replayed like the others, and it is an upper bound only.
 The answer is ``optimal`` when the best lower bound meets the composition, with that
 bound's evidence (the sub-problem's result as ``dual``, whose certificate a certificate
 carries). Otherwise, on instances small enough for :mod:`gossipcert.encodings.allreduce`,
-the CNF of :mod:`gossipcert.encodings.allreduce` is solved for ``L, L + 1, ...`` rounds up to
-``U - 1`` by CaDiCaL with a DRAT proof: a refutation, judged by the independent checkers of
-:mod:`gossipcert.proofs.checkers`, raises ``L`` (evidence ``allreduce-drat``, re-checked by
-``check`` against the regenerated CNF); a model is decoded, verified and ends the search.
+``L, L + 1, ...`` rounds up to ``U - 1`` are decided by CaDiCaL with a proof: first the union
+relaxation of :mod:`gossipcert.encodings.allreduce_union` (knowledge of contributions, which
+every schedule under ``sum`` or ``max`` satisfies, with the implied receipt and cut-vertex
+counts and, unless ``strict``, no useless transmission and ordered interchangeable chunks);
+when it is satisfiable, the exact CNF of :mod:`gossipcert.encodings.allreduce`. A
+refutation, judged by the independent checkers of :mod:`gossipcert.proofs.checkers`, raises
+``L`` (evidence ``allreduce-drat``, its ``formula`` ``"union"`` for the relaxation;
+re-checked by ``check`` against the regenerated CNF); a model of the exact CNF is decoded,
+verified and ends the search.
 A query out of time leaves the answer ``feasible`` with the bracket.
 
 References
@@ -92,6 +97,7 @@ from gossipcert import graphs
 from gossipcert.command_start import limits_from_now
 from gossipcert.constructions.hub_allreduce import hub_allreduce
 from gossipcert.constructions.ring_allreduce import ring_allreduce
+from gossipcert.encodings import allreduce_union as union
 from gossipcert.encodings.allreduce import decode, encodable, standalone
 from gossipcert.errors import NotApplicableError
 from gossipcert.finders import tree_allreduce
@@ -104,6 +110,7 @@ from gossipcert.proofs.refutation import (
     StandaloneCNF,
     checked_refutation,
     proof_record,
+    refutation_status,
 )
 from gossipcert.schedule import Schedule, Transmission
 from gossipcert.search.allreduce_cut import cut_bound
@@ -240,7 +247,10 @@ def compose(first: Schedule, gossip: Instance, second: Schedule) -> Schedule:
 
 
 def solve_allreduce(
-    instance: Instance, solve_other: Callable[..., Any], time_limit: float | None = None
+    instance: Instance,
+    solve_other: Callable[..., Any],
+    time_limit: float | None = None,
+    strict: bool = False,
 ) -> Any:
     """The allreduce bracket (module docstring), from the results of ``solve_other`` on the
     reduce-scatter and gossip instances, then SAT with DRAT proofs between the bounds
@@ -249,7 +259,8 @@ def solve_allreduce(
     ``solve_other(instance)`` solves a sub-problem; with a ``time_limit`` it is called as
     ``solve_other(instance, seconds)`` with a third of it, counted from that call (not from
     the command's start), so that the model of :mod:`gossipcert.encodings.allreduce` keeps a
-    third for itself.
+    third for itself. ``strict`` leaves the sound but not implied families (useless
+    transmissions, interchangeable chunks) out of the union relaxation's refutations.
 
     Returns
     -------
@@ -333,7 +344,7 @@ def solve_allreduce(
         evidence["sub"] = sub.evidence
     searched = None
     if not optimal and upper is not None and encodable(instance) is None:
-        searched = _exact(instance, lower, upper, deadline)
+        searched = _exact(instance, lower, upper, deadline, strict)
     if searched is not None:
         found, refuted, record = searched
         if found is not None:
@@ -432,28 +443,52 @@ def seconds_left(deadline: float | None) -> float:
     return float("inf") if deadline is None else deadline - time.monotonic()
 
 
+def refute_union(
+    instance: Instance, rounds: int, deadline: float | None, strict: bool = False
+) -> tuple[str, dict[str, Any] | None]:
+    """Refute the union relaxation (:mod:`gossipcert.encodings.allreduce_union`) for
+    ``rounds`` rounds: ``("unsat", record)`` with the checked proof's record (its
+    ``formula`` is ``"union"``, ``strict`` says which options), else ``("sat", None)`` or
+    ``("unknown", None)`` (out of time).
+
+    Raises
+    ------
+    SolverError
+        A checker rejects the proof.
+    """
+    options = union.STRICT_OPTIONS if strict else union.DEFAULT_OPTIONS
+    _, cnf = union.standalone(instance, rounds, options)
+    name = f"the DRAT proof of the allreduce union relaxation in {rounds}"
+    status, out = refutation_status(cnf, deadline, name)
+    if out is None:
+        return status, None
+    return status, {"formula": "union", "strict": strict, **proof_record(cnf, *out)}
+
+
 def _exact(
-    instance: Instance, lower: int, upper: int, deadline: float | None
+    instance: Instance, lower: int, upper: int, deadline: float | None, strict: bool = False
 ) -> tuple[Schedule | None, int | None, dict[str, Any] | None] | None:
-    """SAT for ``lower .. upper - 1`` rounds, ascending: ``(schedule or None, the most
-    rounds refuted or None, the DRAT record of that refutation)``; None when nothing was
-    decided. Each refutation is a checked DRAT proof. ``lower`` rounds are first tried
-    without a proof, since a schedule there ends the search at once (the closed bounds are
-    often tight); when none exists the proof is made after."""
+    """Decide ``lower .. upper - 1`` rounds, ascending: ``(schedule or None, the most
+    rounds refuted or None, the proof record of that refutation)``; None when nothing was
+    decided. Each horizon is first put to the union relaxation, whose refutation (a checked
+    proof) settles it; when the relaxation is satisfiable the exact model is solved, first
+    without a proof (a schedule there ends the search, and the ``max`` schedule of the
+    relaxation is often one), then, when it has none, with one."""
     refuted, record = None, None
-    status, schedule = find(instance, lower, deadline)  # a closed bound is often tight
-    if status == "sat" and schedule is not None and simulate(instance, schedule).ok:
-        return schedule, None, None
-    if status == "unknown":
-        return None
     for r in range(lower, upper):
         if seconds_left(deadline) <= 0:
             break
-        proved = refute(instance, r, deadline)
+        relaxed, relaxed_record = refute_union(instance, r, deadline, strict)
+        if relaxed == "unsat":
+            refuted, record = r, relaxed_record
+            continue
+        if relaxed == "unknown":
+            break
+        status, schedule = find(instance, r, deadline)
+        if status == "sat" and schedule is not None and simulate(instance, schedule).ok:
+            return schedule, refuted, record
+        proved = refute(instance, r, deadline) if status == "unsat" else None
         if proved is None:
-            status, schedule = find(instance, r, deadline)
-            if status == "sat" and schedule is not None and simulate(instance, schedule).ok:
-                return schedule, refuted, record
             break
         cnf, pr, verdict = proved
         refuted, record = r, proof_record(cnf, pr, verdict)

@@ -271,6 +271,8 @@ def compile_cpsat(
             model.add_bool_or([lit(i) for i in item[1]])
         elif item[0] == "amo":
             model.add_at_most_one([lit(i) for i in item[1]])
+        elif item[0] == "ge":
+            model.add(sum(lit(i) for i in item[1]) >= item[2])
         else:
             model.add(sum(lit(i) for i in item[1]) <= item[2])
     return model, x, lit

@@ -106,7 +106,7 @@ def solve(
                 progress, None, encoding, portfolio,
             )  # fmt: skip
 
-        return _solve_reduction(instance, other, time_limit)
+        return _solve_reduction(instance, other, time_limit, strict)
     if options is None:
         options = search_options(instance, encoding, strict, counting)
     args = (instance, backend, time_limit, options, use_bounds, proof, progress, seeds)
@@ -117,12 +117,13 @@ def _solve_reduction(
     instance: Instance,
     solve_other: Callable[..., SolveResult],
     time_limit: float | None = None,
+    strict: bool = False,
 ) -> SolveResult:
     """A reduction: reduce and reduce-scatter by time reversal, allreduce by its bracket,
     through ``solve_other``."""
     result: SolveResult
     if instance.problem.kind is ProblemKind.ALLREDUCE:
-        result = solve_allreduce(instance, solve_other, time_limit)
+        result = solve_allreduce(instance, solve_other, time_limit, strict)
     else:
         result = solve_by_reversal(instance, solve_other)
     return result

@@ -49,7 +49,8 @@ def _term(lit: int, coef: int) -> str:
 
 
 def formula_to_opb(formula: Formula, comment: str = "") -> str:
-    """OPB text of a formula: clauses as ``>= 1``, at-most-one and ``<= k`` as ``>= -k``."""
+    """OPB text of a formula: clauses as ``>= 1``, at-most-one and ``<= k`` as ``>= -k``,
+    ``>= k`` as itself."""
     lines: list[str] = []
     nvars = 0
     for item in formula.items:
@@ -57,6 +58,8 @@ def formula_to_opb(formula: Formula, comment: str = "") -> str:
         nvars = max([nvars, *(abs(x) for x in lits)])
         if item[0] == "or":
             lines.append(" ".join(_term(x, 1) for x in lits) + " >= 1 ;" if lits else "0 >= 1 ;")
+        elif item[0] == "ge":
+            lines.append(" ".join(_term(x, 1) for x in lits) + f" >= {item[2]} ;")
         else:
             k = 1 if item[0] == "amo" else item[2]
             lines.append(" ".join(_term(x, -1) for x in lits) + f" >= {-k} ;")
