@@ -265,6 +265,11 @@ def test_allreduce_certificate_with_a_drat_proof() -> None:
     cert["evidence"]["rounds"] = 5
     # the union relaxation is refuted: the same formula bounds allreduce under max
     assert (res.evidence["formula"], res.evidence["strict"]) == ("union", False)
+    assert cert["symmetry_breaking"] is True  # it rests on the relaxation's sound families
+    assert any("ordered interchangeable chunks" in t for _, t in rep.steps)
+    flag = copy.deepcopy(cert)
+    flag["symmetry_breaking"] = False
+    assert check_certificate(flag).status == "fails"
     as_max = copy.deepcopy(cert)
     as_max["instance"]["problem"] = {"spec": "allreduce:redop=max"}
     assert check_certificate(as_max).status == "holds"
@@ -292,6 +297,7 @@ def test_allreduce_strict_refutes_the_relaxation_without_its_sound_families() ->
     res = solve(parse_instance("path:4", "all-port", "allreduce"), strict=True)
     assert (res.optimum, res.evidence["formula"], res.evidence["strict"]) == (6, "union", True)
     cert = build_certificate(res)
+    assert cert["symmetry_breaking"] is False
     assert check_certificate(copy.deepcopy(cert)).status == "holds"
     cert["evidence"]["strict"] = False
     assert check_certificate(cert).status == "fails"

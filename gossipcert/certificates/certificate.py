@@ -22,7 +22,9 @@ the lower-bound evidence:
   the certificate of reduce-scatter or gossip) meets a verified schedule (the composition
   or the ring allreduce);
 - ``allreduce-drat``: a DRAT proof that an allreduce needs one round more than its closed
-  bounds (the CNF of :mod:`gossipcert.encodings.allreduce`, regenerated and re-checked);
+  bounds (the CNF of :mod:`gossipcert.encodings.allreduce`, or with ``formula: "union"``
+  that of the union relaxation :mod:`gossipcert.encodings.allreduce_union`, regenerated and
+  re-checked);
 - ``solver-claim``: a solver's word only (weaker, and labelled so: its check re-solves the
   claim, and even when every step agrees the verdict is ``unproved``, never ``holds``).
 
@@ -57,6 +59,7 @@ from gossipcert.certificates.reductions import (
     check_allreduce_drat,
     check_allreduce_evidence,
     check_reversal_evidence,
+    union_relies_on,
 )
 from gossipcert.closed_forms import bound_by_name
 from gossipcert.encodings import EncodingOptions
@@ -162,6 +165,8 @@ def _uses_symmetry(result: SolveResult) -> bool:
     ev = result.evidence
     if ev.get("kind") == "drat-cubes":
         return ev.get("coverage", {}).get("kind") == "orbits"
+    if ev.get("kind") == "allreduce-drat":
+        return union_relies_on(ev) != []
     return result.options.symmetry and ev.get("kind") in ("drat", "solver-claim")
 
 
@@ -406,7 +411,13 @@ def _check(
         return
     if kind == "allreduce-drat":  # a DRAT proof that one round fewer is impossible
         check_allreduce_drat(inst, optimum, ev, time_limit, out, full)
-        out.add(cert.get("symmetry_breaking") is False, "no symmetry breaking in the CNF")
+        relies = union_relies_on(ev)
+        consistent = cert.get("symmetry_breaking") is bool(relies)
+        out.add(
+            consistent,
+            f"symmetry_breaking flag {'agrees' if consistent else 'DISAGREES'} with the CNF",
+        )
+        out.add(True, reliance(relies))
         return
     if kind not in ("drat", "drat-cubes", "drat-relaxed", "drat-packet", "solver-claim"):
         out.add(False, f"unknown evidence kind {kind!r}")

@@ -140,6 +140,17 @@ def check_allreduce_evidence(
         out.add(flag, f"symmetry_breaking flag {'agrees' if flag else 'DISAGREES'} with its")
 
 
+def union_relies_on(ev: dict[str, Any]) -> list[str]:
+    """The sound but not implied families an ``allreduce-drat`` refutation rests on: those
+    of the union relaxation unless ``strict`` (none for the exact model)."""
+    if ev.get("formula") != "union" or ev.get("strict") is True:
+        return []
+    return [
+        "no useless transmission and ordered interchangeable chunks "
+        "(gossipcert.encodings.allreduce_union)"
+    ]
+
+
 def check_allreduce_drat(
     inst: Instance,
     optimum: int,
