@@ -44,13 +44,13 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import networkx as nx
 
 from gossipcert import graphs
 from gossipcert.closed_forms.base import _LOWER, Bound, _has_routers
 from gossipcert.instance import Instance, ModelKind
-from gossipcert.models import rules_of
 from gossipcert.problems import REDUCTIONS
 
 
@@ -64,46 +64,48 @@ def relay_counts(instance: Instance, v: int) -> tuple[int, int, int, int]:
     (9, 3, 3, 3)
     """
     g = instance.graph
-    rest = g.subgraph(u for u in g.nodes if u != v)
-    sends = own = receipts = forwarded = 0
-    parts = [sorted(c) for c in nx.connected_components(rest)]
+    parts = [sorted(c) for c in nx.connected_components(g.subgraph(u for u in g if u != v))]
     wants = [_union(instance.demands, part) for part in parts]
     holds = [_union(instance.holdings, part) for part in parts]
+    sends = own = receipts = forwarded = 0
     for i in range(len(parts)):
+        rest = [j for j in range(len(parts)) if j != i]
         incoming = wants[i] & ~holds[i]
         sends += incoming.bit_count()
         own += (incoming & instance.holdings[v]).bit_count()
-        held_elsewhere = instance.holdings[v]
-        for j in range(len(parts)):
-            if j != i:
-                held_elsewhere |= holds[j]
-        alone = holds[i] & ~held_elsewhere
-        wanted_outside = instance.demands[v]
-        others = 0
-        for j in range(len(parts)):
-            if j != i:
-                others |= wants[j]
-        wanted_outside |= others
-        receipts += (alone & wanted_outside).bit_count()
+        alone = holds[i] & ~(instance.holdings[v] | _union(holds, rest))
+        others = _union(wants, rest)
+        receipts += (alone & (others | instance.demands[v])).bit_count()
         forwarded += (alone & others).bit_count()
     return sends, own, receipts, forwarded
 
 
-def _union(masks: tuple[int, ...] | list[int], nodes: list[int]) -> int:
+def _union(masks: Sequence[int], indices: list[int]) -> int:
     out = 0
-    for u in nodes:
-        out |= masks[u]
+    for i in indices:
+        out |= masks[i]
     return out
 
 
-def _rates(instance: Instance, v: int) -> tuple[int, int] | None:
-    """The most packets ``v`` receives and sends in one round, or None (no limit)."""
+def port_rates(instance: Instance, v: int) -> tuple[int, int] | None:
+    """The most packets (or chunks) ``v`` may receive and send in one round; None when
+    some is unbounded or one transmission may reach several neighbours (multicast).
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> port_rates(parse_instance("star:4", "single-port:p=2", "allreduce"), 0)
+    (2, 2)
+    >>> port_rates(parse_instance("star:4", "all-port", "allreduce"), 0)
+    (3, 3)
+    >>> port_rates(parse_instance("star:4", "multicast", "allreduce"), 0) is None
+    True
+    """
     model, g = instance.model, instance.graph
-    if rules_of(model.kind).arc_capacities:
+    if model.kind is ModelKind.ALL_PORT:
         into = sum(model.capacity or graphs.capacity(g, u, v) for u in g.adj[v])
-        out = sum(model.capacity or graphs.capacity(g, v, u) for u in g.adj[v])
-        return into, out
-    if model.packet_cap is None:
+        return into, into  # an edge's capacity holds each way
+    if model.kind is ModelKind.MULTICAST or model.packet_cap is None:
         return None
     return model.packet_cap, model.packet_cap
 
@@ -139,11 +141,8 @@ def relay_bound(instance: Instance) -> Bound | None:
     if _has_routers(instance) or graphs.latencies(instance.graph):
         return None
     best, where = 0, None
-    g = instance.graph
-    for v in g.nodes:
-        if g.degree(v) < 2 or nx.number_connected_components(g.subgraph(set(g) - {v})) < 2:
-            continue  # not a cut vertex: the receive bound says as much
-        rates = _rates(instance, v)
+    for v in sorted(nx.articulation_points(instance.graph)):
+        rates = port_rates(instance, v)
         if rates is None:
             return None
         a, b = rates

@@ -54,31 +54,8 @@ from __future__ import annotations
 
 import networkx as nx
 
-from gossipcert import graphs
-from gossipcert.instance import Instance, ModelKind
-
-
-def port_rates(instance: Instance, v: int) -> tuple[int, int] | None:
-    """The most chunks ``v`` may receive and send in one round (module docstring); None
-    when some is unbounded or one transmission may reach several components (multicast).
-
-    Examples
-    --------
-    >>> from gossipcert.instance import parse_instance
-    >>> port_rates(parse_instance("star:4", "single-port:p=2", "allreduce"), 0)
-    (2, 2)
-    >>> port_rates(parse_instance("star:4", "all-port", "allreduce"), 0)
-    (3, 3)
-    >>> port_rates(parse_instance("star:4", "multicast", "allreduce"), 0) is None
-    True
-    """
-    model, g = instance.model, instance.graph
-    if model.kind is ModelKind.ALL_PORT:
-        into = sum(model.capacity or graphs.capacity(g, u, v) for u in g.adj[v])
-        return into, into  # an edge's capacity holds each way
-    if model.kind is ModelKind.MULTICAST or model.packet_cap is None:
-        return None
-    return model.packet_cap, model.packet_cap
+from gossipcert.closed_forms.relay import port_rates
+from gossipcert.instance import Instance
 
 
 def pipeline(n_chunks: int, first: int, second: int, a: int, b: int) -> int:
