@@ -79,7 +79,7 @@ def encodable(instance: Instance) -> str | None:
     return None
 
 
-def _and(f: Formula, key: tuple[Any, ...], a: Lit, b: Lit) -> Lit:
+def and_literal(f: Formula, key: tuple[Any, ...], a: Lit, b: Lit) -> Lit:
     """A literal equal to ``a and b`` (constants folded)."""
     if a is False or b is False:
         return False
@@ -94,6 +94,15 @@ def _and(f: Formula, key: tuple[Any, ...], a: Lit, b: Lit) -> Lit:
     return x
 
 
+def arc_cap(instance: Instance, u: int, v: int) -> int | None:
+    """The most chunks arc ``(u, v)`` carries in one round: its capacity in all-port, else
+    the packet cap (None: unbounded)."""
+    mdl = instance.model
+    if mdl.kind is ModelKind.ALL_PORT:
+        return mdl.capacity or graphs.capacity(instance.graph, u, v)
+    return mdl.packet_cap
+
+
 def build(instance: Instance, rounds: int) -> Formula:
     """The formula of the module docstring for ``rounds`` rounds.
 
@@ -106,7 +115,7 @@ def build(instance: Instance, rounds: int) -> Formula:
     if reason is not None:
         raise UnsupportedModelError(f"the allreduce encoding: {reason}")
     f = Formula()
-    g, kind, mdl = instance.graph, instance.model.kind, instance.model
+    g, kind = instance.graph, instance.model.kind
     n, chunks = instance.n, instance.n_packets
     contrib = [[w for w in range(n) if instance.holdings[w] >> c & 1] for c in range(chunks)]
     arcs = [(u, v) for u in range(n) for v in sorted(g.adj[u])]
@@ -130,11 +139,7 @@ def build(instance: Instance, rounds: int) -> Formula:
                     f.clause([-cv, one_op])
                     f.clause([-dv, -one_op])
                 carried += [cv, dv]
-            cap = (
-                mdl.capacity or graphs.capacity(g, u, v)
-                if kind is ModelKind.ALL_PORT
-                else mdl.packet_cap
-            )
+            cap = arc_cap(instance, u, v)
             if cap is not None:
                 f.at_most(carried, cap)
         cur: dict[tuple[int, int, int], Lit] = {}
@@ -148,11 +153,15 @@ def build(instance: Instance, rounds: int) -> Formula:
                 for x in copies:
                     f.clause([-none, -x])
                 for w in contrib[c]:  # families 3 and 4
-                    sources = [_and(f, ("K", v, c, w, t), none, prev[(v, c, w)])]
+                    sources = [and_literal(f, ("K", v, c, w, t), none, prev[(v, c, w)])]
                     for u in ins:
                         got = prev[(u, c, w)]
-                        sources.append(_and(f, ("B", u, v, c, w, t), f.var(("C", u, v, c, t)), got))
-                        sources.append(_and(f, ("A", u, v, c, w, t), f.var(("D", u, v, c, t)), got))
+                        sources.append(
+                            and_literal(f, ("B", u, v, c, w, t), f.var(("C", u, v, c, t)), got)
+                        )
+                        sources.append(
+                            and_literal(f, ("A", u, v, c, w, t), f.var(("D", u, v, c, t)), got)
+                        )
                     lits = [x for x in sources if x is not False]
                     new = f.var(("P", v, c, w, t))
                     f.clause([-new, *lits])

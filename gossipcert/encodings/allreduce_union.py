@@ -75,12 +75,11 @@ from itertools import pairwise
 
 import networkx as nx
 
-from gossipcert import graphs
-from gossipcert.encodings.allreduce import encodable, port_literals
+from gossipcert.encodings.allreduce import and_literal, arc_cap, encodable, port_literals
 from gossipcert.encodings.formula import Formula, Lit
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
-from gossipcert.instance import Instance, ModelKind, bits
+from gossipcert.instance import Instance, bits
 from gossipcert.proofs.refutation import StandaloneCNF
 
 #: the options of a default search (every family), and of ``strict`` (implied ones only)
@@ -108,7 +107,7 @@ def build(instance: Instance, rounds: int, options: EncodingOptions = DEFAULT_OP
     if reason is not None:
         raise UnsupportedModelError(f"the allreduce encoding: {reason}")
     f = Formula()
-    g, mdl, n = instance.graph, instance.model, instance.n
+    g, n = instance.graph, instance.n
     chunks = range(instance.n_packets)
     contrib = [[w for w in range(n) if instance.holdings[w] >> c & 1] for c in chunks]
     arcs = [(u, v) for u in range(n) for v in sorted(g.adj[u])]
@@ -131,11 +130,7 @@ def build(instance: Instance, rounds: int, options: EncodingOptions = DEFAULT_OP
                     f.clause([-x, ports[(u, v)]])
                 f.clause([-x, *[know[(u, c, w)] for w in contrib[c]]])
                 carried.append(x)
-            cap = (
-                mdl.capacity or graphs.capacity(g, u, v)
-                if mdl.kind is ModelKind.ALL_PORT
-                else mdl.packet_cap
-            )
+            cap = arc_cap(instance, u, v)
             if cap is not None:
                 f.at_most(carried, cap)
             if options.useless:  # family 6
@@ -170,14 +165,7 @@ def build(instance: Instance, rounds: int, options: EncodingOptions = DEFAULT_OP
                         there = know[(u, c, w)]
                         if there is False:
                             continue
-                        x = sends[(u, v, c, t)]
-                        if there is True:
-                            via: Lit = x
-                        else:
-                            via = f.var(("V", u, v, c, w, t))
-                            f.clause([-via, x])
-                            f.clause([-via, there])
-                            f.clause([via, -x, -there])
+                        via = and_literal(f, ("V", u, v, c, w, t), sends[(u, v, c, t)], there)
                         f.clause([-via, k])
                         reasons.append(via)
                     f.clause([-k, *reasons])
