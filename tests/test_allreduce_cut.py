@@ -18,6 +18,7 @@ from gossipcert.search.allreduce_cut import cut_bound, node_cut_bound, pipeline
 from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
 from tests.reductions_bfs import BruteForce
+from tests.reductions_sat import feasible
 
 
 def atlas_instance(index: int, model: str, k: int, redop: str = "sum") -> Instance:
@@ -63,6 +64,29 @@ def test_cut_bound_refusals() -> None:
     assert cut_bound(parse_instance("star:4", "telephone", "allreduce")) is None  # any p
     leaf = node_cut_bound(parse_instance("star:4", "single-port", "allreduce"), 1)
     assert leaf == 4  # a leaf splits nothing: it receives the 4 chunks
+
+
+@pytest.mark.parametrize(
+    ("index", "k", "before", "after"),
+    [(31, 1, 11, 12), (31, 2, 21, 22), (36, 1, 11, 12), (36, 2, 21, 22), (42, 2, 21, 22)],
+)
+def test_cut_bound_tail(index: int, k: int, before: int, after: int) -> None:
+    """Single-port, a cut vertex with two sides of two nodes each (on the bowtie, atlas 42,
+    the centre; on atlas 31 and 36 a node of the triangle): the last send still has to
+    cross its side. The SAT reference refutes one round fewer under ``max`` in seconds
+    (results/reductions-agreement-2026-11-27.md)."""
+    inst = atlas_instance(index, "single-port:p=1", k)
+    assert cut_bound(inst) == after
+    g = inst.graph
+    v = next(v for v in nx.articulation_points(g) if node_cut_bound(inst, v) == after)
+    sides = list(nx.connected_components(g.subgraph(u for u in g if u != v)))
+    assert sorted(len(c) for c in sides) == [2, 2]
+    n_chunks = 5 * k
+    assert pipeline(n_chunks, 2, 1, 1, 1) == before
+    assert pipeline(n_chunks, 2, 1, 1, 1, tail=True) == after
+    assert pipeline(n_chunks, 1, 2, 1, 1, head=True) == after
+    # sound: the independent reference has no max schedule (so no sum one) a round shorter
+    assert not feasible(5, list(g.edges), "single-port", "allreduce", k, after - 1, 0, 120.0)
 
 
 def test_pipeline_takes_the_worst_split() -> None:

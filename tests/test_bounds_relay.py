@@ -24,7 +24,7 @@ from test_exact_bruteforce_packets import cases
 from test_exact_bruteforce_packets import project_instance as packets_instance
 
 from gossipcert.closed_forms import best_lower_bound, bound_by_name, relay_bound
-from gossipcert.closed_forms.relay import relay_counts
+from gossipcert.closed_forms.relay import relay_counts, send_rounds, tail_applies
 from gossipcert.instance import make_instance, parse_instance, parse_model, parse_problem
 from gossipcert.search.entry import solve
 
@@ -80,6 +80,34 @@ def test_relay_bound_values() -> None:
     assert relay_bound(parse_instance("star:4", "single-port:p=3", "gossip")).value == 3
 
 
+def bowtie() -> nx.Graph:
+    """Two triangles sharing node 4 (graph atlas 42)."""
+    g = nx.Graph([(0, 1), (0, 4), (1, 4), (2, 3), (2, 4), (3, 4)])
+    nx.set_edge_attributes(g, 1, "capacity")
+    return g
+
+
+def test_relay_tail_values() -> None:
+    # the centre of the bowtie sends 6 + 6 packets into sides of two nodes: the last one
+    # still has to cross its side, so 12 + 1
+    inst = make_instance(bowtie(), parse_model("single-port"), parse_problem("gossip:chunks=2"))
+    assert relay_counts(inst, 4) == (12, 4, 8, 8)
+    assert send_rounds(12, 4, 1) == 12
+    assert tail_applies(inst, 4)
+    assert relay_bound(inst).value == 13
+    # a side of one node needs nothing after its last packet: the star keeps 32
+    assert not tail_applies(parse_instance("star:5", "single-port", "gossip:chunks=2"), 0)
+    # the middle of a path of 5: sides of 2 nodes lacking 3 packets each, 6 + 1
+    assert relay_bound(parse_instance("path:5", "single-port", "gossip")).value == 7
+    # scatter: a packet is demanded by its destination alone, so no tail
+    assert not tail_applies(parse_instance("path:5", "single-port", "scatter:0"), 2)
+    # two packets a round: 6 sends fill 3 rounds and a seventh needs a fourth; with 5
+    # sends (a sixth fits the third round) the tail adds nothing
+    inst2 = make_instance(bowtie(), parse_model("single-port:p=2"), parse_problem("gossip"))
+    assert send_rounds(6, 2, 2) == 3 and relay_bound(inst2).value == 4
+    assert send_rounds(5, 2, 2) == send_rounds(6, 3, 2) == 3
+
+
 def test_relay_bound_declines() -> None:
     assert relay_bound(parse_instance("star:5", "multicast", "gossip")) is None
     assert relay_bound(parse_instance("star:5", "telephone", "gossip")) is None
@@ -95,3 +123,13 @@ def test_reduce_scatter_on_the_spider_is_certified_by_the_relay_bound() -> None:
     )
     res = solve(inst, proof=False)
     assert res.status == "optimal" and res.optimum == 22
+
+
+def test_reduce_scatter_on_the_bowtie_is_certified_by_the_tail() -> None:
+    # 12 rounds is what the SAT reference refutes in minutes; the tail of the relay bound
+    # gives 13 at once, and the time-reversed gossip schedule meets it
+    inst = make_instance(
+        bowtie(), parse_model("single-port"), parse_problem("reduce-scatter:chunks=2")
+    )
+    res = solve(inst, proof=False, time_limit=60)
+    assert res.status == "optimal" and res.optimum == 13

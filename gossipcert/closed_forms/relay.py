@@ -22,11 +22,21 @@ capacities of ``v``'s arcs). Hence
   demands comes no earlier than round ``ceil(F / a)``, and ``v`` (the packet's only way
   out of its component) sends it on in a later round: ``R >= ceil(F / a) + 1``;
 - half-duplex: a round of ``v`` sends or receives, never both:
-  ``R >= ceil(S / p) + ceil(Q / p)``.
+  ``R >= ceil(S / p) + ceil(Q / p)``;
+- **the tail.** Write ``L(S, S_own)`` for the send bound above: ``v``'s last send is in
+  round ``L`` or later. When every packet ``x`` that a component ``C`` lacks is demanded by
+  at least two nodes of ``C`` (gossip and broadcast: ``|C| >= 2``), take a packet ``x`` that
+  ``v`` sends in its last sending round ``t``, into ``C`` to ``u``. Another node ``w`` of
+  ``C`` demands ``x``, and ``x`` enters ``C`` only from ``v``: either ``v`` sends ``x``
+  into ``C`` a second time, and then ``v`` sends ``S + 1`` packets, the last no earlier than
+  round ``L(S + 1, S_own + 1)``; or ``w`` gets ``x`` from ``u``'s side after round ``t``.
+  So ``R >= min(L(S, S_own) + 1, L(S + 1, S_own + 1))``, one more than ``L`` when ``b = 1``.
 
 The bound is the largest over the cut vertices (a node that splits nothing gives the
 receive bound at most). On the spider with legs of 1, 1 and 2 edges (gossip, two packets per node,
 single-port ``p = 1``) the centre sends ``8 + 8 + 6 = 22`` packets: 22 rounds, the
+optimum. On the bowtie (two triangles sharing a node, same problem) the centre sends
+``6 + 6 = 12`` packets into two sides of two nodes each, and the tail makes it 13, the
 optimum. Multicast (one transmission reaches several components), unbounded packets,
 graphs with routers or latencies and the reductions (whose relay argument is
 :mod:`gossipcert.search.allreduce_cut`) are declined.
@@ -50,7 +60,7 @@ import networkx as nx
 
 from gossipcert import graphs
 from gossipcert.closed_forms.base import _LOWER, Bound, _has_routers
-from gossipcert.instance import Instance, ModelKind
+from gossipcert.instance import Instance, ModelKind, bits
 from gossipcert.problems import REDUCTIONS
 
 
@@ -78,6 +88,42 @@ def relay_counts(instance: Instance, v: int) -> tuple[int, int, int, int]:
         receipts += (alone & (others | instance.demands[v])).bit_count()
         forwarded += (alone & others).bit_count()
     return sends, own, receipts, forwarded
+
+
+def tail_applies(instance: Instance, v: int) -> bool:
+    """Whether every packet a component of ``G - v`` lacks is demanded by two of its nodes
+    (the condition of the tail in the module docstring).
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> tail_applies(parse_instance("path:5", "single-port", "gossip"), 2)
+    True
+    >>> tail_applies(parse_instance("star:4", "single-port", "gossip"), 0)
+    False
+    """
+    g = instance.graph
+    for comp in nx.connected_components(g.subgraph(u for u in g if u != v)):
+        part = sorted(comp)
+        lacking = _union(instance.demands, part) & ~_union(instance.holdings, part)
+        for x in bits(lacking):
+            if sum(instance.demands[u] >> x & 1 for u in part) < 2:
+                return False
+    return True
+
+
+def send_rounds(sends: int, own: int, b: int) -> int:
+    """``L(S, S_own)``: the earliest round of the last of ``S`` sends, ``b`` a round, only
+    ``v``'s own packets in round 1.
+
+    Examples
+    --------
+    >>> send_rounds(12, 4, 1)
+    12
+    >>> send_rounds(5, 0, 2)
+    4
+    """
+    return max(math.ceil(sends / b), 1 + math.ceil((sends - min(b, own)) / b))
 
 
 def _union(masks: Sequence[int], indices: list[int]) -> int:
@@ -149,7 +195,10 @@ def relay_bound(instance: Instance) -> Bound | None:
         sends, own, receipts, forwarded = relay_counts(instance, v)
         values = []
         if sends and b:
-            values += [math.ceil(sends / b), 1 + math.ceil((sends - min(b, own)) / b)]
+            last = send_rounds(sends, own, b)
+            values.append(last)
+            if tail_applies(instance, v):
+                values.append(min(last + 1, send_rounds(sends + 1, own + 1, b)))
         if receipts and a:
             values.append(math.ceil(receipts / a))
         if forwarded and a:
@@ -167,5 +216,6 @@ def relay_bound(instance: Instance) -> Bound | None:
         best,
         f"node {where} forwards between the components of the graph without it: every "
         "packet a component lacks enters it from that node and every packet it alone holds "
-        "leaves into it, at most one port's load per round",
+        "leaves into it, at most one port's load per round; the last packet sent into a side "
+        "of two or more nodes still has to spread there",
     )

@@ -35,11 +35,26 @@ sink of a chunk (else ``0``):
   sends in the rounds ``f_c..R``. Sorting the chunks by ``f_c``:
   ``R >= ceil(j r / a) + ceil((N - j + 1) s / b)`` for every ``j = 1..N``.
 
+Two refinements, each when a side has two members to serve:
+
+- **tail** (first hearing), when every sink of every chunk holds two demanders of it. Let
+  ``X`` be the counted sends, one per chunk and sink other than ``C_last`` at least, after
+  ``h_c``. If there are more, ``R >= ceil(j k / a) + ceil(((N - j + 1) e + 1) / b)``.
+  Otherwise take the last send of ``X``, of ``c`` into ``C`` to ``u``: another demander
+  ``w`` of ``C`` needs ``C_last``'s contributors, which enter ``C`` only by a send of ``X``,
+  so ``w`` hears them from ``u``'s side a round later. So the second term grows by one, or
+  by the rounds of one more send, whichever is less;
+- **head** (last sending), when every source of every chunk holds two contributors of it.
+  If the counted receipts before ``f_c`` are one per chunk and source, each brings ``v``
+  all of its source's contributors, so its sender heard another contributor in an earlier
+  round: none falls in round 1, and the first term grows by one (or by one more receipt).
+
 The bound is the largest of these over the nodes ``v`` (a node that splits nothing has one
 component, ``k = s = 1`` and ``e = r = 0``: ``N / a``, the receive bound). On a star
 ``K_{1,L}`` in single-port with ``p = 1`` the center gives ``N L + L - 1``, which the hub
 allreduce (:mod:`gossipcert.constructions.hub_allreduce`) meets; on the path of 3 nodes with
-one chunk per node it gives 7, the optimum.
+one chunk per node it gives 7, the optimum; on the bowtie (two triangles sharing a node)
+with two chunks per node the tail makes it ``20 + 1 + 1 = 22``.
 
 References
 ----------
@@ -58,16 +73,34 @@ from gossipcert.closed_forms.relay import port_rates
 from gossipcert.instance import Instance
 
 
-def pipeline(n_chunks: int, first: int, second: int, a: int, b: int) -> int:
-    """``max_j ceil(j first / a) + ceil((N - j + 1) second / b)`` over ``j = 1..N``.
+def pipeline(
+    n_chunks: int,
+    first: int,
+    second: int,
+    a: int,
+    b: int,
+    head: bool = False,
+    tail: bool = False,
+) -> int:
+    """``max_j ceil(j first / a) + ceil((N - j + 1) second / b)`` over ``j = 1..N``; with
+    ``head`` (``tail``) the first (second) term ``ceil(x / y)`` becomes
+    ``min(ceil(x / y) + 1, ceil((x + 1) / y))`` where ``x > 0`` (module docstring).
 
     Examples
     --------
     >>> pipeline(4, 3, 2, 1, 1)  # star K_{1,3}, one chunk per node: 12 + 2
     14
+    >>> pipeline(10, 2, 1, 1, 1, tail=True)  # the bowtie, two chunks per node: 20 + 1 + 1
+    22
     """
+
+    def term(x: int, y: int, more: bool) -> int:
+        rounds = -(-x // y)
+        return min(rounds + 1, -(-(x + 1) // y)) if more and x > 0 else rounds
+
     return max(
-        -(-j * first // a) + -(-(n_chunks - j + 1) * second // b) for j in range(1, n_chunks + 1)
+        term(j * first, a, head) + term((n_chunks - j + 1) * second, b, tail)
+        for j in range(1, n_chunks + 1)
     )
 
 
@@ -91,12 +124,15 @@ def node_cut_bound(instance: Instance, v: int) -> int | None:
     holders = [[w for w in g if instance.holdings[w] >> c & 1] for c in range(instance.n_packets)]
     wanting = [[w for w in g if instance.demands[w] >> c & 1] for c in range(instance.n_packets)]
     counts = []
+    head = tail = True  # every source holds two contributors; every sink two demanders
     for c in range(instance.n_packets):
         if not wanting[c]:
             continue
         sources = [i for i, comp in enumerate(comps) if _source(comp, holders[c], wanting[c])]
         sinks = [i for i, comp in enumerate(comps) if _source(comp, wanting[c], holders[c])]
         counts.append((len(sources), len(sinks), 1 if set(sources) & set(sinks) else 0))
+        head = head and all(len(comps[i] & set(holders[c])) >= 2 for i in sources)
+        tail = tail and all(len(comps[i] & set(wanting[c])) >= 2 for i in sinks)
     if not counts or a <= 0 or b <= 0:
         return None
     k = min(x[0] for x in counts)
@@ -104,9 +140,9 @@ def node_cut_bound(instance: Instance, v: int) -> int | None:
     o = max(x[2] for x in counts)
     best = 0
     if k >= 1:
-        best = max(best, pipeline(len(counts), k, max(0, s - o), a, b))
+        best = max(best, pipeline(len(counts), k, max(0, s - o), a, b, tail=tail))
     if s >= 1:
-        best = max(best, pipeline(len(counts), max(0, k - o), s, a, b))
+        best = max(best, pipeline(len(counts), max(0, k - o), s, a, b, head=head))
     return best
 
 
