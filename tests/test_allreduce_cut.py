@@ -151,7 +151,7 @@ def four_node_cases() -> list[object]:
 def test_cut_bound_minus_one_is_infeasible_in_the_exact_model(
     index: int, model: str, k: int
 ) -> None:
-    """The allreduce model without symmetry breaking, under max (a relaxation of sum), has
+    """The allreduce model (interchangeable chunks ordered), under max (a relaxation of sum), has
     no schedule one round shorter than the bound: the bound is at most the optimum."""
     inst = atlas_instance(index, model, k, "max")
     bound = cut_bound(inst)

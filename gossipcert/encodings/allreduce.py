@@ -32,11 +32,16 @@ Constraint families:
    arc; chunks per arc at most ``p`` (or the capacity). In half-duplex and single-port a
    node sends one transmission, which has one ``op``: the chunks of an arc in a round are
    all copies or all combined (``O[u, v, t]``); telephone and all-port may send two;
-6. **demand**: ``P[v, c, w, R] = 1`` for every demanded ``(v, c)`` and contributor ``w``.
+6. **demand**: ``P[v, c, w, R] = 1`` for every demanded ``(v, c)`` and contributor ``w``;
+7. **interchangeable chunks** (``symmetry``, only when asked, to find schedules): chunks with
+   the same contributors and demanders are permuted by renaming, which maps schedules to
+   schedules; within each such class the chunks' vectors of ``C`` and ``D`` (round by
+   round, arc by arc) are ordered lexicographically non-increasing.
 
 The constraints are written once in a :class:`~gossipcert.encodings.formula.Formula` and
-compiled to CNF. No symmetry breaking or dominance is added, so a model is exactly a schedule
-the verifier accepts (it is decoded and replayed), and a DRAT refutation of the CNF for
+compiled to CNF. Without family 7 no symmetry breaking or dominance is added, so a model is
+exactly a schedule the verifier accepts (it is decoded and replayed), and a DRAT refutation of
+the CNF for
 ``R`` rounds proves that ``R`` rounds are impossible under the rules above
 (:func:`gossipcert.search.allreduce.refute`, judged by the checkers of
 :mod:`gossipcert.proofs.checkers`). Not covered: multicast and ``calls=N`` (the bracket
@@ -50,6 +55,7 @@ References
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 from gossipcert import graphs
@@ -103,8 +109,27 @@ def arc_cap(instance: Instance, u: int, v: int) -> int | None:
     return mdl.packet_cap
 
 
-def build(instance: Instance, rounds: int) -> Formula:
-    """The formula of the module docstring for ``rounds`` rounds.
+def interchangeable(instance: Instance) -> list[list[int]]:
+    """The classes of chunks with the same contributors and demanders, in chunk order.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> interchangeable(parse_instance("path:3", "single-port", "allreduce:chunks=2"))
+    [[0, 1, 2, 3, 4, 5]]
+    """
+    classes: dict[tuple[int, int], list[int]] = {}
+    for c in range(instance.n_packets):
+        held = sum(1 << w for w in range(instance.n) if instance.holdings[w] >> c & 1)
+        want = sum(1 << v for v in range(instance.n) if instance.demands[v] >> c & 1)
+        classes.setdefault((held, want), []).append(c)
+    return list(classes.values())
+
+
+def build(instance: Instance, rounds: int, symmetry: bool = False) -> Formula:
+    """The formula of the module docstring for ``rounds`` rounds, with family 7 when
+    ``symmetry`` (its models are then some of the schedules, one at least of every class
+    of renamings).
 
     Raises
     ------
@@ -175,6 +200,16 @@ def build(instance: Instance, rounds: int) -> Formula:
         for c in bits(instance.demands[v]):
             for w in contrib[c]:
                 f.clause([prev[(v, c, w)]])  # family 6
+    if symmetry:  # family 7
+        for members in interchangeable(instance):
+            for a, b in pairwise(members):
+                pairs = [
+                    (f.var((op, x, y, a, t)), f.var((op, x, y, b, t)))
+                    for t in range(1, rounds + 1)
+                    for x, y in arcs
+                    for op in "CD"
+                ]
+                f.lex_geq(("lex", a, b), pairs)
     return f
 
 

@@ -70,12 +70,17 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from itertools import pairwise
 
 import networkx as nx
 
-from gossipcert.encodings.allreduce import and_literal, arc_cap, encodable, port_literals
+from gossipcert.encodings.allreduce import (
+    and_literal,
+    arc_cap,
+    encodable,
+    interchangeable,
+    port_literals,
+)
 from gossipcert.encodings.formula import Formula, Lit
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
@@ -226,28 +231,11 @@ def _interchangeable(
     contrib: list[list[int]],
 ) -> None:
     """Family 7: lexicographic order within each class of interchangeable chunks."""
-    classes: dict[tuple[tuple[int, ...], int], list[int]] = {}
-    for c, mc in enumerate(contrib):
-        want = sum(1 << v for v in range(instance.n) if instance.demands[v] >> c & 1)
-        classes.setdefault((tuple(mc), want), []).append(c)
-    for members in classes.values():
+    for members in interchangeable(instance):
         for a, b in pairwise(members):
             times = range(1, rounds + 1)
             pairs = [(sends[(x, y, a, t)], sends[(x, y, b, t)]) for t in times for x, y in arcs]
-            _lex_geq(f, ("lex", a, b), pairs)
-
-
-def _lex_geq(f: Formula, key: tuple[int | str, ...], pairs: Iterable[tuple[int, int]]) -> None:
-    """``x >=lex y`` over ``pairs = [(x_i, y_i)]``: ``E[i]`` (true while the prefix before
-    ``i`` is equal) forbids ``x_i < y_i``."""
-    equal: int | None = None  # None: the empty prefix
-    for i, (x, y) in enumerate(pairs):
-        guard = [] if equal is None else [-equal]
-        f.clause([*guard, x, -y])
-        nxt = f.var(("E", *key, i))
-        f.clause([*guard, -x, -y, nxt])
-        f.clause([*guard, x, y, nxt])
-        equal = nxt
+            f.lex_geq(("lex", a, b), pairs)
 
 
 def standalone(

@@ -88,6 +88,30 @@ class Formula:
         elif k > 1:
             self.items.append(("ge", tuple(lits), k))
 
+    def lex_geq(self, key: tuple[Hashable, ...], pairs: Iterable[tuple[int, int]]) -> None:
+        """``x >=lex y`` over ``pairs = [(x_i, y_i)]``, as clauses: ``("E", *key, i)`` (true
+        while the prefix before ``i + 1`` is equal) forbids ``x_i < y_i`` after an equal
+        prefix.
+
+        Examples
+        --------
+        >>> from pysat.solvers import Solver
+        >>> f = Formula()
+        >>> x, y = [f.var(("x", i)) for i in range(2)], [f.var(("y", i)) for i in range(2)]
+        >>> f.lex_geq(("xy",), zip(x, y))
+        >>> f.clause([-x[0]]); f.clause([y[0]])
+        >>> Solver(bootstrap_with=f.cnf_since(0)).solve()  # 0.. < 1..
+        False
+        """
+        equal: int | None = None  # None: the empty prefix
+        for i, (x, y) in enumerate(pairs):
+            guard = [] if equal is None else [-equal]
+            self.clause([*guard, x, -y])
+            nxt = self.var(("E", *key, i))
+            self.clause([*guard, -x, -y, nxt])
+            self.clause([*guard, x, y, nxt])
+            equal = nxt
+
     def mark(self) -> int:
         """A position in the constraint list, for :meth:`cnf_since`."""
         return len(self.items)

@@ -97,6 +97,7 @@ from gossipcert import graphs
 from gossipcert.command_start import limits_from_now
 from gossipcert.constructions.hub_allreduce import hub_allreduce
 from gossipcert.constructions.ring_allreduce import ring_allreduce
+from gossipcert.encodings import allreduce as exact
 from gossipcert.encodings import allreduce_union as union
 from gossipcert.encodings.allreduce import decode, encodable, standalone
 from gossipcert.errors import NotApplicableError
@@ -411,9 +412,12 @@ def _tree_packing(
 
 def find(instance: Instance, rounds: int, deadline: float | None) -> tuple[str, Schedule | None]:
     """Look for a schedule of ``rounds`` rounds: ``("sat", schedule)``, ``("unsat", None)``
-    or ``("unknown", None)`` at ``deadline`` (a ``time.monotonic()`` value)."""
-    f, cnf = standalone(instance, rounds)
-    with Solver(name=PROOF_SOLVER, bootstrap_with=cnf.clauses) as solver:
+    or ``("unknown", None)`` at ``deadline`` (a ``time.monotonic()`` value). The model
+    orders interchangeable chunks (family 7 of :mod:`gossipcert.encodings.allreduce`): a
+    renaming of a schedule's chunks is one too, so "unsat" is still exact, and a schedule
+    found is replayed by the caller like any other."""
+    f = exact.build(instance, rounds, symmetry=True)
+    with Solver(name=PROOF_SOLVER, bootstrap_with=f.cnf_since(0)) as solver:
         found = solve_sliced(solver, [], deadline)
         if found is None:
             return "unknown", None
