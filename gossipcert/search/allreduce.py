@@ -378,6 +378,10 @@ def solve_allreduce(
     )
 
 
+#: the most seconds the tree packing takes within a time limit
+TREE_SECONDS = 120.0
+
+
 def _construction(
     instance: Instance, build: Callable[[Instance], Schedule]
 ) -> tuple[Schedule, Any] | None:
@@ -395,10 +399,14 @@ def _tree_packing(
 ) -> tuple[Schedule, Any] | None:
     """A tree-packed schedule of fewer than ``upper`` rounds and its verifier's report
     (:mod:`gossipcert.finders.tree_allreduce`, on one core), or None. It takes half the time
-    left before ``deadline`` (the rest for the exact model), or its default without one."""
+    left before ``deadline`` (the rest for the exact model) up to :data:`TREE_SECONDS`, or
+    its default without one: a packing it finds, it finds in seconds, and a long budget is
+    better spent on the exact model."""
     if not tree_allreduce.applies(instance):
         return None
-    seconds = tree_allreduce.DEFAULT_SECONDS if deadline is None else seconds_left(deadline) / 2
+    seconds = tree_allreduce.DEFAULT_SECONDS
+    if deadline is not None:
+        seconds = min(seconds_left(deadline) / 2, TREE_SECONDS)
     if seconds <= 0:
         return None
     found = tree_allreduce.shortest_packing(instance, lower, upper, seconds, num_workers=1)
