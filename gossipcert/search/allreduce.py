@@ -54,17 +54,20 @@ replayed likewise; or the hub allreduce through a node adjacent to all others
 (:func:`gossipcert.constructions.hub_allreduce.hub_allreduce`, single-port and telephone),
 which meets the cut bound on stars. While the bracket is open, the tree-packing finder
 (:mod:`gossipcert.finders.tree_allreduce`: every chunk reduced up an in-tree and sent down an
-out-tree, the trees packed by CP-SAT on one core, with half the time left) may shorten it; its
+out-tree, the trees packed by CP-SAT on one core, with half the time left up to two
+minutes) may shorten it; its
 schedule is replayed like the others, and it is an upper bound only.
 
 The answer is ``optimal`` when the best lower bound meets the composition, with that
 bound's evidence (the sub-problem's result as ``dual``, whose certificate a certificate
 carries). Otherwise, on instances small enough for :mod:`gossipcert.encodings.allreduce`,
-``L, L + 1, ...`` rounds up to ``U - 1`` are decided by CaDiCaL with a proof: first the union
-relaxation of :mod:`gossipcert.encodings.allreduce_union` (knowledge of contributions, which
-every schedule under ``sum`` or ``max`` satisfies, with the implied receipt and cut-vertex
-counts and, unless ``strict``, no useless transmission and ordered interchangeable chunks);
-when it is satisfiable, the exact CNF of :mod:`gossipcert.encodings.allreduce`. A
+``L, L + 1, ...`` rounds up to ``U - 1`` are decided by CaDiCaL: the union relaxation of
+:mod:`gossipcert.encodings.allreduce_union` (knowledge of contributions, which every schedule
+under ``sum`` or ``max`` satisfies, with the implied receipt and cut-vertex counts and,
+unless ``strict``, no useless transmission and ordered interchangeable chunks) with a proof,
+and the exact CNF of :mod:`gossipcert.encodings.allreduce` for a schedule, at once on two
+cores (one after the other on one); when the relaxation is satisfiable and the exact CNF
+is not, the exact CNF with a proof. A
 refutation, judged by the independent checkers of :mod:`gossipcert.proofs.checkers`, raises
 ``L`` (evidence ``allreduce-drat``, its ``formula`` ``"union"`` for the relaxation;
 re-checked by ``check`` against the regenerated CNF); a model of the exact CNF is decoded,
@@ -84,6 +87,7 @@ References
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -94,6 +98,7 @@ from networkx.algorithms import bipartite
 from pysat.solvers import Solver
 
 from gossipcert import graphs
+from gossipcert.children import Child, Send, ready
 from gossipcert.command_start import limits_from_now
 from gossipcert.constructions.hub_allreduce import hub_allreduce
 from gossipcert.constructions.ring_allreduce import ring_allreduce
@@ -482,21 +487,18 @@ def _exact(
 ) -> tuple[Schedule | None, int | None, dict[str, Any] | None] | None:
     """Decide ``lower .. upper - 1`` rounds, ascending: ``(schedule or None, the most
     rounds refuted or None, the proof record of that refutation)``; None when nothing was
-    decided. Each horizon is first put to the union relaxation, whose refutation (a checked
-    proof) settles it; when the relaxation is satisfiable the exact model is solved, first
-    without a proof (a schedule there ends the search, and the ``max`` schedule of the
-    relaxation is often one), then, when it has none, with one."""
+    decided. Each horizon is put to the union relaxation, whose refutation (a checked
+    proof) settles it, and to the exact model without a proof, whose schedule settles it
+    (:func:`decide`: the two at once where two cores are free); when the relaxation is
+    satisfiable and the exact model is not, the exact model is refuted with a proof."""
     refuted, record = None, None
     for r in range(lower, upper):
         if seconds_left(deadline) <= 0:
             break
-        relaxed, relaxed_record = refute_union(instance, r, deadline, strict)
+        relaxed, relaxed_record, status, schedule = decide(instance, r, deadline, strict)
         if relaxed == "unsat":
             refuted, record = r, relaxed_record
             continue
-        if relaxed == "unknown":
-            break
-        status, schedule = find(instance, r, deadline)
         if status == "sat" and schedule is not None and simulate(instance, schedule).ok:
             return schedule, refuted, record
         proved = refute(instance, r, deadline) if status == "unsat" else None
@@ -505,3 +507,70 @@ def _exact(
         cnf, pr, verdict = proved
         refuted, record = r, proof_record(cnf, pr, verdict)
     return (None, refuted, record) if refuted is not None else None
+
+
+def two_cores() -> bool:
+    """Whether this process may run on two cores or more (then :func:`decide` races)."""
+    return len(os.sched_getaffinity(0)) >= 2
+
+
+def decide(
+    instance: Instance, rounds: int, deadline: float | None, strict: bool = False
+) -> tuple[str, dict[str, Any] | None, str, Schedule | None]:
+    """``(union status, its proof record, exact status, schedule)`` for ``rounds`` rounds:
+    :func:`refute_union` and :func:`find`, each ``"sat"``, ``"unsat"``, ``"unknown"`` (out of
+    time) or ``"skipped"`` (not needed: the other settled the horizon).
+
+    On one core the union relaxation goes first and the exact model only when the
+    relaxation is satisfiable. With two (:func:`two_cores`) both run at once in forked
+    children (:class:`gossipcert.children.Child`), each without a deadline of its own and
+    killed at ``deadline``: a refutation of the relaxation or a schedule ends the race, and
+    the other child is killed. The relaxation is satisfiable more often than not near the
+    optimum, where the exact model has to be solved anyway.
+
+    Raises
+    ------
+    SolverError
+        A checker rejects the proof.
+    """
+    if not two_cores():
+        relaxed, record = refute_union(instance, rounds, deadline, strict)
+        if relaxed != "sat":
+            return relaxed, record, "skipped", None
+        status, schedule = find(instance, rounds, deadline)
+        return relaxed, None, status, schedule
+    union_child = Child(_union_in_child, (instance, rounds, strict))
+    find_child = Child(_find_in_child, (instance, rounds))
+    relaxed, record, status, schedule = "unknown", None, "unknown", None
+    try:
+        while not (union_child.done and find_child.done):
+            if seconds_left(deadline) <= 0:
+                break
+            for child in ready([union_child, find_child], deadline):
+                for kind, value in child.read():
+                    if kind == "error":
+                        raise value
+                    if kind != "result":
+                        continue
+                    if child is union_child:
+                        relaxed, record = value
+                    else:
+                        status, schedule = value
+            if relaxed == "unsat":
+                return relaxed, record, "skipped", None
+            if status == "sat":
+                return "skipped", None, status, schedule
+    finally:
+        union_child.reap()
+        find_child.reap()
+    return relaxed, record, status, schedule
+
+
+def _union_in_child(send: Send, instance: Instance, rounds: int, strict: bool) -> Any:
+    """:func:`refute_union` without a deadline (the parent kills the child at its own)."""
+    return refute_union(instance, rounds, None, strict)
+
+
+def _find_in_child(send: Send, instance: Instance, rounds: int) -> Any:
+    """:func:`find` without a deadline (the parent kills the child at its own)."""
+    return find(instance, rounds, None)

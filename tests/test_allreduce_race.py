@@ -1,0 +1,73 @@
+"""One horizon of the allreduce search decided by the union relaxation and the exact model:
+raced in two children on two cores, one after the other on one, with the same answers; the
+children gone at the deadline."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import pytest
+
+from gossipcert.children import Child
+from gossipcert.instance import parse_instance
+from gossipcert.search import allreduce
+from gossipcert.simulate import simulate
+from tests.test_allreduce_cut import atlas_instance
+
+
+@pytest.mark.parametrize("race", [True, False])
+@pytest.mark.parametrize(
+    ("graph", "model", "problem", "rounds", "expected"),
+    [
+        # 12 rounds: the relaxation is refuted (its proof checked); 13: a schedule
+        ("path:3", "single-port", "allreduce:chunks=2", 12, "refuted"),
+        ("path:3", "single-port", "allreduce:chunks=2", 13, "found"),
+        ("path:4", "all-port", "allreduce", 5, "refuted"),
+        ("path:4", "all-port", "allreduce", 6, "found"),
+        ("ring:4", "telephone:p=1", "reduce-scatter", 3, "found"),
+    ],
+)
+def test_decide(
+    monkeypatch: pytest.MonkeyPatch,
+    race: bool,
+    graph: str,
+    model: str,
+    problem: str,
+    rounds: int,
+    expected: str,
+) -> None:
+    monkeypatch.setattr(allreduce, "two_cores", lambda: race)
+    inst = parse_instance(graph, model, problem)
+    relaxed, record, status, schedule = allreduce.decide(inst, rounds, time.monotonic() + 120)
+    if expected == "refuted":
+        assert relaxed == "unsat" and record is not None and schedule is None
+        assert record["formula"] == "union" and record["checkers"]
+    else:
+        assert status == "sat" and schedule is not None
+        report = simulate(inst, schedule)
+        assert report.ok and report.rounds is not None and report.rounds <= rounds
+        if not race:
+            assert relaxed == "sat"  # the relaxation first, on one core
+
+
+def test_race_stops_at_the_deadline_and_leaves_no_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    # atlas 40, single-port, two chunks a node, 21 rounds: minutes for either model
+    monkeypatch.setattr(allreduce, "two_cores", lambda: True)
+    started: list[Child] = []
+
+    def child(*args: Any) -> Child:
+        started.append(Child(*args))
+        return started[-1]
+
+    monkeypatch.setattr(allreduce, "Child", child)
+    inst = atlas_instance(40, "single-port:p=1", 2)
+    start = time.monotonic()
+    out = allreduce.decide(inst, 21, time.monotonic() + 1.0)
+    assert out == ("unknown", None, "unknown", None)
+    assert time.monotonic() - start < 10
+    assert len(started) == 2
+    for c in started:  # killed and reaped: no such process any more
+        with pytest.raises(ProcessLookupError):
+            os.kill(c.pid, 0)
