@@ -50,6 +50,29 @@ _HEADER = struct.Struct("!Q")
 Send = Callable[[Any], None]
 
 
+#: this process is one of a pool's workers, which share the machine's cores among them
+_one_core = False
+
+
+def keep_to_one_core() -> None:
+    """Mark this process as one worker among several (a pool's child): work it does should
+    not fan out into more processes (:func:`may_fan_out`)."""
+    global _one_core
+    _one_core = True
+
+
+def may_fan_out() -> bool:
+    """Whether this process may run work in two children at once: it may run on two cores
+    or more and is not a pool's worker (:func:`keep_to_one_core`).
+
+    Examples
+    --------
+    >>> isinstance(may_fan_out(), bool)
+    True
+    """
+    return not _one_core and len(os.sched_getaffinity(0)) >= 2
+
+
 def die_with_parent(parent: int | None = None) -> None:  # pragma: no cover - in children
     """In a child: be killed when the parent dies (Linux), and exit at once if the parent
     that started this child is already gone.

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from gossipcert.children import Child, ready
+from gossipcert.children import Child, keep_to_one_core, ready
 from gossipcert.errors import GossipcertError
 
 
@@ -71,7 +71,7 @@ def local_map(
                     pending.clear()
                     break
                 i, item = pending.pop(0)
-                running[Child(_apply, (func, item))] = i
+                running[Child(_apply, (func, item), keep_to_one_core)] = i
             if not running or (deadline is not None and time.monotonic() >= deadline):
                 return
             for child in ready(running, deadline):

@@ -12,6 +12,7 @@ import pytest
 
 from gossipcert.children import Child
 from gossipcert.instance import parse_instance
+from gossipcert.parallel import local_map
 from gossipcert.search import allreduce
 from gossipcert.simulate import simulate
 from tests.test_allreduce_cut import atlas_instance
@@ -71,3 +72,11 @@ def test_race_stops_at_the_deadline_and_leaves_no_child(monkeypatch: pytest.Monk
     for c in started:  # killed and reaped: no such process any more
         with pytest.raises(ProcessLookupError):
             os.kill(c.pid, 0)
+
+
+def test_pool_workers_do_not_race() -> None:
+    # a sweep's workers share the cores: each decides a horizon on its own one
+    assert dict(local_map(lambda _: allreduce.two_cores(), [0, 1], workers=2)) == {
+        0: False,
+        1: False,
+    }

@@ -87,7 +87,6 @@ References
 from __future__ import annotations
 
 import math
-import os
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -98,7 +97,7 @@ from networkx.algorithms import bipartite
 from pysat.solvers import Solver
 
 from gossipcert import graphs
-from gossipcert.children import Child, Send, ready
+from gossipcert.children import Child, Send, may_fan_out, ready
 from gossipcert.command_start import limits_from_now
 from gossipcert.constructions.hub_allreduce import hub_allreduce
 from gossipcert.constructions.ring_allreduce import ring_allreduce
@@ -510,8 +509,9 @@ def _exact(
 
 
 def two_cores() -> bool:
-    """Whether this process may run on two cores or more (then :func:`decide` races)."""
-    return len(os.sched_getaffinity(0)) >= 2
+    """Whether :func:`decide` races: this process may run on two cores or more and is not
+    one of a pool's workers (:func:`gossipcert.children.may_fan_out`)."""
+    return may_fan_out()
 
 
 def decide(
