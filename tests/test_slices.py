@@ -74,8 +74,32 @@ def test_long_slices_return_the_answer(clock: list[float]) -> None:
 def test_without_deadline_slices_keep_doubling(clock: list[float]) -> None:
     backends.allow_long_slices()
     solver = FakeSolver(clock, answer_after=1000.0)
+    ticks: list[float] = []
+    assert backends.solve_sliced(solver, [], None, lambda: ticks.append(clock[0])) is True  # type: ignore[arg-type]
+    assert len(solver.budgets) <= 10 and len(ticks) == len(solver.budgets) - 1
+
+
+class WholeSolver(FakeSolver):
+    """Answers in one call to ``solve``, after ``answer_after`` (fake) seconds."""
+
+    def solve(self, assumptions: list[int]) -> bool:
+        del assumptions
+        self.clock[0] = self.answer_after or 0.0
+        return True
+
+
+def test_killed_from_outside_with_nothing_to_report_one_call(clock: list[float]) -> None:
+    # a forked child its parent kills at the parent's deadline: no deadline, no ticks, so
+    # nothing to slice for (CaDiCaL keeps its search whole)
+    backends.allow_long_slices()
+    solver = WholeSolver(clock, answer_after=1000.0)
     assert backends.solve_sliced(solver, [], None) is True  # type: ignore[arg-type]
-    assert len(solver.budgets) <= 10
+    assert solver.budgets == [] and clock[0] == 1000.0
+    # by default, or with a deadline, it slices
+    backends.allow_long_slices(False)
+    solver = WholeSolver(clock, answer_after=2000.0)
+    assert backends.solve_sliced(solver, [], None) is True  # type: ignore[arg-type]
+    assert solver.budgets
 
 
 class LargeFakeSolver(FakeSolver):

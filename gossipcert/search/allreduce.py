@@ -119,7 +119,7 @@ from gossipcert.proofs.refutation import (
 )
 from gossipcert.schedule import Schedule, Transmission
 from gossipcert.search.allreduce_cut import cut_bound
-from gossipcert.search.backends import solve_sliced
+from gossipcert.search.backends import allow_long_slices, solve_sliced
 from gossipcert.simulate import simulate
 
 
@@ -523,8 +523,9 @@ def decide(
 
     On one core the union relaxation goes first and the exact model only when the
     relaxation is satisfiable. With two (:func:`two_cores`) both run at once in forked
-    children (:class:`gossipcert.children.Child`), each without a deadline of its own and
-    killed at ``deadline``: a refutation of the relaxation or a schedule ends the race, and
+    children (:class:`gossipcert.children.Child`), each without a deadline of its own, in
+    long slices (:func:`gossipcert.search.backends.allow_long_slices`) and killed at
+    ``deadline``: a refutation of the relaxation or a schedule ends the race, and
     the other child is killed. The relaxation is satisfiable more often than not near the
     optimum, where the exact model has to be solved anyway.
 
@@ -539,8 +540,8 @@ def decide(
             return relaxed, record, "skipped", None
         status, schedule = find(instance, rounds, deadline)
         return relaxed, None, status, schedule
-    union_child = Child(_union_in_child, (instance, rounds, strict))
-    find_child = Child(_find_in_child, (instance, rounds))
+    union_child = Child(_union_in_child, (instance, rounds, strict), allow_long_slices)
+    find_child = Child(_find_in_child, (instance, rounds), allow_long_slices)
     relaxed, record, status, schedule = "unknown", None, "unknown", None
     try:
         while not (union_child.done and find_child.done):

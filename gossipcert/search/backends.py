@@ -160,10 +160,20 @@ def solve_sliced(
     others from the rate just measured); ``tick`` is
     called between slices (progress reports). Where :func:`allow_long_slices` is on, each
     slice aims at twice the length of the last one, at most the time left before
-    ``deadline`` (a slice restarts part of CaDiCaL's search, see the module's docstring).
-    Returns None when the deadline passes. A SIGINT caught by the solver is raised as
+    ``deadline`` (a slice restarts part of CaDiCaL's search, see the module's docstring);
+    with it on and neither ``deadline`` nor ``tick`` there is nothing to slice for, and the
+    solver runs in one call (a forked child that its parent kills at the parent's
+    deadline). Returns None when the deadline passes. A SIGINT caught by the solver is raised as
     :class:`KeyboardInterrupt`.
     """
+    if _long_slices and deadline is None and tick is None:
+        # killed from outside and nothing to report: one call, CaDiCaL's search unbroken
+        try:
+            return bool(solver.solve(assumptions=assumptions))
+        except Exception as exc:
+            if _interrupted(exc):
+                raise KeyboardInterrupt from None
+            raise
     budget = _start_budget(solver)
     target = SLICE_SECONDS
     while deadline is None or time.monotonic() < deadline:
