@@ -95,8 +95,10 @@ def test_relay_tail_values() -> None:
     assert send_rounds(12, 4, 1) == 12
     assert tail_applies(inst, 4)
     assert relay_bound(inst).value == 13
+    assert "still has to cross it" in relay_bound(inst).source  # the tail made it
     # a side of one node needs nothing after its last packet: the star keeps 32
-    assert not tail_applies(parse_instance("star:5", "single-port", "gossip:chunks=2"), 0)
+    star = parse_instance("star:5", "single-port", "gossip:chunks=2")
+    assert not tail_applies(star, 0) and "cross" not in relay_bound(star).source
     # the middle of a path of 5: sides of 2 nodes lacking 3 packets each, 6 + 1
     assert relay_bound(parse_instance("path:5", "single-port", "gossip")).value == 7
     # scatter: a packet is demanded by its destination alone, so no tail

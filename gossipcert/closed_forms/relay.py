@@ -186,7 +186,7 @@ def relay_bound(instance: Instance) -> Bound | None:
         return None
     if _has_routers(instance) or graphs.latencies(instance.graph):
         return None
-    best, where = 0, None
+    best, where, by_tail = 0, None, False
     for v in sorted(nx.articulation_points(instance.graph)):
         rates = port_rates(instance, v)
         if rates is None:
@@ -194,11 +194,12 @@ def relay_bound(instance: Instance) -> Bound | None:
         a, b = rates
         sends, own, receipts, forwarded = relay_counts(instance, v)
         values = []
+        tail = 0
         if sends and b:
             last = send_rounds(sends, own, b)
             values.append(last)
             if tail_applies(instance, v):
-                values.append(min(last + 1, send_rounds(sends + 1, own + 1, b)))
+                tail = min(last + 1, send_rounds(sends + 1, own + 1, b))
         if receipts and a:
             values.append(math.ceil(receipts / a))
         if forwarded and a:
@@ -206,16 +207,20 @@ def relay_bound(instance: Instance) -> Bound | None:
         if model.kind is ModelKind.HALF_DUPLEX and a and b:
             values.append(math.ceil(sends / b) + math.ceil(receipts / a))
         value = max(values, default=0)
-        if value > best:
-            best, where = value, v
+        if max(value, tail) > best:
+            best, where, by_tail = max(value, tail), v, tail > value
     if best < 2 or where is None:
         return None
+    ending = (
+        "; the last packet it sends into a side of two nodes or more still has to cross it"
+        if by_tail
+        else ""
+    )
     return Bound(
         "relay",
         _LOWER,
         best,
         f"node {where} forwards between the components of the graph without it: every "
         "packet a component lacks enters it from that node and every packet it alone holds "
-        "leaves into it, at most one port's load per round; the last packet sent into a side "
-        "of two or more nodes still has to spread there",
+        "leaves into it, at most one port's load per round" + ending,
     )
