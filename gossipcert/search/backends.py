@@ -23,7 +23,8 @@ from __future__ import annotations
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from enum import StrEnum
 from typing import Any
 
@@ -141,9 +142,16 @@ def _remember_rate(solver: Any, budget: int, spent: float) -> None:
         pass
 
 
-def _interrupted(exc: Exception) -> bool:
-    """Whether ``exc`` is PySAT's report of a SIGINT caught inside the solver."""
-    return "keyboard interrupt" in str(exc).lower()
+@contextmanager
+def _interrupts_raised() -> Iterator[None]:
+    """Raise PySAT's report of a SIGINT caught inside the solver as
+    :class:`KeyboardInterrupt`; other errors pass unchanged."""
+    try:
+        yield
+    except Exception as exc:
+        if "keyboard interrupt" in str(exc).lower():
+            raise KeyboardInterrupt from None
+        raise
 
 
 def solve_sliced(
@@ -168,23 +176,15 @@ def solve_sliced(
     """
     if _long_slices and deadline is None and tick is None:
         # killed from outside and nothing to report: one call, CaDiCaL's search unbroken
-        try:
+        with _interrupts_raised():
             return bool(solver.solve(assumptions=assumptions))
-        except Exception as exc:
-            if _interrupted(exc):
-                raise KeyboardInterrupt from None
-            raise
     budget = _start_budget(solver)
     target = SLICE_SECONDS
     while deadline is None or time.monotonic() < deadline:
         solver.conf_budget(budget)
         t0 = time.monotonic()
-        try:
+        with _interrupts_raised():
             result = solver.solve_limited(assumptions=assumptions)
-        except Exception as exc:
-            if _interrupted(exc):
-                raise KeyboardInterrupt from None
-            raise
         if result is not None:
             return result
         now = time.monotonic()
