@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from gossipcert.children import Child
+from gossipcert.children import Child, may_fan_out
 from gossipcert.instance import parse_instance
 from gossipcert.parallel import local_map
 from gossipcert.search import allreduce
@@ -39,7 +39,7 @@ def test_decide(
     rounds: int,
     expected: str,
 ) -> None:
-    monkeypatch.setattr(allreduce, "two_cores", lambda: race)
+    monkeypatch.setattr(allreduce, "may_fan_out", lambda: race)
     inst = parse_instance(graph, model, problem)
     relaxed, record, status, schedule = allreduce.decide(inst, rounds, time.monotonic() + 120)
     if expected == "refuted":
@@ -55,7 +55,7 @@ def test_decide(
 
 def test_race_stops_at_the_deadline_and_leaves_no_child(monkeypatch: pytest.MonkeyPatch) -> None:
     # atlas 40, single-port, two chunks a node, 21 rounds: minutes for either model
-    monkeypatch.setattr(allreduce, "two_cores", lambda: True)
+    monkeypatch.setattr(allreduce, "may_fan_out", lambda: True)
     started: list[Child] = []
 
     def child(*args: Any) -> Child:
@@ -76,7 +76,7 @@ def test_race_stops_at_the_deadline_and_leaves_no_child(monkeypatch: pytest.Monk
 
 def test_pool_workers_do_not_race() -> None:
     # a sweep's workers share the cores: each decides a horizon on its own one
-    assert dict(local_map(lambda _: allreduce.two_cores(), [0, 1], workers=2)) == {
+    assert dict(local_map(lambda _: may_fan_out(), [0, 1], workers=2)) == {
         0: False,
         1: False,
     }

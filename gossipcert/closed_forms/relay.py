@@ -73,8 +73,7 @@ def relay_counts(instance: Instance, v: int) -> tuple[int, int, int, int]:
     >>> relay_counts(parse_instance("star:4", "single-port", "gossip"), 0)
     (9, 3, 3, 3)
     """
-    g = instance.graph
-    parts = [sorted(c) for c in nx.connected_components(g.subgraph(u for u in g if u != v))]
+    parts = _sides(instance, v)
     wants = [_union(instance.demands, part) for part in parts]
     holds = [_union(instance.holdings, part) for part in parts]
     sends = own = receipts = forwarded = 0
@@ -102,9 +101,7 @@ def tail_applies(instance: Instance, v: int) -> bool:
     >>> tail_applies(parse_instance("star:4", "single-port", "gossip"), 0)
     False
     """
-    g = instance.graph
-    for comp in nx.connected_components(g.subgraph(u for u in g if u != v)):
-        part = sorted(comp)
+    for part in _sides(instance, v):
         lacking = _union(instance.demands, part) & ~_union(instance.holdings, part)
         for x in bits(lacking):
             if sum(instance.demands[u] >> x & 1 for u in part) < 2:
@@ -124,6 +121,12 @@ def send_rounds(sends: int, own: int, b: int) -> int:
     4
     """
     return max(math.ceil(sends / b), 1 + math.ceil((sends - min(b, own)) / b))
+
+
+def _sides(instance: Instance, v: int) -> list[list[int]]:
+    """The components of the graph without ``v``, each sorted."""
+    g = instance.graph
+    return [sorted(c) for c in nx.connected_components(g.subgraph(u for u in g if u != v))]
 
 
 def _union(masks: Sequence[int], indices: list[int]) -> int:

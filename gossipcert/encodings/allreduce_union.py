@@ -183,7 +183,7 @@ def build(instance: Instance, rounds: int, options: EncodingOptions = DEFAULT_OP
     if options.counting:
         _counts(f, instance, arcs, sends, rounds, contrib)
     if options.symmetry:
-        _interchangeable(f, instance, arcs, sends, rounds, contrib)
+        _interchangeable(f, instance, arcs, sends, rounds)
     return f
 
 
@@ -228,12 +228,11 @@ def _interchangeable(
     arcs: list[tuple[int, int]],
     sends: dict[tuple[int, int, int, int], int],
     rounds: int,
-    contrib: list[list[int]],
 ) -> None:
     """Family 7: lexicographic order within each class of interchangeable chunks."""
+    times = range(1, rounds + 1)
     for members in interchangeable(instance):
         for a, b in pairwise(members):
-            times = range(1, rounds + 1)
             pairs = [(sends[(x, y, a, t)], sends[(x, y, b, t)]) for t in times for x, y in arcs]
             f.lex_geq(("lex", a, b), pairs)
 

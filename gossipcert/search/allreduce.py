@@ -508,12 +508,6 @@ def _exact(
     return (None, refuted, record) if refuted is not None else None
 
 
-def two_cores() -> bool:
-    """Whether :func:`decide` races: this process may run on two cores or more and is not
-    one of a pool's workers (:func:`gossipcert.children.may_fan_out`)."""
-    return may_fan_out()
-
-
 def decide(
     instance: Instance, rounds: int, deadline: float | None, strict: bool = False
 ) -> tuple[str, dict[str, Any] | None, str, Schedule | None]:
@@ -522,10 +516,11 @@ def decide(
     time) or ``"skipped"`` (not needed: the other settled the horizon).
 
     On one core the union relaxation goes first and the exact model only when the
-    relaxation is satisfiable. With two (:func:`two_cores`) both run at once in forked
-    children (:class:`gossipcert.children.Child`), each without a deadline of its own, in
-    long slices (:func:`gossipcert.search.backends.allow_long_slices`) and killed at
-    ``deadline``: a refutation of the relaxation or a schedule ends the race, and
+    relaxation is satisfiable. With two (:func:`gossipcert.children.may_fan_out`: two cores
+    or more, and not one of a pool's workers) both run at once in forked
+    children (:class:`gossipcert.children.Child`), each without a deadline of its own, so
+    in one solver call (:func:`gossipcert.search.backends.allow_long_slices`), and killed
+    at ``deadline``: a refutation of the relaxation or a schedule ends the race, and
     the other child is killed. The relaxation is satisfiable more often than not near the
     optimum, where the exact model has to be solved anyway.
 
@@ -534,7 +529,7 @@ def decide(
     SolverError
         A checker rejects the proof.
     """
-    if not two_cores():
+    if not may_fan_out():
         relaxed, record = refute_union(instance, rounds, deadline, strict)
         if relaxed != "sat":
             return relaxed, record, "skipped", None
