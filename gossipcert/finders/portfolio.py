@@ -230,6 +230,7 @@ def _solver(
 
     from gossipcert.encodings import EncodingOptions, encoding_for
     from gossipcert.search.backends import compile_cpsat
+    from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
 
     deadline = time.monotonic() + budget
     options = replace(EncodingOptions.for_search(), symmetry=False)
@@ -254,11 +255,8 @@ def _solver(
             for v, val in values.items():
                 if v in x:
                     model.add_hint(x[v], val)
-            solver = cp_model.CpSolver()
-            solver.parameters.num_workers = workers
-            solver.parameters.random_seed = seed
-            solver.parameters.max_time_in_seconds = max(0.1, deadline - time.monotonic())
-            status = solver.solve(model)
+            solver = cpsat_solver(workers, max(0.1, deadline - time.monotonic()), seed)
+            status = run_cpsat(solver, model)
             if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
                 return
             got = {v: bool(solver.boolean_value(var)) for v, var in x.items()}

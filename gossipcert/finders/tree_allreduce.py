@@ -88,6 +88,7 @@ from gossipcert.finders.tree_intervals import IntervalPacking
 from gossipcert.instance import Instance, ModelKind, ProblemKind
 from gossipcert.models import rules_of
 from gossipcert.schedule import Round, Schedule, Transmission
+from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
 from gossipcert.simulate import simulate
 
 #: seconds the finder takes when the caller gives no limit
@@ -344,14 +345,11 @@ def _solve(
 ) -> TreePacking:
     """Run CP-SAT on ``packing`` and verify what it finds."""
     instance = packing.instance
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = num_workers
+    solver = cpsat_solver(num_workers, None if seconds is None else max(seconds, 0.01))
     # the search strategies (LNS, local search, ...) take turns on the threads given
     solver.parameters.interleave_search = True
-    if seconds is not None:
-        solver.parameters.max_time_in_seconds = max(seconds, 0.01)
     start = time.monotonic()
-    status = solver.solve(packing.m)
+    status = run_cpsat(solver, packing.m)
     spent = time.monotonic() - start
     if status == cp_model.MODEL_INVALID:
         raise SolverError(f"CP-SAT rejected the tree packing: {packing.m.validate()}")

@@ -45,6 +45,7 @@ from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
 from gossipcert.search.backends import compile_cpsat
+from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
 
 #: called with (seconds since the start, nodes left uninformed) at each improvement
 Report = Callable[[float, int], None]
@@ -151,11 +152,8 @@ def fewest_late(
         for var, val in enc.hint(start, rounds).items():
             if var in x:
                 model.add_hint(x[var], val)
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = workers
-    solver.parameters.random_seed = seed
-    solver.parameters.max_time_in_seconds = max(0.1, seconds - (time.monotonic() - t0))
-    status = solver.solve(model, _Improvements(t0, report))
+    solver = cpsat_solver(workers, max(0.1, seconds - (time.monotonic() - t0)), seed)
+    status = run_cpsat(solver, model, _Improvements(t0, report))
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return LateResult(rounds, len(late) + fixed, None, time.monotonic() - t0)
     got = {v: bool(solver.boolean_value(b)) for v, b in x.items()}

@@ -20,7 +20,6 @@ limit that runs out gives ``UNKNOWN``, never a guess.
 
 from __future__ import annotations
 
-import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
@@ -33,6 +32,7 @@ from pysat.solvers import Solver
 
 from gossipcert.encodings.formula import Formula
 from gossipcert.errors import SolverError
+from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
 
 
 class Status(StrEnum):
@@ -317,16 +317,13 @@ class CpSatBackend:
         for v, val in (hint or {}).items():
             if v in x:
                 model.add_hint(x[v], val)
-        solver = cp_model.CpSolver()
-        solver.parameters.num_workers = self.workers
+        remaining = None
         if deadline is not None:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return Status.UNKNOWN
-            solver.parameters.max_time_in_seconds = remaining
-        # Python handles SIGINT itself (below) instead of CP-SAT, which would swallow it
-        solver.parameters.catch_sigint_signal = False
-        status = _solve_in_thread(solver, model, tick)
+        solver = cpsat_solver(self.workers, remaining)
+        status = run_cpsat(solver, model, tick=tick)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             self._values = {v: bool(solver.boolean_value(var)) for v, var in x.items()}
             return Status.SAT
@@ -342,39 +339,6 @@ class CpSatBackend:
 
     def close(self) -> None:
         """Nothing to free."""
-
-
-def _solve_in_thread(
-    solver: cp_model.CpSolver, model: cp_model.CpModel, tick: Tick | None
-) -> cp_model.CpSolverStatus:
-    """``solver.solve(model)`` in a worker thread; ticks and Ctrl-C in the calling thread."""
-    box: dict[str, Any] = {}
-    # an Event, not Thread.join: a join interrupted by KeyboardInterrupt may later report a
-    # running thread as finished
-    done = threading.Event()
-
-    def work() -> None:
-        try:
-            box["status"] = solver.solve(model)
-        except BaseException as exc:  # handed back to the calling thread
-            box["error"] = exc
-        finally:
-            done.set()
-
-    worker = threading.Thread(target=work, name="cpsat", daemon=True)
-    worker.start()
-    try:
-        while not done.wait(SLICE_SECONDS):
-            if tick is not None:
-                tick()
-    except KeyboardInterrupt:
-        solver.stop_search()
-        while not done.wait(0.1):
-            pass
-        raise
-    if "error" in box:
-        raise box["error"]
-    return box["status"]
 
 
 def make_backend(name: str, formula: Formula) -> SatBackend | CpSatBackend:

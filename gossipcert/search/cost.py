@@ -48,6 +48,7 @@ from gossipcert.instance import Instance
 from gossipcert.models import require_linear_cost
 from gossipcert.schedule import MAX_ROUNDS, Schedule
 from gossipcert.search.backends import compile_cpsat
+from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
 from gossipcert.search.entry import solve
 from gossipcert.search.outcome import SolveResult
 from gossipcert.simulate import simulate
@@ -204,14 +205,13 @@ def min_steps(
             before = [enc.knows(v, p, t - 1) for p in range(instance.n_packets)]
             model.add(sum(_term(k, lit) for k in now) - sum(_term(k, lit) for k in before) <= s[t])
     model.minimize(sum(s.values()))
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = workers
+    remaining = None
     if deadline is not None:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return FrontPoint(rounds, None, False, None, 0.0)
-        solver.parameters.max_time_in_seconds = remaining
-    status = solver.solve(model)
+    solver = cpsat_solver(workers, remaining)
+    status = run_cpsat(solver, model)
     seconds = time.monotonic() - start
     if status == cp_model.MODEL_INVALID:
         raise SolverError(f"CP-SAT rejected the model: {model.validate()}")
