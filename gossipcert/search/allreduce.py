@@ -288,57 +288,32 @@ def solve_allreduce(
     (6, 'allreduce-drat', 5)
     """
     deadline = None if time_limit is None else time.monotonic() + time_limit
-    if time_limit is None:
-        rs = solve_other(sub_problem(instance, ProblemKind.REDUCE_SCATTER))
-        ag = solve_other(sub_problem(instance, ProblemKind.GOSSIP))
-    else:  # a third of the time each, from now, the rest for the allreduce model's search
-        with limits_from_now():
-            rs = solve_other(sub_problem(instance, ProblemKind.REDUCE_SCATTER), time_limit / 3)
-        with limits_from_now():
-            ag = solve_other(sub_problem(instance, ProblemKind.GOSSIP), time_limit / 3)
+    third = None if time_limit is None else time_limit / 3
     recv = receive_bound(instance)
     receipts = receipt_bound(instance)
     cut = cut_bound(instance)
+    # a third of the time each for the sub-problems, from now; the rest for the exact search
+    rs = _sub(solve_other, sub_problem(instance, ProblemKind.REDUCE_SCATTER), third)
+    ag = (
+        None
+        if rs.interrupted
+        else _sub(solve_other, sub_problem(instance, ProblemKind.GOSSIP), third)
+    )
     candidates = [
         ("reduce-scatter", rs.lower_bound, rs),
-        ("gossip", ag.lower_bound, ag),
+        ("gossip", 0 if ag is None else ag.lower_bound, ag),
         ("receive", recv or 0, None),
         ("receipts", receipts or 0, None),
         ("cut", cut or 0, None),
     ]
     source, lower, sub = max(candidates, key=lambda x: x[1])
-    schedule = report = None
-    upper = None
-    if rs.schedule is not None and ag.schedule is not None:
-        schedule = compose(rs.schedule, ag.instance, ag.schedule)
-        report = simulate(instance, schedule)
-        if report.ok:
-            upper = report.rounds
-        else:  # pragma: no cover - the argument in the docstring says never
-            schedule = report = None
-    source_of_upper = f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})"
-    for name, build in (("ring", ring_allreduce), ("hub", hub_allreduce)):
-        made = _construction(instance, build)
-        if made is not None and (upper is None or made[1].rounds < upper):
-            schedule, report = made
-            upper = report.rounds
-            source_of_upper = f"the {name} allreduce (gossipcert.constructions.{name}_allreduce)"
-    if upper is not None and upper > lower:
-        packed = _tree_packing(instance, lower, upper, deadline)
-        if packed is not None:
-            schedule, report = packed
-            upper = report.rounds
-            source_of_upper = "the tree-packing allreduce (gossipcert.finders.tree_allreduce)"
-    optimal = upper is not None and upper <= lower
-    if optimal and sub is not None and not (sub.status == "optimal" and sub.optimum == lower):
-        optimal = False  # a bound without a certificate of its own stays a bracket
     evidence: dict[str, Any] = {
         "kind": "allreduce-bracket",
         "source": source,
         "value": lower,
         "bounds": {
             "reduce-scatter": rs.lower_bound,
-            "gossip": ag.lower_bound,
+            "gossip": None if ag is None else ag.lower_bound,
             "receive": recv,
             "receipts": receipts,
             "cut": cut,
@@ -347,22 +322,67 @@ def solve_allreduce(
     if sub is not None:
         evidence["sub_problem"] = sub.instance.problem.spec()
         evidence["sub"] = sub.evidence
-    searched = None
+    if ag is None or ag.interrupted:  # Ctrl-C: the bounds known so far, and no schedule
+        return _answer(instance, rs, ag, lower, None, evidence, "none", False, interrupted=True)
+    best: tuple[Schedule, Any] | None = None
+    if rs.schedule is not None and ag.schedule is not None:
+        composed = compose(rs.schedule, ag.instance, ag.schedule)
+        report = simulate(instance, composed)
+        if report.ok:
+            best = composed, report
+    source_of_upper = f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})"
+    for name, build in (("ring", ring_allreduce), ("hub", hub_allreduce)):
+        made = _construction(instance, build)
+        if made is not None and (best is None or made[1].rounds < best[1].rounds):
+            best = made
+            source_of_upper = f"the {name} allreduce (gossipcert.constructions.{name}_allreduce)"
+    try:
+        if best is not None and best[1].rounds > lower:
+            packed = _tree_packing(instance, lower, best[1].rounds, deadline)
+            if packed is not None:
+                best = packed
+                source_of_upper = "the tree-packing allreduce (gossipcert.finders.tree_allreduce)"
+    except KeyboardInterrupt:
+        return _answer(instance, rs, ag, lower, best, evidence, source_of_upper, False, True)
+    upper = None if best is None else best[1].rounds
+    optimal = upper is not None and upper <= lower
+    if optimal and sub is not None and not (sub.status == "optimal" and sub.optimum == lower):
+        optimal = False  # a bound without a certificate of its own stays a bracket
+    stopped = False
     if not optimal and upper is not None and encodable(instance) is None:
-        searched = _exact(instance, lower, upper, deadline, strict)
-    if searched is not None:
-        found, refuted, record = searched
+        found, refuted, record, stopped = _exact(instance, lower, upper, deadline, strict)
         if found is not None:
-            schedule, report, upper = found, simulate(instance, found), len(found)
+            best = found, simulate(instance, found)
             source_of_upper = "the allreduce model (gossipcert.encodings.allreduce)"
         if refuted is not None and record is not None and refuted >= lower:
             lower = refuted + 1  # raised above the closed bounds by a checked proof
             evidence = {"kind": "allreduce-drat", "rounds": refuted, **record, "bracket": evidence}
             sub = None
-        optimal = upper == lower
+        optimal = best is not None and best[1].rounds == lower
         if optimal and sub is not None and not (sub.status == "optimal" and sub.optimum == lower):
             optimal = False  # the bound that meets has no certificate of its own
+    return _answer(instance, rs, ag, lower, best, evidence, source_of_upper, optimal, stopped, sub)
+
+
+def _answer(
+    instance: Instance,
+    rs: Any,
+    ag: Any | None,
+    lower: int,
+    best: tuple[Schedule, Any] | None,
+    evidence: dict[str, Any],
+    source_of_upper: str,
+    optimal: bool,
+    interrupted: bool = False,
+    sub: Any | None = None,
+) -> Any:
+    """The allreduce's :class:`~gossipcert.search.outcome.SolveResult` from the bracket:
+    ``best`` is the shortest verified schedule and its report, ``sub`` the sub-result
+    whose bound gave ``lower`` (its ``dual`` when ``optimal``); ``interrupted`` (Ctrl-C)
+    keeps the bounds known so far."""
+    upper = None if best is None else best[1].rounds
     status = "optimal" if optimal else ("feasible" if upper is not None else "unknown")
+    parts = [rs] if ag is None else [rs, ag]
     return replace(
         rs,
         instance=instance,
@@ -370,16 +390,24 @@ def solve_allreduce(
         optimum=upper if optimal else None,
         lower_bound=lower,
         upper_bound=upper,
-        schedule=schedule,
-        report=report,
+        schedule=None if best is None else best[0],
+        report=None if best is None else best[1],
         evidence=evidence,
         upper_source=source_of_upper,
-        times={k: rs.times.get(k, 0.0) + ag.times.get(k, 0.0) for k in {*rs.times, *ag.times}},
-        log=rs.log + ag.log,
-        timed_out=rs.timed_out or ag.timed_out,
-        interrupted=rs.interrupted or ag.interrupted,
+        times={k: sum(r.times.get(k, 0.0) for r in parts) for r in parts for k in r.times},
+        log=[e for r in parts for e in r.log],
+        timed_out=any(r.timed_out for r in parts),
+        interrupted=interrupted or any(r.interrupted for r in parts),
         dual=sub if optimal else None,
     )
+
+
+def _sub(solve_other: Callable[..., Any], sub: Instance, seconds: float | None) -> Any:
+    """``solve_other`` on a sub-problem, with ``seconds`` counted from now (or no limit)."""
+    if seconds is None:
+        return solve_other(sub)
+    with limits_from_now():
+        return solve_other(sub, seconds)
 
 
 #: the most seconds the tree packing takes within a time limit
@@ -483,29 +511,33 @@ def refute_union(
 
 def _exact(
     instance: Instance, lower: int, upper: int, deadline: float | None, strict: bool = False
-) -> tuple[Schedule | None, int | None, dict[str, Any] | None] | None:
+) -> tuple[Schedule | None, int | None, dict[str, Any] | None, bool]:
     """Decide ``lower .. upper - 1`` rounds, ascending: ``(schedule or None, the most
-    rounds refuted or None, the proof record of that refutation)``; None when nothing was
-    decided. Each horizon is put to the union relaxation, whose refutation (a checked
+    rounds refuted or None, the proof record of that refutation, stopped by Ctrl-C)``.
+    Each horizon is put to the union relaxation, whose refutation (a checked
     proof) settles it, and to the exact model without a proof, whose schedule settles it
     (:func:`decide`: the two at once where two cores are free); when the relaxation is
-    satisfiable and the exact model is not, the exact model is refuted with a proof."""
+    satisfiable and the exact model is not, the exact model is refuted with a proof.
+    Ctrl-C ends the search with what it has decided."""
     refuted, record = None, None
-    for r in range(lower, upper):
-        if seconds_left(deadline) <= 0:
-            break
-        relaxed, relaxed_record, status, schedule = decide(instance, r, deadline, strict)
-        if relaxed == "unsat":
-            refuted, record = r, relaxed_record
-            continue
-        if status == "sat" and schedule is not None and simulate(instance, schedule).ok:
-            return schedule, refuted, record
-        proved = refute(instance, r, deadline) if status == "unsat" else None
-        if proved is None:
-            break
-        cnf, pr, verdict = proved
-        refuted, record = r, proof_record(cnf, pr, verdict)
-    return (None, refuted, record) if refuted is not None else None
+    try:
+        for r in range(lower, upper):
+            if seconds_left(deadline) <= 0:
+                break
+            relaxed, relaxed_record, status, schedule = decide(instance, r, deadline, strict)
+            if relaxed == "unsat":
+                refuted, record = r, relaxed_record
+                continue
+            if status == "sat" and schedule is not None and simulate(instance, schedule).ok:
+                return schedule, refuted, record, False
+            proved = refute(instance, r, deadline) if status == "unsat" else None
+            if proved is None:
+                break
+            cnf, pr, verdict = proved
+            refuted, record = r, proof_record(cnf, pr, verdict)
+    except KeyboardInterrupt:
+        return None, refuted, record, True
+    return None, refuted, record, False
 
 
 def decide(

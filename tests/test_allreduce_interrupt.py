@@ -1,0 +1,63 @@
+"""Ctrl-C during an allreduce search: the answer keeps the bracket known at that moment
+(the bounds, the best verified schedule, a refutation already proved), marked
+``interrupted``, instead of losing it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from gossipcert.instance import parse_instance
+from gossipcert.search import allreduce
+from gossipcert.search.entry import solve
+from gossipcert.simulate import simulate
+
+
+def _interrupt(*args: Any) -> Any:
+    raise KeyboardInterrupt
+
+
+def test_interrupt_in_the_exact_search_keeps_the_bracket(monkeypatch: pytest.MonkeyPatch) -> None:
+    inst = parse_instance("path:4", "all-port", "allreduce")
+    whole = solve(inst)
+    assert whole.optimum == 6 and whole.evidence["kind"] == "allreduce-drat"
+    monkeypatch.setattr(allreduce, "decide", _interrupt)
+    res = solve(inst)
+    assert res.interrupted and res.status == "feasible" and res.optimum is None
+    assert res.lower_bound == whole.evidence["bracket"]["value"] == 5
+    assert res.upper_bound is not None and res.upper_bound >= 6
+    assert res.schedule is not None and simulate(inst, res.schedule).rounds == res.upper_bound
+    assert res.evidence["kind"] == "allreduce-bracket"
+
+
+def test_interrupt_after_a_refutation_keeps_the_proof(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the union relaxation is refuted at 5 rounds (a checked proof), then Ctrl-C at 6
+    inst = parse_instance("path:4", "all-port", "allreduce")
+    real = allreduce.decide
+
+    def decide(instance: Any, rounds: int, *args: Any) -> Any:
+        if rounds >= 6:
+            raise KeyboardInterrupt
+        return real(instance, rounds, *args)
+
+    monkeypatch.setattr(allreduce, "decide", decide)
+    found, refuted, record, stopped = allreduce._exact(inst, 5, 8, None)
+    assert (found, refuted, stopped) == (None, 5, True)
+    assert record is not None and record["formula"] == "union" and record["checkers"]
+
+
+def test_interrupt_in_a_sub_problem_stops_there() -> None:
+    inst = parse_instance("ring:5", "single-port", "allreduce:chunks=2")
+    asked = []
+
+    def solve_other(sub: Any, *limit: float) -> Any:
+        asked.append(sub.problem.kind.value)
+        return replace(solve(sub), interrupted=True, schedule=None, upper_bound=None)
+
+    res = allreduce.solve_allreduce(inst, solve_other)
+    assert asked == ["reduce-scatter"]  # the gossip sub-problem is not started
+    assert res.interrupted and res.status == "unknown" and res.schedule is None
+    assert res.lower_bound >= res.evidence["bounds"]["reduce-scatter"]
+    assert res.evidence["bounds"]["gossip"] is None
