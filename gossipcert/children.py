@@ -30,6 +30,7 @@ import pickle
 import select
 import signal
 import struct
+import sys
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -63,14 +64,26 @@ def keep_to_one_core() -> None:
 
 def may_fan_out() -> bool:
     """Whether this process may run work in two children at once: it may run on two cores
-    or more and is not a pool's worker (:func:`keep_to_one_core`).
+    or more, is not a pool's worker (:func:`keep_to_one_core`), and is not a task of a
+    Dask worker of several threads (its tasks share the worker's cores already).
 
     Examples
     --------
     >>> isinstance(may_fan_out(), bool)
     True
     """
-    return not _one_core and len(os.sched_getaffinity(0)) >= 2
+    return not _one_core and _dask_threads() <= 1 and len(os.sched_getaffinity(0)) >= 2
+
+
+def _dask_threads() -> int:
+    """The threads of the Dask worker whose task runs in this thread (0 outside Dask)."""
+    distributed = sys.modules.get("distributed")  # a Dask worker has imported it
+    if distributed is None:
+        return 0
+    try:
+        return int(distributed.get_worker().state.nthreads)
+    except (ValueError, AttributeError):  # not in a worker's task
+        return 0
 
 
 def die_with_parent(parent: int | None = None) -> None:  # pragma: no cover - in children

@@ -80,3 +80,18 @@ def test_pool_workers_do_not_race() -> None:
         0: False,
         1: False,
     }
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_dask_workers_of_several_threads_do_not_race(threads: int) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=threads, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        answer = client.submit(may_fan_out, pure=False).result()
+    # a worker of one thread races when the machine has two cores; of two, its tasks share
+    assert answer == (threads == 1 and len(os.sched_getaffinity(0)) >= 2)
+    assert may_fan_out() == (len(os.sched_getaffinity(0)) >= 2)  # outside the task: as before
