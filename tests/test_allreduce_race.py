@@ -95,3 +95,13 @@ def test_dask_workers_of_several_threads_do_not_race(threads: int) -> None:
     # a worker of one thread races when the machine has two cores; of two, its tasks share
     assert answer == (threads == 1 and len(os.sched_getaffinity(0)) >= 2)
     assert may_fan_out() == (len(os.sched_getaffinity(0)) >= 2)  # outside the task: as before
+
+
+def test_a_child_that_dies_does_not_lose_the_horizon(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the exact model's child ends without an answer: the horizon is decided in turn here
+    monkeypatch.setattr(allreduce, "may_fan_out", lambda: True)
+    monkeypatch.setattr(allreduce, "_find_in_child", lambda *args: os._exit(1))
+    inst = parse_instance("path:3", "single-port", "allreduce:chunks=2")
+    relaxed, _, status, schedule = allreduce.decide(inst, 13, time.monotonic() + 120)
+    assert (relaxed, status) == ("sat", "sat") and schedule is not None
+    assert simulate(inst, schedule).ok

@@ -554,7 +554,9 @@ def decide(
     in one solver call (:func:`gossipcert.search.backends.allow_long_slices`), and killed
     at ``deadline``: a refutation of the relaxation or a schedule ends the race, and
     the other child is killed. The relaxation is satisfiable more often than not near the
-    optimum, where the exact model has to be solved anyway.
+    optimum, where the exact model has to be solved anyway. A child that ends without an
+    answer (killed by the system, a crash in a native solver) does not lose the horizon:
+    with time left, it is decided again in this process, one model after the other.
 
     Raises
     ------
@@ -562,14 +564,11 @@ def decide(
         A checker rejects the proof.
     """
     if not may_fan_out():
-        relaxed, record = refute_union(instance, rounds, deadline, strict)
-        if relaxed != "sat":
-            return relaxed, record, "skipped", None
-        status, schedule = find(instance, rounds, deadline)
-        return relaxed, None, status, schedule
+        return _in_turn(instance, rounds, deadline, strict)
     union_child = Child(_union_in_child, (instance, rounds, strict), allow_long_slices)
     find_child = Child(_find_in_child, (instance, rounds), allow_long_slices)
     relaxed, record, status, schedule = "unknown", None, "unknown", None
+    answered: set[Child] = set()
     try:
         while not (union_child.done and find_child.done):
             if seconds_left(deadline) <= 0:
@@ -580,6 +579,7 @@ def decide(
                         raise value
                     if kind != "result":
                         continue
+                    answered.add(child)
                     if child is union_child:
                         relaxed, record = value
                     else:
@@ -591,7 +591,23 @@ def decide(
     finally:
         union_child.reap()
         find_child.reap()
+    if len(answered) < 2 and seconds_left(deadline) > 0:
+        # a child ended without an answer (killed by the system, a crash in the solver):
+        # what it would have said is decided here, one after the other
+        return _in_turn(instance, rounds, deadline, strict)
     return relaxed, record, status, schedule
+
+
+def _in_turn(
+    instance: Instance, rounds: int, deadline: float | None, strict: bool
+) -> tuple[str, dict[str, Any] | None, str, Schedule | None]:
+    """:func:`decide` on one core: the relaxation first, the exact model when it is
+    satisfiable."""
+    relaxed, record = refute_union(instance, rounds, deadline, strict)
+    if relaxed != "sat":
+        return relaxed, record, "skipped", None
+    status, schedule = find(instance, rounds, deadline)
+    return relaxed, None, status, schedule
 
 
 def _union_in_child(send: Send, instance: Instance, rounds: int, strict: bool) -> Any:
