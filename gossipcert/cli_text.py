@@ -147,6 +147,8 @@ class Progress:
             )
         elif kind == "trying":
             self._print(f"{t}  trying {rounds_text(event['rounds'])}: {esc(event['what'])}")
+        elif kind == "stage":
+            self._print(f"{t}  {esc(event['what'])}")
         elif kind in ("lower-bound", "upper-bound"):
             self._print(f"{t}  {kind} {event['value']} ({esc(str(event['source']))})")
         elif kind == "proof":

@@ -61,3 +61,32 @@ def test_interrupt_in_a_sub_problem_stops_there() -> None:
     assert res.interrupted and res.status == "unknown" and res.schedule is None
     assert res.lower_bound >= res.evidence["bounds"]["reduce-scatter"]
     assert res.evidence["bounds"]["gossip"] is None
+
+
+def test_progress_names_the_stages_and_each_horizon() -> None:
+    events: list[dict[str, Any]] = []
+    res = solve(parse_instance("path:4", "all-port", "allreduce"), progress=events.append)
+    assert res.optimum == 6
+    stages = [e["what"] for e in events if e["event"] == "stage"]
+    assert len(stages) == 2 and "reduce-scatter" in stages[0] and "gossip" in stages[1]
+    tried = [e["rounds"] for e in events if e["event"] == "trying"]
+    queries = [(e["rounds"], e["status"]) for e in events if e["event"] == "query"]
+    assert tried == [5] and (5, "unsat") in queries
+    # the last bounds told are the allreduce's own: 6 and 6
+    last = {e["event"]: e["value"] for e in events if e["event"] in ("lower-bound", "upper-bound")}
+    assert last == {"lower-bound": 6, "upper-bound": 6}
+
+
+def test_solve_within_passes_strict_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gossipcert.search.watchdog import solve_within
+
+    seen: list[bool] = []
+    real = allreduce.decide
+
+    def decide(instance: Any, rounds: int, deadline: Any, strict: bool = False) -> Any:
+        seen.append(strict)
+        return real(instance, rounds, deadline, strict)
+
+    monkeypatch.setattr(allreduce, "decide", decide)
+    res = solve_within(parse_instance("path:4", "all-port", "allreduce"), strict=True)
+    assert res.optimum == 6 and seen == [True]

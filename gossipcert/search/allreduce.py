@@ -256,6 +256,7 @@ def solve_allreduce(
     solve_other: Callable[..., Any],
     time_limit: float | None = None,
     strict: bool = False,
+    progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> Any:
     """The allreduce bracket (module docstring), from the results of ``solve_other`` on the
     reduce-scatter and gossip instances, then SAT with DRAT proofs between the bounds
@@ -266,6 +267,8 @@ def solve_allreduce(
     the command's start), so that the model of :mod:`gossipcert.encodings.allreduce` keeps a
     third for itself. ``strict`` leaves the sound but not implied families (useless
     transmissions, interchangeable chunks) out of the union relaxation's refutations.
+    ``progress`` receives the allreduce's own events (its bounds, each horizon decided), in
+    the form of :func:`gossipcert.search.entry.solve`'s, after those of the sub-problems.
 
     Returns
     -------
@@ -287,18 +290,24 @@ def solve_allreduce(
     >>> res.optimum, res.evidence["kind"], res.evidence["bracket"]["value"]
     (6, 'allreduce-drat', 5)
     """
-    deadline = None if time_limit is None else time.monotonic() + time_limit
+    start = time.monotonic()
+    deadline = None if time_limit is None else start + time_limit
+
+    def emit(event: dict[str, Any]) -> None:
+        if progress is not None:
+            progress({**event, "time": round(time.monotonic() - start, 3)})
+
     third = None if time_limit is None else time_limit / 3
     recv = receive_bound(instance)
     receipts = receipt_bound(instance)
     cut = cut_bound(instance)
     # a third of the time each for the sub-problems, from now; the rest for the exact search
+    emit({"event": "stage", "what": "allreduce: first its reduce-scatter sub-problem"})
     rs = _sub(solve_other, sub_problem(instance, ProblemKind.REDUCE_SCATTER), third)
-    ag = (
-        None
-        if rs.interrupted
-        else _sub(solve_other, sub_problem(instance, ProblemKind.GOSSIP), third)
-    )
+    ag = None
+    if not rs.interrupted:
+        emit({"event": "stage", "what": "allreduce: then its gossip (allgather) sub-problem"})
+        ag = _sub(solve_other, sub_problem(instance, ProblemKind.GOSSIP), third)
     candidates = [
         ("reduce-scatter", rs.lower_bound, rs),
         ("gossip", 0 if ag is None else ag.lower_bound, ag),
@@ -322,6 +331,7 @@ def solve_allreduce(
     if sub is not None:
         evidence["sub_problem"] = sub.instance.problem.spec()
         evidence["sub"] = sub.evidence
+    emit({"event": "lower-bound", "value": lower, "source": f"allreduce bound '{source}'"})
     if ag is None or ag.interrupted:  # Ctrl-C: the bounds known so far, and no schedule
         return _answer(instance, rs, ag, lower, None, evidence, "none", False, interrupted=True)
     best: tuple[Schedule, Any] | None = None
@@ -345,12 +355,14 @@ def solve_allreduce(
     except KeyboardInterrupt:
         return _answer(instance, rs, ag, lower, best, evidence, source_of_upper, False, True)
     upper = None if best is None else best[1].rounds
+    if upper is not None:
+        emit({"event": "upper-bound", "value": upper, "source": source_of_upper})
     optimal = upper is not None and upper <= lower
     if optimal and sub is not None and not (sub.status == "optimal" and sub.optimum == lower):
         optimal = False  # a bound without a certificate of its own stays a bracket
     stopped = False
     if not optimal and upper is not None and encodable(instance) is None:
-        found, refuted, record, stopped = _exact(instance, lower, upper, deadline, strict)
+        found, refuted, record, stopped = _exact(instance, lower, upper, deadline, strict, emit)
         if found is not None:
             best = found, simulate(instance, found)
             source_of_upper = "the allreduce model (gossipcert.encodings.allreduce)"
@@ -510,7 +522,12 @@ def refute_union(
 
 
 def _exact(
-    instance: Instance, lower: int, upper: int, deadline: float | None, strict: bool = False
+    instance: Instance,
+    lower: int,
+    upper: int,
+    deadline: float | None,
+    strict: bool = False,
+    emit: Callable[[dict[str, Any]], None] | None = None,
 ) -> tuple[Schedule | None, int | None, dict[str, Any] | None, bool]:
     """Decide ``lower .. upper - 1`` rounds, ascending: ``(schedule or None, the most
     rounds refuted or None, the proof record of that refutation, stopped by Ctrl-C)``.
@@ -518,26 +535,57 @@ def _exact(
     proof) settles it, and to the exact model without a proof, whose schedule settles it
     (:func:`decide`: the two at once where two cores are free); when the relaxation is
     satisfiable and the exact model is not, the exact model is refuted with a proof.
-    Ctrl-C ends the search with what it has decided."""
+    Ctrl-C ends the search with what it has decided. ``emit`` receives a progress event
+    as each horizon starts and ends."""
+
+    def told(event: dict[str, Any]) -> None:
+        if emit is not None:
+            emit(event)
+
     refuted, record = None, None
     try:
         for r in range(lower, upper):
             if seconds_left(deadline) <= 0:
                 break
+            told({"event": "trying", "rounds": r, "what": _TRYING})
+            began = time.monotonic()
             relaxed, relaxed_record, status, schedule = decide(instance, r, deadline, strict)
             if relaxed == "unsat":
                 refuted, record = r, relaxed_record
+                told(_query(r, "unsat", began, "the union relaxation, proof checked"))
+                told({"event": "lower-bound", "value": r + 1, "source": "allreduce-drat"})
                 continue
             if status == "sat" and schedule is not None and simulate(instance, schedule).ok:
+                told(_query(r, "sat", began, "the exact model, schedule verified"))
+                told({"event": "upper-bound", "value": r, "source": "the allreduce model"})
                 return schedule, refuted, record, False
             proved = refute(instance, r, deadline) if status == "unsat" else None
             if proved is None:
+                told(_query(r, "unknown", began, "out of time"))
                 break
             cnf, pr, verdict = proved
             refuted, record = r, proof_record(cnf, pr, verdict)
+            told(_query(r, "unsat", began, "the exact model, proof checked"))
+            told({"event": "lower-bound", "value": r + 1, "source": "allreduce-drat"})
     except KeyboardInterrupt:
         return None, refuted, record, True
     return None, refuted, record, False
+
+
+#: what a horizon of the exact search puts to the solvers (a progress line)
+_TRYING = "the union relaxation (a refutation) and the exact model (a schedule)"
+
+
+def _query(rounds: int, status: str, began: float, method: str) -> dict[str, Any]:
+    """The progress event of a horizon decided (or not) since ``began``."""
+    seconds = round(time.monotonic() - began, 3)
+    return {
+        "event": "query",
+        "rounds": rounds,
+        "status": status,
+        "seconds": seconds,
+        "method": method,
+    }
 
 
 def decide(

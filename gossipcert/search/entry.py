@@ -8,6 +8,7 @@ Python API's :func:`gossipcert.solve`) add a hard limit by running it in a child
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import SolverError
@@ -106,7 +107,7 @@ def solve(
                 progress, None, encoding, portfolio,
             )  # fmt: skip
 
-        return _solve_reduction(instance, other, time_limit, strict)
+        return _solve_reduction(instance, other, time_limit, strict, progress)
     if options is None:
         options = search_options(instance, encoding, strict, counting)
     args = (instance, backend, time_limit, options, use_bounds, proof, progress, seeds)
@@ -118,12 +119,13 @@ def _solve_reduction(
     solve_other: Callable[..., SolveResult],
     time_limit: float | None = None,
     strict: bool = False,
+    progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> SolveResult:
     """A reduction: reduce and reduce-scatter by time reversal, allreduce by its bracket,
     through ``solve_other``."""
     result: SolveResult
     if instance.problem.kind is ProblemKind.ALLREDUCE:
-        result = solve_allreduce(instance, solve_other, time_limit, strict)
+        result = solve_allreduce(instance, solve_other, time_limit, strict, progress)
     else:
         result = solve_by_reversal(instance, solve_other)
     return result
