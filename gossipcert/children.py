@@ -232,6 +232,7 @@ class Child:
         if self._reaped:
             return
         self._reaped = True
+        self.done = True  # nothing more will arrive
         try:
             os.kill(self.pid, signal.SIGKILL)
         except ProcessLookupError:  # pragma: no cover - already gone

@@ -105,3 +105,29 @@ def test_a_child_that_dies_does_not_lose_the_horizon(monkeypatch: pytest.MonkeyP
     relaxed, _, status, schedule = allreduce.decide(inst, 13, time.monotonic() + 120)
     assert (relaxed, status) == ("sat", "sat") and schedule is not None
     assert simulate(inst, schedule).ok
+
+
+def test_the_free_core_runs_a_second_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the relaxation is satisfiable at 13 rounds; the search with family 7 is held back, so
+    # the schedule comes from the second search, started on the relaxation's core
+    monkeypatch.setattr(allreduce, "may_fan_out", lambda: True)
+    real = allreduce._find_in_child
+
+    def find(send: Any, instance: Any, rounds: int, symmetry: bool) -> Any:
+        if symmetry:
+            time.sleep(120)
+        return real(send, instance, rounds, symmetry)
+
+    started: list[tuple[Any, ...]] = []
+
+    def child(fn: Any, args: tuple[Any, ...], *rest: Any) -> Child:
+        started.append(args)
+        return Child(fn, args, *rest)
+
+    monkeypatch.setattr(allreduce, "_find_in_child", find)
+    monkeypatch.setattr(allreduce, "Child", child)
+    inst = parse_instance("path:3", "single-port", "allreduce:chunks=2")
+    relaxed, _, status, schedule = allreduce.decide(inst, 13, time.monotonic() + 60)
+    assert (relaxed, status) == ("skipped", "sat") and schedule is not None
+    assert simulate(inst, schedule).ok
+    assert [a[-1] for a in started] == [False, True, False]  # strict, then the two searches

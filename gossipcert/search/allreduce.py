@@ -462,13 +462,16 @@ def _tree_packing(
     return found.schedule, report
 
 
-def find(instance: Instance, rounds: int, deadline: float | None) -> tuple[str, Schedule | None]:
+def find(
+    instance: Instance, rounds: int, deadline: float | None, symmetry: bool = True
+) -> tuple[str, Schedule | None]:
     """Look for a schedule of ``rounds`` rounds: ``("sat", schedule)``, ``("unsat", None)``
-    or ``("unknown", None)`` at ``deadline`` (a ``time.monotonic()`` value). The model
-    orders interchangeable chunks (family 7 of :mod:`gossipcert.encodings.allreduce`): a
-    renaming of a schedule's chunks is one too, so "unsat" is still exact, and a schedule
-    found is replayed by the caller like any other."""
-    f = exact.build(instance, rounds, symmetry=True)
+    or ``("unknown", None)`` at ``deadline`` (a ``time.monotonic()`` value). With
+    ``symmetry`` the model orders interchangeable chunks (family 7 of
+    :mod:`gossipcert.encodings.allreduce`): a renaming of a schedule's chunks is one too,
+    so "unsat" is still exact, and a schedule found is replayed by the caller like any
+    other."""
+    f = exact.build(instance, rounds, symmetry=symmetry)
     with Solver(name=PROOF_SOLVER, bootstrap_with=f.cnf_since(0)) as solver:
         found = solve_sliced(solver, [], deadline)
         if found is None:
@@ -602,7 +605,9 @@ def decide(
     in one solver call (:func:`gossipcert.search.backends.allow_long_slices`), and killed
     at ``deadline``: a refutation of the relaxation or a schedule ends the race, and
     the other child is killed. The relaxation is satisfiable more often than not near the
-    optimum, where the exact model has to be solved anyway. A child that ends without an
+    optimum, where the exact model has to be solved anyway; once it is, its core runs a
+    second search of the exact model, without family 7 (the ordering of interchangeable
+    chunks), and the first of the two searches to answer decides. A child that ends without an
     answer (killed by the system, a crash in a native solver) does not lose the horizon:
     with time left, it is decided again in this process, one model after the other.
 
@@ -613,32 +618,48 @@ def decide(
     """
     if not may_fan_out():
         return _in_turn(instance, rounds, deadline, strict)
-    union_child = Child(_union_in_child, (instance, rounds, strict), allow_long_slices)
-    find_child = Child(_find_in_child, (instance, rounds), allow_long_slices)
+    # each child and what it answers: the relaxation's refutation, or a search of the exact
+    # model with (True) or without (False) family 7
+    running: dict[Child, str | bool] = {
+        Child(_union_in_child, (instance, rounds, strict), allow_long_slices): "union",
+        Child(_find_in_child, (instance, rounds, True), allow_long_slices): True,
+    }
     relaxed, record, status, schedule = "unknown", None, "unknown", None
-    answered: set[Child] = set()
+    answered: set[str] = set()
     try:
-        while not (union_child.done and find_child.done):
+        while any(not child.done for child in running):
             if seconds_left(deadline) <= 0:
                 break
-            for child in ready([union_child, find_child], deadline):
+            for child in ready(running, deadline):
                 for kind, value in child.read():
                     if kind == "error":
                         raise value
                     if kind != "result":
                         continue
-                    answered.add(child)
-                    if child is union_child:
+                    if running[child] == "union":
+                        answered.add("union")
                         relaxed, record = value
-                    else:
+                    elif "find" not in answered:
+                        answered.add("find")
                         status, schedule = value
+                if child.done:
+                    child.reap()
             if relaxed == "unsat":
                 return relaxed, record, "skipped", None
             if status == "sat":
                 return "skipped", None, status, schedule
+            if "find" in answered:  # the other search of the exact model is not needed
+                for child, role in running.items():
+                    if role is not True and role != "union":
+                        child.reap()
+            elif relaxed == "sat" and len(running) == 2:
+                # the relaxation's core is free: a second search of the exact model, without
+                # family 7 (the two configurations are fastest on different horizons)
+                second = Child(_find_in_child, (instance, rounds, False), allow_long_slices)
+                running[second] = False
     finally:
-        union_child.reap()
-        find_child.reap()
+        for child in running:
+            child.reap()
     if len(answered) < 2 and seconds_left(deadline) > 0:
         # a child ended without an answer (killed by the system, a crash in the solver):
         # what it would have said is decided here, one after the other
@@ -663,6 +684,6 @@ def _union_in_child(send: Send, instance: Instance, rounds: int, strict: bool) -
     return refute_union(instance, rounds, None, strict)
 
 
-def _find_in_child(send: Send, instance: Instance, rounds: int) -> Any:
+def _find_in_child(send: Send, instance: Instance, rounds: int, symmetry: bool) -> Any:
     """:func:`find` without a deadline (the parent kills the child at its own)."""
-    return find(instance, rounds, None)
+    return find(instance, rounds, None, symmetry)
