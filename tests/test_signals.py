@@ -130,3 +130,18 @@ def test_signal_stops_check(tmp_path: Path, signum: int, code: int) -> None:
     assert took < 2, took
     assert not alive, alive
     assert "interrupted" in stderr and "certificate holds" not in stdout
+
+
+def test_signal_during_allreduce_keeps_its_bracket(tmp_path: Path) -> None:
+    # atlas 40 (a cut vertex): the tree packing (CP-SAT) runs from about the first second
+    # to the 25th, then the exact search; CP-SAT must not leave SIGINT's default behind
+    graph = tmp_path / "a40.edgelist"
+    graph.write_text("0 1\n1 2\n1 3\n1 4\n2 3\n2 4\n")
+    args = ["solve", str(graph), "--model", "single-port", "--problem", "allreduce"]
+    code, took, stdout, stderr, alive = _stop_after(
+        [*args, "--chunks", "2", "-q"], tmp_path, 6.0, signal.SIGINT
+    )
+    assert code == 130, stderr
+    assert took < 3, took
+    assert "interrupted" in stdout and "between 21 and" in stdout, stdout
+    assert not alive, alive
