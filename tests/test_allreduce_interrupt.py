@@ -90,3 +90,25 @@ def test_solve_within_passes_strict_on(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(allreduce, "decide", decide)
     res = solve_within(parse_instance("path:4", "all-port", "allreduce"), strict=True)
     assert res.optimum == 6 and seen == [True]
+
+
+def test_a_seed_schedule_is_an_upper_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    # solve --resume: a schedule from elsewhere, replayed, bounds the search from above
+    tried: list[int] = []
+    real = allreduce.decide
+
+    def decide(instance: Any, rounds: int, *args: Any) -> Any:
+        tried.append(rounds)
+        return real(instance, rounds, *args)
+
+    monkeypatch.setattr(allreduce, "decide", decide)
+    inst = parse_instance("ring:5", "telephone", "allreduce")
+    first = solve(inst)  # 4 rounds is the closed bound; the exact model finds a schedule
+    assert first.optimum == 4 and first.schedule is not None and tried == [4]
+    assert first.upper_source == "the allreduce model (gossipcert.encodings.allreduce)"
+    tried.clear()
+    bad = first.schedule.rounds[:2]  # not a schedule of the instance: ignored
+    seeds = [("cut short", type(first.schedule)(bad)), ("elsewhere", first.schedule)]
+    res = solve(inst, seeds=seeds)
+    assert res.optimum == 4 and res.upper_source == "elsewhere"
+    assert res.status == "optimal" and tried == []  # nothing left to decide

@@ -257,6 +257,7 @@ def solve_allreduce(
     time_limit: float | None = None,
     strict: bool = False,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    seeds: list[tuple[str, Schedule]] | None = None,
 ) -> Any:
     """The allreduce bracket (module docstring), from the results of ``solve_other`` on the
     reduce-scatter and gossip instances, then SAT with DRAT proofs between the bounds
@@ -269,6 +270,8 @@ def solve_allreduce(
     transmissions, interchangeable chunks) out of the union relaxation's refutations.
     ``progress`` receives the allreduce's own events (its bounds, each horizon decided), in
     the form of :func:`gossipcert.search.entry.solve`'s, after those of the sub-problems.
+    ``seeds`` are ``(name, schedule)`` pairs from elsewhere (``solve --resume``): each is
+    replayed, and the shortest valid one is an upper bound like the constructions.
 
     Returns
     -------
@@ -332,15 +335,19 @@ def solve_allreduce(
         evidence["sub_problem"] = sub.instance.problem.spec()
         evidence["sub"] = sub.evidence
     emit({"event": "lower-bound", "value": lower, "source": f"allreduce bound '{source}'"})
-    if ag is None or ag.interrupted:  # Ctrl-C: the bounds known so far, and no schedule
-        return _answer(instance, rs, ag, lower, None, evidence, "none", False, interrupted=True)
-    best: tuple[Schedule, Any] | None = None
+    seeded, seed_name = _best_seed(instance, seeds or [])
+    if ag is None or ag.interrupted:  # Ctrl-C: the bounds known so far
+        return _answer(instance, rs, ag, lower, seeded, evidence, seed_name, False, True)
+    best = seeded
+    source_of_upper = seed_name
     if rs.schedule is not None and ag.schedule is not None:
         composed = compose(rs.schedule, ag.instance, ag.schedule)
         report = simulate(instance, composed)
-        if report.ok:
+        if report.ok and (best is None or report.rounds < best[1].rounds):
             best = composed, report
-    source_of_upper = f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})"
+            source_of_upper = (
+                f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})"
+            )
     for name, build in (("ring", ring_allreduce), ("hub", hub_allreduce)):
         made = _construction(instance, build)
         if made is not None and (best is None or made[1].rounds < best[1].rounds):
@@ -412,6 +419,20 @@ def _answer(
         interrupted=interrupted or any(r.interrupted for r in parts),
         dual=sub if optimal else None,
     )
+
+
+def _best_seed(
+    instance: Instance, seeds: list[tuple[str, Schedule]]
+) -> tuple[tuple[Schedule, Any] | None, str]:
+    """The shortest of ``seeds`` that the verifier accepts, cut to its rounds, with its
+    report, and its name (``(None, "none")`` when none is valid)."""
+    best: tuple[Schedule, Any] | None = None
+    name = "none"
+    for label, candidate in seeds:
+        report = simulate(instance, candidate)
+        if report.ok and (best is None or report.rounds < best[1].rounds):
+            best, name = (Schedule(candidate.rounds[: report.rounds]), report), label
+    return best, name
 
 
 def _sub(solve_other: Callable[..., Any], sub: Instance, seconds: float | None) -> Any:

@@ -87,7 +87,8 @@ def solve(
     -----
     ``reduce`` and ``reduce-scatter`` are solved as their duals ``broadcast`` and ``gossip``
     run backwards (:mod:`gossipcert.search.reversal`), ``allreduce`` by the bracket of
-    :mod:`gossipcert.search.allreduce`; ``seeds`` are not used there.
+    :mod:`gossipcert.search.allreduce` (which takes ``seeds`` as upper bounds); the
+    reversals do not use ``seeds``.
 
     Examples
     --------
@@ -107,7 +108,7 @@ def solve(
                 progress, None, encoding, portfolio,
             )  # fmt: skip
 
-        return _solve_reduction(instance, other, time_limit, strict, progress)
+        return _solve_reduction(instance, other, time_limit, strict, progress, seeds)
     if options is None:
         options = search_options(instance, encoding, strict, counting)
     args = (instance, backend, time_limit, options, use_bounds, proof, progress, seeds)
@@ -120,12 +121,13 @@ def _solve_reduction(
     time_limit: float | None = None,
     strict: bool = False,
     progress: Callable[[dict[str, Any]], None] | None = None,
+    seeds: list[tuple[str, Schedule]] | None = None,
 ) -> SolveResult:
     """A reduction: reduce and reduce-scatter by time reversal, allreduce by its bracket,
     through ``solve_other``."""
     result: SolveResult
     if instance.problem.kind is ProblemKind.ALLREDUCE:
-        result = solve_allreduce(instance, solve_other, time_limit, strict, progress)
+        result = solve_allreduce(instance, solve_other, time_limit, strict, progress, seeds)
     else:
         result = solve_by_reversal(instance, solve_other)
     return result

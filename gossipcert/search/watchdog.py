@@ -123,7 +123,7 @@ def solve_within(
                 progress, None, split, encoding, portfolio,
             )  # fmt: skip
 
-        return _solve_reduction(instance, other, time_limit, strict, progress)
+        return _solve_reduction(instance, other, time_limit, strict, progress, seeds)
     if options is None:
         options = search_options(instance, encoding, strict, counting)
     if time_limit is None and split is not None and not in_child:
