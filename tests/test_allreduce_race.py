@@ -131,3 +131,36 @@ def test_the_free_core_runs_a_second_search(monkeypatch: pytest.MonkeyPatch) -> 
     assert (relaxed, status) == ("skipped", "sat") and schedule is not None
     assert simulate(inst, schedule).ok
     assert [a[-1] for a in started] == [False, True, False]  # strict, then the two searches
+
+
+def _relaxation_satisfiable(send: Any, instance: Any, rounds: int, strict: bool) -> Any:
+    return ("sat", None)
+
+
+def _slow_with_family_7(send: Any, instance: Any, rounds: int, symmetry: bool) -> Any:
+    time.sleep(30 if symmetry else 0.5)
+    return ("unsat", None)
+
+
+def test_the_first_search_to_answer_ends_the_other(monkeypatch: pytest.MonkeyPatch) -> None:
+    # stubbed children: the second search says "unsat" at once, the first would take 30 s
+    monkeypatch.setattr(allreduce, "may_fan_out", lambda: True)
+    monkeypatch.setattr(allreduce, "_union_in_child", _relaxation_satisfiable)
+    monkeypatch.setattr(allreduce, "_find_in_child", _slow_with_family_7)
+    inst = parse_instance("path:3", "single-port", "allreduce:chunks=2")
+    start = time.monotonic()
+    assert allreduce.decide(inst, 13, time.monotonic() + 60) == ("sat", None, "unsat", None)
+    assert time.monotonic() - start < 10
+
+
+def test_a_dead_relaxation_after_an_unsat_search_is_not_solved_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the exact model answered "unsat"; the relaxation's child died: the caller proves the
+    # exact model's refutation, nothing is decided twice
+    monkeypatch.setattr(allreduce, "may_fan_out", lambda: True)
+    monkeypatch.setattr(allreduce, "_union_in_child", lambda *args: os._exit(1))
+    monkeypatch.setattr(allreduce, "_find_in_child", lambda *args: ("unsat", None))
+    monkeypatch.setattr(allreduce, "_in_turn", lambda *args: pytest.fail("decided again"))
+    inst = parse_instance("path:3", "single-port", "allreduce:chunks=2")
+    assert allreduce.decide(inst, 13, time.monotonic() + 60) == ("unknown", None, "unsat", None)

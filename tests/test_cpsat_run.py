@@ -7,7 +7,11 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
+
+import pytest
 
 import gossipcert
 
@@ -61,10 +65,31 @@ def test_the_package_makes_cpsat_solvers_in_one_place() -> None:
     makers = []
     for path in sorted(root.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "CpSolver"
-            ):
+            called = getattr(node, "func", None)
+            name = getattr(called, "attr", None) or getattr(called, "id", None)
+            if isinstance(node, ast.Call) and name == "CpSolver":
                 makers.append(str(path.relative_to(root)))
     assert makers == ["search/cpsat_run.py"]
+
+
+def test_an_error_in_tick_stops_the_search() -> None:
+    from ortools.sat.python import cp_model
+
+    from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
+
+    model = cp_model.CpModel()  # no solution is ever optimal: 60 s of search unless stopped
+    xs = [model.new_int_var(0, 10**6, f"x{i}") for i in range(60)]
+    model.add(sum(xs) == 10**6 + 1)
+    model.add_all_different(xs)
+    model.maximize(sum(x * (i % 7 - 3) for i, x in enumerate(xs)))
+    solver = cpsat_solver(workers=1, seconds=60)
+
+    def tick() -> None:
+        raise RuntimeError("the progress pipe is gone")
+
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match="pipe"):
+        run_cpsat(solver, model, tick=tick)
+    assert time.monotonic() - start < 10
+    # the search was stopped, not left running in its thread
+    assert not [t for t in threading.enumerate() if t.name == "cpsat" and t.is_alive()]

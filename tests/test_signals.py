@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -143,5 +144,5 @@ def test_signal_during_allreduce_keeps_its_bracket(tmp_path: Path) -> None:
     )
     assert code == 130, stderr
     assert took < 3, took
-    assert "interrupted" in stdout and "between 21 and" in stdout, stdout
+    assert "interrupted" in stdout and re.search(r"between 21 and 2\d rounds", stdout), stdout
     assert not alive, alive

@@ -335,31 +335,32 @@ def solve_allreduce(
         evidence["sub_problem"] = sub.instance.problem.spec()
         evidence["sub"] = sub.evidence
     emit({"event": "lower-bound", "value": lower, "source": f"allreduce bound '{source}'"})
-    seeded, seed_name = _best_seed(instance, seeds or [])
-    if ag is None or ag.interrupted:  # Ctrl-C: the bounds known so far
-        return _answer(instance, rs, ag, lower, seeded, evidence, seed_name, False, True)
-    best = seeded
-    source_of_upper = seed_name
-    if rs.schedule is not None and ag.schedule is not None:
-        composed = compose(rs.schedule, ag.instance, ag.schedule)
-        report = simulate(instance, composed)
-        if report.ok and (best is None or report.rounds < best[1].rounds):
-            best = composed, report
-            source_of_upper = (
-                f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})"
-            )
-    for name, build in (("ring", ring_allreduce), ("hub", hub_allreduce)):
-        made = _construction(instance, build)
+    best: tuple[Schedule, Any] | None = None
+    source_of_upper = "none"
+
+    def offer(made: tuple[Schedule, Any] | None, name: str) -> None:
+        """Keep ``made`` (a verified schedule and its report) if it is the shortest yet."""
+        nonlocal best, source_of_upper
         if made is not None and (best is None or made[1].rounds < best[1].rounds):
-            best = made
-            source_of_upper = f"the {name} allreduce (gossipcert.constructions.{name}_allreduce)"
+            best, source_of_upper = made, name
+
+    stopped = ag is None or ag.interrupted  # Ctrl-C: the bounds and schedules known so far
     try:
-        if best is not None and best[1].rounds > lower:
+        for name, seed in seeds or []:
+            offer(_replayed(instance, seed), name)
+        if ag is not None and rs.schedule is not None and ag.schedule is not None:
+            composed = compose(rs.schedule, ag.instance, ag.schedule)
+            composition = f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})"
+            offer(_replayed(instance, composed), composition)
+        for name, build in (("ring", ring_allreduce), ("hub", hub_allreduce)):
+            made = f"the {name} allreduce (gossipcert.constructions.{name}_allreduce)"
+            offer(_construction(instance, build), made)
+        if not stopped and best is not None and best[1].rounds > lower:
             packed = _tree_packing(instance, lower, best[1].rounds, deadline)
-            if packed is not None:
-                best = packed
-                source_of_upper = "the tree-packing allreduce (gossipcert.finders.tree_allreduce)"
+            offer(packed, "the tree-packing allreduce (gossipcert.finders.tree_allreduce)")
     except KeyboardInterrupt:
+        stopped = True
+    if stopped:
         return _answer(instance, rs, ag, lower, best, evidence, source_of_upper, False, True)
     upper = None if best is None else best[1].rounds
     if upper is not None:
@@ -421,18 +422,13 @@ def _answer(
     )
 
 
-def _best_seed(
-    instance: Instance, seeds: list[tuple[str, Schedule]]
-) -> tuple[tuple[Schedule, Any] | None, str]:
-    """The shortest of ``seeds`` that the verifier accepts, cut to its rounds, with its
-    report, and its name (``(None, "none")`` when none is valid)."""
-    best: tuple[Schedule, Any] | None = None
-    name = "none"
-    for label, candidate in seeds:
-        report = simulate(instance, candidate)
-        if report.ok and (best is None or report.rounds < best[1].rounds):
-            best, name = (Schedule(candidate.rounds[: report.rounds]), report), label
-    return best, name
+def _replayed(instance: Instance, candidate: Schedule) -> tuple[Schedule, Any] | None:
+    """``candidate`` cut to its rounds and its verifier's report, or None if it is not a
+    valid schedule of ``instance``."""
+    report = simulate(instance, candidate)
+    if not report.ok:
+        return None
+    return Schedule(candidate.rounds[: report.rounds]), report
 
 
 def _sub(solve_other: Callable[..., Any], sub: Instance, seconds: float | None) -> Any:
@@ -639,15 +635,14 @@ def decide(
     """
     if not may_fan_out():
         return _in_turn(instance, rounds, deadline, strict)
-    # each child and what it answers: the relaxation's refutation, or a search of the exact
-    # model with (True) or without (False) family 7
-    running: dict[Child, str | bool] = {
-        Child(_union_in_child, (instance, rounds, strict), allow_long_slices): "union",
-        Child(_find_in_child, (instance, rounds, True), allow_long_slices): True,
-    }
+    # each child and what it answers: the relaxation's refutation ("union"), or a search of
+    # the exact model with (True) or without (False) family 7
+    running: dict[Child, str | bool] = {}
     relaxed, record, status, schedule = "unknown", None, "unknown", None
     answered: set[str] = set()
     try:
+        running[Child(_union_in_child, (instance, rounds, strict), allow_long_slices)] = "union"
+        running[Child(_find_in_child, (instance, rounds, True), allow_long_slices)] = True
         while any(not child.done for child in running):
             if seconds_left(deadline) <= 0:
                 break
@@ -655,6 +650,8 @@ def decide(
                 for kind, value in child.read():
                     if kind == "error":
                         raise value
+                    if kind == "interrupted":  # SIGINT to the process group
+                        raise KeyboardInterrupt
                     if kind != "result":
                         continue
                     if running[child] == "union":
@@ -663,27 +660,29 @@ def decide(
                     elif "find" not in answered:
                         answered.add("find")
                         status, schedule = value
+                        for other, role in running.items():  # the other search: not needed
+                            if other is not child and role != "union":
+                                other.reap()
                 if child.done:
                     child.reap()
             if relaxed == "unsat":
                 return relaxed, record, "skipped", None
             if status == "sat":
                 return "skipped", None, status, schedule
-            if "find" in answered:  # the other search of the exact model is not needed
-                for child, role in running.items():
-                    if role is not True and role != "union":
-                        child.reap()
-            elif relaxed == "sat" and len(running) == 2:
+            if relaxed == "sat" and "find" not in answered and len(running) == 2:
                 # the relaxation's core is free: a second search of the exact model, without
                 # family 7 (the two configurations are fastest on different horizons)
-                second = Child(_find_in_child, (instance, rounds, False), allow_long_slices)
-                running[second] = False
+                running[Child(_find_in_child, (instance, rounds, False), allow_long_slices)] = False
     finally:
         for child in running:
             child.reap()
     if len(answered) < 2 and seconds_left(deadline) > 0:
         # a child ended without an answer (killed by the system, a crash in the solver):
-        # what it would have said is decided here, one after the other
+        # what it would have said is decided here
+        if "find" in answered:  # the exact model is unsatisfiable: the caller proves it
+            return "unknown", None, status, None
+        if "union" in answered:
+            return (relaxed, None, *find(instance, rounds, deadline))
         return _in_turn(instance, rounds, deadline, strict)
     return relaxed, record, status, schedule
 

@@ -92,7 +92,7 @@ def run_cpsat(
     ------
     KeyboardInterrupt
         Ctrl-C (or SIGTERM, under the command line): the search is stopped first, and the
-        worker thread has returned.
+        worker thread has returned (so too when ``tick`` raises).
     """
     box: dict[str, Any] = {}
     # an Event, not Thread.join: a join interrupted by KeyboardInterrupt may later report a
@@ -113,7 +113,7 @@ def run_cpsat(
         while not done.wait(TICK_SECONDS):
             if tick is not None:
                 tick()
-    except KeyboardInterrupt:
+    except BaseException:  # Ctrl-C, or an error of ``tick``: the search stops first
         solver.stop_search()
         while not done.wait(0.1):
             pass
