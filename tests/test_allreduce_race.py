@@ -164,3 +164,28 @@ def test_a_dead_relaxation_after_an_unsat_search_is_not_solved_again(
     monkeypatch.setattr(allreduce, "_in_turn", lambda *args: pytest.fail("decided again"))
     inst = parse_instance("path:3", "single-port", "allreduce:chunks=2")
     assert allreduce.decide(inst, 13, time.monotonic() + 60) == ("unknown", None, "unsat", None)
+
+
+def _both_searches_at_once(send: Any, instance: Any, rounds: int, symmetry: bool) -> Any:
+    time.sleep(1.0)  # the relaxation answers first; then both searches answer together
+    return ("unsat", None)
+
+
+def test_two_searches_answering_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the second search is reaped while its answer is ready too: it is not read again
+    monkeypatch.setattr(allreduce, "may_fan_out", lambda: True)
+    monkeypatch.setattr(allreduce, "_union_in_child", _relaxation_satisfiable)
+    real = allreduce.ready
+
+    def ready(children: Any, until: Any) -> Any:
+        found = real(children, until)
+        if len(found) == 1 and len(children) == 3 and not found[0].done:
+            time.sleep(1.5)  # let the other search answer too, then report both
+            found = real(children, until)
+        return found
+
+    monkeypatch.setattr(allreduce, "_find_in_child", _both_searches_at_once)
+    monkeypatch.setattr(allreduce, "ready", ready)
+    inst = parse_instance("path:3", "single-port", "allreduce:chunks=2")
+    for _ in range(3):
+        assert allreduce.decide(inst, 13, time.monotonic() + 60) == ("sat", None, "unsat", None)

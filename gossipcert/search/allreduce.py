@@ -647,6 +647,8 @@ def decide(
             if seconds_left(deadline) <= 0:
                 break
             for child in ready(running, deadline):
+                if child.done:  # reaped a moment ago: its search was not needed
+                    continue
                 for kind, value in child.read():
                     if kind == "error":
                         raise value
