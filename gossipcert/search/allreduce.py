@@ -365,23 +365,25 @@ def solve_allreduce(
     upper = None if best is None else best[1].rounds
     if upper is not None:
         emit({"event": "upper-bound", "value": upper, "source": source_of_upper})
-    optimal = upper is not None and upper <= lower
-    if optimal and sub is not None and not (sub.status == "optimal" and sub.optimum == lower):
-        optimal = False  # a bound without a certificate of its own stays a bracket
-    stopped = False
+    optimal = _meets(best, lower, sub)
     if not optimal and upper is not None and encodable(instance) is None:
         found, refuted, record, stopped = _exact(instance, lower, upper, deadline, strict, emit)
-        if found is not None:
-            best = found, simulate(instance, found)
-            source_of_upper = "the allreduce model (gossipcert.encodings.allreduce)"
+        offer(found, "the allreduce model (gossipcert.encodings.allreduce)")
         if refuted is not None and record is not None and refuted >= lower:
             lower = refuted + 1  # raised above the closed bounds by a checked proof
             evidence = {"kind": "allreduce-drat", "rounds": refuted, **record, "bracket": evidence}
             sub = None
-        optimal = best is not None and best[1].rounds == lower
-        if optimal and sub is not None and not (sub.status == "optimal" and sub.optimum == lower):
-            optimal = False  # the bound that meets has no certificate of its own
+        optimal = _meets(best, lower, sub)
     return _answer(instance, rs, ag, lower, best, evidence, source_of_upper, optimal, stopped, sub)
+
+
+def _meets(best: tuple[Schedule, Any] | None, lower: int, sub: Any | None) -> bool:
+    """Whether the best schedule meets ``lower`` and that bound is certified: a closed form
+    or a checked proof (``sub`` None), or the sub-problem ``sub`` whose bound it is, solved
+    to that optimum (a bound without a certificate of its own stays a bracket)."""
+    if best is None or best[1].rounds > lower:
+        return False
+    return sub is None or (sub.status == "optimal" and sub.optimum == lower)
 
 
 def _answer(
@@ -414,7 +416,9 @@ def _answer(
         report=None if best is None else best[1],
         evidence=evidence,
         upper_source=source_of_upper,
-        times={k: sum(r.times.get(k, 0.0) for r in parts) for r in parts for k in r.times},
+        times={k: sum(r.times.get(k, 0.0) for r in parts) for k in {*rs.times, *ag.times}}
+        if ag is not None
+        else dict(rs.times),
         log=[e for r in parts for e in r.log],
         timed_out=any(r.timed_out for r in parts),
         interrupted=interrupted or any(r.interrupted for r in parts),
@@ -451,8 +455,7 @@ def _construction(
         schedule = build(instance)
     except NotApplicableError:
         return None
-    report = simulate(instance, schedule)
-    return (schedule, report) if report.ok else None
+    return _replayed(instance, schedule)
 
 
 def _tree_packing(
@@ -548,9 +551,10 @@ def _exact(
     deadline: float | None,
     strict: bool = False,
     emit: Callable[[dict[str, Any]], None] | None = None,
-) -> tuple[Schedule | None, int | None, dict[str, Any] | None, bool]:
-    """Decide ``lower .. upper - 1`` rounds, ascending: ``(schedule or None, the most
-    rounds refuted or None, the proof record of that refutation, stopped by Ctrl-C)``.
+) -> tuple[tuple[Schedule, Any] | None, int | None, dict[str, Any] | None, bool]:
+    """Decide ``lower .. upper - 1`` rounds, ascending: ``(schedule and its verifier's
+    report, or None; the most rounds refuted or None; the proof record of that refutation;
+    stopped by Ctrl-C)``.
     Each horizon is put to the union relaxation, whose refutation (a checked
     proof) settles it, and to the exact model without a proof, whose schedule settles it
     (:func:`decide`: the two at once where two cores are free); when the relaxation is
@@ -575,10 +579,11 @@ def _exact(
                 told(_query(r, "unsat", began, "the union relaxation, proof checked"))
                 told({"event": "lower-bound", "value": r + 1, "source": "allreduce-drat"})
                 continue
-            if status == "sat" and schedule is not None and simulate(instance, schedule).ok:
+            found = None if schedule is None else _replayed(instance, schedule)
+            if status == "sat" and found is not None:
                 told(_query(r, "sat", began, "the exact model, schedule verified"))
                 told({"event": "upper-bound", "value": r, "source": "the allreduce model"})
-                return schedule, refuted, record, False
+                return found, refuted, record, False
             proved = refute(instance, r, deadline) if status == "unsat" else None
             if proved is None:
                 told(_query(r, "unknown", began, "out of time"))
