@@ -51,8 +51,8 @@ def test_star_bound_is_met_by_the_hub_allreduce(leaves: int, k: int) -> None:
         ("star:4", "all-port", "allreduce", 5),  # the hub takes 3 chunks a round
         ("star:4", "single-port:p=2", "allreduce:chunks=2", 13),  # 12 + 1
         ("star:4", "telephone:p=1", "allreduce", 14),
-        ("hub:4", "single-port", "allreduce", 4),  # no cut vertex: N / p
-        ("ring:5", "single-port", "allreduce", 5),
+        ("hub:4", "single-port", "allreduce", 5),  # no cut vertex: 1 + N / p (start 2)
+        ("ring:5", "single-port", "allreduce", 6),  # no side completed before round 2
     ],
 )
 def test_cut_bound_values(graph: str, model: str, problem: str, bound: int) -> None:
@@ -63,30 +63,47 @@ def test_cut_bound_refusals() -> None:
     assert cut_bound(parse_instance("star:4", "multicast", "allreduce")) is None
     assert cut_bound(parse_instance("star:4", "telephone", "allreduce")) is None  # any p
     leaf = node_cut_bound(parse_instance("star:4", "single-port", "allreduce"), 1)
-    assert leaf == 4  # a leaf splits nothing: it receives the 4 chunks
+    assert leaf == 5  # a leaf splits nothing: it completes the 4 chunks from round 2 on
 
 
 @pytest.mark.parametrize(
-    ("index", "k", "before", "after"),
-    [(31, 1, 11, 12), (31, 2, 21, 22), (36, 1, 11, 12), (36, 2, 21, 22), (42, 2, 21, 22)],
+    ("index", "k", "tail", "bound"),
+    [
+        (31, 1, 12, 13),
+        (31, 2, 22, 23),
+        (36, 1, 12, 13),
+        (36, 2, 22, 23),
+        (42, 1, 12, 13),
+        (42, 2, 22, 23),
+    ],
 )
-def test_cut_bound_tail(index: int, k: int, before: int, after: int) -> None:
+def test_cut_bound_start_and_tail(index: int, k: int, tail: int, bound: int) -> None:
     """Single-port, a cut vertex with two sides of two nodes each (on the bowtie, atlas 42,
-    the centre; on atlas 31 and 36 a node of the triangle): the last send still has to
-    cross its side. The SAT reference refutes one round fewer under ``max`` in seconds
-    (results/reductions-agreement-2026-11-27.md)."""
+    the centre; on atlas 31 and 36 a node of the triangle): no side is completed in round 1,
+    and the last send still has to cross its side."""
     inst = atlas_instance(index, "single-port:p=1", k)
-    assert cut_bound(inst) == after
+    assert cut_bound(inst) == bound
     g = inst.graph
-    v = next(v for v in nx.articulation_points(g) if node_cut_bound(inst, v) == after)
+    v = next(v for v in nx.articulation_points(g) if node_cut_bound(inst, v) == bound)
     sides = list(nx.connected_components(g.subgraph(u for u in g if u != v)))
     assert sorted(len(c) for c in sides) == [2, 2]
     n_chunks = 5 * k
-    assert pipeline(n_chunks, 2, 1, 1, 1) == before
-    assert pipeline(n_chunks, 2, 1, 1, 1, tail=True) == after
-    assert pipeline(n_chunks, 1, 2, 1, 1, head=True) == after
-    # sound: the independent reference has no max schedule (so no sum one) a round shorter
-    assert not feasible(5, list(g.edges), "single-port", "allreduce", k, after - 1, 0, 120.0)
+    assert pipeline(n_chunks, 2, 1, 1, 1) == tail - 1
+    assert pipeline(n_chunks, 2, 1, 1, 1, tail=True) == tail
+    assert pipeline(n_chunks, 2, 1, 1, 1, start=2, tail=True) == bound
+
+
+@pytest.mark.parametrize("index", [31, 36])
+def test_cut_bound_start_is_sound_by_the_reference(index: int) -> None:
+    """The independent SAT reference, its plain model (no counts), has no max schedule (so
+    no sum one) a round shorter than the bound with the start of round 2."""
+    g = nx.graph_atlas(index)
+    bound = cut_bound(atlas_instance(index, "single-port:p=1", 1))
+    assert bound == 13
+    edges = list(g.edges)
+    assert not feasible(
+        5, edges, "single-port", "allreduce", 1, bound - 1, 0, 120.0, redundant=False
+    )
 
 
 def test_pipeline_takes_the_worst_split() -> None:

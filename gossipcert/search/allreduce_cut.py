@@ -17,44 +17,44 @@ holder's knowledge, under ``sum`` and ``max`` alike. With ``N`` chunks, each wit
 ``k`` sources and ``s`` sinks, and ``o = 1`` when some component may be both a source and a
 sink of a chunk (else ``0``):
 
-- **first hearing.** Let ``h_c`` be the round in which ``v`` has received ``c`` from every
-  source (``k >= 1`` of them) for the first time, the last of them being ``C_last``. Before
-  round ``h_c`` nothing of ``c`` came from ``C_last``, so ``v`` does not know its
-  contributors; every sink other than ``C_last`` demands them, and they can only enter it
-  from ``v``: at least ``e = s - o`` sends of ``c`` from ``v``, into distinct components,
-  after round ``h_c``. Sort the chunks by ``h_c``; the first ``j`` of them took ``j k``
-  receipts by round ``h_(j)``, so ``h_(j) >= ceil(j k / a)``, and the other ``N - j + 1``
-  need ``(N - j + 1) e`` sends in the rounds after ``h_(j)``:
-  ``R >= ceil(j k / a) + ceil((N - j + 1) e / b)`` for every ``j = 1..N``.
-- **last sending**, the same in reverse time. Let ``f_c`` be the earliest of the rounds in
-  which ``v`` sends ``c`` into a sink for the last time, the sink being ``C_first``
-  (``s >= 1``). Nothing of ``c`` enters ``C_first`` after round ``f_c``, so by the end of
-  round ``f_c - 1`` ``v`` knows every contributor outside ``C_first``, which took a
-  receipt of ``c`` from each source other than ``C_first``, at least ``r = k - o``, in the
-  rounds before ``f_c``; and every sink's last send is in round ``f_c`` or later: ``s``
-  sends in the rounds ``f_c..R``. Sorting the chunks by ``f_c``:
-  ``R >= ceil(j r / a) + ceil((N - j + 1) s / b)`` for every ``j = 1..N``.
+- **completion.** For a chunk ``c`` and a source ``C``, the receipt of ``c`` from ``C``
+  after which ``v`` first knows every contributor of ``c`` in ``C`` *completes* ``C``; let
+  ``g_c`` be the round in which the last source, ``C_last``, is completed. Before round
+  ``g_c`` ``v`` does not know some contributor of ``C_last``; every sink other than
+  ``C_last`` demands it, and it can only enter it from ``v``: at least ``e = s - o`` sends
+  of ``c`` from ``v``, into distinct components, after round ``g_c``. Sort the chunks by
+  ``g_c``; the first ``j`` of them took ``j k`` completing receipts, all distinct, by round
+  ``g_(j)``, and none before round ``start``, so ``g_(j) >= start - 1 + ceil(j k / a)``,
+  and the other ``N - j + 1`` need ``(N - j + 1) e`` sends in the rounds after ``g_(j)``:
+  ``R >= start - 1 + ceil(j k / a) + ceil((N - j + 1) e / b)`` for every ``j = 1..N``.
+  Here ``start`` is the least, over the chunks and their sources ``C``, of the round before
+  which ``C`` cannot be completed: the distance from ``v`` of ``C``'s farthest contributor,
+  and at least 2 when ``C`` holds two contributors and ``v``'s receipts of a round come
+  from one neighbour (one-port models, or one neighbour of ``v`` in ``C``), since a receipt
+  of round 1 carries its sender's contribution alone.
+- **last sending** is the completion bound in reverse time. Run a schedule backwards on the
+  reversed graph and swap contributors and demanders: the chains of knowledge are the same
+  chains reversed, receipts of ``v`` become its sends (``a`` and ``b`` swap), sources
+  become sinks. So the completion bound of the mirrored instance holds too:
+  ``R >= start' - 1 + ceil(j s / b) + ceil((N - j + 1) r / a)`` with ``r = k - o``.
 
-Two refinements, each when a side has two members to serve:
-
-- **tail** (first hearing), when every sink of every chunk holds two demanders of it. Let
-  ``X`` be the counted sends, one per chunk and sink other than ``C_last`` at least, after
-  ``h_c``. If there are more, ``R >= ceil(j k / a) + ceil(((N - j + 1) e + 1) / b)``.
-  Otherwise take the last send of ``X``, of ``c`` into ``C`` to ``u``: another demander
-  ``w`` of ``C`` needs ``C_last``'s contributors, which enter ``C`` only by a send of ``X``,
-  so ``w`` hears them from ``u``'s side a round later. So the second term grows by one, or
-  by the rounds of one more send, whichever is less;
-- **head** (last sending), when every source of every chunk holds two contributors of it.
-  If the counted receipts before ``f_c`` are one per chunk and source, each brings ``v``
-  all of its source's contributors, so its sender heard another contributor in an earlier
-  round: none falls in round 1, and the first term grows by one (or by one more receipt).
+A refinement, the **tail**, when every sink ``C`` of every chunk has, for each neighbour
+``u`` of ``v`` in ``C``, a demander of the chunk other than ``u`` (two demanders, or one not
+next to ``v``). Let ``X`` be the counted sends, one per chunk and sink other than
+``C_last`` at least, after ``g_c``. If there are more,
+``R >= start - 1 + ceil(j k / a) + ceil(((N - j + 1) e + 1) / b)``. Otherwise take the
+last send of ``X``, of ``c`` into ``C`` to ``u``: another demander ``w`` of ``C`` needs the
+contributor of ``C_last`` that ``v`` learnt in round ``g_c``, which enters ``C`` only by a
+send of ``X``, so ``w`` hears it from ``u``'s side a round later. So the second term grows
+by one, or by the rounds of one more send, whichever is less. In reverse time the tail is a
+*head* on the last-sending bound, when every source holds two contributors.
 
 The bound is the largest of these over the nodes ``v`` (a node that splits nothing has one
 component, ``k = s = 1`` and ``e = r = 0``: ``N / a``, the receive bound). On a star
 ``K_{1,L}`` in single-port with ``p = 1`` the center gives ``N L + L - 1``, which the hub
 allreduce (:mod:`gossipcert.constructions.hub_allreduce`) meets; on the path of 3 nodes with
 one chunk per node it gives 7, the optimum; on the bowtie (two triangles sharing a node)
-with two chunks per node the tail makes it ``20 + 1 + 1 = 22``.
+with two chunks per node, ``start = 2`` and the tail make it ``1 + 20 + 1 + 1 = 23``.
 
 References
 ----------
@@ -67,10 +67,13 @@ References
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import networkx as nx
 
 from gossipcert.closed_forms.relay import port_rates
 from gossipcert.instance import Instance
+from gossipcert.models import rules_of
 
 
 def pipeline(
@@ -79,19 +82,21 @@ def pipeline(
     second: int,
     a: int,
     b: int,
-    head: bool = False,
+    start: int = 1,
     tail: bool = False,
 ) -> int:
-    """``max_j ceil(j first / a) + ceil((N - j + 1) second / b)`` over ``j = 1..N``; with
-    ``head`` (``tail``) the first (second) term ``ceil(x / y)`` becomes
+    """``max_j start - 1 + ceil(j first / a) + ceil((N - j + 1) second / b)`` over
+    ``j = 1..N``; with ``tail`` the second term ``ceil(x / y)`` becomes
     ``min(ceil(x / y) + 1, ceil((x + 1) / y))`` where ``x > 0`` (module docstring).
 
     Examples
     --------
     >>> pipeline(4, 3, 2, 1, 1)  # star K_{1,3}, one chunk per node: 12 + 2
     14
-    >>> pipeline(10, 2, 1, 1, 1, tail=True)  # the bowtie, two chunks per node: 20 + 1 + 1
+    >>> pipeline(10, 2, 1, 1, 1, tail=True)  # two sides of two nodes, two chunks: 20 + 1 + 1
     22
+    >>> pipeline(10, 2, 1, 1, 1, start=2, tail=True)  # no side is completed in round 1
+    23
     """
 
     def term(x: int, y: int, more: bool) -> int:
@@ -99,14 +104,78 @@ def pipeline(
         return min(rounds + 1, -(-(x + 1) // y)) if more and x > 0 else rounds
 
     return max(
-        term(j * first, a, head) + term((n_chunks - j + 1) * second, b, tail)
+        start - 1 + term(j * first, a, False) + term((n_chunks - j + 1) * second, b, tail)
         for j in range(1, n_chunks + 1)
     )
 
 
+@dataclass(frozen=True)
+class _Side:
+    """What the completion bound of one node needs: the counts of the module docstring."""
+
+    n_chunks: int  # N: the chunks someone demands
+    k: int  # the fewest sources of a chunk
+    s: int  # the fewest sinks of a chunk
+    o: int  # 1 when a component may be both a source and a sink of a chunk
+    start: int  # no source is completed before this round
+    tail: bool  # every sink keeps a demander away from the node's last send into it
+
+
+def _side(
+    g: nx.Graph,
+    v: int,
+    holders: list[list[int]],
+    wanting: list[list[int]],
+    one_in: bool,
+) -> _Side | None:
+    """The counts at ``v`` with ``holders`` contributing and ``wanting`` demanding (pass
+    them swapped for the mirrored instance); ``one_in``: ``v``'s receipts of a round come
+    from one neighbour. None when no chunk is demanded."""
+    rest = g.subgraph(u for u in g if u != v)
+    comps = [set(c) for c in nx.connected_components(rest)]
+    dist = nx.single_source_shortest_path_length(g, v)
+    near = set(g.adj[v])
+    counts = []
+    start = None
+    tail = True
+    for have, want in zip(holders, wanting, strict=True):
+        if not want:
+            continue
+        sources = [i for i, comp in enumerate(comps) if _source(comp, have, want)]
+        sinks = [i for i, comp in enumerate(comps) if _source(comp, want, have)]
+        counts.append((len(sources), len(sinks), 1 if set(sources) & set(sinks) else 0))
+        for i in sources:
+            inside = [w for w in have if w in comps[i]]
+            alone = one_in or len(near & comps[i]) == 1
+            first = max(max(dist[w] for w in inside), 2 if len(inside) >= 2 and alone else 1)
+            start = first if start is None else min(start, first)
+        for i in sinks:
+            inside = [w for w in want if w in comps[i]]
+            tail = tail and (len(inside) >= 2 or inside[0] not in near)
+    if not counts:
+        return None
+    return _Side(
+        n_chunks=len(counts),
+        k=min(x[0] for x in counts),
+        s=min(x[1] for x in counts),
+        o=max(x[2] for x in counts),
+        start=1 if start is None else start,
+        tail=tail,
+    )
+
+
+def _completion(side: _Side, a: int, b: int) -> int:
+    """The completion bound of the module docstring (0 when no chunk has a source)."""
+    if side.k < 1:
+        return 0
+    return pipeline(
+        side.n_chunks, side.k, max(0, side.s - side.o), a, b, start=side.start, tail=side.tail
+    )
+
+
 def node_cut_bound(instance: Instance, v: int) -> int | None:
-    """The larger of the two pipeline bounds of the module docstring at node ``v``; None
-    when ``v``'s ports are unbounded or no chunk is demanded.
+    """The larger of the completion and last-sending bounds of the module docstring at node
+    ``v``; None when ``v``'s ports are unbounded or no chunk is demanded.
 
     Examples
     --------
@@ -118,32 +187,19 @@ def node_cut_bound(instance: Instance, v: int) -> int | None:
     if rates is None:
         return None
     a, b = rates
-    g = instance.graph
-    rest = g.subgraph(u for u in g if u != v)
-    comps = [set(c) for c in nx.connected_components(rest)]
-    holders = [[w for w in g if instance.holdings[w] >> c & 1] for c in range(instance.n_packets)]
-    wanting = [[w for w in g if instance.demands[w] >> c & 1] for c in range(instance.n_packets)]
-    counts = []
-    head = tail = True  # every source holds two contributors; every sink two demanders
-    for c in range(instance.n_packets):
-        if not wanting[c]:
-            continue
-        sources = [i for i, comp in enumerate(comps) if _source(comp, holders[c], wanting[c])]
-        sinks = [i for i, comp in enumerate(comps) if _source(comp, wanting[c], holders[c])]
-        counts.append((len(sources), len(sinks), 1 if set(sources) & set(sinks) else 0))
-        head = head and all(len(comps[i] & set(holders[c])) >= 2 for i in sources)
-        tail = tail and all(len(comps[i] & set(wanting[c])) >= 2 for i in sinks)
-    if not counts or a <= 0 or b <= 0:
+    if a <= 0 or b <= 0:
         return None
-    k = min(x[0] for x in counts)
-    s = min(x[1] for x in counts)
-    o = max(x[2] for x in counts)
-    best = 0
-    if k >= 1:
-        best = max(best, pipeline(len(counts), k, max(0, s - o), a, b, tail=tail))
-    if s >= 1:
-        best = max(best, pipeline(len(counts), max(0, k - o), s, a, b, head=head))
-    return best
+    g = instance.graph
+    chunks = range(instance.n_packets)
+    holders = [[w for w in g if instance.holdings[w] >> c & 1] for c in chunks]
+    wanting = [[w for w in g if instance.demands[w] >> c & 1] for c in chunks]
+    one_port = rules_of(instance.model.kind).one_port
+    forward = _side(g, v, holders, wanting, one_port)
+    if forward is None:
+        return None
+    backward = _side(g, v, wanting, holders, one_port)
+    mirrored = 0 if backward is None else _completion(backward, b, a)
+    return max(_completion(forward, a, b), mirrored)
 
 
 def _source(comp: set[int], inside: list[int], outside: list[int]) -> bool:
