@@ -85,6 +85,36 @@ schedules that are images of each other):
    every partial, so it commutes with constraint 2, and the counts of 4 and 5, proved for
    every schedule, hold for the rest.) Under ``sum`` (single-port, all-port): no receipt is
    ignored, for the same reason.
+7. **Windows at a node** (single-port). Take a node ``v``, a chunk ``c`` and a component
+   ``C`` of the graph without ``v`` with a demander of ``c`` outside ``C`` (``v`` counts),
+   in a schedule under ``max`` (a node keeps what it holds). The contributions of ``C``
+   reach that demander only through ``v``, so ``v`` holds them all after some first round
+   ``t*``, where ``v`` takes a receipt carrying some ``w`` of ``C`` new to it: one receipt
+   (single-port), of ``c``, from a node of ``C`` (a node of another component holding ``w``
+   would have had it through ``v``, before). Distinct pairs ``(c, C)`` thus have distinct
+   rounds ``t*`` in which ``v`` receives. Their span: ``b <= t* <= R - m``, where
+
+   - ``b`` is the single-port broadcast time from ``v`` to ``C`` within ``C`` and ``v``:
+     the transmissions of ``c`` by which the contributions of ``C`` reached ``v`` (within
+     ``C`` and ``v``: they leave ``C`` only into ``v``), reversed in time (round ``r`` to
+     ``t* + 1 - r``, an arc to its reverse), take ``v``'s item to every node of ``C`` with
+     one send out of and one receipt into each node a round; ``b`` is at least the largest
+     distance from ``v`` into ``C``, and at least 2 when ``C`` has two nodes or more (after
+     one round an item is at two nodes at most: in round 1, ``v`` takes one contribution);
+   - ``m`` is the single-port time in which an item at ``v`` reaches the demanders of ``c``
+     outside ``C`` and ``v`` (``0`` when none) over the nodes outside ``C``: after round
+     ``t*`` the ``w`` new to ``v`` is held outside ``C`` by ``v`` alone, and it reaches
+     those demanders by round ``R`` over arcs outside ``C`` (the nodes of ``C`` send only
+     into ``C`` and ``v``), one send out of and one receipt into each node a round; ``m`` is
+     at least the largest distance from ``v`` to them, and at least 2 when they are two or
+     more (``v`` sends to one of them in round ``t* + 1``).
+
+   Hence (Hall's condition for distinct rounds) every window ``[s, e]`` of rounds holds at
+   least as many rounds in which ``v`` receives as there are pairs with ``s <= b`` and
+   ``R - m <= e``; added for every ``s`` among the ``b`` and ``e`` among the ``R - m``.
+   (The whole horizon is the count of 5 into ``v``.) Under ``sum`` the sends of a schedule
+   make a ``max`` schedule (whose partials, unions, hold those of ``sum``), so the windows,
+   on the sends alone, hold as well.
 
 :func:`optimum` searches the horizon from a hint in either direction (feasibility is
 monotone in ``R``: an idle round may be added) and returns the least feasible ``R``. The
@@ -93,7 +123,7 @@ and its model is the smaller, so a ``sum`` optimum is best searched from the ``m
 :func:`sum_from_max` first asks whether the sends of a ``max`` schedule admit copies and
 combinations without a double count (a cheap proof of a ``sum`` schedule).
 
-The constraints 1, 2, 3, 5 hold under ``sum`` as argued. For 4 under ``sum``: a partial is
+The constraints 1, 2, 3, 5, 7 hold under ``sum`` as argued. For 4 under ``sum``: a partial is
 the copied (or kept) set and the combined receipts, pairwise disjoint, each connected by
 induction and linked to the base by one link a combined receipt, so the count of links, and
 of transmissions, holds as well.
@@ -170,7 +200,7 @@ def formula(
     redop: str = "max",
 ) -> tuple[list[list[int]], IDPool]:
     """The clauses of the module docstring for ``rounds`` rounds, and their variables' pool
-    (``redundant=False``: without the redundant constraints 1, 2, 4, 5 and 6)."""
+    (``redundant=False``: without the redundant constraints 1, 2, 4, 5, 6 and 7)."""
     edge_list = sorted({(min(e), max(e)) for e in edges})
     arcs = [(a, b) for a, b in edge_list] + [(b, a) for a, b in edge_list]
     arcs.sort()
@@ -252,7 +282,7 @@ def formula(
         else:
             for a, b in arcs:
                 at_most_one([send(a, b, c, t) for c in chunks])
-    if redundant and model != "telephone":  # redundant constraints 4 and 5
+    if redundant and model != "telephone":  # redundant constraints 4, 5 and 7
         counting(n, edge_list, arcs, model, dem, rounds, send, pool, clauses)
     for c, d in enumerate(dem):
         for v in range(n):
@@ -325,13 +355,10 @@ def sum_round(
             )
 
 
-def through(n: int, edges: list[Edge], v: int, wanted: int) -> tuple[int, int]:
-    """For a chunk demanded by ``wanted`` (a bitmask), the components of the graph without
-    ``v`` that must send it into ``v`` (some demander outside them) and those ``v`` must send
-    it into (some demander inside them): at least one transmission each (module docstring,
-    5)."""
+def components(n: int, edges: list[Edge], v: int) -> list[int]:
+    """The components of the graph without ``v``, as bitmasks of nodes."""
     seen = 1 << v
-    into = out = 0
+    out = []
     for s in range(n):
         if seen >> s & 1:
             continue
@@ -344,9 +371,73 @@ def through(n: int, edges: list[Edge], v: int, wanted: int) -> tuple[int, int]:
                         comp |= 1 << q
                         stack.append(q)
         seen |= comp
-        into += bool(wanted & ~comp)
-        out += bool(wanted & comp)
-    return into, out
+        out.append(comp)
+    return out
+
+
+def through(n: int, edges: list[Edge], v: int, wanted: int) -> tuple[int, int]:
+    """For a chunk demanded by ``wanted`` (a bitmask), the components of the graph without
+    ``v`` that must send it into ``v`` (some demander outside them) and those ``v`` must send
+    it into (some demander inside them): at least one transmission each (module docstring,
+    5)."""
+    comps = components(n, edges, v)
+    return sum(bool(wanted & ~c) for c in comps), sum(bool(wanted & c) for c in comps)
+
+
+def spread(n: int, edges: list[Edge], source: int, targets: int, within: int) -> int:
+    """The fewest rounds in which an item at ``source`` reaches every node of ``targets`` (a
+    bitmask) over the nodes of ``within`` in single-port: each round, every node holding it
+    sends it to at most one neighbour, and a node receives from at most one. A breadth-first
+    search over the sets of holders (``n`` when they cannot reach every target: then no
+    schedule meets the demands anyway)."""
+    nbrs: list[list[int]] = [[] for _ in range(n)]
+    for a, b in edges:
+        if within >> a & 1 and within >> b & 1:
+            nbrs[a].append(b)
+            nbrs[b].append(a)
+
+    def grown(held: int) -> set[int]:
+        """The sets of holders one round after ``held``: each holder informs at most one
+        neighbour not yet informed (nor by another holder this round)."""
+        out = {held}
+        for a in range(n):
+            if held >> a & 1:
+                out |= {x | 1 << b for x in out for b in nbrs[a] if not (held | x) >> b & 1}
+        return out
+
+    level, seen = {1 << source}, {1 << source}
+    for r in count():
+        if any(not targets & ~held for held in level):
+            return r
+        level = {y for held in level for y in grown(held)} - seen
+        if not level:
+            return n
+        seen |= level
+    raise AssertionError  # pragma: no cover (count() does not end)
+
+
+def windows(n: int, edges: list[Edge], v: int, dem: list[int]) -> list[tuple[int, int]]:
+    """Per chunk (of demanders ``dem``) and component ``C`` of the graph without ``v`` with a
+    demander outside ``C``, the span of the round in which ``v`` completes the contributions
+    of ``C`` (module docstring, 7): the broadcast time ``b`` from ``v`` into ``C`` (the
+    earliest round) and the time ``m`` from ``v`` to the demanders outside ``C`` and ``v``
+    (the latest round is ``R - m``)."""
+    full = (1 << n) - 1
+    comps = components(n, edges, v)
+    spans: dict[int, list[tuple[int, int]]] = {}
+    out = []
+    for wanted in dem:
+        if wanted not in spans:
+            spans[wanted] = [
+                (
+                    spread(n, edges, v, comp, comp | 1 << v),
+                    spread(n, edges, v, wanted & ~comp & ~(1 << v), full & ~comp),
+                )
+                for comp in comps
+                if wanted & ~comp
+            ]
+        out += spans[wanted]
+    return out
 
 
 def counting(
@@ -360,7 +451,8 @@ def counting(
     pool: IDPool,
     clauses: list[list[int]],
 ) -> None:
-    """The counting constraints 4 and 5 of the module docstring (single-port, all-port).
+    """The counting constraints 4 and 5 of the module docstring (single-port, all-port), and
+    the windows of 7 (single-port).
 
     A *slot* is a port for one round (single-port: a node's way in, or its way out; all-port:
     an arc), true when some chunk uses it; the ports carry one chunk, so the slots used count
@@ -405,6 +497,13 @@ def counting(
         pairs = [through(n, edges, v, d) for d in dem]
         at_least(slots_in[v], sum(i for i, _ in pairs))
         at_least(slots_out[v], sum(o for _, o in pairs))
+    for v in range(n) if model == "single-port" else ():  # redundant constraint 7
+        spans = windows(n, edges, v, dem)
+        for first in sorted({b for b, _ in spans}):
+            for margin in sorted({m for _, m in spans}):
+                last = rounds - margin  # the window of rounds first .. last
+                inside = sum(b >= first and m >= margin for b, m in spans)
+                at_least(slots_in[v][first - 1 : max(last, first - 1)], inside)
 
 
 def lex_geq(pairs: list[tuple[int, int]], pool: IDPool, clauses: list[list[int]]) -> None:

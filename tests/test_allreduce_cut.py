@@ -13,6 +13,7 @@ from gossipcert.certificates.certificate import build_certificate, check_certifi
 from gossipcert.constructions.hub_allreduce import hub_allreduce, hub_allreduce_rounds
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
+from gossipcert.schedule import Schedule, Transmission
 from gossipcert.search.allreduce import find
 from gossipcert.search.allreduce_cut import cut_bound, node_cut_bound, pipeline
 from gossipcert.search.entry import solve
@@ -104,6 +105,24 @@ def test_cut_bound_start_is_sound_by_the_reference(index: int) -> None:
     assert not feasible(
         5, edges, "single-port", "allreduce", 1, bound - 1, 0, 120.0, redundant=False
     )
+
+
+def test_cut_bound_met_on_atlas_34_by_one_chunk_at_a_time() -> None:
+    """Atlas 34 (node 4 joined to leaves 0, 1 and to the edge {2, 3}), single-port, two
+    chunks per node: the cut bound at node 4 is 32 (30 completions in rounds 1..30, two sends
+    after the last). A schedule that takes the chunks through node 4 one at a time meets it:
+    chunk j enters 4 from 0, 1 and {2, 3} in rounds 3j+1..3j+3 (3 having sent to 2 in 3j+2)
+    and leaves to 2, 0, 1 in rounds 3j+3..3j+5 (2 passing it to 3 in 3j+4)."""
+    inst = atlas_instance(34, "single-port:p=1", 2)
+    assert cut_bound(inst) == 32
+    moves = [(1, 0, 4, "reduce"), (2, 1, 4, "reduce"), (2, 3, 2, "reduce"), (3, 2, 4, "reduce")]
+    moves += [(3, 4, 2, "reduce"), (4, 2, 3, "copy"), (4, 4, 0, "copy"), (5, 4, 1, "copy")]
+    rounds: list[list[Transmission]] = [[] for _ in range(32)]
+    for j in range(10):
+        for dt, u, v, op in moves:
+            rounds[3 * j + dt - 1].append(Transmission(u, (v,), 1 << j, op))
+    rep = simulate(inst, Schedule(tuple(tuple(r) for r in rounds)))
+    assert rep.ok and rep.rounds == 32, rep.errors[:3]
 
 
 def test_pipeline_takes_the_worst_split() -> None:

@@ -1,6 +1,6 @@
-"""The SAT reference of :mod:`tests.reductions_sat` on its own: its lexicographic and cut
-constraints, known optima, its redundant constraints against the plain model, and its
-``max`` optimum against the breadth-first search of :mod:`tests.reductions_bfs`."""
+"""The SAT reference of :mod:`tests.reductions_sat` on its own: its lexicographic, cut and
+window constraints, known optima, its redundant constraints against the plain model, and
+its ``max`` optimum against the breadth-first search of :mod:`tests.reductions_bfs`."""
 
 from __future__ import annotations
 
@@ -12,12 +12,27 @@ from pysat.formula import IDPool
 from pysat.solvers import Solver
 
 from tests.reductions_bfs import BruteForce
-from tests.reductions_sat import feasible, formula, lex_geq, sum_from_max, through
+from tests.reductions_sat import (
+    Send,
+    components,
+    demands,
+    feasible,
+    formula,
+    lex_geq,
+    sends_of,
+    spread,
+    sum_from_max,
+    through,
+    windows,
+)
 from tests.reductions_sat import optimum as sat_optimum
 
 K4 = [(a, b) for a in range(4) for b in range(a + 1, 4)]
 STAR = [(0, 1), (0, 2), (0, 3)]
 P3 = [(0, 1), (1, 2)]
+#: two triangles sharing node 4, and the triangle 1, 2, 3 with the path 3, 4, 0
+BOWTIE = [(0, 1), (0, 4), (1, 4), (2, 3), (2, 4), (3, 4)]
+ATLAS_36 = [(0, 4), (1, 2), (1, 3), (2, 3), (3, 4)]
 
 
 def test_lex_geq_is_the_lexicographic_order() -> None:
@@ -46,6 +61,113 @@ def test_cut_counts() -> None:
     # below the center's 12 receipts of the four allreduce chunks: refuted without search
     clauses, _ = formula(4, STAR, "single-port", "allreduce", 1, 11)
     assert [] in clauses
+
+
+def test_spread_and_windows() -> None:
+    """Single-port spreading times, and the windows of the bowtie's middle node: each of the
+    ten chunks is completed from each side after round 2 (a side has two nodes) and two
+    rounds before the end (the other side has two demanders)."""
+    assert spread(4, STAR, 0, 0b1110, 0b1111) == 3  # the center informs one leaf a round
+    assert spread(4, K4, 0, 0b1110, 0b1111) == 2
+    assert spread(4, STAR, 1, 0b1000, 0b1111) == 2
+    assert spread(4, STAR, 1, 0b1000, 0b0111) == 4  # leaf 3 is not within: unreachable
+    assert spread(3, P3, 1, 0, 0b111) == 0
+    assert windows(4, STAR, 0, [0b1111]) == [(1, 2)] * 3
+    assert windows(4, STAR, 0, [0b0001]) == [(1, 0)] * 3  # reduce to the center
+    assert windows(4, STAR, 1, [0b0010]) == [(3, 0)]
+    assert windows(5, BOWTIE, 4, demands(5, "allreduce", 2)) == [(2, 2)] * 20
+
+
+@pytest.mark.parametrize("edges", [BOWTIE, ATLAS_36])
+def test_windows_refute_without_search(edges: list[tuple[int, int]]) -> None:
+    """Single-port allreduce of two chunks a node on the bowtie and on atlas 36: the middle
+    node (4, resp. 3) completes each of the ten chunks from each of its two sides, in
+    distinct rounds from 2 to ``R - 2``, so 22 rounds are refuted by the count (a pigeonhole
+    CDCL does not find)."""
+    assert [] in formula(5, edges, "single-port", "allreduce", 2, 22)[0]
+    assert [] not in formula(5, edges, "single-port", "allreduce", 2, 23)[0]
+
+
+def completions(
+    n: int, edges: list[tuple[int, int]], dem: list[int], sends: frozenset[Send], v: int
+) -> list[tuple[int, int, int]]:
+    """For the pairs of a chunk and a component of :func:`windows` (in its order), the
+    component, the round after which ``v`` first holds all its contributions (the partials
+    grown by unions over ``sends``: the ``max`` view; 0 if never) and the sender into ``v`` of
+    that chunk in that round (-1 if none)."""
+    held = [[1 << x] * len(dem) for x in range(n)]
+    pairs = [(c, comp) for c, d in enumerate(dem) for comp in components(n, edges, v) if d & ~comp]
+    done = dict.fromkeys(pairs, (0, -1))
+    for t in range(1, 1 + max((r for *_, r in sends), default=0)):
+        moves = [(a, b, c) for _, a, b, c, r in sends if r == t]
+        new = [row[:] for row in held]
+        for a, b, c in moves:
+            new[b][c] |= held[a][c]
+        held = new
+        for c, comp in pairs:
+            if not done[c, comp][0] and held[v][c] & comp == comp:
+                done[c, comp] = t, next((a for a, b, x in moves if b == v and x == c), -1)
+    return [(comp, *done[c, comp]) for c, comp in pairs]
+
+
+@pytest.mark.parametrize(
+    ("edges", "problem", "k", "rounds", "redop"),
+    [
+        (STAR, "allreduce", 1, 14, "max"),
+        (STAR, "allreduce", 1, 15, "sum"),
+        (STAR, "reduce-scatter", 1, 10, "max"),
+        (STAR, "reduce", 2, 8, "sum"),
+        (P3, "allreduce", 2, 14, "max"),
+        (P3, "reduce-scatter", 2, 9, "sum"),
+        (ATLAS_36, "allreduce", 1, 13, "max"),
+        (BOWTIE, "reduce-scatter", 1, 11, "sum"),
+    ],
+)
+def test_completions_lie_in_their_windows(
+    edges: list[tuple[int, int]], problem: str, k: int, rounds: int, redop: str
+) -> None:
+    """The claim of constraint 7 on five schedules each of the plain model (some above the
+    optimum, some under ``sum``, reduce to node 0): at every node, each pair of a chunk and a
+    component is completed in a round of its window, by a receipt from the component, each
+    in a round of its own."""
+    n = max(max(e) for e in edges) + 1
+    dem = demands(n, problem, k)
+    clauses, pool = formula(n, edges, "single-port", problem, k, rounds, 0, False, redop)
+    with Solver(name="cadical195", bootstrap_with=clauses) as s:
+        for _ in range(5):
+            assert s.solve()
+            sends = sends_of(pool, s.get_model() or [])
+            for v in range(n):
+                found = completions(n, edges, dem, sends, v)
+                spans = windows(n, edges, v, dem)
+                assert len({t for _, t, _ in found}) == len(found)
+                for (comp, t, sender), (b, m) in zip(found, spans, strict=True):
+                    assert b <= t <= rounds - m and sender >= 0 and comp >> sender & 1
+            s.add_clause([-pool.id(key) for key in sends])
+
+
+#: every connected graph of 3 and 4 nodes (the path, triangle, star, path, paw, cycle,
+#: diamond and complete graph)
+CONNECTED_3_4 = [i for i in range(6, 19) if nx.is_connected(nx.graph_atlas(i))]
+
+
+@pytest.mark.parametrize(
+    ("i", "k"), [(i, 1) for i in CONNECTED_3_4] + [(i, 2) for i in CONNECTED_3_4[:2]]
+)
+def test_windows_keep_the_optimum(i: int, k: int) -> None:
+    """Single-port allreduce: the optimum with the redundant constraints, the windows 7
+    among them, is the plain model's (it meets it and refutes one round less). On the star
+    the windows refute 13 rounds with one chunk by the count alone (the center completes
+    each of its 12 pairs of chunk and leaf in rounds 1 to ``R - 2``); the plain model takes
+    a second or two (CaDiCaL; Glucose, :func:`feasible`'s solver for small formulas, takes
+    several times longer)."""
+    g = nx.graph_atlas(i)
+    args = (g.number_of_nodes(), list(g.edges), "single-port", "allreduce", k)
+    best = sat_optimum(*args, 1)
+    for rounds, expected in ((best, True), (best - 1, False)):
+        clauses, _ = formula(*args, rounds, redundant=False)
+        with Solver(name="cadical195", bootstrap_with=clauses) as s:
+            assert s.solve() == expected, rounds
 
 
 @pytest.mark.parametrize(
