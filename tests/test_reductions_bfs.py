@@ -337,6 +337,25 @@ def test_settle(index: int, model: str, problem: str, k: int, expected: str) -> 
     assert out["reference"] == out["upper"] == out["max"] == {6: 7, 13: 18}[index]
 
 
+@pytest.mark.parametrize(
+    ("index", "optimum", "seconds"),
+    [
+        (36, 23, 60.0),
+        pytest.param(42, 23, 300.0, marks=pytest.mark.slow),  # the packing takes a minute
+        pytest.param(34, 32, 600.0, marks=pytest.mark.slow),  # and two here
+    ],
+)
+def test_settle_single_port_allreduce_with_cut_vertices(
+    index: int, optimum: int, seconds: float
+) -> None:
+    """Single-port, two chunks, 5-node graphs with a cut vertex (atlas 36, the bowtie atlas 42,
+    atlas 34) that were open for both: ``solve`` certifies the optimum by the cut bound (no
+    side is completed in round 1) and the reference refutes a round less by its windows."""
+    out = settle(index, "single-port", "allreduce", 0, 2, solve_seconds=seconds)
+    assert out["outcome"] == "agree", out
+    assert out["reference"] == out["upper"] == out["lower"] == optimum
+
+
 def sweep(
     log: str | None = None, solve_seconds: float = 20.0, sat_seconds: float = 90.0
 ) -> dict[str, int]:
