@@ -13,6 +13,10 @@ from gossipcert.instance import parse_instance
 from gossipcert.search import allreduce
 from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
+from tests.test_allreduce_cut import atlas_instance
+
+#: the bowtie (two triangles sharing node 4), all-port, one chunk per node
+BOWTIE = atlas_instance(42, "all-port", 1)
 
 
 def _interrupt(*args: Any) -> Any:
@@ -20,31 +24,31 @@ def _interrupt(*args: Any) -> Any:
 
 
 def test_interrupt_in_the_exact_search_keeps_the_bracket(monkeypatch: pytest.MonkeyPatch) -> None:
-    inst = parse_instance("path:4", "all-port", "allreduce")
+    inst = BOWTIE  # the receipts bound says 4, the exact search 5
     whole = solve(inst)
-    assert whole.optimum == 6 and whole.evidence["kind"] == "allreduce-drat"
+    assert whole.optimum == 5 and whole.evidence["kind"] == "allreduce-drat"
     monkeypatch.setattr(allreduce, "decide", _interrupt)
     res = solve(inst)
     assert res.interrupted and res.status == "feasible" and res.optimum is None
-    assert res.lower_bound == whole.evidence["bracket"]["value"] == 5
-    assert res.upper_bound is not None and res.upper_bound >= 6
+    assert res.lower_bound == whole.evidence["bracket"]["value"] == 4
+    assert res.upper_bound is not None and res.upper_bound >= 5
     assert res.schedule is not None and simulate(inst, res.schedule).rounds == res.upper_bound
     assert res.evidence["kind"] == "allreduce-bracket"
 
 
 def test_interrupt_after_a_refutation_keeps_the_proof(monkeypatch: pytest.MonkeyPatch) -> None:
-    # the union relaxation is refuted at 5 rounds (a checked proof), then Ctrl-C at 6
-    inst = parse_instance("path:4", "all-port", "allreduce")
+    # the union relaxation is refuted at 4 rounds (a checked proof), then Ctrl-C at 5
+    inst = BOWTIE
     real = allreduce.decide
 
     def decide(instance: Any, rounds: int, *args: Any) -> Any:
-        if rounds >= 6:
+        if rounds >= 5:
             raise KeyboardInterrupt
         return real(instance, rounds, *args)
 
     monkeypatch.setattr(allreduce, "decide", decide)
-    found, refuted, record, stopped = allreduce._exact(inst, 5, 8, None)
-    assert (found, refuted, stopped) == (None, 5, True)
+    found, refuted, record, stopped = allreduce._exact(inst, 4, 7, None)
+    assert (found, refuted, stopped) == (None, 4, True)
     assert record is not None and record["formula"] == "union" and record["checkers"]
 
 
@@ -68,16 +72,16 @@ def test_interrupt_in_a_sub_problem_stops_there() -> None:
 
 def test_progress_names_the_stages_and_each_horizon() -> None:
     events: list[dict[str, Any]] = []
-    res = solve(parse_instance("path:4", "all-port", "allreduce"), progress=events.append)
-    assert res.optimum == 6
+    res = solve(BOWTIE, progress=events.append)
+    assert res.optimum == 5
     stages = [e["what"] for e in events if e["event"] == "stage"]
     assert len(stages) == 2 and "reduce-scatter" in stages[0] and "gossip" in stages[1]
     tried = [e["rounds"] for e in events if e["event"] == "trying"]
     queries = [(e["rounds"], e["status"]) for e in events if e["event"] == "query"]
-    assert tried == [5] and (5, "unsat") in queries
-    # the last bounds told are the allreduce's own: 6 and 6
+    assert tried == [4] and (4, "unsat") in queries
+    # the last bounds told are the allreduce's own: 5 and 5
     last = {e["event"]: e["value"] for e in events if e["event"] in ("lower-bound", "upper-bound")}
-    assert last == {"lower-bound": 6, "upper-bound": 6}
+    assert last == {"lower-bound": 5, "upper-bound": 5}
 
 
 def test_solve_within_passes_strict_on(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -91,8 +95,8 @@ def test_solve_within_passes_strict_on(monkeypatch: pytest.MonkeyPatch) -> None:
         return real(instance, rounds, deadline, strict)
 
     monkeypatch.setattr(allreduce, "decide", decide)
-    res = solve_within(parse_instance("path:4", "all-port", "allreduce"), strict=True)
-    assert res.optimum == 6 and seen == [True]
+    res = solve_within(BOWTIE, strict=True)
+    assert res.optimum == 5 and seen == [True]
 
 
 def test_a_seed_schedule_is_an_upper_bound(monkeypatch: pytest.MonkeyPatch) -> None:

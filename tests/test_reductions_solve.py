@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 from functools import cache
+from pathlib import Path
 
 import networkx as nx
 import pytest
@@ -15,6 +16,7 @@ from gossipcert.certificates.certificate import build_certificate, check_certifi
 from gossipcert.cli import app
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import (
+    Instance,
     ProblemKind,
     make_instance,
     parse_instance,
@@ -253,16 +255,25 @@ def test_tampered_reversal_certificates_fail() -> None:
     assert check_certificate(cert).status == "fails"
 
 
-def test_allreduce_certificate_with_a_drat_proof() -> None:
-    res = solve(parse_instance("path:4", "all-port", "allreduce"))  # the cut bound is 5
-    assert (res.optimum, res.evidence["kind"], res.evidence["rounds"]) == (6, "allreduce-drat", 5)
-    assert res.evidence["bracket"]["source"] == "cut"
+def bowtie(folder: Path) -> Instance:
+    """The bowtie (two triangles sharing node 4), all-port, one chunk per node, read from a
+    graph file: no closed bound reaches its optimum 5, so a DRAT refutation of 4 rounds
+    certifies it."""
+    path = folder / "bowtie.edgelist"
+    path.write_text("0 1\n0 4\n1 4\n2 3\n2 4\n3 4\n")
+    return parse_instance(str(path), "all-port", "allreduce")
+
+
+def test_allreduce_certificate_with_a_drat_proof(tmp_path: Path) -> None:
+    res = solve(bowtie(tmp_path))  # the receipts and cut bounds are 4
+    assert (res.optimum, res.evidence["kind"], res.evidence["rounds"]) == (5, "allreduce-drat", 4)
+    assert res.evidence["bracket"]["source"] == "receipts"
     cert = build_certificate(res)
     rep = check_certificate(copy.deepcopy(cert))
     assert rep.status == "holds", rep.steps
-    cert["evidence"]["rounds"] = 4
+    cert["evidence"]["rounds"] = 3
     assert check_certificate(copy.deepcopy(cert)).status == "fails"
-    cert["evidence"]["rounds"] = 5
+    cert["evidence"]["rounds"] = 4
     # the union relaxation is refuted: the same formula bounds allreduce under max
     assert (res.evidence["formula"], res.evidence["strict"]) == ("union", False)
     assert cert["symmetry_breaking"] is True  # it rests on the relaxation's sound families
@@ -280,22 +291,24 @@ def test_allreduce_certificate_with_a_drat_proof() -> None:
 
 
 def test_allreduce_exact_model_refutation_is_checked_against_its_own_cnf(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     # where the relaxation has a model (a max schedule that counts twice), the exact CNF is
     # refuted; here the relaxation is made to answer "sat" to reach that path
     monkeypatch.setattr(allreduce_search, "refute_union", lambda *args: ("sat", None))
-    res = solve(parse_instance("path:4", "all-port", "allreduce"))
-    assert (res.optimum, res.evidence["rounds"], res.evidence.get("formula")) == (6, 5, None)
+    res = solve(bowtie(tmp_path))
+    assert (res.optimum, res.evidence["rounds"], res.evidence.get("formula")) == (5, 4, None)
     cert = build_certificate(res)
     assert check_certificate(copy.deepcopy(cert)).status == "holds"
     cert["evidence"]["formula"] = "union"
     assert check_certificate(cert).status == "fails"
 
 
-def test_allreduce_strict_refutes_the_relaxation_without_its_sound_families() -> None:
-    res = solve(parse_instance("path:4", "all-port", "allreduce"), strict=True)
-    assert (res.optimum, res.evidence["formula"], res.evidence["strict"]) == (6, "union", True)
+def test_allreduce_strict_refutes_the_relaxation_without_its_sound_families(
+    tmp_path: Path,
+) -> None:
+    res = solve(bowtie(tmp_path), strict=True)
+    assert (res.optimum, res.evidence["formula"], res.evidence["strict"]) == (5, "union", True)
     cert = build_certificate(res)
     assert cert["symmetry_breaking"] is False
     assert check_certificate(copy.deepcopy(cert)).status == "holds"
