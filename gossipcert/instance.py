@@ -438,9 +438,21 @@ def _check_satisfiable(instance: Instance) -> None:
             )
     for comp in nx.connected_components(g):
         known = 0
-        for v in comp:
-            known |= instance.holdings[v]
+        outside = 0  # reductions: chunks some node of another component contributes to
+        for v in range(instance.n):
+            if v in comp:
+                known |= instance.holdings[v]
+            else:
+                outside |= instance.holdings[v]
         for v in sorted(comp):
+            apart = instance.demands[v] & outside if instance.problem.reduction else 0
+            if apart:
+                p = (apart & -apart).bit_length() - 1
+                raise InstanceError(
+                    f"the graph is disconnected: node {graphs.node_ref(g, v)} needs chunk "
+                    f"{instance.packet_names[p]!r} combined over every contributor, but some "
+                    "lie in another component"
+                )
             missing = instance.demands[v] & ~known
             if missing:
                 p = (missing & -missing).bit_length() - 1

@@ -161,6 +161,16 @@ def test_disconnected_graph_exits_2(tmp_path: Path) -> None:
     assert code == 2 and "disconnected" in err
 
 
+@pytest.mark.parametrize("problem", ["allreduce", "reduce:0", "reduce-scatter"])
+def test_disconnected_graph_exits_2_for_a_reduction(tmp_path: Path, problem: str) -> None:
+    # every component holds a contribution to every chunk, but not all of them
+    g = tmp_path / "two.edgelist"
+    g.write_text("0 1\n2 3\n")
+    code, out, err = run("solve", str(g), "--model", "single-port", "--problem", problem)
+    assert code == 2 and "disconnected" in err and "another component" in err, err
+    assert "Traceback" not in err + out
+
+
 def test_schedule_naming_a_missing_node_or_edge_exits_2(tmp_path: Path) -> None:
     s = tmp_path / "s.json"
     s.write_text(json.dumps({"rounds": [[{"from": 0, "to": [9], "packets": "all"}]]}))
