@@ -121,26 +121,38 @@ class _Side:
     tail: bool  # every sink keeps a demander away from the node's last send into it
 
 
-def _side(
-    g: nx.Graph,
-    v: int,
-    holders: list[list[int]],
-    wanting: list[list[int]],
-    one_in: bool,
-) -> _Side | None:
-    """The counts at ``v`` with ``holders`` contributing and ``wanting`` demanding (pass
-    them swapped for the mirrored instance); ``one_in``: ``v``'s receipts of a round come
-    from one neighbour. None when no chunk is demanded."""
+#: chunks grouped by their (contributors, demanders), each pair with how many chunks share it
+Kinds = list[tuple[tuple[int, ...], tuple[int, ...], int]]
+
+
+def _chunk_kinds(instance: Instance) -> Kinds:
+    """The chunks of ``instance`` grouped by contributors and demanders (an allreduce has one
+    group): the counts of :func:`_side` are the same for every chunk of a group."""
+    nodes = range(instance.n)
+    kinds: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
+    for c in range(instance.n_packets):
+        have = tuple(w for w in nodes if instance.holdings[w] >> c & 1)
+        want = tuple(w for w in nodes if instance.demands[w] >> c & 1)
+        kinds[have, want] = kinds.get((have, want), 0) + 1
+    return [(have, want, many) for (have, want), many in kinds.items()]
+
+
+def _side(g: nx.Graph, v: int, kinds: Kinds, one_in: bool) -> _Side | None:
+    """The counts at ``v`` with each group's first member contributing and its second
+    demanding (pass them swapped for the mirrored instance); ``one_in``: ``v``'s receipts of
+    a round come from one neighbour. None when no chunk is demanded."""
     rest = g.subgraph(u for u in g if u != v)
     comps = [set(c) for c in nx.connected_components(rest)]
     dist = nx.single_source_shortest_path_length(g, v)
     near = set(g.adj[v])
     counts = []
+    n_chunks = 0
     start = None
     tail = True
-    for have, want in zip(holders, wanting, strict=True):
+    for have, want, many in kinds:
         if not want:
             continue
+        n_chunks += many
         sources = [i for i, comp in enumerate(comps) if _source(comp, have, want)]
         sinks = [i for i, comp in enumerate(comps) if _source(comp, want, have)]
         counts.append((len(sources), len(sinks), 1 if set(sources) & set(sinks) else 0))
@@ -155,7 +167,7 @@ def _side(
     if not counts:
         return None
     return _Side(
-        n_chunks=len(counts),
+        n_chunks=n_chunks,
         k=min(x[0] for x in counts),
         s=min(x[1] for x in counts),
         o=max(x[2] for x in counts),
@@ -183,6 +195,11 @@ def node_cut_bound(instance: Instance, v: int) -> int | None:
     >>> node_cut_bound(parse_instance("star:4", "single-port", "allreduce:chunks=2"), 0)
     26
     """
+    return _node_bound(instance, v, _chunk_kinds(instance))
+
+
+def _node_bound(instance: Instance, v: int, kinds: Kinds) -> int | None:
+    """:func:`node_cut_bound` with the chunks' groups (:func:`_chunk_kinds`) given."""
     rates = port_rates(instance, v)
     if rates is None:
         return None
@@ -190,19 +207,16 @@ def node_cut_bound(instance: Instance, v: int) -> int | None:
     if a <= 0 or b <= 0:
         return None
     g = instance.graph
-    chunks = range(instance.n_packets)
-    holders = [[w for w in g if instance.holdings[w] >> c & 1] for c in chunks]
-    wanting = [[w for w in g if instance.demands[w] >> c & 1] for c in chunks]
     one_port = rules_of(instance.model.kind).one_port
-    forward = _side(g, v, holders, wanting, one_port)
+    forward = _side(g, v, kinds, one_port)
     if forward is None:
         return None
-    backward = _side(g, v, wanting, holders, one_port)
+    backward = _side(g, v, [(want, have, many) for have, want, many in kinds], one_port)
     mirrored = 0 if backward is None else _completion(backward, b, a)
     return max(_completion(forward, a, b), mirrored)
 
 
-def _source(comp: set[int], inside: list[int], outside: list[int]) -> bool:
+def _source(comp: set[int], inside: tuple[int, ...], outside: tuple[int, ...]) -> bool:
     """Some node of ``inside`` is in ``comp`` and some node of ``outside`` is not."""
     return any(w in comp for w in inside) and any(w not in comp for w in outside)
 
@@ -221,6 +235,7 @@ def cut_bound(instance: Instance) -> int | None:
     >>> cut_bound(parse_instance("star:4", "multicast", "allreduce")) is None
     True
     """
-    found = [node_cut_bound(instance, v) for v in range(instance.n)]
+    kinds = _chunk_kinds(instance)
+    found = [_node_bound(instance, v, kinds) for v in range(instance.n)]
     values = [x for x in found if x is not None]
     return max(values) if values else None
