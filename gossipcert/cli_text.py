@@ -285,6 +285,13 @@ def evidence_text(ev: dict[str, Any]) -> str:
     if kind == "allreduce-drat":
         what = " (even with unions only)" if ev.get("formula") == "union" else ""
         return f"{rounds_text(ev['rounds'])} infeasible for allreduce{what}: {_proof_text(ev)}"
+    if kind == "allreduce-packing":
+        return (
+            f"{rounds_text(ev['rounds'])} infeasible for allreduce: {ev['chunks']} "
+            f"interchangeable chunks weigh at least {ev['chunks']} x {ev['least_weight']} on "
+            f"weighted port slots that carry {ev['total']} (the chunk-packing bound), by "
+            f"{_proof_text(ev)}"
+        )
     if kind == "drat-packet":
         return (
             f"{rounds_text(ev['rounds'])} infeasible: packet {ev['packet']} alone cannot be "

@@ -19,6 +19,13 @@ from tests.test_allreduce_cut import atlas_instance
 BOWTIE = atlas_instance(42, "all-port", 1)
 
 
+@pytest.fixture(autouse=True)
+def _exact_search_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests exercise the exact search and its DRAT proofs, which the chunk-packing
+    bound would pre-empt on the bowtie (tests/test_allreduce_packing.py covers that bound)."""
+    monkeypatch.setattr(allreduce, "PACKING_NODES", 0)
+
+
 def _interrupt(*args: Any) -> Any:
     raise KeyboardInterrupt
 

@@ -34,6 +34,14 @@ from tests.reductions_reference import Edge, reference_optimum
 
 runner = CliRunner()
 
+
+@pytest.fixture(autouse=True)
+def _exact_search_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests exercise the exact search and its DRAT proofs, which the chunk-packing
+    bound would pre-empt on the bowtie (tests/test_allreduce_packing.py covers that bound)."""
+    monkeypatch.setattr(allreduce_search, "PACKING_NODES", 0)
+
+
 GRAPHS: dict[str, tuple[int, list[Edge]]] = {
     "P3": (3, [(0, 1), (1, 2)]),
     "K3": (3, [(0, 1), (1, 2), (0, 2)]),

@@ -25,6 +25,9 @@ the lower-bound evidence:
   bounds (the CNF of :mod:`gossipcert.encodings.allreduce`, or with ``formula: "union"``
   that of the union relaxation :mod:`gossipcert.encodings.allreduce_union`, regenerated and
   re-checked);
+- ``allreduce-packing``: weights on the port slots of ``R* - 1`` rounds and a DRAT proof
+  that every chunk weighs at least ``W`` in them, with ``K W`` above the weight the slots
+  carry (:mod:`gossipcert.search.allreduce_packing`, regenerated and re-checked);
 - ``solver-claim``: a solver's word only (weaker, and labelled so: its check re-solves the
   claim, and even when every step agrees the verdict is ``unproved``, never ``holds``).
 
@@ -84,6 +87,7 @@ from gossipcert.proofs.refutation import (
 from gossipcert.proofs.steps import check_steps_point
 from gossipcert.schedule import FORMAT as SCHEDULE_FORMAT
 from gossipcert.schedule import Schedule, from_json, to_json
+from gossipcert.search.allreduce_packing import check_packing_evidence, packing_relies_on
 from gossipcert.search.backends import SatBackend, Status
 from gossipcert.search.outcome import SolveResult
 from gossipcert.simulate import simulate
@@ -167,6 +171,8 @@ def _uses_symmetry(result: SolveResult) -> bool:
         return ev.get("coverage", {}).get("kind") == "orbits"
     if ev.get("kind") == "allreduce-drat":
         return union_relies_on(ev) != []
+    if ev.get("kind") == "allreduce-packing":
+        return packing_relies_on(ev) != []
     return result.options.symmetry and ev.get("kind") in ("drat", "solver-claim")
 
 
@@ -412,6 +418,16 @@ def _check(
     if kind == "allreduce-drat":  # a DRAT proof that one round fewer is impossible
         check_allreduce_drat(inst, optimum, ev, time_limit, out, full)
         relies = union_relies_on(ev)
+        consistent = cert.get("symmetry_breaking") is bool(relies)
+        out.add(
+            consistent,
+            f"symmetry_breaking flag {'agrees' if consistent else 'DISAGREES'} with the CNF",
+        )
+        out.add(True, reliance(relies))
+        return
+    if kind == "allreduce-packing":  # weights on the slots, and each chunk's least weight
+        check_packing_evidence(inst, optimum, ev, time_limit, out, full)
+        relies = packing_relies_on(ev)
         consistent = cert.get("symmetry_breaking") is bool(relies)
         out.add(
             consistent,

@@ -119,6 +119,8 @@ from gossipcert.proofs.refutation import (
 )
 from gossipcert.schedule import Schedule, Transmission
 from gossipcert.search.allreduce_cut import cut_bound
+from gossipcert.search.allreduce_packing import applies as packing_applies
+from gossipcert.search.allreduce_packing import packing_bound
 from gossipcert.search.backends import allow_long_slices, solve_sliced
 from gossipcert.simulate import simulate
 
@@ -366,6 +368,12 @@ def solve_allreduce(
     if upper is not None:
         emit({"event": "upper-bound", "value": upper, "source": source_of_upper})
     optimal = _meets(best, lower, sub)
+    small = instance.n <= PACKING_NODES
+    if not optimal and upper is not None and small and packing_applies(instance) is None:
+        lower, weighed = _packing(instance, lower, upper, deadline, strict, emit)
+        if weighed is not None:
+            evidence, sub = {**weighed, "bracket": evidence}, None
+        optimal = _meets(best, lower, sub)
     if not optimal and upper is not None and encodable(instance) is None:
         found, refuted, record, stopped = _exact(instance, lower, upper, deadline, strict, emit)
         offer(found, "the allreduce model (gossipcert.encodings.allreduce)")
@@ -375,6 +383,40 @@ def solve_allreduce(
             sub = None
         optimal = _meets(best, lower, sub)
     return _answer(instance, rs, ag, lower, best, evidence, source_of_upper, optimal, stopped, sub)
+
+
+#: seconds the chunk-packing bound may take without a time limit
+PACKING_SECONDS = 120.0
+#: the most nodes of an instance the chunk-packing bound is tried on by default
+PACKING_NODES = 6
+
+
+def _packing(
+    instance: Instance,
+    lower: int,
+    upper: int,
+    deadline: float | None,
+    strict: bool,
+    emit: Callable[[dict[str, Any]], None],
+) -> tuple[int, dict[str, Any] | None]:
+    """Raise ``lower`` by the chunk-packing bound (:mod:`gossipcert.search.allreduce_packing`)
+    while it refutes ``lower`` rounds below ``upper``, within a third of the time left
+    (``PACKING_SECONDS`` without a limit): the new lower bound and the last refutation's
+    evidence (None if none)."""
+    left = seconds_left(deadline)
+    until = time.monotonic() + (PACKING_SECONDS if left == float("inf") else left / 3)
+    packed = None
+    while lower < upper and time.monotonic() < until:
+        began = time.monotonic()
+        emit({"event": "trying", "rounds": lower, "what": "the chunk-packing bound"})
+        ev = packing_bound(instance, lower, until, strict)
+        if ev is None:
+            emit(_query(lower, "unknown", began, "the chunk-packing bound does not reach"))
+            break
+        emit(_query(lower, "unsat", began, "the chunk-packing bound, proof checked"))
+        emit({"event": "lower-bound", "value": lower + 1, "source": "allreduce-packing"})
+        packed, lower = ev, lower + 1
+    return lower, packed
 
 
 def _meets(best: tuple[Schedule, Any] | None, lower: int, sub: Any | None) -> bool:

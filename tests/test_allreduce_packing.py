@@ -1,0 +1,100 @@
+"""The chunk-packing bound of allreduce (gossipcert.search.allreduce_packing): its refutations,
+their re-check, and horizons it must not refute."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from gossipcert.instance import parse_instance
+from gossipcert.search.allreduce_packing import (
+    check_packing_evidence,
+    one_chunk,
+    packing_bound,
+    slots,
+    total,
+)
+from tests.test_allreduce_cut import atlas_instance
+
+
+class Steps:
+    """A report that keeps the steps of a check."""
+
+    def __init__(self) -> None:
+        self.steps: list[tuple[bool | None, str]] = []
+
+    def add(self, ok: bool | None, text: str) -> None:
+        self.steps.append((ok, text))
+
+    @property
+    def holds(self) -> bool:
+        return all(ok is not False for ok, _ in self.steps)
+
+
+@pytest.fixture(scope="module")
+def atlas43() -> tuple[object, dict]:
+    # the 5-cycle with the chord 0-3, all-port, two chunks a node: 7 rounds are impossible
+    inst = atlas_instance(43, "all-port", 2)
+    ev = packing_bound(inst, 7, None)
+    assert ev is not None
+    return inst, ev
+
+
+def test_atlas_43_needs_eight_rounds(atlas43: tuple[object, dict]) -> None:
+    inst, ev = atlas43
+    assert ev["kind"] == "allreduce-packing" and ev["rounds"] == 7 and ev["chunks"] == 10
+    assert ev["chunks"] * ev["least_weight"] > ev["total"]
+    weights = {tuple(r[:-1]): r[-1] for r in ev["weights"]}
+    assert ev["total"] == total(inst, 7, weights)
+    assert set(weights) <= set(slots(inst, 7))
+    out = Steps()
+    check_packing_evidence(inst, 8, ev, None, out)
+    assert out.holds and len(out.steps) >= 3
+
+
+@pytest.mark.parametrize(
+    "mutation",
+    ["lighter", "heavier-claim", "rounds", "proof", "strict"],
+)
+def test_a_forged_packing_evidence_fails(atlas43: tuple[object, dict], mutation: str) -> None:
+    inst, ev = atlas43
+    bad = copy.deepcopy(ev)
+    if mutation == "lighter":  # drop a weighted slot: the CNF (and the total) change
+        bad["weights"] = bad["weights"][1:]
+        bad["total"] -= 1
+    elif mutation == "heavier-claim":  # claim a larger least weight than was proved
+        bad["least_weight"] += 1
+    elif mutation == "rounds":
+        bad["rounds"] = 6
+    elif mutation == "proof":
+        key = "lrat_xz_base64" if "lrat_xz_base64" in bad else "proof_xz_base64"
+        bad[key] = bad[key][:-8] + "AAAAAAAA"
+    else:  # the proof was made with the useless-transmission family
+        bad["strict"] = True
+    out = Steps()
+    check_packing_evidence(inst, 8, bad, None, out)
+    assert not out.holds
+
+
+@pytest.mark.parametrize(
+    ("graph", "model", "problem", "feasible"),
+    [
+        ("path:3", "single-port", "allreduce", 7),
+        ("ring:4", "single-port", "allreduce", 6),
+        ("path:4", "all-port", "allreduce", 6),
+    ],
+)
+def test_a_feasible_horizon_is_never_refuted(
+    graph: str, model: str, problem: str, feasible: int
+) -> None:
+    # these horizons have verified schedules (solve's optima), so no bound may refute them
+    inst = parse_instance(graph, model, problem)
+    assert packing_bound(inst, feasible, None) is None
+
+
+def test_one_chunk_keeps_contributors_and_demanders() -> None:
+    inst = parse_instance("ring:4", "single-port", "allreduce:chunks=2")
+    single, k = one_chunk(inst)
+    assert k == 8 and single.n_packets == 1
+    assert single.holdings == (1, 1, 1, 1) and single.demands == (1, 1, 1, 1)
