@@ -60,7 +60,11 @@ schedule is replayed like the others, and it is an upper bound only.
 
 The answer is ``optimal`` when the best lower bound meets the composition, with that
 bound's evidence (the sub-problem's result as ``dual``, whose certificate a certificate
-carries). Otherwise, on instances small enough for :mod:`gossipcert.encodings.allreduce`,
+carries). Otherwise, on instances of up to ``PACKING_NODES`` nodes, the chunk-packing bound
+(:mod:`gossipcert.search.allreduce_packing`: weights on the port slots, a checked proof that
+every chunk weighs at least ``W`` under them, and ``K W`` above what the slots carry) may
+raise ``L`` one round at a time, within a third of the time left (``PACKING_SECONDS``
+without a limit; evidence ``allreduce-packing``). Then, on instances small enough for :mod:`gossipcert.encodings.allreduce`,
 ``L, L + 1, ...`` rounds up to ``U - 1`` are decided by CaDiCaL: the union relaxation of
 :mod:`gossipcert.encodings.allreduce_union` (knowledge of contributions, which every schedule
 under ``sum`` or ``max`` satisfies, with the implied receipt and cut-vertex counts and,
