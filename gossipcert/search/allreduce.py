@@ -64,7 +64,8 @@ carries). Otherwise, on instances of up to ``PACKING_NODES`` nodes, the chunk-pa
 (:mod:`gossipcert.search.allreduce_packing`: weights on the port slots, a checked proof that
 every chunk weighs at least ``W`` under them, and ``K W`` above what the slots carry) may
 raise ``L`` one round at a time, within a third of the time left (``PACKING_SECONDS``
-without a limit; evidence ``allreduce-packing``). Then, on instances small enough for :mod:`gossipcert.encodings.allreduce`,
+without a limit; evidence ``allreduce-packing``). Then, on instances small enough for
+:mod:`gossipcert.encodings.allreduce`,
 ``L, L + 1, ...`` rounds up to ``U - 1`` are decided by CaDiCaL: the union relaxation of
 :mod:`gossipcert.encodings.allreduce_union` (knowledge of contributions, which every schedule
 under ``sum`` or ``max`` satisfies, with the implied receipt and cut-vertex counts and,

@@ -69,6 +69,7 @@ from gossipcert.proofs.refutation import (
     recheck_evidence_proof,
     refutation_status,
 )
+from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
 
 #: a slot: ("arc", u, v, t) in all-port, ("out", u, t) or ("in", v, t) in the one-port models
 Slot = tuple[Any, ...]
@@ -402,9 +403,7 @@ def _cheapest(
     m.add(sum(x.values()) >= len(holders) + len(needers) - 2)
     price = {h: round(_SCALE * sum(cost.get(s, 0.0) for s in taken(single, h))) for h in x}
     m.minimize(sum(price[h] * x[h] for h in x))
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.max_time_in_seconds = max(min(seconds, 60.0), 0.01)
+    solver = cpsat_solver(workers=1, seconds=max(min(seconds, 60.0), 0.01))
 
     class Keep(cp_model.CpSolverSolutionCallback):
         def __init__(self) -> None:
@@ -415,7 +414,7 @@ def _cheapest(
             self.seen.append(tuple(h for h in x if self.value(x[h])))
 
     keep = Keep()
-    status = solver.solve(m, keep if many else None)
+    status = run_cpsat(solver, m, keep if many else None)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return [], 0.0
     best = tuple(h for h in x if solver.value(x[h]))
