@@ -4,10 +4,11 @@ their re-check, and horizons it must not refute."""
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 import pytest
 
-from gossipcert.instance import parse_instance
+from gossipcert.instance import Instance, parse_instance
 from gossipcert.search.allreduce_packing import (
     check_packing_evidence,
     one_chunk,
@@ -15,7 +16,11 @@ from gossipcert.search.allreduce_packing import (
     slots,
     total,
 )
+from tests.one_chunk_reference import least_weight
 from tests.test_allreduce_cut import atlas_instance
+
+#: an instance and its chunk-packing evidence
+Packed = tuple[Instance, dict[str, Any]]
 
 
 class Steps:
@@ -33,7 +38,7 @@ class Steps:
 
 
 @pytest.fixture(scope="module")
-def atlas43() -> tuple[object, dict]:
+def atlas43() -> Packed:
     # the 5-cycle with the chord 0-3, all-port, two chunks a node: 7 rounds are impossible
     inst = atlas_instance(43, "all-port", 2)
     ev = packing_bound(inst, 7, None)
@@ -41,7 +46,7 @@ def atlas43() -> tuple[object, dict]:
     return inst, ev
 
 
-def test_atlas_43_needs_eight_rounds(atlas43: tuple[object, dict]) -> None:
+def test_atlas_43_needs_eight_rounds(atlas43: Packed) -> None:
     inst, ev = atlas43
     assert ev["kind"] == "allreduce-packing" and ev["rounds"] == 7 and ev["chunks"] == 10
     assert ev["chunks"] * ev["least_weight"] > ev["total"]
@@ -53,11 +58,23 @@ def test_atlas_43_needs_eight_rounds(atlas43: tuple[object, dict]) -> None:
     assert out.holds and len(out.steps) >= 3
 
 
+def test_the_least_weight_agrees_with_an_independent_brute_force(
+    atlas43: Packed,
+) -> None:
+    inst, ev = atlas43
+    weights = {(u, v, t): y for _, u, v, t, y in ev["weights"]}
+    edges = sorted(inst.graph.edges)  # atlas 43: the 5-cycle with the chord 0-3
+    assert least_weight(5, edges, 7, weights, ev["least_weight"]) == ev["least_weight"]
+    assert least_weight(5, edges, 7, weights, ev["least_weight"] - 1) is None
+    # and the weights make the chunks too heavy: 7 rounds are impossible
+    assert ev["chunks"] * ev["least_weight"] > sum(y for *_, y in ev["weights"])
+
+
 @pytest.mark.parametrize(
     "mutation",
     ["lighter", "heavier-claim", "rounds", "proof", "strict"],
 )
-def test_a_forged_packing_evidence_fails(atlas43: tuple[object, dict], mutation: str) -> None:
+def test_a_forged_packing_evidence_fails(atlas43: Packed, mutation: str) -> None:
     inst, ev = atlas43
     bad = copy.deepcopy(ev)
     if mutation == "lighter":  # drop a weighted slot: the CNF (and the total) change
