@@ -4,10 +4,12 @@ their re-check, and horizons it must not refute."""
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.search.allreduce_packing import (
     check_packing_evidence,
@@ -16,6 +18,7 @@ from gossipcert.search.allreduce_packing import (
     slots,
     total,
 )
+from gossipcert.search.entry import solve
 from tests.one_chunk_reference import least_weight
 from tests.test_allreduce_cut import atlas_instance
 
@@ -115,3 +118,23 @@ def test_one_chunk_keeps_contributors_and_demanders() -> None:
     single, k = one_chunk(inst)
     assert k == 8 and single.n_packets == 1
     assert single.holdings == (1, 1, 1, 1) and single.demands == (1, 1, 1, 1)
+
+
+def test_solve_certifies_the_bowtie_by_the_packing_bound(tmp_path: Path) -> None:
+    # the bowtie (two triangles sharing node 4), all-port, one chunk a node: 4 rounds refuted;
+    # from a graph file, so that check can rebuild it
+    path = tmp_path / "bowtie.edgelist"
+    path.write_text("0 1\n0 4\n1 4\n2 3\n2 4\n3 4\n")
+    res = solve(parse_instance(str(path), "all-port", "allreduce"))
+    assert res.status == "optimal" and res.optimum == 5
+    assert res.evidence["kind"] == "allreduce-packing" and res.evidence["rounds"] == 4
+    cert = build_certificate(res)
+    rep = check_certificate(copy.deepcopy(cert))
+    assert rep.status == "holds", rep.steps
+    assert any("interchangeable chunks weigh at least" in t for _, t in rep.steps)
+    bad = copy.deepcopy(cert)
+    bad["evidence"]["total"] += 1
+    assert check_certificate(bad).status == "fails"
+    bad = copy.deepcopy(cert)
+    bad["symmetry_breaking"] = not bad["symmetry_breaking"]
+    assert check_certificate(bad).status == "fails"

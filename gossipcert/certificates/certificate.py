@@ -415,19 +415,13 @@ def _check(
         args = (inst, optimum, ev, cert, time_limit, out, full, _check, CheckReport)
         check_allreduce_evidence(*args)
         return
-    if kind == "allreduce-drat":  # a DRAT proof that one round fewer is impossible
-        check_allreduce_drat(inst, optimum, ev, time_limit, out, full)
-        relies = union_relies_on(ev)
-        consistent = cert.get("symmetry_breaking") is bool(relies)
-        out.add(
-            consistent,
-            f"symmetry_breaking flag {'agrees' if consistent else 'DISAGREES'} with the CNF",
-        )
-        out.add(True, reliance(relies))
-        return
-    if kind == "allreduce-packing":  # weights on the slots, and each chunk's least weight
-        check_packing_evidence(inst, optimum, ev, time_limit, out, full)
-        relies = packing_relies_on(ev)
+    if kind in ("allreduce-drat", "allreduce-packing"):
+        if kind == "allreduce-drat":  # a DRAT proof that one round fewer is impossible
+            check_allreduce_drat(inst, optimum, ev, time_limit, out, full)
+            relies = union_relies_on(ev)
+        else:  # weights on the slots, and a proof of each chunk's least weight
+            check_packing_evidence(inst, optimum, ev, time_limit, out, full)
+            relies = packing_relies_on(ev)
         consistent = cert.get("symmetry_breaking") is bool(relies)
         out.add(
             consistent,

@@ -177,7 +177,6 @@ def packing_bound(
 
     Examples
     --------
-    >>> import time
     >>> from gossipcert.instance import parse_instance
     >>> inst = parse_instance("ring:5", "all-port", "allreduce:chunks=2")
     >>> ev = packing_bound(inst, 4, None)
