@@ -54,7 +54,7 @@ def test_atlas_43_needs_eight_rounds(atlas43: Packed) -> None:
     assert ev["kind"] == "allreduce-packing" and ev["rounds"] == 7 and ev["chunks"] == 10
     assert ev["chunks"] * ev["least_weight"] > ev["total"]
     weights = {tuple(r[:-1]): r[-1] for r in ev["weights"]}
-    assert ev["total"] == total(inst, 7, weights)
+    assert ev["total"] == total(slots(inst, 7), weights)
     assert set(weights) <= set(slots(inst, 7))
     out = Steps()
     check_packing_evidence(inst, 8, ev, None, out)

@@ -157,9 +157,9 @@ def weight_cnf(
     return StandaloneCNF(rounds, options, f.vpool.top, clauses, 0)
 
 
-def total(instance: Instance, rounds: int, weights: dict[Slot, int]) -> int:
-    """``T = sum_s cap_s y_s``: the most weight the chunks of one schedule can take."""
-    caps = slots(instance, rounds)
+def total(caps: dict[Slot, int], weights: dict[Slot, Any]) -> Any:
+    """``T = sum_s cap_s y_s``: the most weight the chunks of one schedule can take, for
+    the capacities ``caps`` of :func:`slots` (integer or float weights alike)."""
     return sum(caps[s] * y for s, y in weights.items())
 
 
@@ -201,7 +201,7 @@ def packing_bound(
         "rounds": rounds,
         "chunks": k,
         "weights": [[*s, y] for s, y in sorted(weights.items(), key=repr)],
-        "total": total(instance, rounds, weights),
+        "total": total(caps, weights),
         "least_weight": least,
         "strict": strict,
         **proof_record(cnf, *out),
@@ -241,7 +241,7 @@ def check_packing_evidence(
     if not isinstance(least, int):
         out.add(False, "no least weight")
         return
-    t = total(instance, rounds, weights)
+    t = total(caps, weights)
     ok = k == ev.get("chunks") and t == ev.get("total") and k * least > t
     out.add(
         ok,
@@ -287,7 +287,7 @@ def _weights(
     while _left(deadline) > 0:
         cost = {s: float(prices[index[s]]) for s in order}
         found, bound = _cheapest(single, rounds, cost, _left(deadline), many=True)
-        if bound > 0 and sum(caps[s] * cost[s] for s in order) / bound < k:
+        if bound > 0 and total(caps, cost) / bound < k:
             rounded = _rounded(single, rounds, caps, cost, k, deadline)
             if rounded is not None:
                 return rounded
@@ -307,13 +307,14 @@ def _rounded(
     k: int,
     deadline: float | None,
 ) -> tuple[dict[Slot, int], int] | None:
-    """``cost`` scaled and rounded to integers that still give ``k W > T``, with their
-    least weight ``W`` (CP-SAT, proved optimal); None if no scale of ``_DENOMINATORS`` does."""
+    """``cost`` scaled and rounded to integers that still give ``k W > T``, with ``W`` the
+    lower bound CP-SAT proves on a chunk's weight under them (the proof of
+    :func:`weight_cnf` confirms it); None if no scale of ``_DENOMINATORS`` does."""
     top = max(cost.values())
     for d in _DENOMINATORS:
         ints = {s: round(Fraction(c / top).limit_denominator(1000) * d) for s, c in cost.items()}
         ints = {s: y for s, y in ints.items() if y > 0}
-        t = sum(caps[s] * y for s, y in ints.items())
+        t = total(caps, ints)
         if _left(deadline) <= 0:
             return None
         _, least = _cheapest(
