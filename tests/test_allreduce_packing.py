@@ -138,3 +138,16 @@ def test_solve_certifies_the_bowtie_by_the_packing_bound(tmp_path: Path) -> None
     bad = copy.deepcopy(cert)
     bad["symmetry_breaking"] = not bad["symmetry_breaking"]
     assert check_certificate(bad).status == "fails"
+
+
+def test_ctrl_c_in_the_packing_bound_keeps_the_bracket(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gossipcert.search import allreduce
+
+    def interrupted(*args: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(allreduce, "packing_bound", interrupted)
+    res = solve(atlas_instance(42, "all-port", 1))  # the bowtie: bracket [4, 5] before it
+    assert res.interrupted and res.status == "feasible" and res.optimum is None
+    assert res.lower_bound == 4 and res.upper_bound is not None and res.upper_bound >= 5
+    assert res.evidence["kind"] == "allreduce-bracket"

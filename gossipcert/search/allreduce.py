@@ -375,11 +375,11 @@ def solve_allreduce(
     optimal = _meets(best, lower, sub)
     small = instance.n <= PACKING_NODES
     if not optimal and upper is not None and small and packing_applies(instance) is None:
-        lower, weighed = _packing(instance, lower, upper, deadline, strict, emit)
+        lower, weighed, stopped = _packing(instance, lower, upper, deadline, strict, emit)
         if weighed is not None:
             evidence, sub = {**weighed, "bracket": evidence}, None
         optimal = _meets(best, lower, sub)
-    if not optimal and upper is not None and encodable(instance) is None:
+    if not optimal and not stopped and upper is not None and encodable(instance) is None:
         found, refuted, record, stopped = _exact(instance, lower, upper, deadline, strict, emit)
         offer(found, "the allreduce model (gossipcert.encodings.allreduce)")
         if refuted is not None and record is not None and refuted >= lower:
@@ -403,25 +403,28 @@ def _packing(
     deadline: float | None,
     strict: bool,
     emit: Callable[[dict[str, Any]], None],
-) -> tuple[int, dict[str, Any] | None]:
+) -> tuple[int, dict[str, Any] | None, bool]:
     """Raise ``lower`` by the chunk-packing bound (:mod:`gossipcert.search.allreduce_packing`)
     while it refutes ``lower`` rounds below ``upper``, within a third of the time left
-    (``PACKING_SECONDS`` without a limit): the new lower bound and the last refutation's
-    evidence (None if none)."""
+    (``PACKING_SECONDS`` without a limit): the new lower bound, the last refutation's
+    evidence (None if none), and whether Ctrl-C stopped it (what was proved is kept)."""
     left = seconds_left(deadline)
     until = time.monotonic() + (PACKING_SECONDS if left == float("inf") else left / 3)
     packed = None
-    while lower < upper and time.monotonic() < until:
-        began = time.monotonic()
-        emit({"event": "trying", "rounds": lower, "what": "the chunk-packing bound"})
-        ev = packing_bound(instance, lower, until, strict)
-        if ev is None:
-            emit(_query(lower, "unknown", began, "the chunk-packing bound does not reach"))
-            break
-        emit(_query(lower, "unsat", began, "the chunk-packing bound, proof checked"))
-        emit({"event": "lower-bound", "value": lower + 1, "source": "allreduce-packing"})
-        packed, lower = ev, lower + 1
-    return lower, packed
+    try:
+        while lower < upper and time.monotonic() < until:
+            began = time.monotonic()
+            emit({"event": "trying", "rounds": lower, "what": "the chunk-packing bound"})
+            ev = packing_bound(instance, lower, until, strict)
+            if ev is None:
+                emit(_query(lower, "unknown", began, "the chunk-packing bound does not reach"))
+                break
+            emit(_query(lower, "unsat", began, "the chunk-packing bound, proof checked"))
+            emit({"event": "lower-bound", "value": lower + 1, "source": "allreduce-packing"})
+            packed, lower = ev, lower + 1
+    except KeyboardInterrupt:
+        return lower, packed, True
+    return lower, packed, False
 
 
 def _meets(best: tuple[Schedule, Any] | None, lower: int, sub: Any | None) -> bool:
