@@ -9,13 +9,20 @@ import pytest
 from gossipcert.errors import NotApplicableError
 from gossipcert.finders import tree_intervals
 from gossipcert.finders.tree_allreduce import check_applies, pack, shortest_packing
-from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
+from gossipcert.instance import (
+    Instance,
+    bits,
+    make_instance,
+    parse_instance,
+    parse_model,
+    parse_problem,
+)
 from gossipcert.search.allreduce import receipt_bound
 from gossipcert.search.allreduce_cut import cut_bound
 from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
-from tests.reductions_bfs import BruteForce
-from tests.test_reductions_bfs import MODELS, labelled
+from tests.reductions_bfs import BruteForce, replay
+from tests.test_reductions_bfs import MODELS, chunk_of, labelled
 
 
 def atlas(index: int, model: str, k: int) -> Instance:
@@ -160,3 +167,57 @@ def test_shortest_packing_descends_to_the_cut_bound() -> None:
 def test_not_applicable(spec: tuple[str, str, str], why: str) -> None:
     with pytest.raises(NotApplicableError, match=why):
         check_applies(parse_instance(*spec))
+
+
+def test_one_shape_and_a_free_chunk_pack_atlas_35_in_22_rounds() -> None:
+    """Atlas 35 (the triangle 0-1-2 with pendants 4 at 0 and 3 at 2), single-port, two
+    chunks: ten chunks whose union relaxation refutes 21 rounds. Nine chunks of one shape (the
+    path 4-0-1-2-3 swapping on 1-2) and one chunk rooted at 4 pack into 22, which the verifier
+    accepts; ten chunks of one shape do not (node 1 would take 20 receipts in rounds 2..20),
+    and the time-indexed model states the same restriction."""
+    inst = atlas(35, "single-port", 2)
+    assert inst.n_packets == 10
+    found = pack(inst, 22, seconds=60, uniform=1)
+    assert found.status == "feasible" and found.rounds == 22
+    assert found.schedule is not None and simulate(inst, found.schedule).rounds == 22
+    # and the replay written from the rules alone, beside the verifier
+    names = inst.packet_names
+    rounds = [
+        [
+            (
+                t.sender,
+                t.receivers,
+                [chunk_of(names[c], "allreduce", 2) for c in bits(t.packets)],
+                t.op,
+            )
+            for t in rnd
+        ]
+        for rnd in found.schedule.rounds
+    ]
+    g = nx.graph_atlas(35)
+    assert replay(5, g.edges, "single-port", "allreduce", 2, "sum", rounds) == 22
+    assert pack(inst, 22, seconds=60, uniform=0).status == "infeasible"
+    assert shortest_packing(inst, 21, 23, seconds=8).rounds == 22
+
+
+@pytest.mark.parametrize(("spec", "model", "fits"), [("path:4", "single-port:p=1", 9)])
+@pytest.mark.parametrize("uniform", [0, 1])
+def test_both_models_state_the_one_shape_restriction_alike(
+    spec: str, model: str, fits: int, uniform: int
+) -> None:
+    """The time-indexed and the scheduling model of the one-shape packing agree: it fits in
+    ``fits`` rounds, not in one fewer."""
+    inst = parse_instance(spec, model, "allreduce")
+    for scheduling in (False, True):
+        found = pack(inst, fits, seconds=30, scheduling=scheduling, uniform=uniform)
+        assert found.rounds == fits
+        assert pack(inst, fits - 1, 30, scheduling=scheduling, uniform=uniform).status == (
+            "infeasible"
+        )
+
+
+@pytest.mark.parametrize("uniform", [-1, 4])
+def test_one_shape_needs_a_chunk_in_the_shape(uniform: int) -> None:
+    inst = parse_instance("path:4", "single-port:p=1", "allreduce")
+    with pytest.raises(ValueError, match="uniform must be 0 to 3"):
+        pack(inst, 9, uniform=uniform)

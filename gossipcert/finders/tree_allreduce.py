@@ -94,6 +94,14 @@ from gossipcert.simulate import simulate
 #: seconds the finder takes when the caller gives no limit
 DEFAULT_SECONDS = 30.0
 
+#: the free chunks of the one-shape packings :func:`shortest_packing` tries first, in turn
+#: (:func:`~gossipcert.finders.tree_intervals.same_shape`)
+UNIFORM_FREE = (0, 1, 2)
+
+#: the most seconds one try of a one-shape packing takes (a twelfth of the time left, when
+#: that is less): where such a packing exists CP-SAT finds it in about a second
+UNIFORM_SECONDS = 10.0
+
 #: the ops of a transmission, as the packing numbers them
 REDUCE, COPY = 0, 1
 
@@ -167,7 +175,9 @@ def applies(instance: Instance) -> bool:
 class _Packing:
     """The CP-SAT model of the module docstring for a horizon of ``horizon`` rounds."""
 
-    def __init__(self, instance: Instance, horizon: int, swaps: bool) -> None:
+    def __init__(
+        self, instance: Instance, horizon: int, swaps: bool, uniform: int | None = None
+    ) -> None:
         self.instance, self.horizon = instance, horizon
         g, n, model = instance.graph, instance.n, instance.model
         rules = rules_of(model.kind)
@@ -217,7 +227,9 @@ class _Packing:
             for v in nv:
                 self._chunk_at(c, v, nbrs[v])
         self._ports(rules, model)
-        self._symmetry()
+        if uniform is not None:
+            tree_intervals.same_shape(m, [self._shape(c) for c in chunks], uniform)
+        self._symmetry(uniform)
 
     def _swaps_of(self, c: int, v: int, t: int) -> list[Any]:
         """The swap variables of chunk ``c`` in round ``t`` with ``v`` as one end."""
@@ -295,8 +307,20 @@ class _Packing:
                         m.add(sum(out) <= 1)
                         m.add(sum(into) <= 1)
 
-    def _symmetry(self) -> None:
-        """Chunk keys nondecreasing from chunk 1; chunk 0's single root an orbit's least node."""
+    def _shape(self, c: int) -> list[Any]:
+        """Chunk ``c``'s choices: its root, its swap's edge, every arc as parent and source."""
+        rounds, n = self.rounds, self.instance.n
+        edges = self.edges if self.swap else []
+        return (
+            [self.root[c, v] for v in range(n)]
+            + [sum(self.swap[c, e, t] for t in rounds) for e in edges]
+            + [sum(self.red[c, a, t] for t in rounds) for a in self.arcs]
+            + [sum(self.cp[c, a, t] for t in rounds) for a in self.arcs]
+        )
+
+    def _symmetry(self, uniform: int | None) -> None:
+        """Chunk keys nondecreasing from chunk 1 (with ``uniform``, among the free chunks);
+        chunk 0's single root an orbit's least node."""
         m, n = self.m, self.instance.n
         key = []
         for c in self.chunks:
@@ -308,7 +332,7 @@ class _Packing:
                 if (c, e, t) in self.swap
             ]
             key.append(sum(terms))
-        tree_intervals.order_chunks(m, self.instance, self.root, key)
+        tree_intervals.order_chunks(m, self.instance, self.root, key, uniform)
 
     def require_done(self) -> None:
         """Every chunk complete at every node after the last round."""
@@ -372,6 +396,7 @@ def pack(
     num_workers: int = 1,
     swaps: bool = True,
     scheduling: bool | None = None,
+    uniform: int | None = None,
 ) -> TreePacking:
     """Whether the trees of every chunk pack into ``rounds`` rounds (module docstring).
 
@@ -391,12 +416,20 @@ def pack(
         Use the scheduling model of :mod:`gossipcert.finders.tree_intervals` (default: where
         it :func:`~gossipcert.finders.tree_intervals.handles` the model), else the
         time-indexed one.
+    uniform : int, optional
+        Search only the packings where every chunk but the last ``uniform`` has one shape
+        (:func:`~gossipcert.finders.tree_intervals.same_shape`); fewer than the chunks.
 
     Returns
     -------
     TreePacking
-        ``feasible`` with a verified schedule, ``infeasible`` (no *tree-shaped* schedule:
-        not a lower bound) or ``unknown``.
+        ``feasible`` with a verified schedule, ``infeasible`` (no *tree-shaped* schedule, of
+        the ``uniform`` kind when asked: not a lower bound) or ``unknown``.
+
+    Raises
+    ------
+    ValueError
+        If ``uniform`` is negative or not fewer than the chunks.
 
     Examples
     --------
@@ -408,15 +441,17 @@ def pack(
     'infeasible'
     """
     check_applies(instance)
+    if uniform is not None and not 0 <= uniform < instance.n_packets:
+        raise ValueError(f"uniform must be 0 to {instance.n_packets - 1} free chunks")
     if rounds < 1:
         return TreePacking("infeasible", None, None, 0.0)
     packing: _Packing | IntervalPacking
     if scheduling is None:
         scheduling = tree_intervals.handles(instance)
     if scheduling:  # the ports are unary resources: the scheduling model
-        packing = IntervalPacking(instance, rounds, swaps)
+        packing = IntervalPacking(instance, rounds, swaps, uniform)
     else:
-        packing = _Packing(instance, rounds, swaps)
+        packing = _Packing(instance, rounds, swaps, uniform)
         packing.require_done()
     return _solve(packing, seconds, num_workers)
 
@@ -433,9 +468,11 @@ def shortest_packing(
 
     CP-SAT finds a packing fast where one exists and may take long to show that none does,
     so the search first asks :func:`pack` for ``lower`` rounds with a quarter of the time (a
-    closed bound is often met), then descends: ``R = hi - 1`` with all the time left, where
-    ``hi`` is the best schedule's rounds (``upper`` at first), until an answer is
-    ``infeasible`` (the packing is ``shortest``) or ``unknown``.
+    closed bound is often met), then descends: ``R = hi - 1``, where ``hi`` is the best
+    schedule's rounds (``upper`` at first). It descends first among the packings where all
+    chunks but ``free`` share one shape, for each ``free`` of :data:`UNIFORM_FREE` in turn,
+    each try within :data:`UNIFORM_SECONDS`; then among all packings with all the time left,
+    until an answer is ``infeasible`` (the packing is ``shortest``) or ``unknown``.
 
     Parameters
     ----------
@@ -476,6 +513,17 @@ def shortest_packing(
         if first.rounds is not None:
             return TreePacking("shortest", first.rounds, first.schedule, spent)
     hi, last = upper, "unknown"
+    for free in (f for f in UNIFORM_FREE if f < instance.n_packets):
+        while hi > lower:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                break
+            limit = UNIFORM_SECONDS if left is None else min(UNIFORM_SECONDS, left / 12)
+            found = pack(instance, hi - 1, limit, num_workers, swaps, uniform=free)
+            spent += found.seconds
+            if found.rounds is None:
+                break
+            best, hi = found, found.rounds
     while hi > lower:
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
