@@ -11,6 +11,7 @@ import pytest
 
 from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.instance import Instance, parse_instance
+from gossipcert.search import heartbeat
 from gossipcert.search.allreduce_packing import (
     check_packing_evidence,
     one_chunk,
@@ -120,13 +121,21 @@ def test_one_chunk_keeps_contributors_and_demanders() -> None:
     assert single.holdings == (1, 1, 1, 1) and single.demands == (1, 1, 1, 1)
 
 
-def test_solve_certifies_the_bowtie_by_the_packing_bound(tmp_path: Path) -> None:
+def test_solve_certifies_the_bowtie_by_the_packing_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # the bowtie (two triangles sharing node 4), all-port, one chunk a node: 4 rounds refuted;
     # from a graph file, so that check can rebuild it
     path = tmp_path / "bowtie.edgelist"
     path.write_text("0 1\n0 4\n1 4\n2 3\n2 4\n3 4\n")
-    res = solve(parse_instance(str(path), "all-port", "allreduce"))
+    monkeypatch.setattr(heartbeat, "EVERY_SECONDS", 0.01)
+    events: list[dict[str, Any]] = []
+    res = solve(parse_instance(str(path), "all-port", "allreduce"), progress=events.append)
     assert res.status == "optimal" and res.optimum == 5
+    # the bound's stage tells it is alive, with the bracket, as the exact search does
+    beats = [e for e in events if e["event"] == "heartbeat"]
+    assert any(e["what"] == "the chunk-packing bound at 4 rounds" for e in beats)
+    assert all({"time", "rounds", "lower", "upper"} <= e.keys() for e in beats)
     assert res.evidence["kind"] == "allreduce-packing" and res.evidence["rounds"] == 4
     cert = build_certificate(res)
     rep = check_certificate(copy.deepcopy(cert))

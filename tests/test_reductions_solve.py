@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import networkx as nx
 import pytest
@@ -25,6 +26,7 @@ from gossipcert.instance import (
 )
 from gossipcert.schedule import Schedule
 from gossipcert.search import allreduce as allreduce_search
+from gossipcert.search import heartbeat
 from gossipcert.search.allreduce import receive_bound
 from gossipcert.search.entry import solve
 from gossipcert.search.outcome import SolveResult
@@ -272,9 +274,16 @@ def bowtie(folder: Path) -> Instance:
     return parse_instance(str(path), "all-port", "allreduce")
 
 
-def test_allreduce_certificate_with_a_drat_proof(tmp_path: Path) -> None:
-    res = solve(bowtie(tmp_path))  # the receipts and cut bounds are 4
+def test_allreduce_certificate_with_a_drat_proof(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(heartbeat, "EVERY_SECONDS", 0.01)
+    events: list[dict[str, Any]] = []
+    res = solve(bowtie(tmp_path), progress=events.append)  # the receipts and cut bounds are 4
     assert (res.optimum, res.evidence["kind"], res.evidence["rounds"]) == (5, "allreduce-drat", 4)
+    # the search of the bracket tells it is alive while a horizon is decided
+    beats = [e["what"] for e in events if e["event"] == "heartbeat"]
+    assert any(w.startswith("deciding 4 rounds: the union relaxation") for w in beats), beats
     assert res.evidence["bracket"]["source"] == "receipts"
     cert = build_certificate(res)
     rep = check_certificate(copy.deepcopy(cert))

@@ -127,6 +127,7 @@ from gossipcert.search.allreduce_cut import cut_bound
 from gossipcert.search.allreduce_packing import applies as packing_applies
 from gossipcert.search.allreduce_packing import packing_bound
 from gossipcert.search.backends import allow_long_slices, solve_sliced
+from gossipcert.search.heartbeat import heartbeats
 from gossipcert.simulate import simulate
 
 
@@ -363,7 +364,10 @@ def solve_allreduce(
             made = f"the {name} allreduce (gossipcert.constructions.{name}_allreduce)"
             offer(_construction(instance, build), made)
         if not stopped and best is not None and best[1].rounds > lower:
-            packed = _tree_packing(instance, lower, best[1].rounds, deadline)
+            known = best[1].rounds
+            bracket = {"rounds": known - 1, "lower": lower, "upper": known}
+            with heartbeats(emit, "the tree-packing allreduce", bracket.copy):
+                packed = _tree_packing(instance, lower, known, deadline)
             offer(packed, "the tree-packing allreduce (gossipcert.finders.tree_allreduce)")
     except KeyboardInterrupt:
         stopped = True
@@ -415,7 +419,9 @@ def _packing(
         while lower < upper and time.monotonic() < until:
             began = time.monotonic()
             emit({"event": "trying", "rounds": lower, "what": "the chunk-packing bound"})
-            ev = packing_bound(instance, lower, until, strict)
+            bracket = {"rounds": lower, "lower": lower, "upper": upper}
+            with heartbeats(emit, f"the chunk-packing bound at {lower} rounds", bracket.copy):
+                ev = packing_bound(instance, lower, until, strict)
             if ev is None:
                 emit(_query(lower, "unknown", began, "the chunk-packing bound does not reach"))
                 break
@@ -610,7 +616,7 @@ def _exact(
     (:func:`decide`: the two at once where two cores are free); when the relaxation is
     satisfiable and the exact model is not, the exact model is refuted with a proof.
     Ctrl-C ends the search with what it has decided. ``emit`` receives a progress event
-    as each horizon starts and ends."""
+    as each horizon starts and ends, and heartbeats between."""
 
     def told(event: dict[str, Any]) -> None:
         if emit is not None:
@@ -623,7 +629,9 @@ def _exact(
                 break
             told({"event": "trying", "rounds": r, "what": _TRYING})
             began = time.monotonic()
-            relaxed, relaxed_record, status, schedule = decide(instance, r, deadline, strict)
+            bracket = {"rounds": r, "lower": r, "upper": upper}
+            with heartbeats(emit, f"deciding {r} rounds: {_TRYING}", bracket.copy):
+                relaxed, relaxed_record, status, schedule = decide(instance, r, deadline, strict)
             if relaxed == "unsat":
                 refuted, record = r, relaxed_record
                 told(_query(r, "unsat", began, "the union relaxation, proof checked"))
@@ -634,7 +642,11 @@ def _exact(
                 told(_query(r, "sat", began, "the exact model, schedule verified"))
                 told({"event": "upper-bound", "value": r, "source": "the allreduce model"})
                 return found, refuted, record, False
-            proved = refute(instance, r, deadline) if status == "unsat" else None
+            proved = None
+            if status == "unsat":
+                what = f"the exact model has no schedule of {r} rounds: its proof"
+                with heartbeats(emit, what, bracket.copy):
+                    proved = refute(instance, r, deadline)
             if proved is None:
                 told(_query(r, "unknown", began, "out of time"))
                 break
