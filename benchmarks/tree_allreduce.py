@@ -33,6 +33,7 @@ from gossipcert.instance import Instance, make_instance, parse_instance, parse_m
 #: (graph, model, horizons): atlas indices as numbers
 CASES: list[tuple[str | int, str, tuple[int, ...]]] = [
     (30, "single-port:p=1", (33, 32)),
+    (35, "single-port:p=1", (23, 22)),
     (36, "single-port:p=1", (23,)),
     (43, "all-port", (8,)),
     ("dgx1", "all-port", (6, 5)),
@@ -52,8 +53,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=20.0, help="CP-SAT's limit per cell")
     args = ap.parse_args()
-    print(f"| instance | model | R | time-indexed | scheduling |  (limit {args.seconds:g} s)")
-    print("|---|---|---|---|---|")
+    free = (0, 1, 2)
+    heads = " | ".join(f"one shape + {j} free" for j in free)
+    limit = f"(limit {args.seconds:g} s)"
+    print(f"| instance | model | R | time-indexed | scheduling | {heads} |  {limit}")
+    print("|---|---|---|---|---|" + "---|" * len(free))
     for graph, model, horizons in CASES:
         inst = instance_of(graph, model)
         name = f"atlas {graph}" if isinstance(graph, int) else graph
@@ -65,7 +69,10 @@ def main() -> None:
                     continue
                 found = pack(inst, rounds, args.seconds, 1, scheduling=scheduling)
                 cells.append(f"{found.status} {found.seconds:.1f} s")
-            print(f"| {name} | {model} | {rounds} | {cells[0]} | {cells[1]} |", flush=True)
+            for j in free:
+                found = pack(inst, rounds, args.seconds, 1, uniform=j)
+                cells.append(f"{found.status} {found.seconds:.1f} s")
+            print(f"| {name} | {model} | {rounds} | {' | '.join(cells)} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -171,10 +171,10 @@ def test_not_applicable(spec: tuple[str, str, str], why: str) -> None:
 
 def test_one_shape_and_a_free_chunk_pack_atlas_35_in_22_rounds() -> None:
     """Atlas 35 (the triangle 0-1-2 with pendants 4 at 0 and 3 at 2), single-port, two
-    chunks: ten chunks whose union relaxation refutes 21 rounds. Nine chunks of one shape (the
-    path 4-0-1-2-3 swapping on 1-2) and one chunk rooted at 4 pack into 22, which the verifier
-    accepts; ten chunks of one shape do not (node 1 would take 20 receipts in rounds 2..20),
-    and the time-indexed model states the same restriction."""
+    chunks: ten chunks whose union relaxation refutes 21 rounds. Nine chunks of one shape and
+    one free chunk pack into 22 (the shape found: the path 3-2-1-0-4 swapping on 0-1), which
+    the verifier and the replay written from the rules accept; ten chunks of one shape do not
+    (CP-SAT proves it), so the free chunk is needed."""
     inst = atlas(35, "single-port", 2)
     assert inst.n_packets == 10
     found = pack(inst, 22, seconds=60, uniform=1)

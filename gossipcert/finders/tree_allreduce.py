@@ -469,10 +469,12 @@ def shortest_packing(
     CP-SAT finds a packing fast where one exists and may take long to show that none does,
     so the search first asks :func:`pack` for ``lower`` rounds with a quarter of the time (a
     closed bound is often met), then descends: ``R = hi - 1``, where ``hi`` is the best
-    schedule's rounds (``upper`` at first). It descends first among the packings where all
-    chunks but ``free`` share one shape, for each ``free`` of :data:`UNIFORM_FREE` in turn,
-    each try within :data:`UNIFORM_SECONDS`; then among all packings with all the time left,
-    until an answer is ``infeasible`` (the packing is ``shortest``) or ``unknown``.
+    schedule's rounds (``upper`` at first). Where the scheduling model applies
+    (:func:`~gossipcert.finders.tree_intervals.handles`) it descends first among the
+    packings where all chunks but ``free`` share one shape, for each ``free`` of
+    :data:`UNIFORM_FREE` in turn, each try within :data:`UNIFORM_SECONDS`; then among all
+    packings with all the time left, until an answer is ``infeasible`` (the packing is
+    ``shortest``) or ``unknown``.
 
     Parameters
     ----------
@@ -513,7 +515,10 @@ def shortest_packing(
         if first.rounds is not None:
             return TreePacking("shortest", first.rounds, first.schedule, spent)
     hi, last = upper, "unknown"
-    for free in (f for f in UNIFORM_FREE if f < instance.n_packets):
+    # one-shape packings: with the scheduling model only (on the time-indexed one, in
+    # all-port on the DGX-1 and atlas 43, they were infeasible and cost seconds each)
+    tries = UNIFORM_FREE if tree_intervals.handles(instance) else ()
+    for free in (f for f in tries if f < instance.n_packets):
         while hi > lower:
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:

@@ -109,9 +109,9 @@ def same_shape(m: cp_model.CpModel, shapes: list[list[Any]], uniform: int) -> No
 
     A restriction, not a relaxation: it narrows the search to packings of one shape and
     ``uniform`` free chunks, where CP-SAT answers in a second when a packing of that kind
-    exists (atlas 35, single-port, two chunks: nine chunks of the path 4-0-1-2-3 swapping on
-    1-2 and one chunk rooted at 4 pack into 22 rounds; the unrestricted model finds no packing
-    in 120 s). An infeasible answer says nothing about the other packings."""
+    exists (atlas 35, single-port, two chunks: nine chunks of one shape, the path 3-2-1-0-4
+    swapping on 0-1, and one free chunk pack into 22 rounds; the unrestricted model finds no
+    packing in 120 s). An infeasible answer says nothing about the other packings."""
     for c in range(1, len(shapes) - uniform):
         for a, b in zip(shapes[0], shapes[c], strict=True):
             m.add(a == b)
