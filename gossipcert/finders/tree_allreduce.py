@@ -54,7 +54,9 @@ Constraint families: one root or one swap per chunk; every node but the roots se
 parent's (``red[c, u, v, t] + sent[c, v, t] <= 1``); ``done`` only for a root after its last
 child (``done[c, v, t] = 1`` forces ``late[c, v, t] = 0``), for a swapped node or after a
 copy; a copy's sender is done the round before; every chunk done everywhere at ``R`` (or
-``fin``); the model's rules of a round above.
+``fin``); the model's rules of a round above. On request (``uniform``), a restriction: every
+chunk but the last ``uniform`` has chunk 0's shape (its root or swap edge, and the rounds
+summed out of every ``red`` and ``cp``: :func:`~gossipcert.finders.tree_intervals.same_shape`).
 
 Symmetry, cheap and sound: the chunks of an allreduce are interchangeable, so their roots'
 keys (a node's number, or ``n`` plus an edge's number for two roots) are nondecreasing from

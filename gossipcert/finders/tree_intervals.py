@@ -32,7 +32,10 @@ Constraint families: one root or one swap per chunk, every node ``inner`` or a r
 one parent each, one source each but the roots; a child's ``up`` before its parent's
 (``parent[c, (u, v)] => up[c, u] + 1 <= up[c, v]``); the ends of a swap in one round; a
 source ready before the receipt (``source[c, (u, v)] => down[c, v] >= ready[c, u]``); the
-resources above; the symmetry breaking of :mod:`gossipcert.finders.tree_allreduce`.
+resources above; the symmetry breaking of :mod:`gossipcert.finders.tree_allreduce`. On
+request (``uniform``), the restriction :func:`same_shape` (every chunk but the last
+``uniform`` has chunk 0's root or swap, parents and sources), the chunks of that shape in
+increasing rounds of completion, and only the free chunks ordered by their keys.
 
 References
 ----------
