@@ -44,6 +44,11 @@ def limit_origin() -> float:
     return time.monotonic() if COMMAND_START is None else COMMAND_START
 
 
+def seconds_left(deadline: float | None) -> float:
+    """Seconds until ``deadline``, a ``time.monotonic()`` instant (infinite without one)."""
+    return float("inf") if deadline is None else deadline - time.monotonic()
+
+
 @contextmanager
 def limits_from_now() -> Iterator[None]:
     """Within the block, a time limit counts from when it is applied, not from the command's

@@ -103,7 +103,7 @@ from pysat.solvers import Solver
 
 from gossipcert import graphs
 from gossipcert.children import Child, Send, may_fan_out, ready
-from gossipcert.command_start import limits_from_now
+from gossipcert.command_start import limits_from_now, seconds_left
 from gossipcert.constructions.hub_allreduce import hub_allreduce
 from gossipcert.constructions.ring_allreduce import ring_allreduce
 from gossipcert.encodings import allreduce as exact
@@ -571,11 +571,6 @@ def refute(
     _, cnf = standalone(instance, rounds)
     out = checked_refutation(cnf, deadline, None, f"the DRAT proof of allreduce in {rounds}")
     return None if out is None else (cnf, *out)
-
-
-def seconds_left(deadline: float | None) -> float:
-    """Seconds until ``deadline`` (infinite without one)."""
-    return float("inf") if deadline is None else deadline - time.monotonic()
 
 
 def refute_union(

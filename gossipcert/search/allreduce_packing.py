@@ -48,7 +48,6 @@ References
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -60,6 +59,7 @@ from scipy import sparse
 from scipy.optimize import linprog
 
 from gossipcert import graphs
+from gossipcert.command_start import seconds_left
 from gossipcert.encodings import allreduce_union as union
 from gossipcert.encodings.allreduce import encodable, interchangeable
 from gossipcert.instance import Instance, ModelKind
@@ -284,9 +284,9 @@ def _weights(
     index = {s: i for i, s in enumerate(order)}
     columns: list[tuple[Hop, ...]] = []
     prices = np.ones(len(order))
-    while _left(deadline) > 0:
+    while seconds_left(deadline) > 0:
         cost = {s: float(prices[index[s]]) for s in order}
-        found, bound = _cheapest(single, rounds, cost, _left(deadline), many=True)
+        found, bound = _cheapest(single, rounds, cost, seconds_left(deadline), many=True)
         if bound > 0 and total(caps, cost) / bound < k:
             rounded = _rounded(single, rounds, caps, cost, k, deadline)
             if rounded is not None:
@@ -315,10 +315,10 @@ def _rounded(
         ints = {s: round(Fraction(c / top).limit_denominator(1000) * d) for s, c in cost.items()}
         ints = {s: y for s, y in ints.items() if y > 0}
         t = total(caps, ints)
-        if _left(deadline) <= 0:
+        if seconds_left(deadline) <= 0:
             return None
         _, least = _cheapest(
-            single, rounds, {s: float(y) for s, y in ints.items()}, _left(deadline)
+            single, rounds, {s: float(y) for s, y in ints.items()}, seconds_left(deadline)
         )
         least_int = int(np.ceil(least - 1e-6))
         if k * least_int > t:
@@ -421,7 +421,3 @@ def _cheapest(
     seen = [c for c in reversed(keep.seen) if c != best][:20]
     slack = len(x) / _SCALE  # the rounding of the prices
     return [best, *seen], max(solver.best_objective_bound / _SCALE - slack, 0.0)
-
-
-def _left(deadline: float | None) -> float:
-    return float("inf") if deadline is None else deadline - time.monotonic()
