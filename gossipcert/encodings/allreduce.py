@@ -109,6 +109,14 @@ def arc_cap(instance: Instance, u: int, v: int) -> int | None:
     return mdl.packet_cap
 
 
+def arcs_of(instance: Instance) -> list[tuple[int, int]]:
+    """Every arc ``(u, v)`` of the graph, by ``u`` then ``v``: the arcs the transmission
+    variables of this encoding, of the union relaxation and of the chunk-packing bound's
+    weights are keyed by."""
+    g = instance.graph
+    return [(u, v) for u in range(instance.n) for v in sorted(g.adj[u])]
+
+
 def interchangeable(instance: Instance) -> list[list[int]]:
     """The classes of chunks with the same contributors and demanders, in chunk order.
 
@@ -143,7 +151,7 @@ def build(instance: Instance, rounds: int, symmetry: bool = False) -> Formula:
     g, kind = instance.graph, instance.model.kind
     n, chunks = instance.n, instance.n_packets
     contrib = [[w for w in range(n) if instance.holdings[w] >> c & 1] for c in range(chunks)]
-    arcs = [(u, v) for u in range(n) for v in sorted(g.adj[u])]
+    arcs = arcs_of(instance)
     prev: dict[tuple[int, int, int], Lit] = {
         (v, c, w): v == w for c in range(chunks) for w in contrib[c] for v in range(n)
     }

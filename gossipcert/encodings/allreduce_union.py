@@ -77,6 +77,7 @@ import networkx as nx
 from gossipcert.encodings.allreduce import (
     and_literal,
     arc_cap,
+    arcs_of,
     encodable,
     interchangeable,
     port_literals,
@@ -115,7 +116,7 @@ def build(instance: Instance, rounds: int, options: EncodingOptions = DEFAULT_OP
     g, n = instance.graph, instance.n
     chunks = range(instance.n_packets)
     contrib = [[w for w in range(n) if instance.holdings[w] >> c & 1] for c in chunks]
-    arcs = [(u, v) for u in range(n) for v in sorted(g.adj[u])]
+    arcs = arcs_of(instance)
     dist = dict(nx.all_pairs_shortest_path_length(g))
 
     def far(v: int, w: int, t: int) -> bool:

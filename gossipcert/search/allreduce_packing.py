@@ -58,10 +58,9 @@ from ortools.sat.python import cp_model
 from scipy import sparse
 from scipy.optimize import linprog
 
-from gossipcert import graphs
 from gossipcert.command_start import seconds_left
 from gossipcert.encodings import allreduce_union as union
-from gossipcert.encodings.allreduce import encodable, interchangeable
+from gossipcert.encodings.allreduce import arc_cap, arcs_of, encodable, interchangeable
 from gossipcert.instance import Instance, ModelKind
 from gossipcert.proofs.refutation import (
     StandaloneCNF,
@@ -97,12 +96,12 @@ def applies(instance: Instance) -> str | None:
 
 def slots(instance: Instance, rounds: int) -> dict[Slot, int]:
     """Every slot of ``rounds`` rounds and how many chunks it carries (module docstring)."""
-    g, model = instance.graph, instance.model
+    model = instance.model
     out: dict[Slot, int] = {}
     for t in range(1, rounds + 1):
         if model.kind is ModelKind.ALL_PORT:
-            for u, v in _arcs(instance):
-                out[("arc", u, v, t)] = model.capacity or graphs.capacity(g, u, v)
+            for u, v in arcs_of(instance):
+                out[("arc", u, v, t)] = arc_cap(instance, u, v) or 0
         else:
             cap = model.packet_cap or 0
             for x in range(instance.n):
@@ -141,7 +140,7 @@ def weight_cnf(
     options = union.STRICT_OPTIONS if strict else union.DEFAULT_OPTIONS
     f = union.build(single, rounds, options)
     heavy: list[int] = []
-    for u, v in _arcs(single):
+    for u, v in arcs_of(single):
         for t in range(1, rounds + 1):
             w = sum(weights.get(s, 0) for s in taken(single, (u, v, t)))
             x = f.var(("X", u, v, 0, t))
@@ -269,11 +268,6 @@ def packing_relies_on(ev: dict[str, Any]) -> list[str]:
     return ["no useless transmission (gossipcert.encodings.allreduce_union)"]
 
 
-def _arcs(instance: Instance) -> list[tuple[int, int]]:
-    g = instance.graph
-    return [(u, v) for u in range(instance.n) for v in sorted(g.adj[u])]
-
-
 def _weights(
     single: Instance, rounds: int, caps: dict[Slot, int], k: int, deadline: float | None
 ) -> tuple[dict[Slot, int], int] | None:
@@ -367,7 +361,7 @@ def _cheapest(
     needers = [v for v in range(n) if single.demands[v]]
     m = cp_model.CpModel()
     # X[u, v, t]: the chunk crosses arc (u, v) in round t
-    x = {(u, v, t): m.new_bool_var("") for u, v in _arcs(single) for t in range(1, rounds + 1)}
+    x = {(u, v, t): m.new_bool_var("") for u, v in arcs_of(single) for t in range(1, rounds + 1)}
     if single.model.kind is not ModelKind.ALL_PORT:
         for t in range(1, rounds + 1):
             for a in range(n):
