@@ -276,7 +276,13 @@ def _weights(
     the time runs out."""
     order = list(caps)
     index = {s: i for i, s in enumerate(order)}
-    columns: list[tuple[Hop, ...]] = []
+    capacity = np.array([caps[s] for s in order], dtype=float)
+    known: set[tuple[Hop, ...]] = set()  # the columns of the program so far
+    width = 0  # how many columns (one-chunk schedules) it has
+    # the program's matrix, one entry a hop and a slot it takes: the entry's row (slot) and
+    # column, kept as the columns come so that no column is read twice
+    rows: list[int] = []
+    cols: list[int] = []
     prices = np.ones(len(order))
     while seconds_left(deadline) > 0:
         cost = {s: float(prices[index[s]]) for s in order}
@@ -285,11 +291,15 @@ def _weights(
             rounded = _rounded(single, rounds, caps, cost, k, deadline)
             if rounded is not None:
                 return rounded
-        fresh = [c for c in found if _weight(single, c, cost) < 1 - 1e-9 and c not in columns]
-        if columns and not fresh:
+        fresh = [c for c in found if _weight(single, c, cost) < 1 - 1e-9 and c not in known]
+        if width and not fresh:
             return None  # the program's value is reached: k chunks or more fit
-        columns += fresh or found
-        prices = _duals(single, order, index, caps, columns)
+        for column in fresh or found:
+            rows += [index[s] for hop in column for s in taken(single, hop)]
+            cols += [width] * (len(rows) - len(cols))
+            known.add(column)
+            width += 1
+        prices = _duals(rows, cols, width, capacity)
     return None
 
 
@@ -324,23 +334,12 @@ def _weight(single: Instance, column: tuple[Hop, ...], cost: dict[Slot, float]) 
     return sum(cost.get(s, 0.0) for hop in column for s in taken(single, hop))
 
 
-def _duals(
-    single: Instance,
-    order: list[Slot],
-    index: dict[Slot, int],
-    caps: dict[Slot, int],
-    columns: list[tuple[Hop, ...]],
-) -> np.ndarray:
-    """The dual prices of "most chunks over ``columns`` within the capacities" (HiGHS)."""
-    rows, cols = [], []
-    for j, column in enumerate(columns):
-        for hop in column:
-            for s in taken(single, hop):
-                rows.append(index[s])
-                cols.append(j)
-    a = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(order), len(columns)))
-    b = np.array([caps[s] for s in order], dtype=float)
-    res = linprog(-np.ones(len(columns)), A_ub=a, b_ub=b, bounds=(0, None), method="highs")
+def _duals(rows: list[int], cols: list[int], width: int, capacity: np.ndarray) -> np.ndarray:
+    """The dual prices of "most chunks over the ``width`` columns within the slots'
+    ``capacity``", the matrix given by its entries' ``rows`` and ``cols`` (HiGHS)."""
+    shape = (len(capacity), width)
+    a = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
+    res = linprog(-np.ones(width), A_ub=a, b_ub=capacity, bounds=(0, None), method="highs")
     return np.maximum(-res.ineqlin.marginals, 0.0)
 
 
