@@ -13,6 +13,8 @@ stays fast.
 
 from __future__ import annotations
 
+import sys
+import time
 from typing import TYPE_CHECKING, Any
 
 from gossipcert._version import __version__
@@ -57,8 +59,18 @@ _API = frozenset(__all__) - {"__version__"}
 
 
 def __getattr__(name: str) -> Any:
-    """The API's names, imported from :mod:`gossipcert.api` when first asked for."""
+    """The API's names, imported from :mod:`gossipcert.api` when first asked for.
+
+    The loading (seconds: the solvers' libraries) is recorded, so that a first
+    ``gossipcert.solve(..., time_limit=T)`` that loads the API counts it in its limit
+    (:func:`gossipcert.command_start.call_origin`)."""
     if name in _API:
+        if "gossipcert.api" not in sys.modules:
+            began = time.monotonic()
+            from gossipcert import api
+            from gossipcert.command_start import note_api_load
+
+            note_api_load(began, time.monotonic())
         from gossipcert import api
 
         return getattr(api, name)
