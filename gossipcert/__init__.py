@@ -1,11 +1,14 @@
 """gossipcert: certified optimal schedules for gossip, broadcast and related problems.
 
-The Python API (:mod:`gossipcert.api`) is at the package's face::
+The Python API (:mod:`gossipcert.api`) is at the package's face (a graph is a spec, a
+file or a networkx graph of one's own):
 
-    import gossipcert
-    res = gossipcert.solve("ccc:3", "telephone", "gossip")   # or a networkx graph
-    res.optimum, res.lower_evidence["kind"]                  # 7, 'drat'
-    gossipcert.check(res.certificate()).ok                   # True
+>>> import gossipcert
+>>> res = gossipcert.solve("ccc:3", "telephone", "gossip")
+>>> res.optimum, res.lower_evidence["kind"]  # a checked LRAT proof of a relaxation
+(7, 'drat-relaxed')
+>>> gossipcert.check(res.certificate()).ok
+True
 
 Its names are loaded on first use, so ``import gossipcert`` (and ``gossipcert --version``)
 stays fast.
@@ -22,6 +25,8 @@ from gossipcert._version import __version__
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from gossipcert.api import (
         BoundsResult,
+        CheckReport,
+        Report,
         Result,
         SolveStatus,
         Verdict,
@@ -39,6 +44,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
 
 __all__ = [
     "BoundsResult",
+    "CheckReport",
+    "Report",
     "Result",
     "SolveStatus",
     "Verdict",

@@ -37,6 +37,7 @@ from typing import Any, TypeAlias
 import networkx as nx
 
 from gossipcert import graphs
+from gossipcert.certificates.certificate import CheckReport
 from gossipcert.closed_forms import all_bounds
 from gossipcert.errors import GossipcertError, SpecError
 from gossipcert.formats.verdict import Verdict, verify_algorithm
@@ -57,6 +58,8 @@ from gossipcert.simulate import Report, simulate
 
 __all__ = [
     "BoundsResult",
+    "CheckReport",
+    "Report",
     "Result",
     "SolveStatus",
     "Verdict",
@@ -116,6 +119,8 @@ def as_instance(
 
     Examples
     --------
+    >>> import networkx as nx
+    >>> from gossipcert import as_instance
     >>> as_instance("ring:6", "half-duplex", "broadcast:0").graph.number_of_nodes()
     6
     >>> torus = nx.grid_2d_graph(3, 3, periodic=True)
@@ -219,6 +224,7 @@ def solve(
 
     Examples
     --------
+    >>> from gossipcert import solve
     >>> res = solve("petersen", "telephone", "broadcast:0", time_limit=60)
     >>> res.status.value, res.optimum, res.certified
     ('optimal', 4, True)
@@ -297,6 +303,8 @@ def verify(
 
     Examples
     --------
+    >>> import networkx as nx
+    >>> from gossipcert import verify
     >>> rep = verify("path:3", {"rounds": [[{"from": 0, "to": [1], "packets": "all"}]]},
     ...              "telephone", "broadcast:0")
     >>> rep.valid, rep.complete, rep.named_unmet()
@@ -341,6 +349,7 @@ def bounds(
 
     Examples
     --------
+    >>> from gossipcert import bounds
     >>> b = bounds("hypercube:4", "telephone", "gossip")
     >>> b.lower.value, b.upper.value
     (4, 4)
@@ -360,7 +369,7 @@ def check(
     *,
     time_limit: float | None = None,
     full: bool = False,
-) -> Any:
+) -> CheckReport:
     """Re-check a certificate from scratch: rebuild the instance, replay the schedule,
     re-derive the lower bound (re-evaluate the closed form, re-check the proofs).
 
@@ -381,6 +390,7 @@ def check(
 
     Examples
     --------
+    >>> from gossipcert import check, solve
     >>> cert = solve("ring:5", "telephone", "gossip").certificate()
     >>> check(cert).ok
     True
@@ -395,14 +405,15 @@ def check(
         certificate if isinstance(certificate, dict) else read_certificate(os.fspath(certificate))
     )
     with limits_from(origin):
-        return check_within(cert, time_limit, full)
+        report: CheckReport = check_within(cert, time_limit, full)
+    return report
 
 
 def upgrade(
     certificate: str | os.PathLike[str] | dict[str, Any],
     *,
     time_limit: float | None = None,
-) -> tuple[Any, dict[str, Any] | None]:
+) -> tuple[CheckReport, dict[str, Any] | None]:
     """Re-check a certificate as :func:`check` does, proving each stored DRAT refutation
     again with a trimmed LRAT proof that takes its place.
 
@@ -428,6 +439,7 @@ def upgrade(
     Examples
     --------
     >>> import json, pathlib
+    >>> from gossipcert import upgrade
     >>> old = json.loads(pathlib.Path("results/store/half-duplex_gossip_n5_18ae0b23b971d93c"
     ...     ".cert.json").read_text())  # doctest: +SKIP
     >>> report, new = upgrade(old)  # doctest: +SKIP
@@ -478,6 +490,7 @@ def table(
 
     Examples
     --------
+    >>> from gossipcert import table
     >>> df = table("results/bermond.toml")  # doctest: +SKIP
     """
     from gossipcert.tables import dask_runner, read_sweep, run_sweep

@@ -149,6 +149,8 @@ class Report:
     instance : Instance or None
         The instance replayed (:func:`simulate` sets it), which :meth:`named_unmet` and
         :meth:`named_missing` name nodes and packets by.
+    ok : bool
+        Valid and complete (property).
     """
 
     valid: bool
@@ -168,6 +170,10 @@ class Report:
         """:attr:`unmet` with the graph's own names: ``(node, packet)`` per demand unmet at
         the end, named as :meth:`gossipcert.Result.named_rounds` names them.
 
+        Returns
+        -------
+        list of (node, packet)
+
         Examples
         --------
         >>> import networkx as nx
@@ -181,6 +187,10 @@ class Report:
     def named_missing(self) -> list[tuple[Any, Any, Any]]:
         """:attr:`missing` with the graph's own names: ``(node, chunk, contributor)`` per
         contribution a reduction's demanded chunk lacks at the end.
+
+        Returns
+        -------
+        list of (node, chunk, contributor)
 
         Examples
         --------

@@ -1,0 +1,22 @@
+"""pytest runs the Markdown pages' examples (the README's and ``docs/*.md``, by
+``--doctest-glob='*.md'``) in a scratch folder, where the files they write land and
+``docs/examples`` is the repository's sample files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent
+
+
+@pytest.fixture(autouse=True)
+def _markdown_in_a_scratch_folder(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if Path(str(getattr(request.node, "path", ""))).suffix != ".md":
+        return
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "examples").symlink_to(ROOT / "docs" / "examples")
+    monkeypatch.chdir(tmp_path)
