@@ -122,3 +122,17 @@ def test_the_first_call_counts_the_loading_of_the_solvers_in_its_limit() -> None
     t0, t1, t2, first, second = json.loads(out.stdout)
     assert t0 <= first < t1  # the loading, inside the lookup, counts
     assert t1 <= second <= t2  # later calls count from the call
+
+
+def test_the_command_line_names_the_file_it_resumed_from(tmp_path: Path) -> None:
+    """It printed "schedule of 3 rounds from resumed from part.json"."""
+    from typer.testing import CliRunner
+
+    from gossipcert.cli import app
+
+    part = gossipcert.solve("ring:6").write_partial(tmp_path / "part.json")
+    out = CliRunner().invoke(app, ["solve", "ring:6", "--resume", str(part), "-q"])
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.output.split())
+    assert f"schedule of 3 rounds from {part} (resumed)" in text
+    assert "from resumed from" not in text
