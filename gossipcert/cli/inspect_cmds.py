@@ -129,7 +129,8 @@ def verify_cmd(
         str | None,
         typer.Option(
             "--from",
-            help="Read another tool's algorithm instead: msccl-xml, sccl-json or teccl-json; "
+            help="Read another tool's algorithm instead: msccl-xml, mscclpp-plan (an MSCCL++ "
+            "execution plan), sccl-json or teccl-json; "
             "GRAPH is then that file (verify --from msccl-xml algo.xml).",
             metavar="FORMAT",
         ),

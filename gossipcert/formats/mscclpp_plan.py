@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from gossipcert.errors import FormatError
+from gossipcert.formats.mscclpp_refs import check_refs
 
 #: the operation names the loader knows (``getOpType``)
 OP_NAMES = (
@@ -322,7 +323,7 @@ def _read_plan(data: Any, rd: _Reader) -> Plan:
     if not isinstance(reuse, bool):
         raise rd.fail("$.reuse_resources", "expected true or false")
     plan = Plan(name, collective, protocol, inplace, gpus, double, reuse, defects, rd.source)
-    _check_refs(plan, rd)
+    check_refs(plan, rd.fail)
     return plan
 
 
@@ -565,67 +566,3 @@ def _read_ref(raw: Any, path: str, rd: _Reader) -> BufRef:
             path, "a buffer reference with neither 'type', 'buffer_id' nor 'switch_channel_id'"
         )
     return BufRef("local", rd.text(r["type"], f"{path}.type", BUFFERS), -1, index, size)
-
-
-def _check_refs(plan: Plan, rd: _Reader) -> None:
-    """What the loader indexes without checking: channel ids, remote buffer ids, switch
-    channel ids, semaphore ids (out of range there is undefined behaviour: refused here)."""
-    for g in plan.gpus:
-        for tb in g.tbs:
-            where = f"$.gpus[{g.id}].threadblocks[{tb.id}]"
-            for kind in ("memory", "port"):
-                for c in tb.channels[kind]:
-                    if c >= len(g.channels[kind]):
-                        raise rd.fail(
-                            f"{where}.channels",
-                            f"{kind} channel {c}, but GPU {g.id} has {len(g.channels[kind])}",
-                        )
-                for b in tb.remote_refs[kind]:
-                    if b >= len(g.remote_buffers):
-                        raise rd.fail(
-                            f"{where}.remote_buffer_refs",
-                            f"remote buffer {b}, but GPU {g.id} has {len(g.remote_buffers)}",
-                        )
-                    if kind not in g.remote_buffers[b][2]:
-                        raise rd.fail(
-                            f"{where}.remote_buffer_refs",
-                            f"remote buffer {b} is not accessed through {kind} channels",
-                        )
-            for c in tb.channels["switch"]:
-                if c >= len(g.switches):
-                    raise rd.fail(
-                        f"{where}.channels",
-                        f"switch channel {c}, but GPU {g.id} has {len(g.switches)}",
-                    )
-            for op in tb.ops:
-                for o in (op, *op.ops):
-                    _check_op_refs(o, g, tb, rd)
-
-
-def _check_op_refs(op: Op, g: Gpu, tb: ThreadBlock, rd: _Reader) -> None:
-    kind = op.channel_type
-    if op.channel_ids and kind in ("memory", "port"):
-        for c in op.channel_ids:
-            if c >= len(tb.channels[kind]):
-                raise rd.fail(
-                    op.path,
-                    f"{kind} channel {c}, but the thread block has {len(tb.channels[kind])}",
-                )
-    for ref in (*op.src, *op.dst):
-        if ref.kind == "remote":
-            if kind not in ("memory", "port"):
-                raise rd.fail(op.path, "a remote buffer without a memory or port channel_type")
-            if ref.ref >= len(tb.remote_refs[kind]):
-                raise rd.fail(
-                    op.path,
-                    f"remote buffer {ref.ref}, but the thread block has "
-                    f"{len(tb.remote_refs[kind])} through {kind} channels",
-                )
-        elif ref.kind == "switch" and ref.ref >= len(tb.channels["switch"]):
-            raise rd.fail(
-                op.path,
-                f"switch channel {ref.ref}, but the thread block has {len(tb.channels['switch'])}",
-            )
-    for s in op.semaphore_ids:
-        if s >= len(g.semaphores):
-            raise rd.fail(op.path, f"semaphore {s}, but GPU {g.id} has {len(g.semaphores)}")
