@@ -69,6 +69,7 @@ from gossipcert import graphs
 from gossipcert.certificates.certificate import instance_from_certificate
 from gossipcert.errors import FormatError, GossipcertError
 from gossipcert.formats.msccl_xml import EXECUTOR_MAX_COUNT, PROTOCOLS, lane_channel
+from gossipcert.formats.mscclpp_writer import mscclpp_plan_from_schedule
 from gossipcert.formats.reduction_writer import reduction_xml
 from gossipcert.formats.send_order import SendOrder
 from gossipcert.instance import Instance, ProblemKind, bits, parse_instance
@@ -452,7 +453,11 @@ def sccl_json_from_schedule(schedule: Schedule, instance: Instance, name: str | 
     return json.dumps(data) + "\n"
 
 
-WRITERS = {"msccl-xml": msccl_xml_from_schedule, "sccl-json": sccl_json_from_schedule}
+WRITERS = {
+    "msccl-xml": msccl_xml_from_schedule,
+    "sccl-json": sccl_json_from_schedule,
+    "mscclpp-plan": mscclpp_plan_from_schedule,
+}
 
 
 def export_schedule_file(
