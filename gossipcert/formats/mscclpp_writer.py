@@ -28,9 +28,9 @@ The plan runs the schedule round by round, in the Simple protocol over memory ch
 
 A thread block runs at most 64 operations (``MAX_OPERATION``) and an operation names at most
 10 buffers on a side: a schedule of more rounds than fit, or that sends more than 10 chunks
-from one thread block in a round, is refused. Read back by :mod:`gossipcert.formats.mscclpp_replay`, the plan is valid
-and takes the schedule's rounds (each round's ``put`` waits for the previous round's
-``wait``).
+from one thread block in a round, is refused. Read back by
+:mod:`gossipcert.formats.mscclpp_replay`, the plan is valid and takes the schedule's rounds
+(each round's ``put`` waits for the previous round's ``wait``).
 
 References
 ----------
@@ -41,7 +41,6 @@ References
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from typing import Any
 
 from gossipcert import graphs
@@ -69,7 +68,8 @@ def _moves(
     know = list(instance.holdings)
     out = []
     for rnd in schedule.rounds[: len(schedule)]:
-        moves, learned = [], list(know)
+        moves: list[tuple[int, int, int]] = []
+        learned = list(know)
         for tr in rnd:
             mask = know[tr.sender] if tr.packets is None else tr.packets
             for v in tr.receivers:
@@ -134,7 +134,7 @@ class _Writer:
 
     def __init__(self, instance: Instance, coll: str, n: int, k: int) -> None:
         self.instance, self.coll, self.n, self.k = instance, coll, n, k
-        self.rounds: list[list[tuple[int, int, int]]] = []
+        self.rounds: list[list[tuple[int, int, Slot, Slot]]] = []
         self.scratch = [n * k if coll == "alltoall" else 0 for _ in range(n)]
         self.where: dict[tuple[int, int], Slot] = {}  # (rank, packet) -> its slot
         for r in range(n):
@@ -155,7 +155,6 @@ class _Writer:
 
     def _dest(self, r: int, p: int) -> Slot:
         if (r, p) not in self.where:
-            q, _ = divmod(p, self.k)
             if self.coll == "allgather" or self._dest_rank(p) == r:
                 self.where[(r, p)] = self._home(r, p)
                 return self.where[(r, p)]
@@ -174,13 +173,17 @@ class _Writer:
         for u, v, p in moves:
             src = self.where[(u, p)]
             placed.append((u, v, src, self._dest(v, p)))
-        self.rounds.append(placed)  # type: ignore[arg-type]
+        self.rounds.append(placed)
 
     def plan(self, name: str) -> dict[str, Any]:
         n, k, coll = self.n, self.k, self.coll
-        peers = [sorted({v for rnd in self.rounds for u, v, *_ in rnd if u == r}
-                        | {u for rnd in self.rounds for u, v, *_ in rnd if v == r})
-                 for r in range(n)]  # fmt: skip
+        peers = [
+            sorted(
+                {v for rnd in self.rounds for u, v, *_ in rnd if u == r}
+                | {u for rnd in self.rounds for u, v, *_ in rnd if v == r}
+            )
+            for r in range(n)
+        ]
         gpus = []
         for r in range(n):
             groups = [
@@ -193,26 +196,44 @@ class _Writer:
                 self._tb(r, t, group, peers[r], remote, len(groups))
                 for t, group in enumerate(groups)
             ]
-            gpus.append({
-                "id": r,
-                "input_chunks": k if coll == "allgather" else n * k,
-                "output_chunks": n * k,
-                "scratch_chunks": self.scratch[r],
-                "threadblocks": tbs,
-                "channels": [{"channel_type": "memory", "connected_to": peers[r]}],
-                "remote_buffers": [{"rank": q, "type": b, "access_channel_types": ["memory"]}
-                                   for (q, b), _ in sorted(remote.items(), key=lambda x: x[1])],
-                "semaphores": [],
-            })  # fmt: skip
+            gpus.append(
+                {
+                    "id": r,
+                    "input_chunks": k if coll == "allgather" else n * k,
+                    "output_chunks": n * k,
+                    "scratch_chunks": self.scratch[r],
+                    "threadblocks": tbs,
+                    "channels": [{"channel_type": "memory", "connected_to": peers[r]}],
+                    "remote_buffers": [
+                        {"rank": q, "type": b, "access_channel_types": ["memory"]}
+                        for (q, b), _ in sorted(remote.items(), key=lambda x: x[1])
+                    ],
+                    "semaphores": [],
+                }
+            )
         return {
-            "name": name, "collective": coll, "protocol": "Simple",
-            "inplace": coll == "allgather", "reuse_resources": False, "gpus": gpus,
-            "num_threads_per_block": 1024, "use_double_scratch_buffer": False,
-            "buffer_alignment": 16, "min_message_size": 0, "max_message_size": 2**64 - 1,
-        }  # fmt: skip
+            "name": name,
+            "collective": coll,
+            "protocol": "Simple",
+            "inplace": coll == "allgather",
+            "reuse_resources": False,
+            "gpus": gpus,
+            "num_threads_per_block": 1024,
+            "use_double_scratch_buffer": False,
+            "buffer_alignment": 16,
+            "min_message_size": 0,
+            "max_message_size": 2**64 - 1,
+        }
 
-    def _tb(self, r: int, t: int, group: list[int], peers: list[int],
-            remote: dict[tuple[int, str], int], ntb: int) -> dict[str, Any]:  # fmt: skip
+    def _tb(
+        self,
+        r: int,
+        t: int,
+        group: list[int],
+        peers: list[int],
+        remote: dict[tuple[int, str], int],
+        ntb: int,
+    ) -> dict[str, Any]:
         chan = {q: peers.index(q) for q in group}
         local = {q: i for i, q in enumerate(group)}  # the thread block's channel ids
         refs: list[int] = []
@@ -279,10 +300,15 @@ class _Writer:
                 f"most {MAX_OPERATION} (MAX_OPERATION): the schedule has too many rounds"
             )
         return {
-            "id": t, "ops": ops,
-            "channels": [{"channel_type": "memory", "channel_ids": [chan[q] for q in group]}] if group else [],
-            "remote_buffer_refs": [{"access_channel_type": "memory", "remote_buffer_ids": refs}] if refs else [],
-        }  # fmt: skip
+            "id": t,
+            "ops": ops,
+            "channels": [{"channel_type": "memory", "channel_ids": [chan[q] for q in group]}]
+            if group
+            else [],
+            "remote_buffer_refs": [{"access_channel_type": "memory", "remote_buffer_ids": refs}]
+            if refs
+            else [],
+        }
 
 
 def _sync(name: str, ids: list[int]) -> dict[str, Any]:
