@@ -53,12 +53,19 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gossipcert.errors import FormatError
-from gossipcert.formats.mscclpp_refs import check_refs
+from gossipcert.formats.mscclpp_types import (
+    BufRef,
+    Gpu,
+    Op,
+    Plan,
+    SwitchChannel,
+    ThreadBlock,
+    check_refs,
+)
 
 #: the operation names the loader knows (``getOpType``)
 OP_NAMES = (
@@ -109,97 +116,6 @@ MAX_RANKS = 4096
 MAX_CHUNKS = 1 << 16
 MAX_OPS = 1 << 20
 MAX_TBG = 1 << 10
-
-
-@dataclass(frozen=True)
-class BufRef:
-    """A buffer reference of an operation: ``kind`` is ``local`` (``buf`` given),
-    ``remote`` (``ref`` the thread block's remote buffer id) or ``switch`` (``ref`` the
-    thread block's switch channel id); ``index`` and ``size`` in chunks."""
-
-    kind: str
-    buf: str | None
-    ref: int
-    index: int
-    size: int
-
-
-@dataclass(frozen=True)
-class Op:
-    """One operation of a thread block (a pipeline's operations in ``ops``)."""
-
-    name: str
-    path: str
-    channel_type: str | None = None
-    channel_ids: tuple[int, ...] = ()
-    src: tuple[BufRef, ...] = ()
-    dst: tuple[BufRef, ...] = ()
-    tbg: tuple[int, int] = (0, 1)  # (tb_id, tbg_size)
-    barrier_id: int = -1
-    num_threadblocks: int = 0
-    semaphore_ids: tuple[int, ...] = ()
-    ops: tuple[Op, ...] = ()
-
-
-@dataclass(frozen=True)
-class ThreadBlock:
-    """A thread block: its operations, its channels per type (indices into the GPU's
-    channels of that type) and its remote buffers per access channel type."""
-
-    id: int
-    ops: tuple[Op, ...]
-    channels: dict[str, tuple[int, ...]]
-    remote_refs: dict[str, tuple[int, ...]]
-
-
-@dataclass(frozen=True)
-class SwitchChannel:
-    """An NVLS (switch) channel of a GPU: its buffer and the ranks of its group."""
-
-    buf: str
-    ranks: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Gpu:
-    """A GPU of the plan."""
-
-    id: int
-    input_chunks: int
-    output_chunks: int
-    scratch_chunks: int
-    channels: dict[str, tuple[int, ...]]  # type -> peers, flattened in order
-    switches: tuple[SwitchChannel, ...]
-    remote_buffers: tuple[tuple[int, str, tuple[str, ...]], ...]  # (rank, buffer, types)
-    semaphores: tuple[int, ...]  # initial values
-    tbs: tuple[ThreadBlock, ...]
-
-    def chunks(self, buf: str) -> int:
-        return {"i": self.input_chunks, "o": self.output_chunks, "s": self.scratch_chunks}[buf]
-
-
-@dataclass
-class Plan:
-    """An MSCCL++ execution plan as read."""
-
-    name: str
-    collective: str
-    protocol: str
-    inplace: bool
-    gpus: tuple[Gpu, ...]
-    double_scratch: bool = False
-    reuse_resources: bool = False
-    defects: list[str] = field(default_factory=list)
-    source: str = "plan"
-
-    @property
-    def ranks(self) -> int:
-        return len(self.gpus)
-
-    @property
-    def n_ops(self) -> int:
-        """Operations over every thread block (a pipeline's own included)."""
-        return sum(1 + len(op.ops) for g in self.gpus for tb in g.tbs for op in tb.ops)
 
 
 class _Reader:

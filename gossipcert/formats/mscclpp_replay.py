@@ -247,6 +247,12 @@ def _initial(plan: Plan, k: int, g: int) -> dict[Key, Value]:
             out.update({(r, "i", u): frozenset({(r, u)}) for u in range(kg)})
         elif coll == "reducescatter":
             out.update({(r, "i", u): frozenset({(r, u)}) for u in range(n * kg)})
+        else:  # no postcondition: the caller's buffers hold data of their own
+            gpu = plan.gpus[r]
+            for buf in ("i", "o"):
+                out.update(
+                    {(r, buf, u): frozenset({(r, buf, u)}) for u in range(gpu.chunks(buf) * g)}
+                )
     return out
 
 

@@ -142,8 +142,9 @@ class SyncGraph:
         return any(self.known(c, 0, node, False) for c in self.starts.get(rank, []))
 
     def before_end(self, e: Entry, rank: int, completion: bool) -> bool:
-        """Whether ``e`` happens before the end of some thread block of ``rank``."""
-        return any(self.before(e, end, False, completion) for end in self.ends.get(rank, []))
+        """Whether ``e``'s writes are published before the end of some thread block of
+        ``rank`` (release order: its caller reads them then)."""
+        return any(self.before(e, end, True, completion) for end in self.ends.get(rank, []))
 
 
 def _connections(plan: Plan) -> dict[tuple[int, str, int], tuple[int, int]]:
