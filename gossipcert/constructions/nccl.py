@@ -40,6 +40,7 @@ References
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 
 import networkx as nx
@@ -72,9 +73,10 @@ def pat_messages(n: int) -> list[Message]:
 
     Examples
     --------
-    >>> pat_messages(4)
-    [(2, 2, 0), (3, 3, 1), (0, 0, 2), (1, 1, 3), (1, 1, 0), (3, 3, 2), (2, 2, 1), (0, 0, 3), \
-(3, 2, 1), (0, 3, 2), (1, 0, 3), (2, 1, 0)]
+    >>> pat_messages(4)[:4]  # dimension 1: rank r sends its own chunk to r - 2
+    [(0, 0, 2), (1, 1, 3), (2, 2, 0), (3, 3, 1)]
+    >>> pat_messages(4)[8:]  # dimension 0: and the chunk it received from r + 2
+    [(2, 0, 3), (3, 1, 0), (0, 2, 1), (1, 3, 2)]
     """
     dims = max(1, (n - 1).bit_length())
     out = []
@@ -121,7 +123,7 @@ def embed(instance: Instance, messages: list[Message]) -> Schedule:
             raise NotApplicableError(
                 f"rank {a} forwards the chunk of rank {source} before it has it"
             )
-        for x, y in zip(path, path[1:], strict=False):
+        for x, y in itertools.pairwise(path):
             if (y, source) in have:  # a relay that already has it (an earlier path)
                 t = have[(y, source)]
                 continue
