@@ -322,7 +322,7 @@ def _xml_text(
         ids[key] = len(per_rank[key[1]])
         per_rank[key[1]].append(key)
     targets = {st[3] for steps in tbs.values() for st in steps if st[3] is not None}
-    peer_slot = _transfer_ends(tbs)
+    peer_slot = _transfer_ends(tbs) if coll in ("allgather", "alltoall") else {}
     nchannels = 1 + max((key[3] for key in tbs if key[0] != "local"), default=0)
     in_place = coll == "allgather"
     both = coll == "broadcast"  # right in place and out of place (the root copies i to o)
