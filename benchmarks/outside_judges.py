@@ -21,10 +21,12 @@ copy with that attribute changed, nothing else); the other files are listed as n
 with the reason. Each covered file runs 5 iterations of the checker's own executor; its exit
 code and last line are printed beside gossipcert's own verdict.
 
-The MSCCL++ plan loader (``src/core/executor/execution_plan.cc``) includes
-``include/mscclpp/gpu.hpp``, which includes ``cuda.h`` and ``cuda_runtime.h`` (or ROCm's
-HIP headers): the script says whether either is installed; without them the loader cannot be
-compiled, so the plans are judged by gossipcert alone.
+With ``--mscclpp SNAPSHOT``, the MSCCL++ execution plans that
+:func:`gossipcert.formats.mscclpp_writer.mscclpp_plan_from_schedule` writes for the round
+trips of ``tests/test_formats_mscclpp.py`` are loaded by MSCCL++'s own loader
+(``src/core/executor/execution_plan.cc``, built as ``benchmarks/mscclpp_plans.py`` builds it:
+it includes ``include/mscclpp/gpu.hpp``, which needs CUDA's headers, ``cuda.h`` and
+``cuda_runtime.h``, and the CUDA runtime library to link, but no GPU to load a plan).
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ import time
 from pathlib import Path
 
 from gossipcert.formats.msccl_xml import parse_msccl_xml
+from gossipcert.formats.mscclpp_plan import parse_mscclpp_plan
+from gossipcert.formats.mscclpp_replay import replay_plan
+from gossipcert.formats.mscclpp_writer import mscclpp_plan_from_schedule
 from gossipcert.formats.replay import replay
 from gossipcert.formats.writers import msccl_xml_from_schedule
 from gossipcert.instance import parse_instance
@@ -115,6 +120,36 @@ def cuda_headers() -> str:
         if nvcc
         else "none: neither cuda_runtime.h nor hip/hip_runtime.h nor nvcc/hipcc"
     )
+
+
+def loader_judges(snapshot: Path, work: Path, limit: float) -> None:
+    """MSCCL++'s own loader on the writer's plans (see the module docstring)."""
+    print()
+    print("MSCCL++ plan loader: CUDA headers:", cuda_headers())
+    spec = importlib.util.spec_from_file_location(
+        "mscclpp_plans", Path(__file__).with_name("mscclpp_plans.py")
+    )
+    assert spec and spec.loader
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    exe = bench.build_loader(snapshot, work)
+    spec = importlib.util.spec_from_file_location("roundtrip", TESTS / "test_formats_mscclpp.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    marks = module.test_writer_round_trip_keeps_the_rounds.pytestmark
+    print("| instance | gossipcert | MSCCL++ loader |")
+    print("|---|---|---|")
+    for graph, model, problem in marks[0].args[1]:
+        inst = parse_instance(graph, model, problem)
+        res = solve_within(inst, time_limit=limit, proof=False)
+        path = work / f"{graph}-{problem}.json".replace(":", "_")
+        path.write_text(mscclpp_plan_from_schedule(res.schedule, inst))
+        rep = replay_plan(parse_mscclpp_plan(path.read_text()))
+        print(
+            f"| {graph} {model} {problem} | {'valid' if rep.valid else 'INVALID'}, "
+            f"{rep.rounds} rounds (optimum {res.optimum}) | {bench.load_with_mscclpp(exe, path)} |"
+        )
 
 
 def main() -> None:
