@@ -186,12 +186,7 @@ def main() -> None:
     print()
     print("files:", sum(counts.values()), "; ".join(f"{v}: {n}" for v, n in sorted(counts.items())))
     if args.mscclpp:
-        print(
-            "MSCCL++ plan loader:",
-            "src/core/executor/execution_plan.cc includes "
-            "include/mscclpp/gpu.hpp, which needs CUDA or HIP headers;",
-            cuda_headers(),
-        )
+        loader_judges(args.mscclpp, work, args.time_limit)
     sys.stdout.flush()
 
 

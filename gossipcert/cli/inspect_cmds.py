@@ -352,7 +352,8 @@ def construct_cmd(
             help="ring-fd, ring-hd, ring-multicast, hamiltonian, product, simple, "
             "concurrent-updown, fattree-flood, farthest-first, fattree-total-exchange, "
             "ring-allgather, ring-alltoall, farthest-first-routes, shift-exchange, "
-            "hypercube-doubling, machine-pipeline, bermond, rows-columns, matching-sequence, "
+            "hypercube-doubling, nccl-ring, nccl-pat, machine-pipeline, bermond, rows-columns, "
+            "matching-sequence, "
             "gather-spread, latency-flood.",
         ),
     ],
