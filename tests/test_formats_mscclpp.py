@@ -40,24 +40,45 @@ def _sync(name: str) -> Json:
 
 
 def _plan(collective: str, inplace: bool, gpus: list[Json], protocol: str = "Simple") -> Json:
-    return {"name": "t", "collective": collective, "protocol": protocol, "inplace": inplace,
-            "gpus": gpus}  # fmt: skip
-
-
-def _gpu(rank: int, sizes: tuple[int, int, int], peers: list[int], remotes: list[tuple[int, str]],
-         ops: list[Json]) -> Json:  # fmt: skip
     return {
-        "id": rank, "input_chunks": sizes[0], "output_chunks": sizes[1], "scratch_chunks": sizes[2],
+        "name": "t",
+        "collective": collective,
+        "protocol": protocol,
+        "inplace": inplace,
+        "gpus": gpus,
+    }
+
+
+def _gpu(
+    rank: int,
+    sizes: tuple[int, int, int],
+    peers: list[int],
+    remotes: list[tuple[int, str]],
+    ops: list[Json],
+) -> Json:
+    return {
+        "id": rank,
+        "input_chunks": sizes[0],
+        "output_chunks": sizes[1],
+        "scratch_chunks": sizes[2],
         "channels": [{"channel_type": "memory", "connected_to": peers}],
-        "remote_buffers": [{"rank": q, "type": b, "access_channel_types": ["memory"]}
-                           for q, b in remotes],
-        "threadblocks": [{
-            "id": 0, "ops": ops,
-            "channels": [{"channel_type": "memory", "channel_ids": list(range(len(peers)))}],
-            "remote_buffer_refs": [{"access_channel_type": "memory",
-                                    "remote_buffer_ids": list(range(len(remotes)))}],
-        }],
-    }  # fmt: skip
+        "remote_buffers": [
+            {"rank": q, "type": b, "access_channel_types": ["memory"]} for q, b in remotes
+        ],
+        "threadblocks": [
+            {
+                "id": 0,
+                "ops": ops,
+                "channels": [{"channel_type": "memory", "channel_ids": list(range(len(peers)))}],
+                "remote_buffer_refs": [
+                    {
+                        "access_channel_type": "memory",
+                        "remote_buffer_ids": list(range(len(remotes))),
+                    }
+                ],
+            }
+        ],
+    }
 
 
 def allreduce2() -> Json:
@@ -65,12 +86,22 @@ def allreduce2() -> Json:
     sum back into the peer (the shape of MSCCL++'s ``rres`` plans, written out)."""
     gpus = []
     for r in range(2):
-        ops = [_sync("rlxsignal"), _sync("rlxwait"), _op("nop"),
-               _op("rre", src_buff=[_loc("i", r), _rem(0, r)], dst_buff=[_loc("i", r)],
-                   channel_type="memory"),
-               _op("nop"),
-               _op("put", src_buff=[_loc("i", r)], dst_buff=[_rem(0, r)], channel_type="memory"),
-               _op("nop"), _sync("signal"), _sync("wait")]  # fmt: skip
+        ops = [
+            _sync("rlxsignal"),
+            _sync("rlxwait"),
+            _op("nop"),
+            _op(
+                "rre",
+                src_buff=[_loc("i", r), _rem(0, r)],
+                dst_buff=[_loc("i", r)],
+                channel_type="memory",
+            ),
+            _op("nop"),
+            _op("put", src_buff=[_loc("i", r)], dst_buff=[_rem(0, r)], channel_type="memory"),
+            _op("nop"),
+            _sync("signal"),
+            _sync("wait"),
+        ]
         gpus.append(_gpu(r, (2, 2, 0), [1 - r], [(1 - r, "i")], ops))
     return _plan("allreduce", True, gpus)
 
@@ -80,11 +111,18 @@ def allgather2() -> Json:
     peer waits and copies it into its output."""
     gpus = []
     for r in range(2):
-        ops = [_sync("rlxsignal"), _sync("rlxwait"), _op("nop"),
-               _op("put", src_buff=[_loc("i", 0)], dst_buff=[_rem(0, r)], channel_type="memory"),
-               _op("copy", src_buff=[_loc("i", 0)], dst_buff=[_loc("o", r)]),
-               _op("nop"), _sync("signal"), _sync("wait"), _op("nop"),
-               _op("copy", src_buff=[_loc("s", 1 - r)], dst_buff=[_loc("o", 1 - r)])]  # fmt: skip
+        ops = [
+            _sync("rlxsignal"),
+            _sync("rlxwait"),
+            _op("nop"),
+            _op("put", src_buff=[_loc("i", 0)], dst_buff=[_rem(0, r)], channel_type="memory"),
+            _op("copy", src_buff=[_loc("i", 0)], dst_buff=[_loc("o", r)]),
+            _op("nop"),
+            _sync("signal"),
+            _sync("wait"),
+            _op("nop"),
+            _op("copy", src_buff=[_loc("s", 1 - r)], dst_buff=[_loc("o", 1 - r)]),
+        ]
         gpus.append(_gpu(r, (1, 2, 2), [1 - r], [(1 - r, "s")], ops))
     return _plan("allgather", False, gpus)
 
@@ -263,3 +301,19 @@ def test_verify_and_export_commands(tmp_path: Path) -> None:
     assert out.exit_code == 2 and len(out.output.strip().splitlines()) == 1
     verdict = verify_algorithm(str(good), "mscclpp-plan", time_limit=20)
     assert verdict.valid and verdict.optimum["optimum"] == 1 and verdict.gap() == {"exact": 0}
+
+
+def test_export_command_writes_a_plan_that_reads_back(tmp_path: Path) -> None:
+    runner = CliRunner()
+    cert = tmp_path / "ring-cert.json"
+    out = runner.invoke(
+        app, ["solve", "ring:6", "--model", "all-port", "--problem", "gossip", "-o", str(cert)]
+    )
+    assert out.exit_code == 0, out.output
+    plan = tmp_path / "ring.json"
+    out = runner.invoke(app, ["export", str(cert), "--format", "mscclpp-plan", "-o", str(plan)])
+    assert out.exit_code == 0, out.output
+    verdict = verify_algorithm(str(plan), "mscclpp-plan", topology="ring:6", time_limit=30)
+    assert verdict.valid and verdict.fits and verdict.rounds == 3 and verdict.gap() == {"exact": 0}
+    out = runner.invoke(app, ["export", str(cert), "--format", "mscclpp-plan", "-o", str(plan)])
+    assert out.exit_code == 2  # an existing file is not overwritten
