@@ -85,6 +85,20 @@ def mscclpp_plan_from_schedule(
 ) -> str:
     """An MSCCL++ execution plan (JSON text) that runs ``schedule`` (see the module docstring).
 
+    Parameters
+    ----------
+    schedule : Schedule
+        Valid and complete for ``instance`` (checked).
+    instance : Instance
+        ``gossip`` or ``total-exchange``, any ``chunks=K``, on any graph whose processors
+        are the ranks.
+    name : str, optional
+        The plan's ``name`` (default: problem and graph).
+
+    Returns
+    -------
+    str
+
     Raises
     ------
     FormatError
