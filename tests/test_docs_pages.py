@@ -95,6 +95,7 @@ API = [
     "as_instance",
     "verify_algorithm",
     "msccl_xml_from_schedule",
+    "mscclpp_plan_from_schedule",
     "sccl_json_from_schedule",
     "Result.named_rounds",
     "Result.named_schedule",

@@ -207,6 +207,7 @@ class Verdict:
             "chunks_per_rank": self.chunks,
             "steps": self.steps,
             "valid": self.valid,
+            "not_judged": self.replay.not_judged,
             "result_checked": self.replay.semantics,
             "violation_count": len(findings),
             "violations": [f.to_json() for f in findings[:max_findings]],
@@ -646,7 +647,7 @@ def assess(
 
 
 #: the formats :func:`verify_algorithm` reads
-FORMATS = ("msccl-xml", "sccl-json", "teccl-json")
+FORMATS = ("msccl-xml", "mscclpp-plan", "sccl-json", "teccl-json")
 
 
 def verify_algorithm(
@@ -663,7 +664,7 @@ def verify_algorithm(
     ----------
     path : str
         The file.
-    fmt : {"msccl-xml", "sccl-json", "teccl-json"}
+    fmt : {"msccl-xml", "mscclpp-plan", "sccl-json", "teccl-json"}
     topology : str, optional
         A graph spec or file (TACCL and TE-CCL topology JSON included); by default
         ``fully-connected:N``.
