@@ -13,10 +13,11 @@ ROOT = Path(__file__).parent
 
 @pytest.fixture(autouse=True)
 def _markdown_in_a_scratch_folder(
-    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if Path(str(getattr(request.node, "path", ""))).suffix != ".md":
         return
-    (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "examples").symlink_to(ROOT / "docs" / "examples")
-    monkeypatch.chdir(tmp_path)
+    scratch: Path = request.getfixturevalue("tmp_path")
+    (scratch / "docs").mkdir()
+    (scratch / "docs" / "examples").symlink_to(ROOT / "docs" / "examples")
+    monkeypatch.chdir(scratch)
