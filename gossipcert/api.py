@@ -55,7 +55,12 @@ from gossipcert.instance import (
 )
 from gossipcert.names import root_text, schedule_in_references
 from gossipcert.result import BoundsResult, Result, SolveStatus
-from gossipcert.schedule import Schedule, from_json, read_schedule
+from gossipcert.schedule import (
+    Schedule,
+    from_json,
+    load_schedule_file,
+    schedule_from_file_data,
+)
 from gossipcert.simulate import Report, simulate
 
 __all__ = [
@@ -322,7 +327,11 @@ def verify(
     if isinstance(schedule, Schedule):
         sched = schedule
     elif isinstance(schedule, str | os.PathLike):
-        sched = read_schedule(os.fspath(schedule), instance)
+        path = os.fspath(schedule)
+        data = load_schedule_file(path)
+        if not path.lower().endswith(".csv"):  # JSON names tuples as lists
+            data = schedule_in_references(instance, data)
+        sched = schedule_from_file_data(path, data, instance)
     else:
         sched = from_json(schedule_in_references(instance, schedule), instance)
     return simulate(instance, sched)

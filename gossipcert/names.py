@@ -244,7 +244,8 @@ def schedule_in_references(instance: Instance, data: Any) -> Any:
     ----------
     instance : Instance
     data : dict or list
-        The schedule's JSON content.
+        The schedule's JSON content (or a certificate's or partial result's, whose
+        ``schedule`` is rewritten).
 
     Returns
     -------
@@ -299,7 +300,11 @@ def schedule_in_references(instance: Instance, data: Any) -> Any:
         return [[transmission(x) for x in r] if isinstance(r, list) else r for r in value]
 
     if isinstance(data, dict):
-        return {**data, "rounds": rounds(data["rounds"])} if "rounds" in data else data
+        if "rounds" in data:
+            return {**data, "rounds": rounds(data["rounds"])}
+        if isinstance(data.get("schedule"), dict):  # a certificate or a partial result
+            return {**data, "schedule": schedule_in_references(instance, data["schedule"])}
+        return data
     return rounds(data)
 
 
