@@ -112,7 +112,9 @@ def as_instance(
         The root of a rooted problem (``broadcast``, ``scatter``, ``gather``, ``reduce``)
         as the graph names it, whatever the name (``(1, 2)`` of a networkx grid or torus, a
         name with commas); the problem spec then names none (``"broadcast"``,
-        ``"reduce:chunks=2"``). A list is the sources of a broadcast from several nodes.
+        ``"reduce:chunks=2"``). A list is the sources of a broadcast from several nodes. (In
+        a spec, ``"scatter:(1, 2)"`` names one node too, but plain numbers separated by
+        commas, ``"scatter:1,1"``, are several.)
 
     Returns
     -------

@@ -191,7 +191,11 @@ def parse_problem(spec: str, root: str | None = None) -> Problem:
         if not text or not all(part.strip() for part in plain):
             raise SpecError(f"{name} needs a node, e.g. {name}:0 (got {spec!r})")
         # several sources of a broadcast stay one text: resolve_roots splits it (a node's
-        # name may hold commas, so whether the text names one node is the graph's to say)
+        # name may hold commas, so whether other text names one node is the graph's to say)
+        parts = [x.strip() for x in text.split(",")]
+        several = len(parts) > 1 and all(x.isdigit() and x.isascii() for x in parts)
+        if several and kind is not ProblemKind.BROADCAST and root is None:
+            raise SpecError(f"{name} has one root, e.g. {name}:0 (got {spec!r})")
         return Problem(kind, _node_text(text), chunks=chunks, redop=redop)
     if plain:
         raise SpecError(f"{name} takes no argument but chunks=K (got {spec!r})")

@@ -127,7 +127,11 @@ def test_a_name_with_commas_is_one_node_and_a_list_is_several() -> None:
     G = nx.relabel_nodes(nx.grid_2d_graph(2, 2), lambda rc: f"{rc[0]},{rc[1]}")
     one = gossipcert.as_instance(G, "telephone", "broadcast", root="0,1")
     assert sum(1 for h in one.holdings if h) == 1
-    assert gossipcert.as_instance(G, "telephone", "scatter:1,1").problem.root == "1,1"
+    assert gossipcert.as_instance(G, "telephone", "scatter", root="1,1").problem.root == "1,1"
+    # in a spec, plain numbers separated by commas are several nodes (reduce:0,1 is refused
+    # before any graph is read); root= takes any name
+    with pytest.raises(SpecError, match="has one root"):
+        gossipcert.as_instance(G, "telephone", "scatter:1,1")
     two = gossipcert.as_instance(G, "telephone", "broadcast", root=["0,0", "1,1"])
     assert sum(1 for h in two.holdings if h) == 2
     with pytest.raises(SpecError, match="has one root"):
