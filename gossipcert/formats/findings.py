@@ -56,7 +56,7 @@ class Replay:
     semantics : bool
         Whether the collective's result was checked (False for collectives other than
         allgather, alltoall, allreduce, reducescatter, reduce and broadcast: structure and
-        timing only).
+        timing only, and never :attr:`valid`).
     root : int or None
         The rank taken as root (``reduce``, ``broadcast``; None for the other collectives).
     """
@@ -70,7 +70,13 @@ class Replay:
 
     @property
     def valid(self) -> bool:
-        return not self.findings
+        """No violation, and the collective's result was checked on every rank."""
+        return self.semantics and not self.findings
+
+    @property
+    def judged(self) -> bool:
+        """Whether the replay can say valid: a violation was found or the result checked."""
+        return self.semantics or bool(self.findings)
 
 
 StepKey = tuple[int, int, int]  # rank, thread block, step index
