@@ -322,6 +322,8 @@ def read_teccl(path: str) -> tuple[Replay, str, int, int]:
     wanted = _demands(demand, f"{path}: 6-Demand_Met")
     gpus = {d for d, _, _ in wanted} | {s for _, s, _ in wanted}
     n = len(gpus)
+    if not wanted:
+        raise FormatError(f"{path}: '6-Demand_Met' names no demand (no GPU, no chunk)")
     if gpus != set(range(n)):
         raise FormatError(f"{path}: the GPUs of '6-Demand_Met' are not 0..{n - 1}")
     k = 1 + max((c for _, _, c in wanted), default=0)
