@@ -200,6 +200,8 @@ def row(
     seconds = data["seconds"]["read"] + data["seconds"]["check"]
     if data["valid"]:
         valid = "valid"
+    elif not data["judged"]:
+        valid = "not judged (its result cannot be checked)"
     else:
         first = "; ".join(v["message"] for v in data["violations"][:2])
         valid = f"**invalid** ({data['violation_count']}): {first}"

@@ -33,7 +33,8 @@ def verify_from(
     model: str | None = None,
 ) -> None:
     """``gossipcert verify --from FORMAT FILE``: print the verdict, exit 0 when the algorithm
-    is valid and fits the model (``--model``, else the topology's default), 1 otherwise."""
+    is valid and fits the model (``--model``, else the topology's default), 3 when its result
+    cannot be checked (not judged), 1 otherwise."""
     from gossipcert.formats.verdict import FORMATS, verify_algorithm
 
     if fmt not in FORMATS:
@@ -43,7 +44,7 @@ def verify_from(
         print_json(verdict.to_json())
     else:
         print_verdict(verdict, show)
-    raise typer.Exit(0 if verdict.valid and verdict.fits else 1)
+    raise typer.Exit(0 if verdict.valid and verdict.fits else 1 if verdict.judged else 3)
 
 
 def _optimum_text(verdict: Verdict) -> str:
@@ -68,7 +69,7 @@ def _gap_text(verdict: Verdict) -> str:
     gap = verdict.gap()
     if gap is None:
         if not verdict.valid:
-            return "not given (invalid algorithm)"
+            return "not given (" + ("invalid algorithm)" if verdict.judged else "not judged)")
         if verdict.compared_model is None:
             return "not given (the algorithm does not fit the model: not comparable)"
         return "not given (no optimum)"
@@ -102,8 +103,11 @@ def print_verdict(verdict: Verdict, show: bool) -> None:
         state = "[yellow]not judged[/] (" + "; ".join(esc(r) for r in rep.not_judged) + ")"
     elif rep.not_judged:
         state += "; not judged in full: " + "; ".join(esc(r) for r in rep.not_judged)
-    if verdict.valid and not rep.semantics:
-        state += " (structure and timing only: the result of this collective is not checked)"
+    elif not verdict.judged:
+        state = (
+            f"[yellow]not judged[/]: no violation found, but the result of a {verdict.collective} "
+            "cannot be checked (its roots, peers or counts come with the call)"
+        )
     out(f"  verdict: {state}", highlight=False)
     shown = rep.findings if show else rep.findings[:_FINDINGS_SHOWN]
     for f in shown:

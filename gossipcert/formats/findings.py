@@ -56,7 +56,7 @@ class Replay:
     semantics : bool
         Whether the collective's result was checked (False for collectives other than
         allgather, alltoall, allreduce, reducescatter, reduce and broadcast: structure and
-        timing only).
+        timing only, and never :attr:`valid`).
     root : int or None
         The rank taken as root (``reduce``, ``broadcast``; None for the other collectives).
     not_judged : list of str
@@ -74,7 +74,15 @@ class Replay:
 
     @property
     def valid(self) -> bool:
-        return not self.findings and not self.not_judged
+        """No violation, the collective's result checked on every rank, and every operation
+        modelled."""
+        return self.semantics and not self.findings and not self.not_judged
+
+    @property
+    def judged(self) -> bool:
+        """Whether the replay can say valid or invalid: a violation was found, or the result
+        was checked with every operation modelled."""
+        return bool(self.findings) or (self.semantics and not self.not_judged)
 
 
 StepKey = tuple[int, int, int]  # rank, thread block, step index

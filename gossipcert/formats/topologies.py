@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gossipcert.errors import FormatError
+from gossipcert.formats.limits import MAX_RANKS, check_limit, shorten
 
 #: the DGX-1's links with two NVLinks (the same as gossipcert.graphs.collectives.dgx1's)
 _DGX1 = {
@@ -69,16 +70,29 @@ def is_topology_json(data: Any) -> bool:
     return kind == "topology" or "capacity" in data or "TopologyParams" in data
 
 
+#: the largest link bandwidth or capacity read (a finite number; larger ones are refused)
+MAX_BANDWIDTH = 1e12
+
+
+def _number(x: Any) -> bool:
+    """A JSON number ``0 <= x <= MAX_BANDWIDTH`` (not a bool, NaN or infinity)."""
+    return not isinstance(x, bool) and isinstance(x, (int, float)) and 0 <= x <= MAX_BANDWIDTH
+
+
 def _matrix(value: Any, name: str, key: str) -> list[list[float]]:
     if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
         raise FormatError(f"{name}: {key!r} must be a square matrix (a list of lists)")
     n = len(value)
+    check_limit(n, MAX_RANKS, f"nodes ({key!r} rows)", name)
     for i, row in enumerate(value):
         if len(row) != n:
             raise FormatError(f"{name}: {key!r} row {i} has {len(row)} entries, not {n}")
         for x in row:
-            if isinstance(x, bool) or not isinstance(x, (int, float)) or x < 0 or x != x:
-                raise FormatError(f"{name}: {key!r} row {i} holds {x!r}; expected numbers >= 0")
+            if not _number(x):
+                raise FormatError(
+                    f"{name}: {key!r} row {i} holds {shorten(x)}; expected numbers >= 0 (and "
+                    f"at most {MAX_BANDWIDTH:g})"
+                )
     return value
 
 
@@ -115,13 +129,18 @@ def _sccl(data: dict[str, Any], name: str) -> TopologyData:
         if not isinstance(switch, list) or len(switch) != 4:
             raise FormatError(f"{name}: switches[{k}] is not [srcs, dsts, bandwidth, name]")
         srcs, dsts, bw, label = switch
-        members = (
-            sorted({*srcs, *dsts}) if isinstance(srcs, list) and isinstance(dsts, list) else []
-        )
-        if not members or not all(isinstance(v, int) and 0 <= v < n for v in members):
+        members = list({*srcs, *dsts}) if isinstance(srcs, list) and isinstance(dsts, list) else []
+        if not all(isinstance(v, int) for v in members):
+            members = []
+        members.sort()
+        if not members or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 0 <= v < n for v in members
+        ):
             raise FormatError(f"{name}: switches[{k}] names GPUs outside 0..{n - 1}")
-        if isinstance(bw, bool) or not isinstance(bw, (int, float)) or bw <= 0:
-            raise FormatError(f"{name}: switches[{k}] has bandwidth {bw!r}; it must be > 0")
+        if not _number(bw) or bw <= 0:
+            raise FormatError(f"{name}: switches[{k}] has bandwidth {shorten(bw)}; it must be > 0")
+        if isinstance(label, bool) or not isinstance(label, (str, int)):
+            raise FormatError(f"{name}: switches[{k}] has name {shorten(label)}; expected a string")
         router = f"switch:{label}"
         out.nodes.append(router)
         out.routers.append(router)
@@ -136,7 +155,7 @@ def _teccl(data: dict[str, Any], name: str) -> TopologyData:
     scale = min(positive) if positive else 1.0
     switches = data.get("switch_indices", [])
     if not isinstance(switches, list) or not all(
-        isinstance(s, int) and 0 <= s < n for s in switches
+        isinstance(s, int) and not isinstance(s, bool) and 0 <= s < n for s in switches
     ):
         raise FormatError(f"{name}: 'switch_indices' must list node numbers 0..{n - 1}")
     edges = _edges(n, lambda i, j: capacity[i][j], scale, name)
@@ -147,10 +166,10 @@ def _teccl_input(data: dict[str, Any], name: str) -> TopologyData:
     params = data["TopologyParams"]
     if not isinstance(params, dict):
         raise FormatError(f"{name}: 'TopologyParams' must be an object")
-    kind, chassis = str(params.get("name", "")), params.get("chassis", 1)
-    if chassis != 1:
+    kind, chassis = str(params.get("name", ""))[:40], params.get("chassis", 1)
+    if chassis != 1 or isinstance(chassis, bool):
         raise FormatError(
-            f"{name}: TE-CCL's {kind} with {chassis} chassis is built in TE-CCL's "
+            f"{name}: TE-CCL's {kind} with {shorten(chassis)} chassis is built in TE-CCL's "
             "code, not described here; only one chassis of DGX1 or Mesh is read"
         )
     if kind == "DGX1":
@@ -159,8 +178,11 @@ def _teccl_input(data: dict[str, Any], name: str) -> TopologyData:
     if kind == "Mesh":
         side = params.get("side_length")
         if isinstance(side, bool) or not isinstance(side, int) or side < 2:
-            raise FormatError(f"{name}: Mesh needs an integer side_length >= 2, got {side!r}")
+            raise FormatError(
+                f"{name}: Mesh needs an integer side_length >= 2, got {shorten(side)}"
+            )
         n = side * side
+        check_limit(n, MAX_RANKS, f"GPUs (a Mesh of side_length {side})", name)
         edges = [(str(i), str(j), 1) for i in range(n) for j in range(i + 1, n)
                  if j in (i + 1, i + side)]  # fmt: skip
         return TopologyData(name, [str(i) for i in range(n)], edges)

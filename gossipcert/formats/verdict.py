@@ -153,8 +153,16 @@ class Verdict:
 
     @property
     def valid(self) -> bool:
-        """The algorithm computes its collective without deadlock or executor defect."""
+        """The algorithm computes its collective (checked on every rank) without deadlock,
+        race or executor defect."""
         return self.replay.valid
+
+    @property
+    def judged(self) -> bool:
+        """False when no violation was found but the collective's result cannot be checked
+        (``gather``, ``scatter``, ``send``, ``recv``, ``alltoallv``): neither valid nor
+        invalid."""
+        return self.replay.judged
 
     @property
     def fits(self) -> bool:
@@ -208,6 +216,7 @@ class Verdict:
             "steps": self.steps,
             "valid": self.valid,
             "not_judged": self.replay.not_judged,
+            "judged": self.judged,
             "result_checked": self.replay.semantics,
             "violation_count": len(findings),
             "violations": [f.to_json() for f in findings[:max_findings]],
@@ -250,7 +259,9 @@ def topology_graph(spec: str | nx.Graph | None, ranks: int) -> nx.Graph:
     if isinstance(spec, nx.Graph):
         graph = spec
     else:
-        graph = graphs.from_spec(spec or f"fully-connected:{ranks}")
+        graph = graphs.from_spec(
+            spec or f"{'fully-connected' if ranks > 1 else 'complete'}:{ranks}"
+        )
     procs = graphs.processors(graph)
     if len(procs) != ranks:
         raise FormatError(

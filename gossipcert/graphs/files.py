@@ -13,7 +13,8 @@ from typing import Any
 
 import networkx as nx
 
-from gossipcert.errors import GossipcertError, GraphError
+from gossipcert.errors import FormatError, GossipcertError, GraphError
+from gossipcert.formats.limits import decode_json
 from gossipcert.formats.topologies import is_topology_json, topology_from_json
 from gossipcert.graphs.base import (
     _FALSE_WORDS,
@@ -255,10 +256,10 @@ def graph_from_topology_json(data: Any, name: str) -> nx.Graph:
 
 
 def _read_json(file: Path, name: str) -> nx.Graph:
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise GraphError(f"{name}:{exc.lineno}: invalid JSON: {exc.msg}") from exc
+    try:  # invalid, nested too deep, or with a number of too many digits: one line
+        data = decode_json(file.read_text(encoding="utf-8"), name)
+    except FormatError as exc:
+        raise GraphError(str(exc)) from None
     if is_topology_json(data):
         return graph_from_topology_json(data, name)
     if not isinstance(data, dict):
