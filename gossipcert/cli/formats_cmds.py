@@ -28,18 +28,23 @@ def verify_from(
     time_limit: float | None,
     show: bool,
     as_json: bool,
+    timing: dict[str, Any] | None = None,
 ) -> None:
-    """``gossipcert verify --from FORMAT FILE``: print the verdict, exit 0 when the algorithm
-    is valid and fits the model, 1 otherwise."""
-    from gossipcert.formats.verdict import FORMATS, verify_algorithm
+    """``gossipcert verify --from FORMAT FILE``: print the verdict and the time at message
+    sizes (``timing``: ``sizes``, ``alpha``, ``bandwidth``, ``switch``), exit 0 when the
+    algorithm is valid and fits the model, 1 otherwise."""
+    from gossipcert.cli.time_text import print_time
+    from gossipcert.formats.time_verdict import verify_and_time
+    from gossipcert.formats.verdict import FORMATS
 
     if fmt not in FORMATS:
         raise GossipcertError(f"unknown --from format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    verdict = verify_algorithm(path, fmt, topology, time_limit)
+    verdict = verify_and_time(path, fmt, topology, time_limit, **(timing or {}))
     if as_json:
         print_json(verdict.to_json())
     else:
         print_verdict(verdict, show)
+        print_time(verdict.time, show)
     raise typer.Exit(0 if verdict.valid and verdict.fits else 1)
 
 

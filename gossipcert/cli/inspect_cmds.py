@@ -138,12 +138,50 @@ def verify_cmd(
         str | None,
         typer.Option(
             "--topology",
-            help="--from: the topology to check against (a graph spec such as dgx1, hub:8, "
-            "fully-connected:8, or a graph file, TACCL and TE-CCL topology JSON included); "
-            "default fully-connected:N.",
+            help="--from: the machine to check and time the algorithm on: dgx1, dgx2, ndv2:K, "
+            "ndv5:K, a100:K, mi250:K, mi250:K:forestcoll, mi300x:N (real links: bandwidth "
+            "and latency, see gossipcert graph), a graph spec without units (ring:8, hub:8, "
+            "fully-connected:8) or a topology file (TACCL, TE-CCL, SCCL JSON). Required "
+            "unless the file carries its own.",
             metavar="T",
         ),
     ] = None,
+    size: Annotated[
+        str | None,
+        typer.Option(
+            "--size",
+            help="--from: message sizes to time, S[,S...] in bytes with K, M, G, T (powers "
+            "of 1024), e.g. 1K,1M,1G: the collective's whole buffer as the executor counts "
+            "it. Default: across the file's minBytes..maxBytes (powers of 4).",
+            metavar="S",
+        ),
+    ] = None,
+    alpha: Annotated[
+        float | None,
+        typer.Option(
+            "--alpha",
+            help="--from: latency of every link, seconds (time units on a graph without "
+            "physical units, where the default is none).",
+            metavar="SECONDS",
+        ),
+    ] = None,
+    bandwidth: Annotated[
+        float | None,
+        typer.Option(
+            "--bandwidth",
+            help="--from, graphs without physical units: data units per time unit of a "
+            "capacity-1 link (default 1).",
+            metavar="B",
+        ),
+    ] = None,
+    switch: Annotated[
+        str,
+        typer.Option(
+            "--switch",
+            help="--from: how switches forward a transfer: cut-through (NVSwitch, "
+            "InfiniBand) or store-and-forward (the round model's routers).",
+        ),
+    ] = "cut-through",
     time_limit: Annotated[
         float | None,
         _time_limit_option("--from: seconds for the certified optimum (default 60)."),
@@ -158,10 +196,16 @@ def verify_cmd(
     or decode, is replayed under the graph, model and problem it stores (verify FILE.json
     alone); --model, --problem or --chunks that say otherwise are refused.
 
-    With --from FORMAT FILE, another tool's algorithm (an MSCCL XML file, an SCCL or TE-CCL
-    JSON schedule) is read, timed as soon as possible and replayed chunk by chunk: valid or
-    not, every violation, its rounds, whether it fits the model on --topology, and the
-    certified optimum for the same collective, topology and chunks, with the gap.
+    With --from FORMAT FILE --topology MACHINE, another tool's algorithm (an MSCCL XML file,
+    an SCCL or TE-CCL JSON schedule) is read, timed as soon as possible and replayed chunk by
+    chunk: valid or not, every violation, its rounds, whether it fits the model on the
+    machine, and the certified optimum for the same collective, topology and chunks, with
+    the gap. Then its time at each --size on the machine's real links (transfers queue on a
+    link at its bandwidth and pay its latency; MSCCL steps keep their order, dependencies
+    and the executor's passes), beside a certified lower bound on any algorithm's time (the
+    latency part, the bandwidth part: cuts, ForestColl's optimum for allgather; and the
+    round model's optimum at the file's chunk count), the part that binds and the ratio.
+    Example: verify --from msccl-xml ring.xml --topology ring:8 --size 1K,1M --alpha 1
 
     Exit 0 when the schedule is valid and complete, 1 when it is invalid or incomplete, 2 on
     bad input (including a schedule that names an edge the graph does not have).
@@ -175,11 +219,21 @@ def verify_cmd(
                 "verify --from FORMAT takes one file and no SCHEDULE, --model, --problem or "
                 "--chunks: the collective and its chunks come from the file"
             )
-        verify_from(
-            graph, from_format, topology, 60.0 if time_limit is None else time_limit, show, as_json
+        timing = {"sizes": size, "alpha": alpha, "bandwidth": bandwidth, "switch": switch}
+        limit = 60.0 if time_limit is None else time_limit
+        verify_from(graph, from_format, topology, limit, show, as_json, timing)
+    if (
+        topology is not None
+        or time_limit is not None
+        or size is not None
+        or alpha is not None
+        or bandwidth is not None
+        or switch != "cut-through"
+    ):
+        raise SpecError(
+            "--topology, --size, --alpha, --bandwidth, --switch and --time-limit go with "
+            "--from FORMAT FILE"
         )
-    if topology is not None or time_limit is not None:
-        raise SpecError("--topology and --time-limit go with --from FORMAT FILE")
     the_graph: str | None = graph
     if schedule is None:
         if not graph.endswith(".json"):
