@@ -37,6 +37,7 @@ from typing import Any
 
 import networkx as nx
 
+from gossipcert.children import call_in_child
 from gossipcert.errors import GossipcertError
 from gossipcert.instance import Instance, make_instance, parse_model, parse_problem
 from gossipcert.schedule import Schedule
@@ -174,8 +175,6 @@ def discrete_bound(
     >>> d.status, d.lower, d.time(4.0)  # 2 rounds of one unit each
     ('optimal', 2, 2.0)
     """
-    from gossipcert.search.watchdog import solve_within
-
     if problem is None:
         return DiscreteBound(chunks, False, "gossipcert has no problem for this collective")
     try:
@@ -183,20 +182,38 @@ def discrete_bound(
     except GossipcertError as exc:
         return DiscreteBound(chunks, False, str(exc).splitlines()[0])
     start = time.monotonic()
-    res = solve_within(instance, time_limit=time_limit)
-    kind = (res.evidence or {}).get("kind")
+    deadline = None if time_limit is None else start + time_limit * 1.1 + 2.0
+    kind, found = call_in_child(_solve, (instance, time_limit), deadline)
+    if kind != "result":
+        return DiscreteBound(
+            chunks,
+            False,
+            f"the round model's search did not answer within its time limit ({kind})",
+        )
     return DiscreteBound(
         chunks,
         True,
         problem=problem,
         model=instance.model.spec(),
         topology=str(instance.graph.graph.get("spec")),
-        status=res.status,
-        lower=res.lower_bound,
-        upper=res.upper_bound,
-        certified=kind not in (None, "none", "solver-claim"),
-        evidence=kind,
         fastest=machine.fastest if not machine.hub else machine.slowest,
-        schedule=res.schedule,
         seconds=time.monotonic() - start,
+        **found,
     )
+
+
+def _solve(send: Any, instance: Instance, time_limit: float | None) -> dict[str, Any]:
+    """The round model's search, in a child killed at a hard deadline (some stages of the
+    allreduce search do not look at the clock)."""
+    from gossipcert.search.watchdog import solve_within
+
+    res = solve_within(instance, time_limit=time_limit)
+    kind = (res.evidence or {}).get("kind")
+    return {
+        "status": res.status,
+        "lower": res.lower_bound,
+        "upper": res.upper_bound,
+        "certified": kind not in (None, "none", "solver-claim"),
+        "evidence": kind,
+        "schedule": res.schedule,
+    }

@@ -12,9 +12,11 @@ otherwise a route over the machine's real links (:meth:`Machine.route`): the pat
 ``sum(alpha) + b / B`` time for the transfer's ``b`` bytes. A path is cut into *segments* at
 the processors it passes (a processor stores a chunk before it forwards it); within a
 segment the routers forward **cut-through** (NVSwitch and InfiniBand switches stream a
-transfer: it occupies every link of the segment at once, at the segment's smallest
-bandwidth, and pays every link's latency once), or, with ``switch="store-and-forward"``
-(TE-CCL's and the round model's switches), every link is a segment of its own.
+transfer: it enters the next link as soon as it has started on the one before, each link
+serving its transfers one at a time at its own bandwidth, and the segment's latencies are
+paid once at its end, :mod:`gossipcert.timed.simulate`), or, with
+``switch="store-and-forward"`` (TE-CCL's and the round model's switches), every link is a
+segment of its own.
 
 **Units.** A graph whose edges carry no ``bandwidth`` (a spec such as ``ring:8``) has no
 physical units: each link moves its ``capacity`` times ``bandwidth`` data units per time
@@ -75,13 +77,13 @@ class Route:
     ----------
     nodes : tuple of int
         The nodes of the path, sender first.
-    segments : tuple of (arcs, bandwidth, alpha)
-        Each segment's arc indices (into :attr:`Machine.arcs`), its bandwidth (the least of
-        its links') and its latency (their sum).
+    segments : tuple of (arcs, bandwidths, alpha)
+        Each segment's arc indices (into :attr:`Machine.arcs`), their bandwidths and the
+        segment's latency (the sum of its links').
     """
 
     nodes: tuple[int, ...]
-    segments: tuple[tuple[tuple[int, ...], float, float], ...]
+    segments: tuple[tuple[tuple[int, ...], tuple[float, ...], float], ...]
 
     @property
     def direct(self) -> bool:
@@ -89,7 +91,7 @@ class Route:
 
     def seconds(self, nbytes: float) -> float:
         """Time of ``nbytes`` over the route with every link free."""
-        return sum(alpha + nbytes / bw for _, bw, alpha in self.segments)
+        return sum(alpha + nbytes / min(bws) for _, bws, alpha in self.segments)
 
 
 @dataclass
@@ -165,7 +167,7 @@ class Machine:
     def _route(self, u: int, v: int, nbytes: float) -> Route:
         direct = self.arc(u, v)
         if direct is not None:
-            return Route((u, v), (((direct,), self.bandwidth[direct], self.alpha[direct]),))
+            return Route((u, v), (((direct,), (self.bandwidth[direct],), self.alpha[direct]),))
         path = self._cheapest_path(u, v, nbytes)
         routers = self.graph.nodes
         segments = []
@@ -180,7 +182,7 @@ class Machine:
             tuple(
                 (
                     tuple(seg),
-                    min(self.bandwidth[i] for i in seg),
+                    tuple(self.bandwidth[i] for i in seg),
                     sum(self.alpha[i] for i in seg),
                 )
                 for seg in segments

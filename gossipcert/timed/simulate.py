@@ -9,9 +9,13 @@ its ``arrivals`` has *arrived*:
   its first segment's links: the sending thread block is free again) and has **arrived**
   when the last byte is at the receiver (every segment's occupation and latency,
   :class:`~gossipcert.timed.machine.Route`);
-- on each segment a transfer starts when it is ready and every link of the segment is free;
-  **links serve one transfer at a time, in the order the transfers become ready** (a
-  queue; ties by the op's position), at the segment's bandwidth, and pay its latency;
+- **links serve one transfer at a time, in the order the transfers become ready** (a
+  queue; ties by the op's position), each at its own bandwidth: on a segment (the links
+  between two processors, :class:`~gossipcert.timed.machine.Route`) a transfer starts on a
+  link once the link is free and it has started on the link before, ends there no earlier
+  than on the link before (a link cannot pass on bytes it has not received) and no
+  earlier than its own bytes take at the link's bandwidth; the link is free again when the
+  transfer ends there; the segment's latency is paid once the last link is done;
 - a local op is done and arrived when it is ready.
 
 **Iterations.** An executor that runs the list ``I`` times over successive slices of the
@@ -19,9 +23,10 @@ buffer (MSCCL's loop over ``nchunksperloop`` chunks of ``chunkSize`` each) is th
 repeated, with ``carry`` pairs ``(a, b)``: op ``b`` of iteration ``i + 1`` also waits for op
 ``a`` of iteration ``i`` to be done (a thread block runs its steps again only after its
 last one). At most ``cap`` iterations are simulated; for more, the time is the simulated
-finish of the last one plus, for each iteration left, the period measured over the second
-half of the simulated ones (the steady state of the pipeline), and :attr:`Run.extrapolated`
-says so.
+finish of the last one plus, for each iteration left, a period: the larger of the one
+measured over the second half of the simulated iterations (the pipeline's steady state)
+and the busiest link's work in one iteration (no link can do more), and
+:attr:`Run.extrapolated` says so.
 
 The time of a list is when its last transfer arrives. This is a schedule the machine can
 run (no link carries two transfers at once, every transfer at most at its link's
@@ -40,7 +45,7 @@ from gossipcert.timed.machine import Machine, Route
 __all__ = ["ITERATION_CAP", "Op", "Run", "simulate"]
 
 #: iterations simulated before the steady state is extrapolated
-ITERATION_CAP = 8
+ITERATION_CAP = 16
 
 
 @dataclass(frozen=True)
@@ -160,9 +165,10 @@ def simulate(
         carry_succ[a].append(b)
         carry_in[b] += 1
     # each transfer's route (the same in every iteration) and its bytes
-    segs: list[tuple[tuple[tuple[int, ...], float, float], ...] | None] = []
+    segs: list[tuple[tuple[tuple[int, ...], tuple[float, ...], float], ...] | None] = []
     sizes: list[float] = []
     routed: dict[tuple[int, int], Route] = {}
+    busy = [0.0] * len(machine.arcs)  # each link's occupation in one iteration
     for op in ops:
         nbytes = op.nbytes * unit
         sizes.append(nbytes)
@@ -173,6 +179,9 @@ def simulate(
         if not route.direct:
             routed.setdefault((op.src, op.dst), route)
         segs.append(route.segments)
+        for arcs, bws, _ in route.segments:
+            for i, bw in zip(arcs, bws, strict=True):
+                busy[i] += nbytes / bw
     total = n_ops * sim
     indeg = indeg0 + [d + c for d, c in zip(indeg0, carry_in, strict=True)] * (sim - 1)
     ready = [0.0] * total
@@ -191,16 +200,15 @@ def simulate(
             done = arrived = r
         else:
             t, nbytes, done = r, sizes[j], -1.0
-            for arcs, bw, alpha in hops:
-                start = t
-                for i in arcs:
+            for arcs, bws, alpha in hops:
+                start, end = t, 0.0
+                for i, bw in zip(arcs, bws, strict=True):
                     if free[i] > start:
                         start = free[i]
-                end = start + nbytes / bw
-                for i in arcs:
+                    end = max(end, start + nbytes / bw)
                     free[i] = end
-                if done < 0:
-                    done = end
+                    if done < 0:
+                        done = end
                 t = end + alpha
             arrived = t
             if arrived > finish[it]:
@@ -229,5 +237,6 @@ def simulate(
     if extrapolated:
         half = sim // 2
         period = (finish[-1] - finish[half - 1]) / (sim - half) if half >= 1 else finish[-1]
-        time = finish[-1] + (iterations - sim) * period
+        # never less than the busiest link's work of an iteration
+        time = finish[-1] + (iterations - sim) * max(period, max(busy, default=0.0))
     return Run(time, iterations, sim, extrapolated, finish, routed)
