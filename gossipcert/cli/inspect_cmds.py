@@ -54,7 +54,8 @@ def graph_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Describe a graph: nodes, edges, degrees, diameter, radius, processors, routers, edge
-    capacities and (when some edge's is not 1) edge latencies.
+    capacities, (when some edge's is not 1) edge latencies and, on a machine (dgx1, a100:2,
+    ...), every kind of link with its bandwidth and latency.
 
     Above 5,000 nodes the diameter and radius come from a bounded number of breadth-first
     searches (eccentricity bounds); when these do not settle them, bounds are printed.
@@ -71,6 +72,13 @@ def graph_cmd(
         if key == "capacities":
             text = ", ".join(f"{cap}: {count} edges" for cap, count in value.items())
             table.add_row(key, esc(text or "-"))
+        elif key == "links":
+            for row in value:
+                table.add_row(
+                    f"link {row['link']}",
+                    f"{row['edges']} edges, {row['bandwidth'] / 1e9:g} GB/s each way, "
+                    f"latency {row['alpha'] * 1e6:g} us, capacity {row['capacity']}",
+                )
         elif key == "latencies":
             lows = [int(lat) for lat in value]
             text = ", ".join(f"{lat}: {count} edges" for lat, count in value.items())
