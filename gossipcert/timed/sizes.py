@@ -105,13 +105,14 @@ def format_size(size: float, units: bool = True) -> str:
 
     Examples
     --------
-    >>> format_size(1024), format_size(12287), format_size(3 * 2**30), format_size(8, False)
-    ('1 KiB', '12287 B', '3 GiB', '8')
+    >>> format_size(1024), format_size(2097151), format_size(3 * 2**30), format_size(2**20, False)
+    ('1 KiB', '2097151 B', '3 GiB', '1048576')
     """
+    whole = f"{int(size)}" if float(size).is_integer() else f"{size:g}"
     if not units:
-        return f"{size:g}"
+        return whole
     for power, name in ((4, "TiB"), (3, "GiB"), (2, "MiB"), (1, "KiB")):
         scale = 1024.0**power
         if size >= scale and (size / scale).is_integer():
             return f"{int(size / scale)} {name}"
-    return f"{size:g} B"
+    return f"{whole} B"
