@@ -1,10 +1,11 @@
 """The Python face of gossipcert: :func:`solve`, :func:`verify`, :func:`bounds`,
 :func:`check` and :func:`table`, re-exported as ``gossipcert.solve`` and so on; and for other
-tools' algorithms :func:`~gossipcert.formats.verdict.verify_algorithm` (an MSCCL XML, SCCL or
-TE-CCL file in, the verdict and the gap to the certified optimum out),
+tools' algorithms :func:`~gossipcert.formats.verdict.verify_algorithm` (an MSCCL XML, MSCCL++
+execution plan, SCCL or TE-CCL file in, the verdict and the gap to the certified optimum out),
 :func:`~gossipcert.formats.time_verdict.time_algorithm` (the same file's time at message
 sizes on a machine with real links, beside a certified lower bound) and the writers
-:func:`~gossipcert.formats.writers.msccl_xml_from_schedule` and
+:func:`~gossipcert.formats.writers.msccl_xml_from_schedule`,
+:func:`~gossipcert.formats.mscclpp_writer.mscclpp_plan_from_schedule` and
 :func:`~gossipcert.formats.writers.sccl_json_from_schedule`.
 
 A graph is given as a networkx graph with any hashable node names (kept in the results), a
@@ -41,6 +42,7 @@ import networkx as nx
 from gossipcert import graphs
 from gossipcert.closed_forms import all_bounds
 from gossipcert.errors import GossipcertError
+from gossipcert.formats.mscclpp_writer import mscclpp_plan_from_schedule
 from gossipcert.formats.time_verdict import TimeReport, time_algorithm
 from gossipcert.formats.verdict import Verdict, verify_algorithm
 from gossipcert.formats.writers import msccl_xml_from_schedule, sccl_json_from_schedule
@@ -67,6 +69,7 @@ __all__ = [
     "bounds",
     "check",
     "msccl_xml_from_schedule",
+    "mscclpp_plan_from_schedule",
     "sccl_json_from_schedule",
     "solve",
     "table",

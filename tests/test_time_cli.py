@@ -120,7 +120,7 @@ def test_machine_in_bytes_and_seconds(capsys: pytest.CaptureFixture[str], tmp_pa
 def test_bad_numbers_exit_2_with_one_line(
     capsys: pytest.CaptureFixture[str], rings: dict[int, str], args: list[str], fragment: str
 ) -> None:
-    code, out, err = _run(
+    code, _, err = _run(
         capsys, ["verify", "--from", "msccl-xml", rings[1], "--topology", "ring:8", *args]
     )
     assert code == 2 and fragment in err and len(err.strip().splitlines()) == 1

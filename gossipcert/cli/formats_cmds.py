@@ -16,6 +16,8 @@ from gossipcert.errors import GossipcertError
 _LINKS_SHOWN = 8
 #: violations shown without --show
 _FINDINGS_SHOWN = 10
+#: what a format's steps are called
+_STEP_WORDS = {"msccl-xml": "steps", "mscclpp-plan": "operations"}
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only
     from gossipcert.formats.verdict import Verdict
@@ -92,12 +94,16 @@ def print_verdict(verdict: Verdict, show: bool) -> None:
     )
     out(
         f"{esc(verdict.source)}: {verdict.collective} on {verdict.ranks} GPUs ({k}), "
-        f"{verdict.steps} {'steps' if verdict.fmt == 'msccl-xml' else 'chunk moves'}",
+        f"{verdict.steps} {_STEP_WORDS.get(verdict.fmt, 'chunk moves')}",
         highlight=False,
     )
     state = (
         "[green]valid[/]" if verdict.valid else f"[red]invalid[/] ({len(rep.findings)} violations)"
     )
+    if rep.not_judged and not rep.findings:
+        state = "[yellow]not judged[/] (" + "; ".join(esc(r) for r in rep.not_judged) + ")"
+    elif rep.not_judged:
+        state += "; not judged in full: " + "; ".join(esc(r) for r in rep.not_judged)
     if verdict.valid and not rep.semantics:
         state += " (structure and timing only: the result of this collective is not checked)"
     out(f"  verdict: {state}", highlight=False)
@@ -106,7 +112,11 @@ def print_verdict(verdict: Verdict, show: bool) -> None:
         out(f"    - {esc(f.message)}", highlight=False, soft_wrap=True)
     if len(shown) < len(rep.findings):
         out(f"    ... and {len(rep.findings) - len(shown)} more (--show lists them all)")
-    how = "as soon as possible" if verdict.fmt == "msccl-xml" else "as the file gives them"
+    how = (
+        "as the file gives them"
+        if verdict.fmt in ("sccl-json", "teccl-json")
+        else "as soon as possible"
+    )
     out(f"  rounds: {verdict.rounds} ({how})")
     rules = {f.rule for f in verdict.model_findings}
     count = len(verdict.model_findings)

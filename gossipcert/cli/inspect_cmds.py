@@ -137,7 +137,8 @@ def verify_cmd(
         str | None,
         typer.Option(
             "--from",
-            help="Read another tool's algorithm instead: msccl-xml, sccl-json or teccl-json; "
+            help="Read another tool's algorithm instead: msccl-xml, mscclpp-plan (an MSCCL++ "
+            "execution plan), sccl-json or teccl-json; "
             "GRAPH is then that file (verify --from msccl-xml algo.xml).",
             metavar="FORMAT",
         ),
@@ -413,7 +414,8 @@ def construct_cmd(
             help="ring-fd, ring-hd, ring-multicast, hamiltonian, product, simple, "
             "concurrent-updown, fattree-flood, farthest-first, fattree-total-exchange, "
             "ring-allgather, ring-alltoall, farthest-first-routes, shift-exchange, "
-            "hypercube-doubling, machine-pipeline, bermond, rows-columns, matching-sequence, "
+            "hypercube-doubling, nccl-ring, nccl-pat, machine-pipeline, bermond, rows-columns, "
+            "matching-sequence, "
             "gather-spread, latency-flood.",
         ),
     ],

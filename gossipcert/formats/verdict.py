@@ -141,6 +141,7 @@ class Verdict:
             "chunks_per_rank": self.chunks,
             "steps": self.steps,
             "valid": self.valid,
+            "not_judged": self.replay.not_judged,
             "result_checked": self.replay.semantics,
             "violation_count": len(findings),
             "violations": [f.to_json() for f in findings[:max_findings]],
@@ -510,7 +511,7 @@ def assess(
 
 
 #: the formats :func:`verify_algorithm` reads
-FORMATS = ("msccl-xml", "sccl-json", "teccl-json")
+FORMATS = ("msccl-xml", "mscclpp-plan", "sccl-json", "teccl-json")
 
 
 def verify_algorithm(
@@ -526,7 +527,7 @@ def verify_algorithm(
     ----------
     path : str
         The file.
-    fmt : {"msccl-xml", "sccl-json", "teccl-json"}
+    fmt : {"msccl-xml", "mscclpp-plan", "sccl-json", "teccl-json"}
     topology : str, optional
         A graph spec or file (TACCL and TE-CCL topology JSON included); required unless
         the file carries its own (an SCCL algorithm's).
