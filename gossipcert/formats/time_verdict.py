@@ -117,7 +117,32 @@ class TimeRow:
 
 @dataclass
 class TimeReport:
-    """What :func:`time_algorithm` found (see :meth:`to_json` for the fields)."""
+    """What :func:`time_algorithm` found (see :meth:`to_json` for the fields).
+
+    Attributes
+    ----------
+    collective : str
+    ranks : int
+    machine : Machine
+        The machine the ranks run on (its units, routes and switch semantics).
+    rows : list of TimeRow
+        One per size: time, bound and its parts, ratio, passes, the round model's schedule.
+    latency_detail : str
+        The pair whose latency binds the latency part.
+    bandwidth : BandwidthBound
+        The bandwidth part, seconds per byte, and the cut or count that gives it.
+    discrete : DiscreteBound
+        The round model's optimum at the file's chunk count.
+    protocol, wire, slice_bytes
+        An MSCCL file's protocol, its wire bytes per data byte and the executor's slice.
+    routed : dict
+        ``(src, dst) -> route`` for the pairs of ranks no link joins.
+    reason : str or None
+        Why the algorithm was not timed (an invalid one), None when it was.
+    notes : list of str
+    seconds : dict
+        Seconds spent on each part.
+    """
 
     collective: str
     ranks: int
@@ -386,7 +411,7 @@ def time_algorithm(
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     target = pathlib.Path(folder) / "ring.xml"
     ...     _ = target.write_text(ring_allreduce_xml(8))
-    ...     report = time_algorithm(str(target), topology="ring:8", sizes="8M", time_limit=30)
+    ...     report = time_algorithm(str(target), topology="ring:8", sizes="8M", discrete=False)
     >>> row = report.rows[0]
     >>> row.time / 2**20, row.bound / 2**20, row.binds, row.ratio
     (14.0, 7.0, 'bandwidth', 2.0)
