@@ -181,3 +181,21 @@ def test_taccl_profile_and_teccl_input_carry_their_units(tmp_path: Path) -> None
     dgx2.write_text(json.dumps({"TopologyParams": {"name": "DGX2", "chassis": 2}}))
     with pytest.raises(Exception, match="send one way only"):
         from_spec(str(dgx2))
+
+
+def test_draw_plots_a_time_report(
+    capsys: pytest.CaptureFixture[str], rings: dict[int, str], tmp_path: Path
+) -> None:
+    code, out, _ = _run(
+        capsys,
+        ["verify", "--from", "msccl-xml", rings[1], "--topology", "ring:8", "--size", "8,8K",
+         "--json"],
+    )  # fmt: skip
+    report = tmp_path / "report.json"
+    report.write_text(out)
+    picture = tmp_path / "time.png"
+    code, _, err = _run(capsys, ["draw", str(report), "-o", str(picture)])
+    assert code == 0 and picture.stat().st_size > 1000, err
+    other = tmp_path / "other.png"
+    code, _, err = _run(capsys, ["draw", str(report), "-o", str(other), "--knowledge"])
+    assert code == 2 and "time against size" in err

@@ -176,7 +176,7 @@ def test_latency_part_is_the_farthest_pair() -> None:
     ndv2 = machine_of(graphs.from_spec("ndv2:2"), 16)
     value, text = latency_bound(ndv2, required_pairs("allgather", 16))
     # from a GPU two NVLinks from GPU 0 to one two from GPU 8: 4 x 0.7 us and the NIC's 1.3
-    assert value == pytest.approx(4 * 0.7e-6 + 1.3e-6) and "5 link" in text
+    assert value == pytest.approx(4 * 0.7e-6 + 1.3e-6) and "5 links" in text
 
 
 def test_the_relaxed_round_model() -> None:

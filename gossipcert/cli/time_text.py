@@ -77,7 +77,7 @@ def _discrete_text(report: TimeReport) -> str:
     if not d.available:
         return f"none ({d.reason})"
     if d.status == "optimal":
-        what = f"{d.lower} rounds" + (" (certified)" if d.certified else " (the solver's word)")
+        what = f"{d.lower} round(s)" + (" (certified)" if d.certified else " (the solver's word)")
     else:
         what = f"between {d.lower} and {'?' if d.upper is None else d.upper} rounds (time limit)"
     return (

@@ -145,7 +145,7 @@ class Timing:
         and drops ``nop`` steps from its list). None: never signalled."""
         table = self._signals.get((rank, tb))
         if table is None:
-            steps = [st for (r, b, _), st in sorted(self.steps.items()) if r == rank and b == tb]
+            steps = list(self.algo.gpus[rank].tbs[tb].steps)  # the reader orders both by id
             table = [None] * len(steps)
             nxt = None
             for st in reversed(steps):

@@ -109,7 +109,7 @@ def latency_bound(machine: Machine, pairs: list[tuple[int, int]]) -> tuple[float
     >>> from gossipcert.timed.machine import machine_of
     >>> m = machine_of(from_spec("ring:8"), 8, alpha=1.0)
     >>> latency_bound(m, required_pairs("allgather", 8))
-    (4.0, 'rank 0 to rank 4: 4 link latencies at least')
+    (4.0, "rank 0 to rank 4: 4 links' latencies at least")
     """
     best, pair = 0.0, None
     by_source: dict[int, dict[int, float]] = {}
@@ -124,7 +124,8 @@ def latency_bound(machine: Machine, pairs: list[tuple[int, int]]) -> tuple[float
         return 0.0, "no latency on the machine's links"
     s, d = pair
     hops = _hops(machine, machine.ranks[s]).get(machine.ranks[d], 0)
-    return best, f"rank {s} to rank {d}: {hops} link latencies at least"
+    links = "1 link's latency" if hops == 1 else f"{hops} links' latencies"
+    return best, f"rank {s} to rank {d}: {links} at least"
 
 
 def _hops(machine: Machine, source: int) -> dict[int, int]:
