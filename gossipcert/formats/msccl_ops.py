@@ -115,9 +115,9 @@ def msccl_ops(algo: MscclAlgorithm) -> MscclOps:
         after = tuple(sorted({p for p in preds if arrival_of.get(node) != p}))
         arrivals = (arrival_of[node],) if node in arrival_of else ()
         if node in timing.pairs:
-            skey, rkey, _ = timing.pairs[node]
+            skey, rkey, chan = timing.pairs[node]
             cnt = timing.steps[skey].cnt
-            ops.append(Op(skey[0], rkey[0], float(cnt), after, arrivals))
+            ops.append(Op(skey[0], rkey[0], float(cnt), after, arrivals, chan))
         else:
             ops.append(Op(after=after, arrivals=arrivals))
     carry = []

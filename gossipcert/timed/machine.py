@@ -8,8 +8,11 @@ on its processors (rank ``r`` on the ``r``-th processor; routers, such as switch
 NICs, are not ranks).
 
 **Routes.** A transfer between two ranks takes the link between them when there is one;
-otherwise a route over the machine's real links (:meth:`Machine.route`): the path of least
-``sum(alpha) + b / B`` time for the transfer's ``b`` bytes. A path is cut into *segments* at
+otherwise a route over the machine's real links (:meth:`Machine.route`): a path of least
+``sum(alpha + b / B)`` for the transfer's ``b`` bytes. Where several are equally cheap
+(GPU 0 of one A100 box to GPU 9 of the other: through any odd GPU's NIC, or any even
+one's), the ``k``-th channel a pair of ranks uses takes the ``k``-th of them (in a fixed
+order, cyclically), as the collective libraries give each channel its own NIC. A path is cut into *segments* at
 the processors it passes (a processor stores a chunk before it forwards it); within a
 segment the routers forward **cut-through** (NVSwitch and InfiniBand switches stream a
 transfer: it enters the next link as soon as it has started on the one before, each link
@@ -46,6 +49,8 @@ __all__ = ["SWITCHES", "Machine", "Route", "check_positive", "machine_of"]
 
 #: how routers forward a transfer (see the module docstring)
 SWITCHES = ("cut-through", "store-and-forward")
+#: equally cheap routes between two ranks, at most (a transfer takes the one of its channel)
+MAX_ROUTES = 64
 
 
 def check_positive(value: Any, what: str) -> float:
@@ -126,7 +131,7 @@ class Machine:
     #: ``hub:N``: the processors behind one switch (the single-port model's machine)
     hub: bool = False
     _index: dict[tuple[int, int], int] = field(default_factory=dict, repr=False)
-    _routes: dict[tuple[int, int, float], Route] = field(default_factory=dict, repr=False)
+    _routes: dict[tuple[int, int, float], list[Route]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._index = {arc: i for i, arc in enumerate(self.arcs)}
@@ -154,21 +159,23 @@ class Machine:
             text += f"; {self.alpha_note}"
         return text
 
-    def route(self, src: int, dst: int, nbytes: float) -> Route:
-        """The route of a transfer of ``nbytes`` from rank ``src`` to rank ``dst``
-        (see the module docstring)."""
+    def route(self, src: int, dst: int, nbytes: float, channel: int = 0) -> Route:
+        """The route of a transfer of ``nbytes`` from rank ``src`` to rank ``dst``: the
+        ``channel``-th of the equally cheap ones, cyclically (see the module docstring)."""
         u, v = self.ranks[src], self.ranks[dst]
         key = (u, v, nbytes)
         found = self._routes.get(key)
         if found is None:
-            found = self._routes[key] = self._route(u, v, nbytes)
-        return found
+            found = self._routes[key] = self._routes_between(u, v, nbytes)
+        return found[channel % len(found)]
 
-    def _route(self, u: int, v: int, nbytes: float) -> Route:
+    def _routes_between(self, u: int, v: int, nbytes: float) -> list[Route]:
         direct = self.arc(u, v)
         if direct is not None:
-            return Route((u, v), (((direct,), (self.bandwidth[direct],), self.alpha[direct]),))
-        path = self._cheapest_path(u, v, nbytes)
+            return [Route((u, v), (((direct,), (self.bandwidth[direct],), self.alpha[direct]),))]
+        return [self._as_route(path) for path in self._cheapest_paths(u, v, nbytes)]
+
+    def _as_route(self, path: list[int]) -> Route:
         routers = self.graph.nodes
         segments = []
         current: list[int] = []
@@ -189,31 +196,40 @@ class Machine:
             ),
         )
 
-    def _cheapest_path(self, u: int, v: int, nbytes: float) -> list[int]:
-        """Dijkstra by each link's ``alpha + nbytes / bandwidth`` (ties: fewer links, then
-        smaller node numbers)."""
-        best: dict[int, tuple[float, int]] = {u: (0.0, 0)}
-        back: dict[int, int] = {}
-        heap: list[tuple[float, int, int]] = [(0.0, 0, u)]
-        done: set[int] = set()
+    def _costs(self, start: int, nbytes: float, reverse: bool) -> dict[int, float]:
+        """Least ``sum(alpha + nbytes / bandwidth)`` from ``start`` (to it, ``reverse``)."""
+        dist = {start: 0.0}
+        heap = [(0.0, start)]
         while heap:
-            cost, hops, a = heapq.heappop(heap)
-            if a in done:
+            cost, a = heapq.heappop(heap)
+            if cost > dist[a]:
                 continue
-            done.add(a)
+            for b in self.graph[a]:
+                i = self._index[(b, a) if reverse else (a, b)]
+                step = cost + self.alpha[i] + nbytes / self.bandwidth[i]
+                if step < dist.get(b, math.inf):
+                    dist[b] = step
+                    heapq.heappush(heap, (step, b))
+        return dist
+
+    def _cheapest_paths(self, u: int, v: int, nbytes: float) -> list[list[int]]:
+        """The paths of least ``sum(alpha + nbytes / bandwidth)`` from ``u`` to ``v``
+        (within a relative 1e-9), at most :data:`MAX_ROUTES`, in lexicographic order."""
+        ahead, behind = self._costs(u, nbytes, False), self._costs(v, nbytes, True)
+        best = ahead[v] * (1 + 1e-9) + 1e-300
+        paths: list[list[int]] = []
+        stack = [(u, [u], 0.0)]
+        while stack and len(paths) < MAX_ROUTES:
+            a, path, cost = stack.pop()
             if a == v:
-                break
-            for b in sorted(self.graph[a]):
+                paths.append(path)
+                continue
+            for b in sorted(self.graph[a], reverse=True):
                 i = self._index[(a, b)]
-                step = (cost + self.alpha[i] + nbytes / self.bandwidth[i], hops + 1)
-                if b not in best or step < best[b]:
-                    best[b] = step
-                    back[b] = a
-                    heapq.heappush(heap, (step[0], step[1], b))
-        path = [v]
-        while path[-1] != u:
-            path.append(back[path[-1]])
-        return path[::-1]
+                step = cost + self.alpha[i] + nbytes / self.bandwidth[i]
+                if b not in path and step + behind.get(b, math.inf) <= best:
+                    stack.append((b, [*path, b], step))
+        return paths
 
 
 def _hub_star(n: int, spec: str) -> nx.Graph:

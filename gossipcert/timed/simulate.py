@@ -62,6 +62,10 @@ class Op:
         Ops (indices in the list) that must be done first.
     arrivals : tuple of int
         Transfers whose data must have arrived first.
+    channel : int
+        The transfer's channel: between ranks no link joins, the ``k``-th channel the pair
+        uses takes the ``k``-th of the equally cheap routes
+        (:meth:`~gossipcert.timed.machine.Machine.route`), so that channels spread over them.
     """
 
     src: int = -1
@@ -69,6 +73,7 @@ class Op:
     nbytes: float = 0.0
     after: tuple[int, ...] = ()
     arrivals: tuple[int, ...] = ()
+    channel: int = 0
 
     @property
     def transfer(self) -> bool:
@@ -169,13 +174,22 @@ def simulate(
     sizes: list[float] = []
     routed: dict[tuple[int, int], Route] = {}
     busy = [0.0] * len(machine.arcs)  # each link's occupation in one iteration
+    # the channels each pair of ranks uses, numbered 0, 1, ...: one route each among the
+    # equally cheap ones (Machine.route)
+    lanes: dict[tuple[int, int], dict[int, int]] = {}
+    for op in ops:
+        if op.src >= 0:
+            lanes.setdefault((op.src, op.dst), {}).setdefault(op.channel, 0)
+    for used in lanes.values():
+        for k, chan in enumerate(sorted(used)):
+            used[chan] = k
     for op in ops:
         nbytes = op.nbytes * unit
         sizes.append(nbytes)
         if op.src < 0:
             segs.append(None)
             continue
-        route = machine.route(op.src, op.dst, nbytes)
+        route = machine.route(op.src, op.dst, nbytes, lanes[(op.src, op.dst)][op.channel])
         if not route.direct:
             routed.setdefault((op.src, op.dst), route)
         segs.append(route.segments)
