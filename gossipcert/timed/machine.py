@@ -12,8 +12,9 @@ otherwise a route over the machine's real links (:meth:`Machine.route`): a path 
 ``sum(alpha + b / B)`` for the transfer's ``b`` bytes. Where several are equally cheap
 (GPU 0 of one A100 box to GPU 9 of the other: through any odd GPU's NIC, or any even
 one's), the ``k``-th channel a pair of ranks uses takes the ``k``-th of them (in a fixed
-order, cyclically), as the collective libraries give each channel its own NIC. A path is cut into *segments* at
-the processors it passes (a processor stores a chunk before it forwards it); within a
+order, cyclically), as the collective libraries give each channel its own NIC. A path is
+cut into *segments* at the processors it passes (a processor stores a chunk before it
+forwards it); within a
 segment the routers forward **cut-through** (NVSwitch and InfiniBand switches stream a
 transfer: it enters the next link as soon as it has started on the one before, each link
 serving its transfers one at a time at its own bandwidth, and the segment's latencies are
