@@ -8,7 +8,7 @@ Usage: .venv/bin/python benchmarks/time_speed.py FILE.xml --topology MACHINE
 (across its ``minBytes..maxBytes``) and, to show the executor's passes, 1 MiB, 64 MiB and
 1 GiB. Each stage is run ``--repeat`` times (default 3) and the best time printed; the
 discrete part of the bound (a solver search) is not timed here. One row per stage, then one
-per size: the passes the executor makes (``*``: more than the simulated 16, extrapolated),
+per size: the passes the executor makes (``*``: more than the 8 simulated, extrapolated),
 the ops simulated (ops x simulated passes) and the seconds.
 """
 

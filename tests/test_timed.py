@@ -79,11 +79,12 @@ def test_sizes() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def test_a_link_serves_one_transfer_at_a_time_and_latency_is_paid_on_arrival() -> None:
+def test_a_link_is_shared_and_latency_is_paid_on_arrival() -> None:
     m = machine_of(graphs.from_spec("path:3"), 3, alpha=0.5)
     ops = [Op(0, 1, 2.0), Op(0, 1, 1.0), Op(1, 2, 1.0, arrivals=(1,))]
-    # 0 -> 1 serves [0, 2] then [2, 3]; the second arrives at 3.5; 1 -> 2 runs [3.5, 4.5]
-    assert simulate(m, ops).time == 5.0
+    # 0 -> 1 carries both at half its bandwidth: the short one has passed at 2 (arrives at
+    # 2.5), the long one, then alone, at 3; 1 -> 2 runs [2.5, 3.5] and arrives at 4
+    assert simulate(m, ops).time == 4.0
     # a local step waits for a transfer to be done (sent), not to arrive
     ops = [Op(0, 1, 2.0), Op(after=(0,)), Op(0, 1, 1.0, after=(1,))]
     assert simulate(m, ops).time == 3.5

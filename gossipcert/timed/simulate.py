@@ -9,13 +9,13 @@ its ``arrivals`` has *arrived*:
   its first segment's links: the sending thread block is free again) and has **arrived**
   when the last byte is at the receiver (every segment's occupation and latency,
   :class:`~gossipcert.timed.machine.Route`);
-- **links serve one transfer at a time, in the order the transfers become ready** (a
-  queue; ties by the op's position), each at its own bandwidth: on a segment (the links
-  between two processors, :class:`~gossipcert.timed.machine.Route`) a transfer starts on a
-  link once the link is free and it has started on the link before, ends there no earlier
-  than on the link before (a link cannot pass on bytes it has not received) and no
-  earlier than its own bytes take at the link's bandwidth; the link is free again when the
-  transfer ends there; the segment's latency is paid once the last link is done;
+- **a link shares its bandwidth equally among the transfers on it** (processor sharing:
+  the thread blocks and channels of an executor send at once): on a segment (the links
+  between two processors, :class:`~gossipcert.timed.machine.Route`; a switch streams a
+  transfer on, cut-through) a transfer moves at the least of its links' shares, ``B / n``
+  for a link of bandwidth ``B`` carrying ``n`` transfers, its rate changing as transfers
+  start and end; the segment's latency is paid once its bytes have all passed, and the
+  next segment starts then (a processor on the way stores the data first);
 - a local op is done and arrived when it is ready.
 
 **Iterations.** An executor that runs the list ``I`` times over successive slices of the
@@ -29,8 +29,8 @@ and the busiest link's work in one iteration (no link can do more), and
 :attr:`Run.extrapolated` says so.
 
 The time of a list is when its last transfer arrives. This is a schedule the machine can
-run (no link carries two transfers at once, every transfer at most at its link's
-bandwidth): never a machine with more bandwidth than the real one.
+run (the transfers on a link never move more than its bandwidth together): never a machine
+with more bandwidth than the real one.
 """
 
 from __future__ import annotations
@@ -45,7 +45,10 @@ from gossipcert.timed.machine import Machine, Route
 __all__ = ["ITERATION_CAP", "Op", "Run", "simulate"]
 
 #: iterations simulated before the steady state is extrapolated
-ITERATION_CAP = 16
+ITERATION_CAP = 8
+#: the simulator's events: an op is ready, a transfer's segment starts or has passed, a
+#: transfer arrived
+_READY, _START, _FINISH, _ARRIVE = 0, 1, 2, 3
 
 
 @dataclass(frozen=True)
@@ -142,14 +145,14 @@ def simulate(
 
     Examples
     --------
-    Two chunks of 1 unit each way round a ring of 3 without units, then one forwarded on:
+    Two chunks of 1 unit over one link of a ring of 3 without units, then one forwarded:
 
     >>> from gossipcert.graphs import from_spec
     >>> from gossipcert.timed.machine import machine_of
     >>> m = machine_of(from_spec("ring:3"), 3)
     >>> ops = [Op(0, 1, 1.0), Op(0, 1, 1.0), Op(1, 2, 1.0, arrivals=(0,))]
-    >>> simulate(m, ops).time  # the link 0 -> 1 serves one chunk after the other
-    2.0
+    >>> simulate(m, ops).time  # the link 0 -> 1 shared: both arrive at 2, then one more
+    3.0
     """
     n_ops = len(ops)
     iterations = max(1, int(iterations))
@@ -199,47 +202,94 @@ def simulate(
     total = n_ops * sim
     indeg = indeg0 + [d + c for d, c in zip(indeg0, carry_in, strict=True)] * (sim - 1)
     ready = [0.0] * total
-    heap = [(0.0, x) for x in range(total) if indeg[x] == 0]
+    # events (time, sequence, kind, op, segment, version): READY an op is ready, START a
+    # transfer's segment starts, FINISH its bytes have passed (valid while the flow's
+    # version is unchanged), ARRIVE the transfer is at its receiver
+    heap: list[tuple[float, int, int, int, int, int]] = [
+        (0.0, x, _READY, x, 0, 0) for x in range(total) if indeg[x] == 0
+    ]
     heapq.heapify(heap)
-    free = [0.0] * len(machine.arcs)
+    seq = total
+    on_arc: list[set[tuple[int, int]]] = [set() for _ in machine.arcs]
+    # an active flow (op, segment) -> [bytes left, rate, when they were counted, version]
+    flows: dict[tuple[int, int], list[float]] = {}
+    shape: dict[tuple[int, int], tuple[tuple[int, ...], tuple[float, ...]]] = {}  # its links
     finish = [0.0] * sim
     processed = 0
     pop, push = heapq.heappop, heapq.heappush
+
+    def release(targets: Sequence[int], when: float, offset: int) -> None:
+        nonlocal seq
+        for k in targets:
+            y = offset + k
+            if when > ready[y]:
+                ready[y] = when
+            indeg[y] -= 1
+            if indeg[y] == 0:
+                seq += 1
+                push(heap, (ready[y], seq, _READY, y, 0, 0))
+
+    def reshare(t: float, arcs: tuple[int, ...]) -> None:
+        """Every flow on ``arcs`` moves at its new share from ``t`` on (a flow whose share
+        is unchanged keeps its finish event)."""
+        nonlocal seq
+        touched = on_arc[arcs[0]] if len(arcs) == 1 else set().union(*(on_arc[i] for i in arcs))
+        for key in touched:
+            state = flows[key]
+            seg_arcs, seg_bws = shape[key]
+            if len(seg_arcs) == 1:
+                rate = seg_bws[0] / len(on_arc[seg_arcs[0]])
+            else:
+                rate = min(bw / len(on_arc[i]) for i, bw in zip(seg_arcs, seg_bws, strict=True))
+            if rate == state[1]:
+                continue
+            left = max(0.0, state[0] - state[1] * (t - state[2]))
+            state[0], state[1], state[2], state[3] = left, rate, t, state[3] + 1
+            seq += 1
+            push(heap, (t + left / rate, seq, _FINISH, key[0], key[1], int(state[3])))
+
     while heap:
-        r, x = pop(heap)
-        processed += 1
+        t, _, kind, x, seg, version = pop(heap)
         it, j = divmod(x, n_ops)
-        hops = segs[j]
-        if hops is None:
-            done = arrived = r
-        else:
-            t, nbytes, done = r, sizes[j], -1.0
-            for arcs, bws, alpha in hops:
-                start, end = t, 0.0
-                for i, bw in zip(arcs, bws, strict=True):
-                    if free[i] > start:
-                        start = free[i]
-                    end = max(end, start + nbytes / bw)
-                    free[i] = end
-                    if done < 0:
-                        done = end
-                t = end + alpha
-            arrived = t
-            if arrived > finish[it]:
-                finish[it] = arrived
         base = it * n_ops
-        for targets, when, offset in (
-            (succ_done[j], done, base),
-            (succ_arr[j], arrived, base),
-            (carry_succ[j] if it + 1 < sim else (), done, base + n_ops),
-        ):
-            for k in targets:
-                y = offset + k
-                if when > ready[y]:
-                    ready[y] = when
-                indeg[y] -= 1
-                if indeg[y] == 0:
-                    push(heap, (ready[y], y))
+        hops = segs[j]
+        if kind == _READY:
+            processed += 1
+            if hops is None:  # a local step: done and arrived now
+                release(succ_done[j], t, base)
+                release(succ_arr[j], t, base)
+                if it + 1 < sim:
+                    release(carry_succ[j], t, base + n_ops)
+                continue
+            kind = _START
+        if kind == _START:
+            arcs, bws, _ = hops[seg]  # type: ignore[index]
+            flows[(x, seg)] = [sizes[j], 0.0, t, 0.0]
+            shape[(x, seg)] = (arcs, bws)
+            for i in arcs:
+                on_arc[i].add((x, seg))
+            reshare(t, arcs)
+            continue
+        if kind == _FINISH:
+            state = flows.get((x, seg))
+            if state is None or int(state[3]) != version:
+                continue  # a rate changed since: a later event stands for this flow
+            del flows[(x, seg)], shape[(x, seg)]
+            arcs, _, alpha = hops[seg]  # type: ignore[index]
+            for i in arcs:
+                on_arc[i].discard((x, seg))
+            reshare(t, arcs)
+            if seg == 0:  # the data has left the sender: done
+                release(succ_done[j], t, base)
+                if it + 1 < sim:
+                    release(carry_succ[j], t, base + n_ops)
+            seq += 1
+            more = seg + 1 < len(hops)  # type: ignore[arg-type]
+            push(heap, (t + alpha, seq, _START if more else _ARRIVE, x, seg + 1, 0))
+            continue
+        if t > finish[it]:  # _ARRIVE
+            finish[it] = t
+        release(succ_arr[j], t, base)
     if processed < total:
         raise GossipcertError(
             f"{total - processed} of {total} steps never become ready: a cycle of dependencies"
