@@ -14,13 +14,11 @@ otherwise a route over the machine's real links (:meth:`Machine.route`): a path 
 one's), the ``k``-th channel a pair of ranks uses takes the ``k``-th of them (in a fixed
 order, cyclically), as the collective libraries give each channel its own NIC. A path is
 cut into *segments* at the processors it passes (a processor stores a chunk before it
-forwards it); within a
-segment the routers forward **cut-through** (NVSwitch and InfiniBand switches stream a
-transfer: it enters the next link as soon as it has started on the one before, each link
-serving its transfers one at a time at its own bandwidth, and the segment's latencies are
-paid once at its end, :mod:`gossipcert.timed.simulate`), or, with
-``switch="store-and-forward"`` (TE-CCL's and the round model's switches), every link is a
-segment of its own.
+forwards it); within a segment the routers forward **cut-through** (NVSwitch and
+InfiniBand switches stream a transfer over all the segment's links at once, at the least
+of their shares of bandwidth, and the segment's latencies are paid once at its end,
+:mod:`gossipcert.timed.simulate`), or, with ``switch="store-and-forward"`` (TE-CCL's and
+the round model's switches), every link is a segment of its own.
 
 **Units.** A graph whose edges carry no ``bandwidth`` (a spec such as ``ring:8``) has no
 physical units: each link moves its ``capacity`` times ``bandwidth`` data units per time
