@@ -79,12 +79,11 @@ def test_sizes() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def test_a_link_is_shared_and_latency_is_paid_on_arrival() -> None:
+def test_a_link_serves_one_transfer_at_a_time_and_latency_is_paid_on_arrival() -> None:
     m = machine_of(graphs.from_spec("path:3"), 3, alpha=0.5)
     ops = [Op(0, 1, 2.0), Op(0, 1, 1.0), Op(1, 2, 1.0, arrivals=(1,))]
-    # 0 -> 1 carries both at half its bandwidth: the short one has passed at 2 (arrives at
-    # 2.5), the long one, then alone, at 3; 1 -> 2 runs [2.5, 3.5] and arrives at 4
-    assert simulate(m, ops).time == 4.0
+    # 0 -> 1 serves [0, 2] then [2, 3]; the second arrives at 3.5; 1 -> 2 runs [3.5, 4.5]
+    assert simulate(m, ops).time == 5.0
     # a local step waits for a transfer to be done (sent), not to arrive
     ops = [Op(0, 1, 2.0), Op(after=(0,)), Op(0, 1, 1.0, after=(1,))]
     assert simulate(m, ops).time == 3.5
@@ -97,6 +96,10 @@ def test_routes_cut_through_switches_and_store_at_processors() -> None:
     assert route.nodes == (0, 4, 1) and len(route.segments) == 1
     assert simulate(hub, [Op(0, 1, 1.0)]).time == 1.5  # one link time, two latencies
     assert simulate(hub, [Op(0, 1, 1.0), Op(2, 1, 1.0)]).time == 2.5
+    # an all-to-all behind a switch: every receiver gets one transfer at a time, from the
+    # rank before it first, so it takes 3 link times (not 6: all to rank 0 first)
+    everyone = [Op(s, d, 1.0) for s in range(4) for d in range(4) if s != d]
+    assert simulate(hub, everyone).time == 3.5
     saf = machine_of(graphs.from_spec("hub:4"), 4, alpha=0.25, switch="store-and-forward")
     assert simulate(saf, [Op(0, 1, 1.0)]).time == 2.5
     # on a path the middle processor stores the chunk: two link times
@@ -188,9 +191,10 @@ def test_the_relaxed_round_model() -> None:
     assert not lat
     with pytest.raises(GossipcertError, match="cut-through"):
         relaxed_instance(machine_of(graphs.from_spec("a100:1"), 8), "gossip")
-    assert relaxed_instance(machine_of(graphs.from_spec("hub:4"), 4), "gossip")[0].model.spec() == (
-        "single-port"
-    )
+    with pytest.raises(GossipcertError, match="cut-through"):
+        relaxed_instance(machine_of(graphs.from_spec("hub:4"), 4), "gossip")
+    saf = machine_of(graphs.from_spec("hub:4"), 4, switch="store-and-forward")
+    assert relaxed_instance(saf, "gossip")[0].graph.number_of_nodes() == 5
     assert not discrete_bound(machine_of(graphs.from_spec("dgx2"), 16), "gossip", 16).available
 
 

@@ -209,9 +209,9 @@ def verify_cmd(
     an SCCL or TE-CCL JSON schedule) is read, timed as soon as possible and replayed chunk by
     chunk: valid or not, every violation, its rounds, whether it fits the model on the
     machine, and the certified optimum for the same collective, topology and chunks, with
-    the gap. Then its time at each --size on the machine's real links (a link shares its
-    bandwidth among the transfers on it, each pays its latency; MSCCL steps keep their
-    order, dependencies and the executor's passes), beside a certified lower bound on any
+    the gap. Then its time at each --size on the machine's real links (transfers queue on a
+    link at its bandwidth and pay its latency; MSCCL steps keep their order, dependencies
+    and the executor's passes), beside a certified lower bound on any
     algorithm's time (the latency part, the bandwidth part: cuts, ForestColl's optimum for
     allgather; and the round model's optimum at the file's chunk count), the part that
     binds and the ratio.

@@ -21,9 +21,10 @@ So ``R tau`` bounds the time of every algorithm of ``C`` whole chunks, in partic
 algorithm file that its executor runs in one pass (MSCCL runs a file in several passes
 over slices of the chunks when a chunk exceeds its buffer slice: such a run moves more,
 smaller chunks and the bound does not apply to it). It does not hold when a router forwards
-**cut-through** (a chunk then crosses two links in one link's time), except for processors
-behind one switch with equal links (``hub:N``), where it is the single-port model on
-``K_N``: each processor sends and receives one chunk at a time. The round model's optimum
+**cut-through** (a chunk then crosses two links in one link's time); with
+``switch="store-and-forward"`` the routers are nodes of the round model like any other. The
+argument needs each link to carry one transfer at a time, as the simulator's links do
+(:mod:`gossipcert.timed.simulate`). The round model's optimum
 comes from :func:`gossipcert.search.watchdog.solve_within` with its evidence; a search cut
 short by its time limit gives a bracket, whose proved lower end is the bound.
 """
@@ -132,11 +133,6 @@ def relaxed_instance(machine: Machine, problem: str) -> tuple[Instance, bool]:
     prob = parse_problem(problem)
     g = machine.graph
     if any(r for _, r in g.nodes(data="router", default=False)):
-        if machine.hub:
-            from gossipcert.graphs import hub
-
-            hub_graph = hub(len(machine.ranks))
-            return make_instance(hub_graph, parse_model("single-port:p=1"), prob), False
         if machine.switch == "cut-through":
             raise GossipcertError(
                 f"{machine.name} has switches that forward cut-through: a chunk crosses two "
@@ -196,7 +192,7 @@ def discrete_bound(
         problem=problem,
         model=instance.model.spec(),
         topology=str(instance.graph.graph.get("spec")),
-        fastest=machine.fastest if not machine.hub else machine.slowest,
+        fastest=machine.fastest,
         seconds=time.monotonic() - start,
         **found,
     )

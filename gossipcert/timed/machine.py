@@ -15,8 +15,8 @@ one's), the ``k``-th channel a pair of ranks uses takes the ``k``-th of them (in
 order, cyclically), as the collective libraries give each channel its own NIC. A path is
 cut into *segments* at the processors it passes (a processor stores a chunk before it
 forwards it); within a segment the routers forward **cut-through** (NVSwitch and
-InfiniBand switches stream a transfer over all the segment's links at once, at the least
-of their shares of bandwidth, and the segment's latencies are paid once at its end,
+InfiniBand switches stream a transfer on to the next link as soon as it has started on the
+one before, and the segment's latencies are paid once at its end,
 :mod:`gossipcert.timed.simulate`), or, with ``switch="store-and-forward"`` (TE-CCL's and
 the round model's switches), every link is a segment of its own.
 
@@ -127,8 +127,6 @@ class Machine:
     bandwidth: list[float]
     alpha: list[float]
     alpha_note: str | None = None
-    #: ``hub:N``: the processors behind one switch (the single-port model's machine)
-    hub: bool = False
     _index: dict[tuple[int, int], int] = field(default_factory=dict, repr=False)
     _routes: dict[tuple[int, int, float], list[Route]] = field(default_factory=dict, repr=False)
 
@@ -296,7 +294,6 @@ def machine_of(
         )
     units: str | None = None
     note: str | None = None
-    is_hub = False
     if has_units(graph):
         if bw is not None:
             raise SpecError(
@@ -309,7 +306,6 @@ def machine_of(
         if graph.graph.get("ports") == "single-port":
             graph = _hub_star(len(procs), spec)
             procs = list(range(len(procs)))
-            is_hub = True
         per = 1.0 if bw is None else bw
         units = (
             "no physical units: a link of capacity c moves "
@@ -331,4 +327,4 @@ def machine_of(
             arcs.append(arc)
             bws.append(b)
             alphas.append(a)
-    return Machine(graph, spec, procs, units, switch, arcs, bws, alphas, note, is_hub)
+    return Machine(graph, spec, procs, units, switch, arcs, bws, alphas, note)

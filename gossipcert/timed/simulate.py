@@ -9,13 +9,17 @@ its ``arrivals`` has *arrived*:
   its first segment's links: the sending thread block is free again) and has **arrived**
   when the last byte is at the receiver (every segment's occupation and latency,
   :class:`~gossipcert.timed.machine.Route`);
-- **a link shares its bandwidth equally among the transfers on it** (processor sharing:
-  the thread blocks and channels of an executor send at once): on a segment (the links
-  between two processors, :class:`~gossipcert.timed.machine.Route`; a switch streams a
-  transfer on, cut-through) a transfer moves at the least of its links' shares, ``B / n``
-  for a link of bandwidth ``B`` carrying ``n`` transfers, its rate changing as transfers
-  start and end; the segment's latency is paid once its bytes have all passed, and the
-  next segment starts then (a processor on the way stores the data first);
+- **every link serves one transfer at a time, in the order the transfers reach it** (a
+  queue), at its own bandwidth; among transfers that reach a link at the same moment, those
+  whose receiver comes next after their sender (rank ``src + 1``, then ``src + 2``...) go
+  first, then the order of the list (so that an all-to-all does not send every rank's first
+  transfer to the same receiver). On a segment (the links between two processors,
+  :class:`~gossipcert.timed.machine.Route`) a transfer reaches a link once it has started
+  on the link before (a switch streams it on, cut-through), starts there when the link is
+  free, ends there no earlier than on the link before (a link cannot pass on bytes it has
+  not received) and no earlier than its bytes take at the link's bandwidth; the link is
+  free again when the transfer ends there; the segment's latency is paid once its last
+  link is done, and the next segment starts then (a processor on the way stores the data);
 - a local op is done and arrived when it is ready.
 
 **Iterations.** An executor that runs the list ``I`` times over successive slices of the
@@ -29,8 +33,8 @@ and the busiest link's work in one iteration (no link can do more), and
 :attr:`Run.extrapolated` says so.
 
 The time of a list is when its last transfer arrives. This is a schedule the machine can
-run (the transfers on a link never move more than its bandwidth together): never a machine
-with more bandwidth than the real one.
+run (a link carries one transfer at a time, at most at its bandwidth): never a machine with
+more bandwidth than the real one.
 """
 
 from __future__ import annotations
@@ -46,9 +50,8 @@ __all__ = ["ITERATION_CAP", "Op", "Run", "simulate"]
 
 #: iterations simulated before the steady state is extrapolated
 ITERATION_CAP = 8
-#: the simulator's events: an op is ready, a transfer's segment starts or has passed, a
-#: transfer arrived
-_READY, _START, _FINISH, _ARRIVE = 0, 1, 2, 3
+#: the simulator's events: an op is ready, a transfer reaches a link, a transfer arrived
+_READY, _HOP, _ARRIVE = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -145,14 +148,14 @@ def simulate(
 
     Examples
     --------
-    Two chunks of 1 unit over one link of a ring of 3 without units, then one forwarded:
+    Two chunks of 1 unit over one link of a ring of 3 without units, the first forwarded:
 
     >>> from gossipcert.graphs import from_spec
     >>> from gossipcert.timed.machine import machine_of
     >>> m = machine_of(from_spec("ring:3"), 3)
     >>> ops = [Op(0, 1, 1.0), Op(0, 1, 1.0), Op(1, 2, 1.0, arrivals=(0,))]
-    >>> simulate(m, ops).time  # the link 0 -> 1 shared: both arrive at 2, then one more
-    3.0
+    >>> simulate(m, ops).time  # the link 0 -> 1 serves one chunk after the other
+    2.0
     """
     n_ops = len(ops)
     iterations = max(1, int(iterations))
@@ -202,18 +205,18 @@ def simulate(
     total = n_ops * sim
     indeg = indeg0 + [d + c for d, c in zip(indeg0, carry_in, strict=True)] * (sim - 1)
     ready = [0.0] * total
-    # events (time, sequence, kind, op, segment, version): READY an op is ready, START a
-    # transfer's segment starts, FINISH its bytes have passed (valid while the flow's
-    # version is unchanged), ARRIVE the transfer is at its receiver
-    heap: list[tuple[float, int, int, int, int, int]] = [
-        (0.0, x, _READY, x, 0, 0) for x in range(total) if indeg[x] == 0
+    ranks = len(machine.ranks)
+    # among transfers ready at once, a sender serves the next rank first, then the one
+    # after... (no receiver gets every sender's first transfer at once)
+    turn = [(op.dst - op.src) % ranks if op.src >= 0 else 0 for op in ops]
+    # events (time, turn, sequence, kind, op, segment, link in it, the transfer's end so
+    # far): READY an op is ready; HOP a transfer reaches a link; ARRIVE it arrived
+    heap: list[tuple[float, int, int, int, int, int, int, float]] = [
+        (0.0, turn[x % n_ops], x, _READY, x, 0, 0, 0.0) for x in range(total) if indeg[x] == 0
     ]
     heapq.heapify(heap)
     seq = total
-    on_arc: list[set[tuple[int, int]]] = [set() for _ in machine.arcs]
-    # an active flow (op, segment) -> [bytes left, rate, when they were counted, version]
-    flows: dict[tuple[int, int], list[float]] = {}
-    shape: dict[tuple[int, int], tuple[tuple[int, ...], tuple[float, ...]]] = {}  # its links
+    free = [0.0] * len(machine.arcs)
     finish = [0.0] * sim
     processed = 0
     pop, push = heapq.heappop, heapq.heappush
@@ -227,29 +230,10 @@ def simulate(
             indeg[y] -= 1
             if indeg[y] == 0:
                 seq += 1
-                push(heap, (ready[y], seq, _READY, y, 0, 0))
-
-    def reshare(t: float, arcs: tuple[int, ...]) -> None:
-        """Every flow on ``arcs`` moves at its new share from ``t`` on (a flow whose share
-        is unchanged keeps its finish event)."""
-        nonlocal seq
-        touched = on_arc[arcs[0]] if len(arcs) == 1 else set().union(*(on_arc[i] for i in arcs))
-        for key in touched:
-            state = flows[key]
-            seg_arcs, seg_bws = shape[key]
-            if len(seg_arcs) == 1:
-                rate = seg_bws[0] / len(on_arc[seg_arcs[0]])
-            else:
-                rate = min(bw / len(on_arc[i]) for i, bw in zip(seg_arcs, seg_bws, strict=True))
-            if rate == state[1]:
-                continue
-            left = max(0.0, state[0] - state[1] * (t - state[2]))
-            state[0], state[1], state[2], state[3] = left, rate, t, state[3] + 1
-            seq += 1
-            push(heap, (t + left / rate, seq, _FINISH, key[0], key[1], int(state[3])))
+                push(heap, (ready[y], turn[k], seq, _READY, y, 0, 0, 0.0))
 
     while heap:
-        t, _, kind, x, seg, version = pop(heap)
+        t, order, _, kind, x, seg, hop, before = pop(heap)
         it, j = divmod(x, n_ops)
         base = it * n_ops
         hops = segs[j]
@@ -261,31 +245,24 @@ def simulate(
                 if it + 1 < sim:
                     release(carry_succ[j], t, base + n_ops)
                 continue
-            kind = _START
-        if kind == _START:
-            arcs, bws, _ = hops[seg]  # type: ignore[index]
-            flows[(x, seg)] = [sizes[j], 0.0, t, 0.0]
-            shape[(x, seg)] = (arcs, bws)
-            for i in arcs:
-                on_arc[i].add((x, seg))
-            reshare(t, arcs)
-            continue
-        if kind == _FINISH:
-            state = flows.get((x, seg))
-            if state is None or int(state[3]) != version:
-                continue  # a rate changed since: a later event stands for this flow
-            del flows[(x, seg)], shape[(x, seg)]
-            arcs, _, alpha = hops[seg]  # type: ignore[index]
-            for i in arcs:
-                on_arc[i].discard((x, seg))
-            reshare(t, arcs)
-            if seg == 0:  # the data has left the sender: done
-                release(succ_done[j], t, base)
+            kind, before = _HOP, 0.0  # it reaches its first link now
+        if kind == _HOP:
+            arcs, bws, alpha = hops[seg]  # type: ignore[index]
+            i = arcs[hop]
+            start = max(t, free[i])
+            end = max(start + sizes[j] / bws[hop], before)
+            free[i] = end
+            if seg == 0 and hop == 0:  # the data has left the sender: done
+                release(succ_done[j], end, base)
                 if it + 1 < sim:
-                    release(carry_succ[j], t, base + n_ops)
+                    release(carry_succ[j], end, base + n_ops)
             seq += 1
-            more = seg + 1 < len(hops)  # type: ignore[arg-type]
-            push(heap, (t + alpha, seq, _START if more else _ARRIVE, x, seg + 1, 0))
+            if hop + 1 < len(arcs):  # cut-through: it reaches the next link as it starts here
+                push(heap, (start, order, seq, _HOP, x, seg, hop + 1, end))
+            elif seg + 1 < len(hops):  # type: ignore[arg-type]
+                push(heap, (end + alpha, order, seq, _HOP, x, seg + 1, 0, 0.0))
+            else:
+                push(heap, (end + alpha, order, seq, _ARRIVE, x, 0, 0, 0.0))
             continue
         if t > finish[it]:  # _ARRIVE
             finish[it] = t
