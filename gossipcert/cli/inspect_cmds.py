@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape as esc
 from rich.table import Table
 
+from gossipcert.cli import formats_cmds as fc
 from gossipcert.cli.common import (
     MODEL_HELP,
     PROBLEM_HELP,
@@ -31,7 +32,6 @@ from gossipcert.cli.common import (
     _write_text,
     app,
 )
-from gossipcert.cli.formats_cmds import verify_from
 from gossipcert.cli.stored import stored_or_given_instance
 from gossipcert.cli_text import (
     console,
@@ -54,8 +54,7 @@ def graph_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Describe a graph: nodes, edges, degrees, diameter, radius, processors, routers, edge
-    capacities, (when some edge's is not 1) edge latencies and, on a machine (dgx1, a100:2,
-    ...), every kind of link with its bandwidth and latency.
+    capacities, latencies (when not 1) and a machine's links (bandwidth, latency).
 
     Above 5,000 nodes the diameter and radius come from a bounded number of breadth-first
     searches (eccentricity bounds); when these do not settle them, bounds are printed.
@@ -74,11 +73,7 @@ def graph_cmd(
             table.add_row(key, esc(text or "-"))
         elif key == "links":
             for row in value:
-                table.add_row(
-                    f"link {row['link']}",
-                    f"{row['edges']} edges, {row['bandwidth'] / 1e9:g} GB/s each way, "
-                    f"latency {row['alpha'] * 1e6:g} us, capacity {row['capacity']}",
-                )
+                table.add_row(*fc.link_row(row))
         elif key == "latencies":
             lows = [int(lat) for lat in value]
             text = ", ".join(f"{lat}: {count} edges" for lat, count in value.items())
@@ -143,54 +138,11 @@ def verify_cmd(
             metavar="FORMAT",
         ),
     ] = None,
-    topology: Annotated[
-        str | None,
-        typer.Option(
-            "--topology",
-            help="--from: the machine to check and time the algorithm on: dgx1, dgx2, ndv2:K, "
-            "ndv5:K, a100:K, mi250:K, mi250:K:forestcoll, mi300x:N (real links: bandwidth "
-            "and latency, see gossipcert graph), a graph spec without units (ring:8, hub:8, "
-            "fully-connected:8) or a topology file (TACCL, TE-CCL, SCCL JSON). Required "
-            "unless the file carries its own.",
-            metavar="T",
-        ),
-    ] = None,
-    size: Annotated[
-        str | None,
-        typer.Option(
-            "--size",
-            help="--from: message sizes to time, S[,S...] in bytes with K, M, G, T (powers "
-            "of 1024), e.g. 1K,1M,1G: the collective's whole buffer as the executor counts "
-            "it. Default: across the file's minBytes..maxBytes (powers of 4).",
-            metavar="S",
-        ),
-    ] = None,
-    alpha: Annotated[
-        float | None,
-        typer.Option(
-            "--alpha",
-            help="--from: latency of every link, seconds (time units on a graph without "
-            "physical units, where the default is none).",
-            metavar="SECONDS",
-        ),
-    ] = None,
-    bandwidth: Annotated[
-        float | None,
-        typer.Option(
-            "--bandwidth",
-            help="--from, graphs without physical units: data units per time unit of a "
-            "capacity-1 link (default 1).",
-            metavar="B",
-        ),
-    ] = None,
-    switch: Annotated[
-        str,
-        typer.Option(
-            "--switch",
-            help="--from: how switches forward a transfer: cut-through (NVSwitch, "
-            "InfiniBand) or store-and-forward (the round model's routers).",
-        ),
-    ] = "cut-through",
+    topology: fc.TopologyOpt = None,
+    size: fc.SizeOpt = None,
+    alpha: fc.AlphaOpt = None,
+    bandwidth: fc.BandwidthOpt = None,
+    switch: fc.SwitchOpt = "cut-through",
     time_limit: Annotated[
         float | None,
         _time_limit_option("--from: seconds for the certified optimum (default 60)."),
@@ -205,17 +157,12 @@ def verify_cmd(
     or decode, is replayed under the graph, model and problem it stores (verify FILE.json
     alone); --model, --problem or --chunks that say otherwise are refused.
 
-    With --from FORMAT FILE --topology MACHINE, another tool's algorithm (an MSCCL XML file,
-    an SCCL or TE-CCL JSON schedule) is read, timed as soon as possible and replayed chunk by
-    chunk: valid or not, every violation, its rounds, whether it fits the model on the
-    machine, and the certified optimum for the same collective, topology and chunks, with
-    the gap. Then its time at each --size on the machine's real links (transfers queue on a
-    link at its bandwidth and pay its latency; MSCCL steps keep their order, dependencies
-    and the executor's passes), beside a certified lower bound on any
-    algorithm's time (the latency part, the bandwidth part: cuts, ForestColl's optimum for
-    allgather; and the round model's optimum at the file's chunk count), the part that
-    binds and the ratio.
-    Example: verify --from msccl-xml ring.xml --topology ring:8 --size 1K,1M --alpha 1
+    With --from FORMAT FILE --topology MACHINE, another tool's algorithm (MSCCL XML, MSCCL++,
+    SCCL or TE-CCL) is replayed: valid or not, every violation, its rounds, whether it fits
+    the model on the machine, the certified optimum and the gap; then its time at each
+    --size on the machine's real links beside a certified lower bound on any algorithm's
+    time (latency, bandwidth cuts, the round model's optimum), the part that binds and the
+    ratio: verify --from msccl-xml ring.xml --topology ring:8 --size 1K,1M --alpha 1
 
     Exit 0 when the schedule is valid and complete, 1 when it is invalid or incomplete, 2 on
     bad input (including a schedule that names an edge the graph does not have).
@@ -231,19 +178,8 @@ def verify_cmd(
             )
         timing = {"sizes": size, "alpha": alpha, "bandwidth": bandwidth, "switch": switch}
         limit = 60.0 if time_limit is None else time_limit
-        verify_from(graph, from_format, topology, limit, show, as_json, timing)
-    if (
-        topology is not None
-        or time_limit is not None
-        or size is not None
-        or alpha is not None
-        or bandwidth is not None
-        or switch != "cut-through"
-    ):
-        raise SpecError(
-            "--topology, --size, --alpha, --bandwidth, --switch and --time-limit go with "
-            "--from FORMAT FILE"
-        )
+        fc.verify_from(graph, from_format, topology, limit, show, as_json, timing)
+    fc.refuse_from_options(topology, time_limit, size, alpha, bandwidth, switch)
     the_graph: str | None = graph
     if schedule is None:
         if not graph.endswith(".json"):

@@ -232,6 +232,40 @@ def _schedule_time(
     return ops, size / discrete.chunks
 
 
+def _program(loaded: Loaded) -> tuple[MscclOps | None, list[Op], str | None]:
+    """The ops to simulate (an MSCCL file's, with its passes), or why there are none."""
+    if not loaded.replay.valid:
+        return None, [], "not timed: the algorithm is invalid (it does not compute its collective)"
+    try:
+        if loaded.algo is not None:
+            program = msccl_ops(loaded.algo)
+            return program, program.ops, None
+        return None, _moves_ops(loaded), None
+    except GossipcertError as exc:
+        return None, [], f"not timed: {exc}"
+
+
+def _notes(program: MscclOps | None, units: bool, rows: list[TimeRow]) -> list[str]:
+    notes = []
+    if program is not None and units:
+        if program.wire != 1.0:
+            notes.append(
+                f"protocol {program.protocol}: the wire carries {program.wire:g} bytes a data "
+                "byte (flags with the data); the bound counts data bytes"
+            )
+        notes.append(
+            f"the executor runs the file in passes of {format_size(program.slice_bytes)} of "
+            f"every chunk ({program.protocol}, NCCL's default buffer): a pass count above 1 "
+            "pipelines the chunks, and the discrete part no longer bounds the run"
+        )
+    if any(r.extrapolated for r in rows):
+        notes.append(
+            "extrapolated: past the simulated passes the time grows by the steady period "
+            "(measured over the second half of them, and no less than the busiest link's work)"
+        )
+    return notes
+
+
 def time_loaded(
     loaded: Loaded,
     graph: nx.Graph,
@@ -247,31 +281,12 @@ def time_loaded(
     clock = time.monotonic()
     machine = machine_of(graph, loaded.ranks, alpha=alpha, bandwidth=bandwidth, switch=switch)
     units = machine.units is None
-    coll = loaded.collective
-    algo = loaded.algo
+    coll, algo, chunks = loaded.collective, loaded.algo, _chunks(loaded)
     if sizes is None:
-        if algo is not None:
-            sizes = default_sizes(algo.min_bytes, algo.max_bytes, algo.nchunksperloop)
-        else:
-            sizes = default_sizes(None, None, _chunks(loaded))
-    chunks = _chunks(loaded)
-    notes: list[str] = []
-    reason = None
-    program: MscclOps | None = None
-    ops: list[Op] = []
-    if not loaded.replay.valid:
-        reason = "not timed: the algorithm is invalid (it does not compute its collective)"
-    else:
-        try:
-            if algo is not None:
-                program = msccl_ops(algo)
-                ops = program.ops
-            else:
-                ops = _moves_ops(loaded)
-        except GossipcertError as exc:
-            reason = f"not timed: {exc}"
-    pairs = required_pairs(coll, loaded.ranks, loaded.root)
-    lat_value, lat_detail = latency_bound(machine, pairs)
+        low, high = (algo.min_bytes, algo.max_bytes) if algo is not None else (None, None)
+        sizes = default_sizes(low, high, chunks)
+    program, ops, reason = _program(loaded)
+    lat_value, lat_detail = latency_bound(machine, required_pairs(coll, loaded.ranks, loaded.root))
     if coll in COLLECTIVES:
         bw = bandwidth_bound(machine, coll, loaded.root)
     else:
@@ -290,18 +305,12 @@ def time_loaded(
         passes = program.passes(size, units) if program is not None else 1
         if reason is None:
             if program is not None:
-                run = simulate(
-                    machine,
-                    ops,
-                    unit=program.unit(size, units),
-                    iterations=passes,
-                    carry=program.carry,
-                )
+                unit = program.unit(size, units)
+                run = simulate(machine, ops, unit=unit, iterations=passes, carry=program.carry)
             else:
                 run = simulate(machine, ops, unit=size / chunks)
             routed.update({k: r.nodes for k, r in run.routed.items()})
         sched = _schedule_time(machine, found, size)
-        sched_time = simulate(machine, sched[0], unit=sched[1]).time if sched else None
         rows.append(
             TimeRow(
                 size,
@@ -312,24 +321,8 @@ def time_loaded(
                 float(bw.per_byte) * size,
                 found.time(size),
                 passes == 1 and found.available,
-                sched_time,
+                simulate(machine, sched[0], unit=sched[1]).time if sched else None,
             )
-        )
-    if program is not None and units:
-        if program.wire != 1.0:
-            notes.append(
-                f"protocol {program.protocol}: the wire carries {program.wire:g} bytes a data "
-                "byte (flags with the data); the bound counts data bytes"
-            )
-        notes.append(
-            f"the executor runs the file in passes of {format_size(program.slice_bytes)} of "
-            f"every chunk ({program.protocol}, NCCL's default buffer): a pass count above 1 "
-            "pipelines the chunks, and the discrete part no longer bounds the run"
-        )
-    if any(r.extrapolated for r in rows):
-        notes.append(
-            "extrapolated: past the simulated passes the time grows by the steady period "
-            "measured over the second half of them"
         )
     return TimeReport(
         coll,
@@ -344,7 +337,7 @@ def time_loaded(
         None if program is None or not units else program.slice_bytes,
         routed,
         reason,
-        notes,
+        _notes(program, units, rows),
         {
             "bounds": bounds_done - clock,
             "discrete": solved - bounds_done,

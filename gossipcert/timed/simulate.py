@@ -112,6 +112,58 @@ class Run:
     routed: dict[tuple[int, int], Route] = field(default_factory=dict)
 
 
+Segments = tuple[tuple[tuple[int, ...], tuple[float, ...], float], ...]
+
+
+def _successors(ops: Sequence[Op]) -> tuple[list[list[int]], list[list[int]], list[int]]:
+    """For each op, the ops waiting for it to be done, those waiting for it to arrive, and
+    how many ops each waits for."""
+    succ_done: list[list[int]] = [[] for _ in ops]
+    succ_arr: list[list[int]] = [[] for _ in ops]
+    indeg = [0] * len(ops)
+    for j, op in enumerate(ops):
+        for p in op.after:
+            succ_done[p].append(j)
+            indeg[j] += 1
+        for p in op.arrivals:
+            succ_arr[p].append(j)
+            indeg[j] += 1
+    return succ_done, succ_arr, indeg
+
+
+def _routes(
+    machine: Machine, ops: Sequence[Op], unit: float
+) -> tuple[list[Segments | None], list[float], list[float], dict[tuple[int, int], Route]]:
+    """Each op's route (None for a local step) and bytes, each link's work in one
+    iteration, and the routes of the pairs no link joins. The ``k``-th channel a pair of
+    ranks uses takes the ``k``-th of the equally cheap routes (:meth:`Machine.route`)."""
+    lanes: dict[tuple[int, int], dict[int, int]] = {}
+    for op in ops:
+        if op.src >= 0:
+            lanes.setdefault((op.src, op.dst), {}).setdefault(op.channel, 0)
+    for used in lanes.values():
+        for k, chan in enumerate(sorted(used)):
+            used[chan] = k
+    segs: list[Segments | None] = []
+    sizes: list[float] = []
+    routed: dict[tuple[int, int], Route] = {}
+    busy = [0.0] * len(machine.arcs)
+    for op in ops:
+        nbytes = op.nbytes * unit
+        sizes.append(nbytes)
+        if op.src < 0:
+            segs.append(None)
+            continue
+        route = machine.route(op.src, op.dst, nbytes, lanes[(op.src, op.dst)][op.channel])
+        if not route.direct:
+            routed.setdefault((op.src, op.dst), route)
+        segs.append(route.segments)
+        for arcs, bws, _ in route.segments:
+            for i, bw in zip(arcs, bws, strict=True):
+                busy[i] += nbytes / bw
+    return segs, sizes, busy, routed
+
+
 def simulate(
     machine: Machine,
     ops: Sequence[Op],
@@ -160,48 +212,13 @@ def simulate(
     n_ops = len(ops)
     iterations = max(1, int(iterations))
     sim = max(1, min(iterations, cap))
-    succ_done: list[list[int]] = [[] for _ in range(n_ops)]
-    succ_arr: list[list[int]] = [[] for _ in range(n_ops)]
-    indeg0 = [0] * n_ops
-    for j, op in enumerate(ops):
-        for p in op.after:
-            succ_done[p].append(j)
-            indeg0[j] += 1
-        for p in op.arrivals:
-            succ_arr[p].append(j)
-            indeg0[j] += 1
+    succ_done, succ_arr, indeg0 = _successors(ops)
     carry_succ: list[list[int]] = [[] for _ in range(n_ops)]
     carry_in = [0] * n_ops
     for a, b in carry:
         carry_succ[a].append(b)
         carry_in[b] += 1
-    # each transfer's route (the same in every iteration) and its bytes
-    segs: list[tuple[tuple[tuple[int, ...], tuple[float, ...], float], ...] | None] = []
-    sizes: list[float] = []
-    routed: dict[tuple[int, int], Route] = {}
-    busy = [0.0] * len(machine.arcs)  # each link's occupation in one iteration
-    # the channels each pair of ranks uses, numbered 0, 1, ...: one route each among the
-    # equally cheap ones (Machine.route)
-    lanes: dict[tuple[int, int], dict[int, int]] = {}
-    for op in ops:
-        if op.src >= 0:
-            lanes.setdefault((op.src, op.dst), {}).setdefault(op.channel, 0)
-    for used in lanes.values():
-        for k, chan in enumerate(sorted(used)):
-            used[chan] = k
-    for op in ops:
-        nbytes = op.nbytes * unit
-        sizes.append(nbytes)
-        if op.src < 0:
-            segs.append(None)
-            continue
-        route = machine.route(op.src, op.dst, nbytes, lanes[(op.src, op.dst)][op.channel])
-        if not route.direct:
-            routed.setdefault((op.src, op.dst), route)
-        segs.append(route.segments)
-        for arcs, bws, _ in route.segments:
-            for i, bw in zip(arcs, bws, strict=True):
-                busy[i] += nbytes / bw
+    segs, sizes, busy, routed = _routes(machine, ops, unit)
     total = n_ops * sim
     indeg = indeg0 + [d + c for d, c in zip(indeg0, carry_in, strict=True)] * (sim - 1)
     ready = [0.0] * total
