@@ -76,6 +76,8 @@ class TimeRow:
     discrete: float | None
     discrete_applies: bool
     schedule_time: float | None = None
+    #: the busiest link's work in the run (its bytes over its bandwidth)
+    busiest_link: float | None = None
 
     @property
     def bound(self) -> float:
@@ -112,6 +114,7 @@ class TimeRow:
             "discrete_part": self.discrete,
             "discrete_part_bounds_this_run": self.discrete_applies,
             "schedule_time": self.schedule_time,
+            "busiest_link_work": self.busiest_link,
         }
 
 
@@ -322,6 +325,7 @@ def time_loaded(
                 found.time(size),
                 passes == 1 and found.available,
                 simulate(machine, sched[0], unit=sched[1]).time if sched else None,
+                None if run is None else run.busiest,
             )
         )
     return TimeReport(

@@ -102,6 +102,8 @@ class Run:
         When each simulated iteration's last transfer arrived (cumulative maximum).
     routed : dict
         ``(src, dst) -> Route`` for the pairs of ranks no link joins.
+    busiest : float
+        The busiest link's work (its bytes over its bandwidth) over every iteration.
     """
 
     time: float
@@ -110,6 +112,9 @@ class Run:
     extrapolated: bool
     finish: list[float] = field(default_factory=list)
     routed: dict[tuple[int, int], Route] = field(default_factory=dict)
+    #: the busiest link's work over every iteration: no schedule of these transfers on
+    #: these routes is faster
+    busiest: float = 0.0
 
 
 Segments = tuple[tuple[tuple[int, ...], tuple[float, ...], float], ...]
@@ -297,4 +302,6 @@ def simulate(
         period = (finish[-1] - finish[half - 1]) / (sim - half) if half >= 1 else finish[-1]
         # never less than the busiest link's work of an iteration
         time = finish[-1] + (iterations - sim) * max(period, max(busy, default=0.0))
-    return Run(time, iterations, sim, extrapolated, finish, routed)
+    return Run(
+        time, iterations, sim, extrapolated, finish, routed, iterations * max(busy, default=0.0)
+    )
