@@ -116,7 +116,7 @@ def test_iterations_pipeline_and_extrapolate_from_below_never() -> None:
     ops = [Op(0, 1, 1.0), Op(1, 2, 1.0, arrivals=(0,)), Op(2, 3, 1.0, arrivals=(1,))]
     carry = [(0, 0), (1, 1), (2, 2)]
     full = simulate(m, ops, iterations=40, carry=carry, cap=40)
-    assert full.time == 42.0 and not full.extrapolated
+    assert full.time == 42.0 and not full.extrapolated and full.busiest == 40.0
     short = simulate(m, ops, iterations=40, carry=carry, cap=6)
     assert short.extrapolated and short.time == 42.0
 
@@ -229,8 +229,9 @@ def test_every_simulated_allgather_takes_at_least_the_bound(spec: str) -> None:
         lat = latency_bound(m, required_pairs("allgather", n))[0]
         per_byte = float(bandwidth_bound(m, "allgather").per_byte)
         for size in (float(n), 1e3 * n, 1e9 * n):
-            time = simulate(m, ops, unit=size / n).time
-            assert time >= lat * (1 - 1e-9) and time >= per_byte * size * (1 - 1e-9)
+            run = simulate(m, ops, unit=size / n)
+            assert run.time >= lat * (1 - 1e-9) and run.time >= per_byte * size * (1 - 1e-9)
+            assert run.time >= run.busiest * (1 - 1e-9)
 
 
 def test_discrete_part_bounds_whole_chunk_algorithms_on_heterogeneous_links() -> None:
