@@ -4,6 +4,7 @@ from gossipcert._version import __version__
 
 project = "gossipcert"
 author = "the gossipcert authors"
+copyright = "2026, the gossipcert authors (MIT License)"  # noqa: A001  (Sphinx's name)
 release = version = __version__
 extensions = [
     "sphinx.ext.autodoc",
@@ -23,6 +24,8 @@ numpydoc_validation_exclude = {
     r"\.BoundsResult$",
     r"\.Verdict$",
     r"\.TimeReport$",
+    r"\.Report$",
+    r"\.CheckReport$",
 }
 autodoc_typehints = "none"
 exclude_patterns = ["_build"]

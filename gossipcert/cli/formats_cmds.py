@@ -108,17 +108,19 @@ def verify_from(
     show: bool,
     as_json: bool,
     timing: dict[str, Any] | None = None,
+    model: str | None = None,
 ) -> None:
     """``gossipcert verify --from FORMAT FILE``: print the verdict and the time at message
     sizes (``timing``: ``sizes``, ``alpha``, ``bandwidth``, ``switch``), exit 0 when the
-    algorithm is valid and fits the model, 1 otherwise."""
+    algorithm is valid and fits the model (``--model``, else the topology's default), 1
+    otherwise."""
     from gossipcert.cli.time_text import print_time
     from gossipcert.formats.time_verdict import verify_and_time
     from gossipcert.formats.verdict import FORMATS
 
     if fmt not in FORMATS:
         raise GossipcertError(f"unknown --from format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    verdict = verify_and_time(path, fmt, topology, time_limit, **(timing or {}))
+    verdict = verify_and_time(path, fmt, topology, time_limit, model=model, **(timing or {}))
     if as_json:
         print_json(verdict.to_json())
     else:
@@ -175,7 +177,9 @@ def print_verdict(verdict: Verdict, show: bool) -> None:
         highlight=False,
     )
     state = (
-        "[green]valid[/]" if verdict.valid else f"[red]invalid[/] ({len(rep.findings)} violations)"
+        "[green]valid[/]"
+        if verdict.valid
+        else f"[red]invalid[/] ({_count(len(rep.findings), 'violation')})"
     )
     if rep.not_judged and not rep.findings:
         state = "[yellow]not judged[/] (" + "; ".join(esc(r) for r in rep.not_judged) + ")"
@@ -196,18 +200,21 @@ def print_verdict(verdict: Verdict, show: bool) -> None:
     )
     out(f"  rounds: {verdict.rounds} ({how})")
     rules = {f.rule for f in verdict.model_findings}
-    count = len(verdict.model_findings)
+    count = _count(len(verdict.model_findings), "violation")
     if verdict.fits:
         fit = "fits"
     elif "not-a-link" in rules:
-        fit = f"[red]does not fit[/] ({count} violations: it uses links the topology lacks)"
+        fit = f"[red]does not fit[/] ({count}: it uses links the topology lacks)"
     elif verdict.model.startswith("all-port"):
-        fit = f"[red]does not fit[/] ({count} violations; it needs links of capacity "
+        fit = f"[red]does not fit[/] ({count}; it needs links of capacity "
         fit += f"{verdict.needs_capacity})"
-    else:
-        fit = f"[red]does not fit[/] ({count} violations; up to {verdict.needs_capacity} "
+    elif verdict.model_default:
+        fit = f"[red]does not fit[/] ({count}; up to {verdict.needs_capacity} "
         fit += "chunks a round through one GPU's port)"
-    out(f"  model: {verdict.model} on {esc(verdict.topology)}: {fit}", highlight=False)
+    else:
+        fit = f"[red]does not fit[/] ({count}: {', '.join(sorted(rules))})"
+    which = " (the topology's default; --model chooses another)" if verdict.model_default else ""
+    out(f"  model: {verdict.model}{which} on {esc(verdict.topology)}: {fit}", highlight=False)
     for f in verdict.model_findings[: (None if show else 3)]:
         out(f"    - {esc(f.message)}", highlight=False)
     out(f"  optimum: {esc(_optimum_text(verdict))}", highlight=False)
@@ -220,6 +227,11 @@ def print_verdict(verdict: Verdict, show: bool) -> None:
         if not show and t >= 10 and len(verdict.loads) > 12:
             out(f"  ... {len(verdict.loads) - t} more rounds (--show lists them)")
             break
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 violation``, ``2 violations``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def export_algorithm(

@@ -159,10 +159,11 @@ def verify_cmd(
 
     With --from FORMAT FILE --topology MACHINE, another tool's algorithm (MSCCL XML, MSCCL++,
     SCCL or TE-CCL) is replayed: valid or not, every violation, its rounds, whether it fits
-    the model on the machine, the certified optimum and the gap; then its time at each
-    --size on the machine's real links beside a certified lower bound on any algorithm's
-    time (latency, bandwidth cuts, the round model's optimum), the part that binds and the
-    ratio: verify --from msccl-xml ring.xml --topology ring:8 --size 1K,1M --alpha 1
+    the model on the machine (by default all-port with its capacities, single-port:p=1 on
+    hub:N; --model chooses another), the certified optimum and the gap; then its time at
+    each --size on the machine's real links beside a certified lower bound on any
+    algorithm's time (latency, bandwidth cuts, the round model's optimum), the part that
+    binds and the ratio: verify --from msccl-xml ring.xml --topology ring:8 --size 1K,1M
 
     Exit 0 when the schedule is valid and complete, 1 when it is invalid or incomplete, 2 on
     bad input (including a schedule that names an edge the graph does not have).
@@ -171,14 +172,14 @@ def verify_cmd(
     from gossipcert.simulate import simulate
 
     if from_format is not None:
-        if schedule is not None or model or problem or chunks is not None or redop is not None:
+        if schedule is not None or problem or chunks is not None or redop is not None:
             raise SpecError(
-                "verify --from FORMAT takes one file and no SCHEDULE, --model, --problem or "
-                "--chunks: the collective and its chunks come from the file"
+                "verify --from FORMAT takes one file and no SCHEDULE, --problem or --chunks: "
+                "the collective and its chunks come from the file"
             )
         timing = {"sizes": size, "alpha": alpha, "bandwidth": bandwidth, "switch": switch}
         limit = 60.0 if time_limit is None else time_limit
-        fc.verify_from(graph, from_format, topology, limit, show, as_json, timing)
+        fc.verify_from(graph, from_format, topology, limit, show, as_json, timing, model)
     fc.refuse_from_options(topology, time_limit, size, alpha, bandwidth, switch)
     the_graph: str | None = graph
     if schedule is None:

@@ -107,6 +107,8 @@ def mscclpp_plan_from_schedule(
 
     Examples
     --------
+    >>> import json
+    >>> from gossipcert import mscclpp_plan_from_schedule
     >>> from gossipcert.instance import parse_instance
     >>> from gossipcert.schedule import Schedule, Transmission
     >>> inst = parse_instance("path:2", "all-port", "gossip")

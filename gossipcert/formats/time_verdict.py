@@ -444,10 +444,11 @@ def verify_and_time(
     alpha: float | None = None,
     bandwidth: float | None = None,
     switch: str = "cut-through",
+    model: str | None = None,
 ) -> Verdict:
-    """:func:`~gossipcert.formats.verdict.verify_algorithm` and :func:`time_algorithm` on
-    one reading of the file: the verdict, with its :attr:`~gossipcert.formats.verdict.
-    Verdict.time` set (what ``verify --from`` prints).
+    """:func:`~gossipcert.formats.verdict.verify_algorithm` (its ``model`` included) and
+    :func:`time_algorithm` on one reading of the file: the verdict, with its
+    :attr:`~gossipcert.formats.verdict.Verdict.time` set (what ``verify --from`` prints).
 
     Raises
     ------
@@ -472,6 +473,7 @@ def verify_and_time(
         topology=graph,
         time_limit=time_limit,
         root=loaded.root,
+        model=model,
     )
     verdict.seconds["read"] = read
     verdict.time = time_loaded(

@@ -190,6 +190,7 @@ def msccl_xml_from_schedule(
 
     Examples
     --------
+    >>> from gossipcert import msccl_xml_from_schedule
     >>> from gossipcert.instance import parse_instance
     >>> from gossipcert.schedule import Schedule, Transmission
     >>> inst = parse_instance("complete:3", "all-port", "gossip")
@@ -404,6 +405,8 @@ def sccl_json_from_schedule(schedule: Schedule, instance: Instance, name: str | 
 
     Examples
     --------
+    >>> import json
+    >>> from gossipcert import sccl_json_from_schedule
     >>> from gossipcert.instance import parse_instance
     >>> from gossipcert.schedule import Schedule, Transmission
     >>> inst = parse_instance("complete:3", "all-port", "gossip")
