@@ -251,3 +251,29 @@ def test_discrete_part_bounds_whole_chunk_algorithms_on_heterogeneous_links() ->
 def test_fabric_is_directed_both_ways() -> None:
     m = machine_of(graphs.from_spec("path:2"), 2)
     assert sorted(m.arcs) == [(0, 1), (1, 0)] and isinstance(m.graph, nx.Graph)
+
+
+@pytest.mark.parametrize(
+    ("spec", "fragment"),
+    [
+        ("mi250:2:foo", "unknown option"),
+        ("a100:0", "boxes must be >= 1"),
+        ("mi300x:9", "a platform has 8 GPUs"),
+        ("ndv5:x", "bad number"),
+    ],
+)
+def test_bad_machine_specs(spec: str, fragment: str) -> None:
+    with pytest.raises(SpecError, match=fragment):
+        graphs.from_spec(spec)
+
+
+def test_machine_shapes() -> None:
+    a100 = graphs.from_spec("a100:2")
+    assert len(graphs.processors(a100)) == 16 and len(graphs.routers(a100)) == 20
+    # the even GPUs' NICs on one InfiniBand switch, the odd ones' on the other
+    assert {graphs.routers(a100)[-2], graphs.routers(a100)[-1]} == {34, 35}
+    assert sorted(a100[34]) == [18, 20, 22, 24, 26, 28, 30, 32]
+    mi = graphs.from_spec("mi250:2:forestcoll")
+    assert mi.number_of_nodes() == 33 and mi.degree(32) == 32
+    assert graphs.from_spec("mi300x:4").number_of_edges() == 6
+    assert graphs.from_spec("ndv5:2").nodes[34]["router"]
