@@ -309,7 +309,9 @@ def main() -> None:
         read = time.monotonic() - start
         rep = replay_plan(plan)
         replayed = time.monotonic() - start - read
-        v = verify_algorithm(str(path), "mscclpp-plan", time_limit=args.time_limit)
+        v = verify_algorithm(
+            str(path), "mscclpp-plan", f"fully-connected:{plan.ranks}", time_limit=args.time_limit
+        )
         state = (
             "valid"
             if v.valid

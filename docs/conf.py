@@ -23,6 +23,7 @@ numpydoc_validation_exclude = {
     r"\.Result$",
     r"\.BoundsResult$",
     r"\.Verdict$",
+    r"\.TimeReport$",
     r"\.Report$",
     r"\.CheckReport$",
 }

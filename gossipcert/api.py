@@ -1,8 +1,10 @@
 """The Python face of gossipcert: :func:`solve`, :func:`verify`, :func:`bounds`,
 :func:`check` and :func:`table`, re-exported as ``gossipcert.solve`` and so on; and for other
 tools' algorithms :func:`~gossipcert.formats.verdict.verify_algorithm` (an MSCCL XML, MSCCL++
-execution plan, SCCL or TE-CCL file in, the verdict and the gap to the certified optimum out)
-and the writers :func:`~gossipcert.formats.writers.msccl_xml_from_schedule`,
+execution plan, SCCL or TE-CCL file in, the verdict and the gap to the certified optimum out),
+:func:`~gossipcert.formats.time_verdict.time_algorithm` (the same file's time at message
+sizes on a machine with real links, beside a certified lower bound) and the writers
+:func:`~gossipcert.formats.writers.msccl_xml_from_schedule`,
 :func:`~gossipcert.formats.mscclpp_writer.mscclpp_plan_from_schedule` and
 :func:`~gossipcert.formats.writers.sccl_json_from_schedule`.
 
@@ -42,6 +44,7 @@ from gossipcert.certificates.certificate import CheckReport
 from gossipcert.closed_forms import all_bounds
 from gossipcert.errors import GossipcertError, SpecError
 from gossipcert.formats.mscclpp_writer import mscclpp_plan_from_schedule
+from gossipcert.formats.time_verdict import TimeReport, time_algorithm
 from gossipcert.formats.verdict import Verdict, verify_algorithm
 from gossipcert.formats.writers import msccl_xml_from_schedule, sccl_json_from_schedule
 from gossipcert.graphs.convert import from_networkx
@@ -69,6 +72,7 @@ __all__ = [
     "Report",
     "Result",
     "SolveStatus",
+    "TimeReport",
     "Verdict",
     "as_instance",
     "bounds",
@@ -78,6 +82,7 @@ __all__ = [
     "sccl_json_from_schedule",
     "solve",
     "table",
+    "time_algorithm",
     "upgrade",
     "verify",
     "verify_algorithm",

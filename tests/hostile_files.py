@@ -9,6 +9,9 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from gossipcert.formats import readers
+from gossipcert.formats.verdict import Verdict, assess
+
 #: an MSCCL algorithm: (algo attributes, [(gpu attributes, [(tb attributes, [step attributes])])])
 Block = tuple[dict[str, str], list[dict[str, str]]]
 Algo = tuple[dict[str, str], list[tuple[dict[str, str], list[Block]]]]  # algo, gpus
@@ -352,3 +355,17 @@ def mutate_json(text: str, choose: Choose) -> str:
         else:
             parent[key] = copy.deepcopy(choose(ODD))
     return json.dumps(data)
+
+
+def full_mesh(ranks: int) -> str:
+    """The topology a test judges a file's validity on: every rank linked to every other
+    (the verdicts under test do not depend on the machine; ``verify --from`` asks for one)."""
+    return f"fully-connected:{ranks}" if ranks > 1 else "complete:1"
+
+
+def judge_on_full_mesh(path: str, fmt: str) -> Verdict:
+    """``verify_algorithm`` without the optimum, on :func:`full_mesh` of the file's ranks."""
+    loaded = readers.load(path, fmt)
+    return assess(loaded.replay, source=path, fmt=fmt, collective=loaded.collective,
+                  ranks=loaded.ranks, steps=loaded.steps, optimum=False, root=loaded.root,
+                  topology=loaded.topology or full_mesh(loaded.ranks))  # fmt: skip

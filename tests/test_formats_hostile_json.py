@@ -21,8 +21,8 @@ from gossipcert import graphs
 from gossipcert.cli import main
 from gossipcert.errors import FormatError, GossipcertError
 from gossipcert.formats.json_algorithms import read_sccl, read_teccl
-from gossipcert.formats.verdict import verify_algorithm
 from tests.hostile_files import (
+    judge_on_full_mesh,
     mutate_json,
     sccl,
     sccl_allreduce_defined,
@@ -165,7 +165,7 @@ def _answer(text: str, fmt: str) -> tuple[str, str]:
         path = Path(folder) / "f.json"
         path.write_text(text, encoding="utf-8")
         try:
-            verdict = verify_algorithm(str(path), fmt, optimum=False)
+            verdict = judge_on_full_mesh(str(path), fmt)
         except GossipcertError as exc:
             message = str(exc)
             assert message and "\n" not in message, message

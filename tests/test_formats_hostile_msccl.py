@@ -19,6 +19,7 @@ from gossipcert.formats.replay import replay
 from gossipcert.formats.verdict import assess, verify_algorithm
 from tests.hostile_files import (
     BASES,
+    full_mesh,
     gpu,
     head,
     issue_race,
@@ -36,7 +37,8 @@ def outcome(data: bytes) -> tuple[str, str]:
         algo = parse_msccl_xml(data, "m.xml")
         rep = replay(algo)
         assess(rep, source="m.xml", fmt="msccl-xml", collective=algo.coll, ranks=algo.ngpus,
-               steps=algo.n_steps, optimum=False, root=rep.root)  # fmt: skip
+               steps=algo.n_steps, optimum=False, root=rep.root,
+               topology=full_mesh(algo.ngpus))  # fmt: skip
     except GossipcertError as exc:
         return "refused", str(exc)
     return ("valid" if rep.valid else "invalid" if rep.judged else "not judged"), ""
@@ -58,9 +60,9 @@ def agrees(data: bytes) -> tuple[str, str]:
     return kind, message
 
 
-def _cli(capsys: pytest.CaptureFixture[str], path: str) -> tuple[int, str]:
+def _cli(capsys: pytest.CaptureFixture[str], path: str, *more: str) -> tuple[int, str]:
     with pytest.raises(SystemExit) as info:
-        main(["verify", "--from", "msccl-xml", path, "--time-limit", "5"])
+        main(["verify", "--from", "msccl-xml", path, "--time-limit", "5", *more])
     err = capsys.readouterr().err
     return int(info.value.code or 0), err
 
@@ -140,10 +142,10 @@ def test_gather_is_not_judged(tmp_path, capsys) -> None:
     data = to_xml((head(2, "gather", 2, 0, 1), [gpu(0, (1, 2, 0), []), gpu(1, (1, 2, 0), [])]))
     path = tmp_path / "g.xml"
     path.write_bytes(data)
-    verdict = verify_algorithm(str(path), optimum=False)
+    verdict = verify_algorithm(str(path), topology="fully-connected:2", optimum=False)
     assert not verdict.valid and not verdict.judged and not verdict.replay.findings
     assert verdict.to_json()["valid"] is False and verdict.to_json()["judged"] is False
-    code, _ = _cli(capsys, str(path))
+    code, _ = _cli(capsys, str(path), "--topology", "fully-connected:2")
     assert code == 3
     assert agrees(data)[0] == "not judged"
 

@@ -288,18 +288,26 @@ def test_verify_and_export_commands(tmp_path: Path) -> None:
     runner = CliRunner()
     good = tmp_path / "good.json"
     good.write_text(json.dumps(allgather2()))
-    out = runner.invoke(app, ["verify", "--from", "mscclpp-plan", str(good), "--time-limit", "20"])
+    out = runner.invoke(
+        app,
+        ["verify", "--from", "mscclpp-plan", str(good), "--topology", "fully-connected:2",
+         "--time-limit", "20"],
+    )  # fmt: skip
     assert out.exit_code == 0, out.output
     assert "verdict: valid" in out.output and "rounds: 1" in out.output
     bad = allreduce2()
     del _ops(bad, 0)[7]
     (tmp_path / "bad.json").write_text(json.dumps(bad))
-    out = runner.invoke(app, ["verify", "--from", "mscclpp-plan", str(tmp_path / "bad.json")])
+    out = runner.invoke(
+        app,
+        ["verify", "--from", "mscclpp-plan", str(tmp_path / "bad.json"), "--topology",
+         "fully-connected:2"],
+    )  # fmt: skip
     assert out.exit_code == 1
     (tmp_path / "broken.json").write_text("{")
     out = runner.invoke(app, ["verify", "--from", "mscclpp-plan", str(tmp_path / "broken.json")])
     assert out.exit_code == 2 and len(out.output.strip().splitlines()) == 1
-    verdict = verify_algorithm(str(good), "mscclpp-plan", time_limit=20)
+    verdict = verify_algorithm(str(good), "mscclpp-plan", "fully-connected:2", time_limit=20)
     assert verdict.valid and verdict.optimum["optimum"] == 1 and verdict.gap() == {"exact": 0}
 
 

@@ -3,14 +3,91 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape as esc
 
 from gossipcert.cli.common import _check_output, _write_text
 from gossipcert.cli_text import console, err_console, print_json
-from gossipcert.errors import GossipcertError
+from gossipcert.errors import GossipcertError, SpecError
+
+#: the options of ``verify --from``: the machine and the time at message sizes
+TopologyOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--topology",
+        help="--from: the machine to check and time the algorithm on: dgx1, dgx2, ndv2:K, "
+        "ndv5:K, a100:K, mi250:K, mi250:K:forestcoll, mi300x:N (real links: bandwidth and "
+        "latency, see gossipcert graph), a graph spec without units (ring:8, hub:8, "
+        "fully-connected:8) or a topology file (TACCL, TE-CCL, SCCL JSON). Required unless "
+        "the file carries its own.",
+        metavar="T",
+    ),
+]
+SizeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--size",
+        help="--from: message sizes to time, S[,S...] in bytes with K, M, G, T (powers of "
+        "1024), e.g. 1K,1M,1G: the collective's whole buffer as the executor counts it. "
+        "Default: across the file's minBytes..maxBytes (powers of 4).",
+        metavar="S",
+    ),
+]
+AlphaOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--alpha",
+        help="--from: latency of every link, seconds (time units on a graph without "
+        "physical units, where the default is none).",
+        metavar="SECONDS",
+    ),
+]
+BandwidthOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--bandwidth",
+        help="--from, graphs without physical units: data units per time unit of a "
+        "capacity-1 link (default 1).",
+        metavar="B",
+    ),
+]
+SwitchOpt = Annotated[
+    str,
+    typer.Option(
+        "--switch",
+        help="--from: how switches forward a transfer: cut-through (NVSwitch, InfiniBand) "
+        "or store-and-forward (the round model's routers).",
+    ),
+]
+
+
+def link_row(row: dict[str, Any]) -> tuple[str, str]:
+    """A row of ``gossipcert graph`` for a kind of link of a machine."""
+    return (
+        f"link {row['link']}",
+        f"{row['edges']} edges, {row['bandwidth'] / 1e9:g} GB/s each way, "
+        f"latency {row['alpha'] * 1e6:g} us, capacity {row['capacity']}",
+    )
+
+
+def refuse_from_options(
+    topology: str | None,
+    time_limit: float | None,
+    size: str | None,
+    alpha: float | None,
+    bandwidth: float | None,
+    switch: str,
+) -> None:
+    """SpecError when an option of ``verify --from`` is given without ``--from``."""
+    given = (topology, time_limit, size, alpha, bandwidth)
+    if any(x is not None for x in given) or switch != "cut-through":
+        raise SpecError(
+            "--topology, --size, --alpha, --bandwidth, --switch and --time-limit go with "
+            "--from FORMAT FILE"
+        )
+
 
 #: links shown per round without --show
 _LINKS_SHOWN = 8
@@ -30,20 +107,25 @@ def verify_from(
     time_limit: float | None,
     show: bool,
     as_json: bool,
+    timing: dict[str, Any] | None = None,
     model: str | None = None,
 ) -> None:
-    """``gossipcert verify --from FORMAT FILE``: print the verdict, exit 0 when the algorithm
-    is valid and fits the model (``--model``, else the topology's default), 3 when its result
-    cannot be checked (not judged), 1 otherwise."""
-    from gossipcert.formats.verdict import FORMATS, verify_algorithm
+    """``gossipcert verify --from FORMAT FILE``: print the verdict and the time at message
+    sizes (``timing``: ``sizes``, ``alpha``, ``bandwidth``, ``switch``), exit 0 when the
+    algorithm is valid and fits the model (``--model``, else the topology's default), 3 when
+    its result cannot be checked (not judged), 1 otherwise."""
+    from gossipcert.cli.time_text import print_time
+    from gossipcert.formats.time_verdict import verify_and_time
+    from gossipcert.formats.verdict import FORMATS
 
     if fmt not in FORMATS:
         raise GossipcertError(f"unknown --from format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    verdict = verify_algorithm(path, fmt, topology, time_limit, model=model)
+    verdict = verify_and_time(path, fmt, topology, time_limit, model=model, **(timing or {}))
     if as_json:
         print_json(verdict.to_json())
     else:
         print_verdict(verdict, show)
+        print_time(verdict.time, show)
     raise typer.Exit(0 if verdict.valid and verdict.fits else 1 if verdict.judged else 3)
 
 

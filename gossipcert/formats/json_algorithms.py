@@ -103,7 +103,7 @@ def what_json(data: Any) -> str:
         kind = data.get("msccl_type", data.get("sccl_type"))
         if kind == "algorithm":
             return "sccl"
-        if kind == "topology" or "capacity" in data:
+        if kind == "topology" or "capacity" in data or "gpus_per_node" in data:
             return "topology"
         if "7-Flows" in data:
             return "teccl"
@@ -119,7 +119,7 @@ def _refuse(path: str, data: Any, wanted: str) -> None:
         "teccl": "a TE-CCL schedule (use --from teccl-json)",
         "teccl-input": "a TE-CCL input file (a topology: use it as --topology)",
         "topology": "a topology (use it as --topology)",
-        "unknown": "JSON of no tool gossipcert reads",
+        "unknown": _unknown(data),
     }
     raise FormatError(f"{path} is {names[found]}, not {wanted}")
 
@@ -129,6 +129,20 @@ def _ranks(value: Any, where: str, n: int) -> frozenset[int]:
     if not isinstance(value, list):
         raise FormatError(f"{where}: expected a list of ranks, got {shorten(value)}")
     return frozenset(json_int(x, where, 0, n - 1) for x in value)
+
+
+def _unknown(data: Any) -> str:
+    """What a JSON that no reader recognises holds, and what each reader looks for."""
+    if isinstance(data, dict):
+        keys = ", ".join(repr(k) for k in list(data)[:8]) + (", ..." if len(data) > 8 else "")
+        what = f"a JSON object with keys {keys or 'none'}"
+    else:
+        what = f"a JSON {type(data).__name__}"
+    return (
+        f"{what}, none of the formats gossipcert reads (an SCCL/MSCCL algorithm has "
+        "'msccl_type': 'algorithm'; a TE-CCL schedule '7-Flows'; a topology 'links', "
+        "'capacity', 'TopologyParams' or TACCL's 'gpus_per_node')"
+    )
 
 
 #: SCCL's definitions (``msccl/collectives.py``) of the collectives its runtime names, on

@@ -13,7 +13,7 @@ import networkx as nx
 
 from gossipcert.errors import FormatError, GossipcertError
 from gossipcert.formats.json_algorithms import read_sccl, read_teccl
-from gossipcert.formats.msccl_xml import read_msccl_xml
+from gossipcert.formats.msccl_xml import MscclAlgorithm, read_msccl_xml
 from gossipcert.formats.mscclpp_plan import read_mscclpp_plan
 from gossipcert.formats.mscclpp_replay import replay_plan
 from gossipcert.formats.replay import Replay, replay
@@ -30,6 +30,8 @@ class Loaded:
     steps: int
     topology: str | nx.Graph | None = None
     root: int | None = None
+    #: the MSCCL algorithm as read (for its timing), None for the other formats
+    algo: MscclAlgorithm | None = None
 
 
 def load(path: str, fmt: str) -> Loaded:
@@ -44,7 +46,7 @@ def load(path: str, fmt: str) -> Loaded:
     if fmt == "msccl-xml":
         algo = read_msccl_xml(path)
         rep = replay(algo)
-        return Loaded(rep, algo.coll, algo.ngpus, algo.n_steps, root=rep.root)
+        return Loaded(rep, algo.coll, algo.ngpus, algo.n_steps, root=rep.root, algo=algo)
     if fmt == "mscclpp-plan":
         plan = read_mscclpp_plan(path)
         return Loaded(replay_plan(plan), plan.collective, plan.ranks, plan.n_ops)

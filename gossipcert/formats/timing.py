@@ -146,7 +146,7 @@ class Timing:
         reaches ``index`` (:func:`gossipcert.formats.msccl_loader.published_counters`)."""
         table = self._signals.get((rank, tb))
         if table is None:
-            steps = [st for (r, b, _), st in sorted(self.steps.items()) if r == rank and b == tb]
+            steps = list(self.algo.gpus[rank].tbs[tb].steps)  # the reader orders both by id
             published = published_counters(steps)
             table, j = [], 0
             for s in range(len(steps)):

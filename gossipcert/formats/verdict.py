@@ -7,9 +7,9 @@ against a topology, and compares its rounds with the optimum gossipcert certifie
 same collective, topology and chunk count:
 
 * **topology**: any graph spec (``fully-connected:8``, ``hub:8``, ``dgx1``, ``ring:8``) or a
-  graph file, including TACCL and TE-CCL topology JSON (:mod:`gossipcert.formats.topologies`);
-  by default ``fully-connected:N`` (every pair of GPUs linked, capacity 1). Rank ``r`` is the
-  ``r``-th processor of the graph (routers, such as switches, are not ranks);
+  graph file, including TACCL and TE-CCL topology JSON (:mod:`gossipcert.formats.topologies`):
+  the one the file carries (SCCL's) or the one the caller names, never a default. Rank ``r``
+  is the ``r``-th processor of the graph (routers, such as switches, are not ranks);
 * **model**: by default ``all-port`` with the topology's capacities (a link carries at most
   its capacity in chunks per round and direction), or ``single-port:p=1`` on ``hub:N`` (one
   chunk out of and one into each GPU per round). A transmission between GPUs that are not
@@ -150,6 +150,8 @@ class Verdict:
     seconds: dict[str, float] = field(default_factory=dict)
     #: the model is the topology's default (not chosen with ``model=``)
     model_default: bool = True
+    #: the time at message sizes (:func:`gossipcert.formats.time_verdict.verify_and_time`)
+    time: Any = None
 
     @property
     def valid(self) -> bool:
@@ -244,29 +246,35 @@ class Verdict:
             "gap": self.gap(),
             "verifier": self.schedule_check,
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+            "time": None if self.time is None else self.time.to_json(),
         }
 
 
+#: the machines a file can be checked and timed on (the error when none is named)
+MACHINES_HELP = (
+    "a machine (dgx1, dgx2, ndv2:K, ndv5:K, a100:K, mi250:K, mi250:K:forestcoll, "
+    "mi300x:N), any graph spec (ring:8, fully-connected:8, hub:8; no physical units) or a "
+    "topology file (TACCL, TE-CCL, SCCL JSON)"
+)
+
+
 def topology_graph(spec: str | nx.Graph | None, ranks: int) -> nx.Graph:
-    """The topology a check runs on: a graph, a graph spec or file, ``fully-connected:N`` by
-    default.
+    """The topology a check runs on: a graph, a graph spec or file (there is no default:
+    an algorithm is judged on the machine the file or the user names).
 
     Raises
     ------
     FormatError
-        The topology's processors are not as many as the algorithm's ranks.
+        No topology, or one whose processors are not as many as the algorithm's ranks.
     """
-    if isinstance(spec, nx.Graph):
-        graph = spec
-    else:
-        graph = graphs.from_spec(
-            spec or f"{'fully-connected' if ranks > 1 else 'complete'}:{ranks}"
-        )
+    if spec is None:
+        raise FormatError(f"name the machine with --topology: {MACHINES_HELP}")
+    graph = spec if isinstance(spec, nx.Graph) else graphs.from_spec(spec)
     procs = graphs.processors(graph)
     if len(procs) != ranks:
         raise FormatError(
-            f"the topology {graph.graph.get('spec', spec)} has {len(procs)} GPUs (processors), "
-            f"the algorithm {ranks} ranks"
+            f"the algorithm has {ranks} ranks but {graph.graph.get('spec', spec)} has "
+            f"{len(procs)} GPUs (processors); name a machine with as many"
         )
     return graph
 
@@ -677,8 +685,8 @@ def verify_algorithm(
         The file.
     fmt : {"msccl-xml", "mscclpp-plan", "sccl-json", "teccl-json"}
     topology : str, optional
-        A graph spec or file (TACCL and TE-CCL topology JSON included); by default
-        ``fully-connected:N``.
+        A graph spec or file (TACCL and TE-CCL topology JSON included); required unless
+        the file carries its own (an SCCL algorithm's).
     time_limit : float, optional
         Seconds for the optimum's search (None: no limit).
     optimum : bool
@@ -696,8 +704,8 @@ def verify_algorithm(
     Raises
     ------
     FormatError
-        An unreadable file, a file of another tool, or a topology with another number of
-        GPUs.
+        An unreadable file, a file of another tool, no topology, or a topology with another
+        number of GPUs.
 
     Examples
     --------
