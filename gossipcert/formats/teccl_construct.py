@@ -1,0 +1,254 @@
+"""Schedules in TE-CCL's model built by gossipcert, to set beside TE-CCL's own.
+
+:func:`greedy_allgather` routes one chunk at a time on its earliest-arrival tree under the
+links' remaining capacity: from the chunk's source, a label-setting search (Dijkstra's, with
+waiting allowed at GPUs, so arrival times are monotone) relaxes each GPU-to-GPU link at the
+first epoch its windows have room, and each pass through a switch as one step (the switch
+sends in the epoch the chunk reaches it, so both links must have room at their epochs; a
+switch copies, so the flow into it is shared by every GPU it serves in that epoch). The
+tree's flows are reserved and the next chunk is routed; several chunk orders are tried and
+the schedule that finishes first is kept. Every schedule it returns has been replayed by
+:func:`gossipcert.formats.teccl_replay.replay_allgather` and found valid.
+
+This is a heuristic: it gives an upper bound, which the bounds of
+:mod:`.teccl_bounds` may meet.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+
+from gossipcert.formats.teccl_model import EpochModel
+from gossipcert.formats.teccl_replay import TOLERANCE, EpochReplay, replay_allgather
+
+__all__ = ["GreedyResult", "greedy_allgather"]
+
+Flow = tuple[int, int, int, int, int]
+
+
+@dataclass(frozen=True)
+class GreedyResult:
+    """A verified schedule: its flows ``(source, chunk, i, j, epoch)`` and its replay."""
+
+    flows: list[Flow]
+    replay: EpochReplay
+
+    @property
+    def epochs(self) -> int:
+        return self.replay.epochs
+
+
+class _Links:
+    """Reservations per link and epoch, against TE-CCL's window capacities."""
+
+    def __init__(self, model: EpochModel) -> None:
+        self.model = model
+        self.load: dict[tuple[int, int], dict[int, int]] = defaultdict(lambda: defaultdict(int))
+        self.width = {link: model.beta_epochs(*link) + 1 for link in model.machine.links}
+        self.most = {
+            link: int(model.window_capacity(*link) + TOLERANCE) for link in model.machine.links
+        }
+
+    def free(self, link: tuple[int, int], k: int) -> bool:
+        """Whether one more flow fits on ``link`` in epoch ``k``."""
+        w, most = self.width[link], self.most[link]
+        if most < 1:
+            return False
+        load = self.load[link]
+        for end in range(k, k + w):
+            if sum(load.get(t, 0) for t in range(end - w + 1, end + 1)) + 1 > most:
+                return False
+        return True
+
+    def first(self, link: tuple[int, int], k: int, limit: int) -> int | None:
+        """The first epoch from ``k`` (below ``limit``) with room on ``link``."""
+        while k < limit:
+            if self.free(link, k):
+                return k
+            k += 1
+        return None
+
+    def take(self, link: tuple[int, int], k: int) -> None:
+        self.load[link][k] += 1
+
+    def give(self, link: tuple[int, int], k: int) -> None:
+        self.load[link][k] -= 1
+
+
+def _steps_into(
+    model: EpochModel,
+    links: _Links,
+    u: int,
+    t: int,
+    v: int,
+    w: int | None,
+    limit: int,
+    mine: set[tuple[int, int, int]],
+) -> tuple[int, list[tuple[int, int, int]]] | None:
+    """The earliest arrival at ``v`` from ``u`` (holding the chunk from ``t``), directly or
+    through switch ``w``, and its link flows; ``mine``: flows this chunk already has."""
+
+    def room(link: tuple[int, int], k: int) -> bool:
+        return (link[0], link[1], k) in mine or links.free(link, k)
+
+    k = t
+    while k < limit:
+        if w is None:
+            if room((u, v), k):
+                return k + model.held_after(u, v), [(u, v, k)]
+        else:
+            k2 = k + model.held_after(u, w)
+            if room((u, w), k) and room((w, v), k2):
+                return k2 + model.held_after(w, v), [(u, w, k), (w, v, k2)]
+        k += 1
+    return None
+
+
+def _route(
+    model: EpochModel,
+    links: _Links,
+    source: int,
+    limit: int,
+    banned: frozenset[tuple[int, int]] = frozenset(),
+) -> tuple[int, list[tuple[int, int, int]]] | None:
+    """One chunk's earliest-arrival tree avoiding the ``banned`` links: (the epoch the last
+    GPU holds it, the tree's flows, reserved on ``links``), or None if some GPU is
+    unreachable before ``limit``."""
+    m = model.machine
+    ways: dict[int, list[tuple[int, int | None]]] = defaultdict(list)  # v -> (u, switch)
+    for i, j in m.links:
+        if model.is_switch(i) or j == source or (i, j) in banned:
+            continue
+        if not model.is_switch(j):
+            ways[j].append((i, None))
+        else:
+            for a, b in m.links:
+                if a == j and not model.is_switch(b) and b != source and (a, b) not in banned:
+                    ways[b].append((i, j))
+    settled = {source: 0}
+    mine: set[tuple[int, int, int]] = set()
+    heap: list[tuple[int, int, list[tuple[int, int, int]]]] = []
+
+    def best_into(v: int) -> None:
+        found = None
+        for u, w in ways[v]:
+            if u in settled:
+                got = _steps_into(model, links, u, settled[u], v, w, limit, mine)
+                if got is not None and (found is None or got[0] < found[0]):
+                    found = got
+        if found is not None:
+            heapq.heappush(heap, (found[0], v, found[1]))
+
+    for v in m.gpus:
+        if v != source:
+            best_into(v)
+    while heap:
+        t, v, steps = heapq.heappop(heap)
+        if v in settled:
+            continue
+        if not all((i, j, k) in mine or links.free((i, j), k) for i, j, k in steps):
+            best_into(v)  # a slot went to another GPU of this chunk: look again
+            continue
+        settled[v] = t
+        for i, j, k in steps:
+            if (i, j, k) not in mine:
+                mine.add((i, j, k))
+                links.take((i, j), k)
+        for x in m.gpus:
+            if x not in settled and any(u == v for u, _ in ways[x]):
+                best_into(x)
+    if any(g not in settled for g in m.gpus):
+        for i, j, k in mine:
+            links.give((i, j), k)
+        return None
+    return max(settled.values()), sorted(mine, key=lambda f: f[2])
+
+
+def _sparing_route(
+    model: EpochModel, links: _Links, source: int, limit: int, slow: frozenset[tuple[int, int]]
+) -> list[tuple[int, int, int]] | None:
+    """An earliest-arrival tree, then the same with each of its flows on the ``slow`` links
+    banned in turn (latest first), kept when the last GPU still holds the chunk as early: a
+    chunk crosses a scarce link only where that gains time."""
+    first = _route(model, links, source, limit)
+    if first is None:
+        return None
+    done, tree = first
+    banned: frozenset[tuple[int, int]] = frozenset()
+    for i, j, k in sorted(tree, key=lambda f: -f[2]):
+        if (i, j) not in slow or (i, j) in banned or (i, j, k) not in tree:
+            continue
+        for a, b, t in tree:
+            links.give((a, b), t)
+        trial = _route(model, links, source, done + 1, banned | {(i, j)})
+        if trial is not None and trial[0] <= done:
+            banned, tree = banned | {(i, j)}, trial[1]
+            continue
+        if trial is not None:
+            for a, b, t in trial[1]:
+                links.give((a, b), t)
+        for a, b, t in tree:
+            links.take((a, b), t)
+    return tree
+
+
+def _build(model: EpochModel, order: list[tuple[int, int]], limit: int) -> list[Flow] | None:
+    links = _Links(model)
+    rates = {link: model.per_epoch(*link) for link in model.machine.links}
+    slowest = min(rates.values())
+    slow = frozenset(link for link, r in rates.items() if r < 1 or r == slowest)
+    flows: list[Flow] = []
+    for s, c in order:
+        tree = _sparing_route(model, links, s, limit, slow)
+        if tree is None:
+            return None
+        flows.extend((s, c, i, j, k) for i, j, k in tree)
+    return flows
+
+
+def greedy_allgather(
+    model: EpochModel, chunks: int = 1, tries: int = 8, seed: int = 0, limit: int = 100_000
+) -> GreedyResult | None:
+    """The best of ``tries`` greedy allgather schedules (module docstring), verified.
+
+    Parameters
+    ----------
+    model : EpochModel
+    chunks : int
+        Chunks of each GPU's data.
+    tries : int
+        Chunk orders tried: by source, by chunk, then shuffled with ``seed``.
+    limit : int
+        No flow at or after this epoch.
+
+    Returns
+    -------
+    GreedyResult or None
+        None when no try meets every demand.
+
+    Examples
+    --------
+    >>> from gossipcert.formats.teccl_machines import mesh
+    >>> greedy_allgather(EpochModel(mesh(3), chunk=1.0, epoch=0.01)).epochs
+    8
+    """
+    gpus = model.machine.gpus
+    base = [(s, c) for c in range(chunks) for s in gpus]
+    rng = random.Random(seed)
+    orders = [base, sorted(base, key=lambda x: (x[0], x[1]))]
+    while len(orders) < tries:
+        shuffled = list(base)
+        rng.shuffle(shuffled)
+        orders.append(shuffled)
+    best: GreedyResult | None = None
+    for order in orders[:tries]:
+        flows = _build(model, order, limit)
+        if flows is None:
+            continue
+        rep = replay_allgather(model, flows, chunks, gpus)
+        if rep.valid and (best is None or rep.epochs < best.epochs):
+            best = GreedyResult(flows, rep)
+    return best
