@@ -82,7 +82,7 @@ class EpochModel:
     >>> from gossipcert.formats.teccl_machines import ndv2
     >>> m = EpochModel(ndv2(2), chunk=1e-6 / 16, epoch=5e-09)
     >>> m.alpha_epochs(0, 9), m.beta_epochs(0, 9), m.per_epoch(1, 2)
-    (260, 0, 4.0)
+    (260, 0, 2.0)
     """
 
     machine: TecclMachine

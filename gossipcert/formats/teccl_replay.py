@@ -133,16 +133,24 @@ def replay_allgather(
 
     Examples
     --------
-    Two GPUs of a mesh swap their chunks in epoch 0 and hold each other's from epoch 1:
+    TE-CCL's mesh of four GPUs (links 0-1, 1-2, 2-3, 0-2, 1-3, one chunk an epoch each):
+    in epoch 0 every GPU sends its chunk to two neighbours, in epoch 1 the missing chunks
+    cross, and every demand is met by the end of epoch 1:
 
     >>> from gossipcert.formats.teccl_machines import mesh
     >>> m = EpochModel(mesh(2), chunk=1.0, epoch=0.01)
-    >>> r = replay_allgather(m, [(0, 0, 0, 1, 0), (1, 0, 1, 0, 0), (0, 0, 1, 3, 1),
-    ...     (1, 0, 1, 3, 1), (0, 0, 0, 2, 0), (1, 0, 0, 2, 1), (2, 0, 2, 0, 0),
-    ...     (3, 0, 3, 1, 0), (2, 0, 0, 1, 1), (3, 0, 1, 0, 1), (2, 0, 2, 3, 0),
-    ...     (3, 0, 3, 2, 0)], gpus=[0, 1, 2, 3])
+    >>> flows = [(0, 0, 0, 1, 0), (1, 0, 1, 0, 0), (2, 0, 2, 3, 0), (3, 0, 3, 2, 0),
+    ...          (0, 0, 0, 2, 0), (2, 0, 2, 0, 0), (1, 0, 1, 3, 0), (3, 0, 3, 1, 0),
+    ...          (3, 0, 2, 0, 1), (2, 0, 3, 1, 1), (1, 0, 0, 2, 1), (0, 0, 1, 3, 1)]
+    >>> r = replay_allgather(m, flows)
     >>> r.valid, r.epochs
     (True, 2)
+
+    GPU 2 forwarding chunk 1 in epoch 0, before it holds it:
+
+    >>> bad = replay_allgather(m, flows[:-2] + [(1, 0, 2, 1, 0)])
+    >>> sorted({f.rule for f in bad.findings})
+    ['missing', 'unheld']
     """
     group = sorted(model.machine.gpus if gpus is None else set(gpus))
     unique = sorted(set(flows), key=lambda f: (f[4], not model.is_switch(f[2]), f))
