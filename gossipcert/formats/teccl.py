@@ -33,7 +33,9 @@ References
 
 from __future__ import annotations
 
+import gzip
 import itertools
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -60,6 +62,8 @@ SIZES = (1e-6, 4e-6, 16e-6, 64e-6, 256e-6, 1e-3, 4e-3, 16e-3, 64e-3, 256e-3, 1)
 MAX_CHUNKS = 4096
 #: the most nodes a file may name
 MAX_NODE = 100_000
+#: the most characters of JSON read (TE-CCL's largest provided output is 1.6 MB)
+MAX_TEXT = 200_000_000
 
 _NUM = r"(\d{1,9})"
 _SWITCHES = r"(?: via switches (\d{1,9}(?: ?-> ?\d{1,9})*))?"
@@ -437,8 +441,89 @@ def read_teccl_schedule(
     FormatError
         Not a TE-CCL schedule, malformed, or of no machine TE-CCL builds.
     """
-    from gossipcert.formats.json_algorithms import load_json
-
     return parse_teccl_schedule(
-        load_json(path), path, machine, chunk, switch_copy, switch_to_gpu_link_on
+        _load(path), path, machine, chunk, switch_copy, switch_to_gpu_link_on
     )
+
+
+def _load(path: str) -> Any:
+    """Decoded JSON of ``path`` (gzip-compressed when it ends in ``.gz``)."""
+    try:
+        if path.endswith(".gz"):
+            with gzip.open(path, "rt", encoding="utf-8") as fh:
+                text = fh.read(MAX_TEXT + 1)
+        else:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read(MAX_TEXT + 1)
+    except FileNotFoundError:
+        raise FormatError(f"{path} does not exist") from None
+    except (OSError, UnicodeDecodeError, EOFError) as exc:
+        raise FormatError(f"cannot read {path}: {exc}") from None
+    if len(text) > MAX_TEXT:
+        raise FormatError(f"{path}: more than {MAX_TEXT // 10**6} MB of JSON")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FormatError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+
+
+def teccl_json(
+    model: EpochModel,
+    replay: EpochReplay,
+    flows: list[tuple[int, int, int, int, int]] | None = None,
+    paths: list[PathFlow] | None = None,
+    note: str = "",
+) -> dict[str, Any]:
+    """A schedule in TE-CCL's own output format, which :func:`read_teccl_schedule` reads
+    back (and TE-CCL's tools read): the header, then for an allgather "6-Demand_Met" and
+    "7-Flows" with one line a link flow (a switch's flows written out), for an alltoall
+    "6-Flows" and "7-chunk paths" (each path's hops written out). ``note`` goes under
+    "gossipcert".
+
+    Examples
+    --------
+    >>> from gossipcert.formats.teccl_machines import mesh
+    >>> from gossipcert.formats.teccl_construct import greedy_allgather
+    >>> m = EpochModel(mesh(2), chunk=1.0, epoch=0.01)
+    >>> got = greedy_allgather(m)
+    >>> data = teccl_json(m, got.replay, flows=got.flows)
+    >>> again = parse_teccl_schedule(data)
+    >>> again.epochs, again.replay().valid, again.model.machine.spec
+    (2, True, 'mesh:2')
+    """
+    epochs = replay.epochs
+    data: dict[str, Any] = {
+        "1-Epoch_Duration": model.epoch,
+        "2-Expected_Epoch_Duration": model.epoch,
+        "3-Epochs_Required": epochs,
+        "4-Collective_Finish_Time": model.finish_time(epochs),
+        "5-Algo_Bandwidth": model.algo_bandwidth(epochs),
+    }
+    if flows is not None:
+        met: dict[str, dict[str, dict[str, float]]] = {}
+        for (s, d, c), k in sorted(replay.met.items()):
+            met.setdefault(f"GPU {d}", {}).setdefault(f"GPU {s}", {})[f"Chunk {c}"] = (
+                model.epoch * (k + 1)
+            )
+        data["6-Demand_Met"] = met
+        data["7-Flows"] = [
+            f"Chunk {c} from {s} traveled over {i}->{j} in epoch {k}"
+            for s, c, i, j, k in sorted(set(flows), key=lambda f: (f[4], f))
+        ]
+    else:
+        lines: list[str] = []
+        table: dict[tuple[int, int, int], list[list[list[Any]]]] = {}
+        for p in paths or []:
+            hops = [[k, f"{i}->{j} with volume {p.volume!r} in epoch {k}"] for i, j, k in p.hops]
+            lines += [f"Chunk {p.chunk} from {p.source} traveled over {h}" for _, h in hops]
+            key = (p.dest, p.chunk, p.source)
+            table.setdefault(key, []).append(hops)
+        data["6-Flows"] = lines
+        data["7-chunk paths"] = {
+            f"Demand at {d} for chunk {c} from {s} met by epoch "
+            f"{max(hop[0] for path in multi for hop in path)}": multi
+            for (d, c, s), multi in sorted(table.items())
+        }
+    if note:
+        data["gossipcert"] = note
+    return data

@@ -1,0 +1,187 @@
+"""TE-CCL's published schedules replayed in its own model, and its optimality claims judged.
+
+For every TE-CCL schedule (JSON) under a folder (a snapshot of github.com/microsoft/TE-CCL's
+``teccl/examples``: ``schedules/`` and ``experiments/output_provided/``), this script
+
+1. reads it (:func:`gossipcert.formats.teccl.read_teccl_schedule`: the machine from its GPUs
+   and links, the chunk size from its algorithmic bandwidth) and replays it in TE-CCL's epoch
+   model, comparing the epochs required and the finish time with the file's own
+   ("3-Epochs_Required", "4-Collective_Finish_Time": equal as floats, as TE-CCL computes
+   them);
+2. sets beside it gossipcert's lower bound in the same model
+   (:func:`gossipcert.formats.teccl_bounds.epoch_lower_bound`: distances, and cuts by exact
+   max-flow);
+3. where the bound is below TE-CCL's epochs, builds a schedule of its own
+   (:mod:`gossipcert.formats.teccl_construct`; with ``--exact-seconds``, also the CNF of
+   :mod:`gossipcert.formats.teccl_exact` for allgather, a refutation checked by the proof
+   checkers raising the bound), replays it, and writes it in TE-CCL's own format under
+   ``--schedules`` when it is shorter than TE-CCL's;
+4. gives the verdict on TE-CCL's claim that its schedule is optimal in its model:
+   **confirmed** (the bound meets its epochs), **refuted** (a shorter schedule, verified), or
+   **open** (a bracket).
+
+Each file's row is appended to ``--resume`` (JSON lines) as it is done, and a rerun skips the
+files already there. Run::
+
+    git --git-dir=/path/to/TE-CCL.git archive HEAD teccl/examples | tar -x -C /tmp/teccl
+    nice -n 10 .venv/bin/python benchmarks/teccl_outputs.py /tmp/teccl \\
+        --schedules results/schedules/teccl --resume /tmp/teccl-rows.jsonl \\
+        --output results/teccl-2026-11-29.md
+
+References
+----------
+.. [1] X. Liu et al., "Rethinking machine learning collective communication as a
+   multi-commodity flow problem", SIGCOMM 2024; github.com/microsoft/TE-CCL.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from gossipcert.errors import GossipcertError
+from gossipcert.formats.teccl_verdict import judge_teccl
+
+
+def _files(folder: Path) -> list[Path]:
+    found = []
+    for path in sorted(folder.rglob("*.json")):
+        parts = path.as_posix()
+        if "/schedules/" in parts or "/output_provided/" in parts:
+            found.append(path)
+    return found
+
+
+def _short(path: Path) -> str:
+    text = path.as_posix()
+    for mark in ("/output_provided/", "/examples/"):
+        if mark in text:
+            return text.split(mark, 1)[1]
+    return path.name
+
+
+def judge(path: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """One file's row."""
+    start = time.perf_counter()
+    row: dict[str, Any] = {"file": _short(path)}
+    try:
+        got = judge_teccl(str(path), tries=args.tries, exact_seconds=args.exact_seconds)
+    except GossipcertError as exc:
+        row.update(read=False, error=str(exc))
+        return row
+    data = got.to_json()
+    attached = ""
+    if got.better is not None and args.schedules:
+        name = Path(args.schedules) / (row["file"].replace("/", "_")[:-5] + ".json.gz")
+        name.parent.mkdir(parents=True, exist_ok=True)
+        got.better["gossipcert"] = f"a schedule of {got.best} epochs for {row['file']}"
+        with gzip.open(name, "wt", encoding="utf-8") as fh:
+            json.dump(got.better, fh)
+        attached = name.as_posix()
+    row.update(
+        read=True, collective=data["collective"], machine=data["machine"],
+        epoch=data["epoch"], epoch_rule=data["epoch_rule"] or "given", chunk_gb=data["chunk_gb"],
+        theirs=data["epochs"], replayed=data["epochs_replayed"], finish=data["finish_time"],
+        finish_replayed=data["finish_time_replayed"], same=data["same"], valid=data["valid"],
+        findings=[e["message"] for e in data["errors"][:3]], lower=got.bound.value,
+        lower_how=f"{got.bound.kind}: {got.bound.detail}", best=got.best,
+        best_how=got.best_how, attached=attached, verdict=got.verdict, optimum=got.optimum,
+        sentence=got.sentence(), seconds=round(time.perf_counter() - start, 1),
+    )  # fmt: skip
+    return row
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    head = ("file", "read", "machine", "epoch", "TE-CCL epochs", "replayed", "finish (s)",
+            "replayed finish", "same", "valid", "lower bound", "best schedule",
+            "optimum in TE-CCL's model", "verdict on TE-CCL's claim")  # fmt: skip
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        if not r.get("read"):
+            lines.append(f"| {r['file']} | no: {r.get('error', '')} |" + " |" * (len(head) - 2))
+            continue
+        best = f"{r['best']} ({r['best_how']})"
+        verdict = r["sentence"]
+        lines.append("| " + " | ".join(str(x) for x in (
+            r["file"], "yes", r["machine"], f"{r['epoch']:g} s ({r['epoch_rule']})",
+            r["theirs"], r["replayed"], f"{r['finish']:.6g}", f"{r['finish_replayed']:.6g}",
+            "yes" if r["same"] else "NO", "yes" if r["valid"] else "NO",
+            f"{r['lower']} ({r['lower_how'].split(':')[0]})", best, r["optimum"], verdict,
+        )) + " |")  # fmt: skip
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folder", help="TE-CCL's teccl/examples (or a folder above it)")
+    ap.add_argument("--output", help="write the Markdown page here")
+    ap.add_argument("--schedules", help="write gossipcert's shorter schedules here (.json.gz)")
+    ap.add_argument("--resume", help="JSON lines of finished rows: appended, and skipped again")
+    ap.add_argument("--tries", type=int, default=4, help="greedy chunk orders per file")
+    ap.add_argument(
+        "--exact-seconds",
+        type=float,
+        default=0.0,
+        help="seconds for the allgather CNF per file where a gap stays (0: none)",
+    )
+    ap.add_argument("--only", default="", help="only files whose path holds this text")
+    args = ap.parse_args()
+    files = [p for p in _files(Path(args.folder)) if args.only in p.as_posix()]
+    if not files:
+        sys.exit(f"error: no TE-CCL schedule under {args.folder} (schedules/, output_provided/)")
+    done: dict[str, dict[str, Any]] = {}
+    if args.resume and Path(args.resume).exists():
+        for line in Path(args.resume).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                done[row["file"]] = row
+    rows = []
+    for n, path in enumerate(files, 1):
+        key = _short(path)
+        if key in done:
+            rows.append(done[key])
+            continue
+        row = judge(path, args)
+        rows.append(row)
+        print(f"[{n}/{len(files)}] {key}: {row.get('verdict', 'unread')} "
+              f"({row.get('seconds', 0)} s)", file=sys.stderr, flush=True)  # fmt: skip
+        if args.resume:
+            with open(args.resume, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(row) + "\n")
+    table = _table(rows)
+    count = {
+        v: sum(1 for r in rows if r.get("verdict") == v) for v in ("confirmed", "refuted", "open")
+    }
+    read = sum(1 for r in rows if r.get("read"))
+    same = sum(1 for r in rows if r.get("same"))
+    valid = sum(1 for r in rows if r.get("valid"))
+    summary = (
+        f"{len(rows)} files, {read} read, {valid} valid in TE-CCL's model, {same} replayed to "
+        f"exactly their own epochs and finish time. TE-CCL's claims: {count['confirmed']} "
+        f"confirmed (optimal, certified), {count['refuted']} refuted (a shorter schedule, "
+        f"verified, attached), {count['open']} open, {count['invalid']} invalid."
+    )
+    print(table)
+    print(summary)
+    if args.output:
+        page = (
+            "# TE-CCL's published schedules in TE-CCL's own model\n\n"
+            f"Made by `benchmarks/teccl_outputs.py FOLDER` on {platform.node()} "
+            f"({platform.machine()}, Python {platform.python_version()}), FOLDER a snapshot "
+            "of github.com/microsoft/TE-CCL's `teccl/examples`.\n\n"
+            + summary
+            + "\n\n"
+            + table
+            + "\n"
+        )
+        Path(args.output).write_text(page, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
