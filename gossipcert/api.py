@@ -1,7 +1,9 @@
 """The Python face of gossipcert: :func:`solve`, :func:`verify`, :func:`bounds`,
 :func:`check` and :func:`table`, re-exported as ``gossipcert.solve`` and so on; and for other
 tools' algorithms :func:`~gossipcert.formats.verdict.verify_algorithm` (an MSCCL XML, SCCL or
-TE-CCL file in, the verdict and the gap to the certified optimum out) and the writers
+TE-CCL file in, the verdict and the gap to the certified optimum out),
+:func:`~gossipcert.formats.teccl_verdict.judge_teccl` (a TE-CCL schedule replayed in TE-CCL's
+own epoch model, and its optimality claim confirmed, refuted or bracketed) and the writers
 :func:`~gossipcert.formats.writers.msccl_xml_from_schedule` and
 :func:`~gossipcert.formats.writers.sccl_json_from_schedule`.
 
@@ -39,6 +41,7 @@ import networkx as nx
 from gossipcert import graphs
 from gossipcert.closed_forms import all_bounds
 from gossipcert.errors import GossipcertError
+from gossipcert.formats.teccl_verdict import TecclJudgement, judge_teccl
 from gossipcert.formats.verdict import Verdict, verify_algorithm
 from gossipcert.formats.writers import msccl_xml_from_schedule, sccl_json_from_schedule
 from gossipcert.graphs.convert import from_networkx
@@ -58,10 +61,12 @@ __all__ = [
     "BoundsResult",
     "Result",
     "SolveStatus",
+    "TecclJudgement",
     "Verdict",
     "as_instance",
     "bounds",
     "check",
+    "judge_teccl",
     "msccl_xml_from_schedule",
     "sccl_json_from_schedule",
     "solve",

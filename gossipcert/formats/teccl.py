@@ -108,6 +108,8 @@ class TecclSchedule:
         ``(source, dest, chunk)``.
     recorded_met : dict
         Allgather: the epochs "6-Demand_Met" records per demand.
+    origin : str
+        ``TE-CCL``, or ``gossipcert`` for a schedule gossipcert wrote (a "gossipcert" key).
     """
 
     collective: str
@@ -121,6 +123,7 @@ class TecclSchedule:
     chunks: int = 1
     demands: set[tuple[int, int, int]] = field(default_factory=set, repr=False)
     recorded_met: dict[tuple[int, int, int], int] = field(default_factory=dict, repr=False)
+    origin: str = "TE-CCL"
 
     @property
     def epochs(self) -> int:
@@ -341,10 +344,13 @@ def parse_teccl_schedule(
     if "Solver_Time" in data:
         reported["Solver_Time"] = _number(data, "Solver_Time", path, positive=False)
     epoch = reported["1-Epoch_Duration"]
+    origin = "gossipcert" if "gossipcert" in data else "TE-CCL"
     if "6-Demand_Met" in data or ("7-Flows" in data and "8-Chunk paths" not in data
                                   and "6-Flows" not in data):  # fmt: skip
-        return _read_allgather(data, path, reported, machine, chunk, switch_copy,
-                               switch_to_gpu_link_on)  # fmt: skip
+        got = _read_allgather(data, path, reported, machine, chunk, switch_copy,
+                              switch_to_gpu_link_on)  # fmt: skip
+        got.origin = origin
+        return got
     key = "7-chunk paths" if "7-chunk paths" in data else "8-Chunk paths"
     if key not in data:
         raise _fail(path, "a TE-CCL alltoall schedule without its paths ('7-chunk paths' or "
@@ -359,7 +365,10 @@ def parse_teccl_schedule(
                        switch_to_gpu_link_on=switch_to_gpu_link_on)  # fmt: skip
     group = m.gpus
     rank = {g: r for r, g in enumerate(group)}
-    demands = {(s, d, rank[d]) for s in group for d in group if s != d}
+    # TE-CCL's chunk for d is d's rank among the GPUs, plus a multiple of their count
+    per_pair = 1 + max((c for _, _, c, _, _ in raw), default=0) // len(group)
+    demands = {(s, d, rank[d] + j * len(group)) for s in group for d in group if s != d
+               for j in range(per_pair)}  # fmt: skip
     paths = []
     for s, d, c, volume, hops in raw:
         expanded: list[tuple[int, int, int]] = []
@@ -368,7 +377,7 @@ def parse_teccl_schedule(
         paths.append(PathFlow(s, d, c, volume, tuple(expanded)))
     return TecclSchedule(
         "alltoall", model, reported, explain_epoch(m, size, epoch), chunk is None,
-        group, paths=paths, chunks=len(group), demands=demands,
+        group, paths=paths, chunks=per_pair * len(group), demands=demands, origin=origin,
     )  # fmt: skip
 
 

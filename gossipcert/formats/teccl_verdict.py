@@ -75,7 +75,7 @@ class TecclJudgement:
         if self.verdict == "invalid":
             return f"invalid in TE-CCL's model: {self.findings[0].message}"
         if self.verdict == "confirmed":
-            return f"TE-CCL's {self.theirs} epochs: optimal, certified"
+            return f"{self.schedule.origin}'s {self.theirs} epochs: optimal, certified"
         if self.verdict == "refuted":
             exact = " (optimal)" if self.best == self.bound.value else ""
             return f"not optimal: {self.best}{exact}, schedule attached (verified)"
