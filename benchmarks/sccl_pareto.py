@@ -45,7 +45,9 @@ INSTANCES = [(2, 2, 1, True), (2, 3, 2, True), (2, 4, 3, False), (3, 4, 3, True)
 
 
 def _problem(collective: str, chunks: int) -> str:
-    return collective if chunks == 1 else f"{collective}:chunks={chunks}"
+    if chunks == 1:
+        return collective
+    return f"{collective}{',' if ':' in collective else ':'}chunks={chunks}"
 
 
 def _decide(collective: str, steps: int, rounds: int, chunks: int, seconds: float) -> SCCLOutcome:

@@ -335,7 +335,14 @@ def parse_teccl_schedule(
 ) -> TecclSchedule:
     """Read decoded TE-CCL schedule JSON (see :func:`read_teccl_schedule`)."""
     if not isinstance(data, dict) or not any(k in data for k in ("7-Flows", "6-Flows")):
-        raise _fail(path, "not a TE-CCL schedule (no '7-Flows' or '6-Flows')")
+        what = "not a TE-CCL schedule (no '7-Flows' or '6-Flows')"
+        if isinstance(data, dict) and "TopologyParams" in data:
+            what = "a TE-CCL input file (the parameters of a run), not the schedule it writes"
+        elif isinstance(data, dict) and "capacity" in data:
+            what = "a topology (a capacity matrix), not a TE-CCL schedule"
+        elif isinstance(data, dict) and data.get("msccl_type", data.get("sccl_type")):
+            what = "an SCCL/MSCCL object, not a TE-CCL schedule"
+        raise _fail(path, what)
     reported = {k: _number(data, k, path) for k in _HEADER if k != "3-Epochs_Required"}
     epochs = data.get("3-Epochs_Required")
     if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 0:

@@ -175,12 +175,27 @@ def allgather_cnf(
                         card = CardEnc.atmost(outs + [-x for x in ins], len(ins), vpool=pool,
                                               encoding=EncType.seqcounter)  # fmt: skip
                         clauses.extend(card.clauses)
+    clauses += _windows(model, per_link, epochs, pool, short)
+    return pool, clauses
+
+
+def _windows(
+    model: EpochModel,
+    per_link: dict[tuple[int, int], dict[int, list[int]]],
+    epochs: int,
+    pool: IDPool,
+    short: int | None,
+) -> list[list[int]]:
+    """The capacity family: at most ``floor(window capacity)`` flows a window, every window
+    that can hold a flow (strict, ``short`` None) or those ending by epoch ``E`` (the one that
+    ends at ``E`` only in a horizon beyond ``E``)."""
+    clauses: list[list[int]] = []
     for link, by_epoch in per_link.items():
         if not by_epoch:
             continue
         width = model.beta_epochs(*link) + 1
         most = int(model.window_capacity(*link) + TOLERANCE)
-        top = max(by_epoch) + width - 1 if strict else epochs
+        top = max(by_epoch) + width - 1 if short is None else epochs
         for end in range(width - 1, top + 1):
             lits = [x for k in range(end - width + 1, end + 1) for x in by_epoch.get(k, [])]
             if len(lits) > most:
@@ -189,7 +204,7 @@ def allgather_cnf(
                     clauses.extend([*cl, short] for cl in card.clauses)
                 else:
                     clauses.extend(card.clauses)
-    return pool, clauses
+    return clauses
 
 
 def _decode(model: EpochModel, pool: IDPool, true: set[int], chunks: int) -> list[Flow]:

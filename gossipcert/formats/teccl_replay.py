@@ -201,6 +201,19 @@ def replay_allgather(
         received[(s, c)].add(j)
         usable[(s, c)][j] = when
     findings += _capacity_findings(model, per_link, window=True)
+    met = _met(group, chunks, usable, findings)
+    epochs = max(met.values(), default=-1) + 1
+    return EpochReplay("allgather", epochs, model.finish_time(epochs), met, findings, len(unique))
+
+
+def _met(
+    group: list[int],
+    chunks: int,
+    usable: dict[tuple[int, int], dict[int, int]],
+    findings: list[Finding],
+) -> dict[tuple[int, int, int], int]:
+    """The epoch each demand is met by (one before the chunk is usable), a ``missing``
+    finding for each that never is."""
     met: dict[tuple[int, int, int], int] = {}
     for s in group:
         for c in range(chunks):
@@ -213,8 +226,7 @@ def replay_allgather(
                     findings.append(Finding(
                         "missing", f"at the end, {d} lacks chunk {c} of {s}", rank=d
                     ))  # fmt: skip
-    epochs = max(met.values(), default=-1) + 1
-    return EpochReplay("allgather", epochs, model.finish_time(epochs), met, findings, len(unique))
+    return met
 
 
 def replay_alltoall(
