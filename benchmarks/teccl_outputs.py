@@ -155,9 +155,8 @@ def main() -> None:
             with open(args.resume, "a", encoding="utf-8") as fh:
                 fh.write(json.dumps(row) + "\n")
     table = _table(rows)
-    count = {
-        v: sum(1 for r in rows if r.get("verdict") == v) for v in ("confirmed", "refuted", "open")
-    }
+    kinds = ("confirmed", "refuted", "open", "invalid")
+    count = {v: sum(1 for r in rows if r.get("verdict") == v) for v in kinds}
     read = sum(1 for r in rows if r.get("read"))
     same = sum(1 for r in rows if r.get("same"))
     valid = sum(1 for r in rows if r.get("valid"))

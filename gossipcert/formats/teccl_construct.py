@@ -6,8 +6,11 @@ waiting allowed at GPUs, so arrival times are monotone) relaxes each GPU-to-GPU 
 first epoch its windows have room, and each pass through a switch as one step (the switch
 sends in the epoch the chunk reaches it, so both links must have room at their epochs; a
 switch copies, so the flow into it is shared by every GPU it serves in that epoch). The
-tree's flows are reserved and the next chunk is routed; several chunk orders are tried and
-the schedule that finishes first is kept. Every schedule it returns has been replayed by
+tree's flows are reserved and the next chunk is routed. A sparing variant then bans the
+tree's flows on the slowest links one by one, keeping each ban that leaves the chunk's last
+arrival as early (a chunk crosses a scarce link only where that gains time). Several chunk
+orders are tried, each plain and sparing, and the schedule that finishes first is kept. Every
+schedule it returns has been replayed by
 :func:`gossipcert.formats.teccl_replay.replay_allgather` and found valid.
 
 This is a heuristic: it gives an upper bound, which the bounds of
@@ -203,11 +206,15 @@ def _sparing_route(
     return tree
 
 
-def _build(model: EpochModel, order: list[tuple[int, int]], limit: int) -> list[Flow] | None:
+def _build(
+    model: EpochModel, order: list[tuple[int, int]], limit: int, sparing: bool
+) -> list[Flow] | None:
     links = _Links(model)
     rates = {link: model.per_epoch(*link) for link in model.machine.links}
     slowest = min(rates.values())
     slow = frozenset(link for link, r in rates.items() if r < 1 or r == slowest)
+    if not sparing:
+        slow = frozenset()
     flows: list[Flow] = []
     for s, c in order:
         tree = _sparing_route(model, links, s, limit, slow)
@@ -253,12 +260,13 @@ def greedy_allgather(
         orders.append(shuffled)
     best: GreedyResult | None = None
     for order in orders[:tries]:
-        flows = _build(model, order, limit)
-        if flows is None:
-            continue
-        rep = replay_allgather(model, flows, chunks, gpus)
-        if rep.valid and (best is None or rep.epochs < best.epochs):
-            best = GreedyResult(flows, rep)
+        for sparing in (True, False):
+            flows = _build(model, order, limit, sparing)
+            if flows is None:
+                continue
+            rep = replay_allgather(model, flows, chunks, gpus)
+            if rep.valid and (best is None or rep.epochs < best.epochs):
+                best = GreedyResult(flows, rep)
     return best
 
 
