@@ -117,6 +117,57 @@ def _table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+NOTES = """Notes:
+
+- **Read and replayed.** Each file is read as TE-CCL writes it (`6-Demand_Met` and `7-Flows`
+  for allgather; the paths of `7-chunk paths`, or `8-Chunk paths` in the DGX-2 files, for
+  alltoall). The machine is the one of TE-CCL's `teccl/topologies` whose GPUs and links the
+  file uses; the chunk size is TE-CCL's algorithmic bandwidth formula read backwards, and the
+  epoch the file's own. "epoch" gives which of TE-CCL's rules yields it (`fast x4`: four
+  chunk-times of the fastest link, `slow x1`, or `alpha / 200`: stretched so that the least
+  alpha is 200 epochs). "same" compares the replay's epochs required and finish time with
+  the file's `3-Epochs_Required` and `4-Collective_Finish_Time` as floats; "valid": every
+  flow follows TE-CCL's rules (link loads are accepted within TE-CCL's solver tolerance
+  1e-4; the largest excess in these files is 1e-6 of a chunk, the 6-decimal rounding of
+  alltoall volumes), and every `6-Demand_Met` time agrees with the replay.
+- **TE-CCL's model as its code builds it.** On two NDv2 chassis TE-CCL marks GPU 0 a switch
+  (`set_switch_indicies`), so those schedules have 15 GPUs (1..15) and GPU 0 only forwards,
+  keeping nothing. The DGX-2 runs with early stop were generated with 8 GPUs a chassis
+  (`json_gen.py` passes 8 for them), so their chunks are twice the other DGX-2 runs' (1/16
+  of the size, not 1/32); they are judged in the model they were solved in.
+- **Lower bound.** `distance`: the farthest chunk's delay; `cut`: the chunks that must enter
+  a set of nodes against what its links carry in time (an exact max-flow; its evidence names
+  the set); both closed forms of the model's own delays and capacities
+  (`gossipcert/formats/teccl_bounds.py`). "confirmed": the bound equals TE-CCL's epochs.
+- **Shorter schedules** come from `gossipcert/formats/teccl_construct.py` (greedy routing,
+  several orders), are replayed before they count, and are attached in TE-CCL's own format
+  under `results/schedules/teccl/` (`gossipcert teccl FILE.json.gz` replays one). TE-CCL's
+  claims fail where its own search stops short: the iterative search accepts the first
+  feasible solution of each horizon (`solution_limit = 1`) in a binary search, early stop
+  allows a 30 % MIP gap, and the alltoall linear program maximises early delivery over a
+  fixed horizon rather than minimising the epochs.
+"""
+
+
+def _groups(rows: list[dict[str, Any]]) -> str:
+    """Counts of verdicts per machine, collective and epoch type (the folder TE-CCL used)."""
+    counts: dict[tuple[str, str, str], dict[str, int]] = {}
+    for r in rows:
+        if not r.get("read"):
+            continue
+        parts = r["file"].split("/")
+        kind = parts[-2] if len(parts) > 2 else "example"
+        key = (r["machine"], r["collective"], kind)
+        slot = counts.setdefault(key, {"confirmed": 0, "refuted": 0, "open": 0, "invalid": 0})
+        slot[r["verdict"]] += 1
+    lines = ["| machine | collective | epochs | files | confirmed | refuted | open |",
+             "|---|---|---|---|---|---|---|"]  # fmt: skip
+    for (machine, coll, kind), c in sorted(counts.items()):
+        lines.append(f"| {machine} | {coll} | {kind} | {sum(c.values())} | {c['confirmed']} | "
+                     f"{c['refuted']} | {c['open']} |")  # fmt: skip
+    return "\n".join(lines)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder", help="TE-CCL's teccl/examples (or a folder above it)")
@@ -166,19 +217,18 @@ def main() -> None:
         f"confirmed (optimal, certified), {count['refuted']} refuted (a shorter schedule, "
         f"verified, attached), {count['open']} open, {count['invalid']} invalid."
     )
+    groups = _groups(rows)
     print(table)
     print(summary)
     if args.output:
         page = (
             "# TE-CCL's published schedules in TE-CCL's own model\n\n"
-            f"Made by `benchmarks/teccl_outputs.py FOLDER` on {platform.node()} "
-            f"({platform.machine()}, Python {platform.python_version()}), FOLDER a snapshot "
-            "of github.com/microsoft/TE-CCL's `teccl/examples`.\n\n"
-            + summary
-            + "\n\n"
-            + table
-            + "\n"
-        )
+            f"Made by `benchmarks/teccl_outputs.py FOLDER --tries {args.tries}` on "
+            f"{platform.node()} ({platform.machine()}, Python {platform.python_version()}), "
+            "FOLDER a snapshot of github.com/microsoft/TE-CCL's `teccl/examples`; seconds (in "
+            "the resume file) are wall time on a shared, loaded 2-core machine.\n\n"
+            + summary + "\n\n" + groups + "\n\n" + NOTES + "\n" + table + "\n"
+        )  # fmt: skip
         Path(args.output).write_text(page, encoding="utf-8")
 
 

@@ -96,7 +96,12 @@ def teccl_cmd(
     _check_output(output, force)
     if improve and not as_json:
         err_console.print("replaying, bounding, and looking for a shorter schedule ...")
-    got = judge_teccl(schedule, machine, chunk, improve, tries, exact_seconds)
+
+    def tell(line: str) -> None:
+        if not as_json:
+            err_console.print(f"  {esc(line)}")
+
+    got = judge_teccl(schedule, machine, chunk, improve, tries, exact_seconds, tell)
     if output and got.better is not None:
         _write_text(output, json.dumps(got.better) + "\n")
     if as_json:

@@ -23,7 +23,7 @@ import heapq
 import math
 import random
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from gossipcert.formats.teccl_model import EpochModel
@@ -225,7 +225,12 @@ def _build(
 
 
 def greedy_allgather(
-    model: EpochModel, chunks: int = 1, tries: int = 8, seed: int = 0, limit: int = 100_000
+    model: EpochModel,
+    chunks: int = 1,
+    tries: int = 8,
+    seed: int = 0,
+    limit: int = 100_000,
+    progress: Callable[[str], None] | None = None,
 ) -> GreedyResult | None:
     """The best of ``tries`` greedy allgather schedules (module docstring), verified.
 
@@ -238,6 +243,8 @@ def greedy_allgather(
         Chunk orders tried: by source, by chunk, then shuffled with ``seed``.
     limit : int
         No flow at or after this epoch.
+    progress : callable, optional
+        Called with a line after each try.
 
     Returns
     -------
@@ -259,7 +266,7 @@ def greedy_allgather(
         rng.shuffle(shuffled)
         orders.append(shuffled)
     best: GreedyResult | None = None
-    for order in orders[:tries]:
+    for n, order in enumerate(orders[:tries], 1):
         for sparing in (True, False):
             flows = _build(model, order, limit, sparing)
             if flows is None:
@@ -267,6 +274,8 @@ def greedy_allgather(
             rep = replay_allgather(model, flows, chunks, gpus)
             if rep.valid and (best is None or rep.epochs < best.epochs):
                 best = GreedyResult(flows, rep)
+        if progress is not None:
+            progress(f"greedy order {n} of {tries}: best {best.epochs if best else '-'} epochs")
     return best
 
 
@@ -334,7 +343,11 @@ def _piece_route(
 
 
 def greedy_alltoall(
-    model: EpochModel, tries: int = 4, seed: int = 0, limit: int = 100_000
+    model: EpochModel,
+    tries: int = 4,
+    seed: int = 0,
+    limit: int = 100_000,
+    progress: Callable[[str], None] | None = None,
 ) -> tuple[list[PathFlow], EpochReplay] | None:
     """The best of ``tries`` greedy alltoall schedules, verified: each chunk is cut into
     pieces of ``1 / n`` (``n`` the fewest that every link carries a whole one of in an
@@ -365,7 +378,10 @@ def greedy_alltoall(
         orders.append(shuffled)
     demands = {(s, d, rank[d]) for s, d in pairs}
     best: tuple[list[PathFlow], EpochReplay] | None = None
-    for order in orders[:tries]:
+    for n, order in enumerate(orders[:tries], 1):
+        if progress is not None and n > 1:
+            progress(f"greedy order {n - 1} of {tries}: best "
+                     f"{best[1].epochs if best else '-'} epochs")  # fmt: skip
         load: dict[tuple[int, int], dict[int, float]] = defaultdict(dict)
         volume: dict[tuple[int, int, tuple[tuple[int, int, int], ...]], float] = defaultdict(float)
         ok = True

@@ -21,6 +21,7 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,14 +109,18 @@ class TecclJudgement:
 
 
 def _improve(
-    sched: TecclSchedule, lower: int, tries: int, exact_seconds: float
+    sched: TecclSchedule,
+    lower: int,
+    tries: int,
+    exact_seconds: float,
+    progress: Callable[[str], None] | None,
 ) -> tuple[int, str, dict[str, Any] | None]:
     """gossipcert's best schedule: (epochs, how, TE-CCL JSON); TE-CCL's when none is shorter."""
     model = sched.model
     limit = 3 * sched.epochs + 50
     best: tuple[int, str, dict[str, Any] | None] = (sched.epochs, "TE-CCL", None)
     if sched.collective == "allgather":
-        got = greedy_allgather(model, sched.chunks, tries=tries, limit=limit)
+        got = greedy_allgather(model, sched.chunks, tries=tries, limit=limit, progress=progress)
         if got is not None and got.epochs < best[0]:
             best = (got.epochs, "greedy", teccl_json(model, got.replay, flows=got.flows))
         if exact_seconds > 0 and best[0] > lower:
@@ -126,7 +131,7 @@ def _improve(
                 data = teccl_json(model, out.replay, flows=list(out.flows))
                 best = (out.replay.epochs, "CNF", data)
         return best
-    got2 = greedy_alltoall(model, tries=tries, limit=limit)
+    got2 = greedy_alltoall(model, tries=tries, limit=limit, progress=progress)
     if got2 is not None and got2[1].epochs < best[0]:
         paths, rep = got2
         best = (rep.epochs, "greedy", teccl_json(model, rep, paths=paths))
@@ -140,6 +145,7 @@ def judge_teccl(
     improve: bool = True,
     tries: int = 4,
     exact_seconds: float = 0.0,
+    progress: Callable[[str], None] | None = None,
 ) -> TecclJudgement:
     """Judge a TE-CCL schedule file in TE-CCL's model (module docstring).
 
@@ -157,6 +163,8 @@ def judge_teccl(
         Chunk orders the greedy constructions try.
     exact_seconds : float
         Seconds for the allgather CNF (0: not used).
+    progress : callable, optional
+        Called with a line as the search for a shorter schedule goes on.
 
     Returns
     -------
@@ -172,7 +180,7 @@ def judge_teccl(
     bound = epoch_lower_bound(sched.model, sched.collective, stop_at=sched.epochs)
     best, how, better = sched.epochs, "TE-CCL", None
     if improve and bound.value < sched.epochs and rep.valid:
-        best, how, better = _improve(sched, bound.value, tries, exact_seconds)
+        best, how, better = _improve(sched, bound.value, tries, exact_seconds, progress)
     if exact_seconds > 0 and sched.collective == "allgather" and bound.value < best:
         from gossipcert.formats.teccl_exact import decide_allgather
 
