@@ -22,6 +22,7 @@ numpydoc_validation_exclude = {
     r"\.Result$",
     r"\.BoundsResult$",
     r"\.Verdict$",
+    r"\.TecclJudgement$",
 }
 autodoc_typehints = "none"
 exclude_patterns = ["_build"]

@@ -72,7 +72,28 @@ class TecclJudgement:
         return str(low) if low == self.best else f"[{low}, {self.best}]"
 
     def sentence(self) -> str:
-        """The verdict on TE-CCL's claim in words."""
+        """The verdict on TE-CCL's claim in words.
+
+        Returns
+        -------
+        str
+            ``TE-CCL's N epochs: optimal, certified``, ``not optimal: M, schedule attached
+            (verified)``, ``open: the optimum is in [L, U]`` or ``invalid in TE-CCL's model:
+            ...``.
+
+        Examples
+        --------
+        >>> from gossipcert.formats.teccl_bounds import EpochBound
+        >>> from gossipcert.formats.teccl_machines import mesh
+        >>> from gossipcert.formats.teccl_model import EpochModel
+        >>> from gossipcert.formats.teccl import TecclSchedule
+        >>> s = TecclSchedule("allgather", EpochModel(mesh(2), 1.0, 0.01),
+        ...                   {"3-Epochs_Required": 5, "4-Collective_Finish_Time": 0.05},
+        ...                   None, False, [0, 1, 2, 3])
+        >>> TecclJudgement("f", s, 5, 0.05, [], EpochBound(2, "cut", ""), 2, "greedy",
+        ...                "refuted").sentence()
+        'not optimal: 2 (optimal), schedule attached (verified)'
+        """
         if self.verdict == "invalid":
             return f"invalid in TE-CCL's model: {self.findings[0].message}"
         if self.verdict == "confirmed":
@@ -83,6 +104,31 @@ class TecclJudgement:
         return f"open: the optimum is in [{self.bound.value}, {self.best}]"
 
     def to_json(self) -> dict[str, Any]:
+        """The judgement as JSON-ready data.
+
+        Returns
+        -------
+        dict
+            ``source``, ``collective``, ``machine``, ``epoch``, ``epoch_rule``, ``chunk_gb``,
+            ``chunk_inferred``, ``epochs`` and ``epochs_replayed``, ``finish_time`` and
+            ``finish_time_replayed`` (seconds), ``same``, ``valid``, ``errors``,
+            ``lower_bound`` (value, kind, detail), ``best``, ``best_source``, ``optimum``
+            (a number or ``[L, U]``), ``verdict`` and ``sentence``.
+
+        Examples
+        --------
+        >>> from gossipcert.formats.teccl_bounds import EpochBound
+        >>> from gossipcert.formats.teccl_machines import mesh
+        >>> from gossipcert.formats.teccl_model import EpochModel
+        >>> from gossipcert.formats.teccl import TecclSchedule
+        >>> s = TecclSchedule("allgather", EpochModel(mesh(2), 1.0, 0.01),
+        ...                   {"3-Epochs_Required": 2, "4-Collective_Finish_Time": 0.02},
+        ...                   "fast x1", True, [0, 1, 2, 3])
+        >>> j = TecclJudgement("f", s, 2, 0.02, [], EpochBound(2, "cut", ""), 2, "TE-CCL",
+        ...                    "confirmed")
+        >>> j.to_json()["optimum"], j.to_json()["same"]
+        ('2', True)
+        """
         s = self.schedule
         return {
             "source": self.source,
@@ -174,6 +220,21 @@ def judge_teccl(
     ------
     FormatError
         The file is no TE-CCL schedule gossipcert reads.
+
+    Examples
+    --------
+    A schedule on TE-CCL's 4-GPU mesh, written in TE-CCL's format, then judged:
+
+    >>> import json, os, tempfile
+    >>> from gossipcert.formats.teccl_machines import mesh
+    >>> from gossipcert.formats.teccl_model import EpochModel
+    >>> m = EpochModel(mesh(2), chunk=1.0, epoch=0.01)
+    >>> got = greedy_allgather(m)
+    >>> path = os.path.join(tempfile.mkdtemp(), "mesh.json")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write(json.dumps(teccl_json(m, got.replay, flows=got.flows)))
+    >>> judge_teccl(path).sentence()
+    "TE-CCL's 2 epochs: optimal, certified"
     """
     sched = read_teccl_schedule(path, machine, chunk)
     rep = sched.replay()
