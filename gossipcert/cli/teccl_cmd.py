@@ -65,6 +65,21 @@ def teccl_cmd(
             "proof-checked) where a gap stays; 0: not used.",
         ),
     ] = 0.0,
+    switch_copy: Annotated[
+        bool,
+        typer.Option(
+            "--switch-copy/--no-switch-copy",
+            help="TE-CCL's switch_copy: a switch sends what it receives on several links.",
+        ),
+    ] = True,
+    switch_to_gpu_link: Annotated[
+        bool,
+        typer.Option(
+            "--switch-to-gpu-link/--instant-switch-to-gpu",
+            help="TE-CCL's switch_to_gpu_link_on: a switch-to-GPU link takes its alpha and "
+            "transmission epochs (default: instantaneous, TE-CCL's default).",
+        ),
+    ] = False,
     output: Annotated[
         str | None,
         typer.Option(
@@ -101,7 +116,10 @@ def teccl_cmd(
         if not as_json:
             err_console.print(f"  {esc(line)}")
 
-    got = judge_teccl(schedule, machine, chunk, improve, tries, exact_seconds, tell)
+    got = judge_teccl(
+        schedule, machine, chunk, improve, tries, exact_seconds, tell,
+        switch_copy=switch_copy, switch_to_gpu_link_on=switch_to_gpu_link,
+    )  # fmt: skip
     if output and got.better is not None:
         _write_text(output, json.dumps(got.better) + "\n")
     if as_json:

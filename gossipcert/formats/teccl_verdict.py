@@ -192,6 +192,8 @@ def judge_teccl(
     tries: int = 4,
     exact_seconds: float = 0.0,
     progress: Callable[[str], None] | None = None,
+    switch_copy: bool = True,
+    switch_to_gpu_link_on: bool = False,
 ) -> TecclJudgement:
     """Judge a TE-CCL schedule file in TE-CCL's model (module docstring).
 
@@ -211,6 +213,9 @@ def judge_teccl(
         Seconds for the allgather CNF (0: not used).
     progress : callable, optional
         Called with a line as the search for a shorter schedule goes on.
+    switch_copy, switch_to_gpu_link_on : bool
+        TE-CCL's switch semantics (its input's options; its examples' defaults: switches copy,
+        a switch-to-GPU link is instantaneous). The output file does not record them.
 
     Returns
     -------
@@ -236,7 +241,7 @@ def judge_teccl(
     >>> judge_teccl(path).sentence()
     "TE-CCL's 2 epochs: optimal, certified"
     """
-    sched = read_teccl_schedule(path, machine, chunk)
+    sched = read_teccl_schedule(path, machine, chunk, switch_copy, switch_to_gpu_link_on)
     rep = sched.replay()
     bound = epoch_lower_bound(sched.model, sched.collective, stop_at=sched.epochs)
     best, how, better = sched.epochs, "TE-CCL", None
