@@ -107,12 +107,15 @@ def _table(rows: list[dict[str, Any]]) -> str:
             lines.append(f"| {r['file']} | no: {r.get('error', '')} |" + " |" * (len(head) - 2))
             continue
         best = f"{r['best']} ({r['best_how']})"
+        if r["best_how"] != "TE-CCL":
+            name = r["file"].replace("/", "_")[:-5] + ".json.gz"
+            best += f", [schedule](schedules/teccl/{name})"
         verdict = r["sentence"]
         lines.append("| " + " | ".join(str(x) for x in (
             r["file"], "yes", r["machine"], f"{r['epoch']:g} s ({r['epoch_rule']})",
             r["theirs"], r["replayed"], f"{r['finish']:.6g}", f"{r['finish_replayed']:.6g}",
             "yes" if r["same"] else "NO", "yes" if r["valid"] else "NO",
-            f"{r['lower']} ({r['lower_how'].split(':')[0]})", best, r["optimum"], verdict,
+            f"{r['lower']} ({r['lower_how']})", best, r["optimum"], verdict,
         )) + " |")  # fmt: skip
     return "\n".join(lines)
 
