@@ -255,7 +255,7 @@ def greedy_allgather(
     --------
     >>> from gossipcert.formats.teccl_machines import mesh
     >>> greedy_allgather(EpochModel(mesh(3), chunk=1.0, epoch=0.01)).epochs
-    5
+    4
     """
     gpus = model.machine.gpus
     base = [(s, c) for c in range(chunks) for s in gpus]
