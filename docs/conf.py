@@ -4,6 +4,7 @@ from gossipcert._version import __version__
 
 project = "gossipcert"
 author = "the gossipcert authors"
+copyright = "2026, the gossipcert authors (MIT License)"  # noqa: A001  (Sphinx's name)
 release = version = __version__
 extensions = [
     "sphinx.ext.autodoc",
@@ -22,6 +23,8 @@ numpydoc_validation_exclude = {
     r"\.Result$",
     r"\.BoundsResult$",
     r"\.Verdict$",
+    r"\.Report$",
+    r"\.CheckReport$",
     r"\.TecclJudgement$",
 }
 autodoc_typehints = "none"

@@ -196,7 +196,7 @@ def test_cli_export_and_verify(tmp_path, capsys):
         (["verify", "--from", "msccl-xml", "{bad}"], "not well-formed XML"),
         (["verify", "--from", "msccl-xml", "{none}"], "does not exist"),
         (["verify", "--from", "xml", "{bad}"], "unknown --from format"),
-        (["verify", "--from", "msccl-xml", "{bad}", "-m", "telephone"], "takes one file"),
+        (["verify", "--from", "msccl-xml", "{bad}", "-p", "gossip"], "takes one file"),
         (["export", "{bad}", "--format", "msccl-xml"], "not valid JSON"),
     ],
 )

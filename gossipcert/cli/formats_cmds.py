@@ -16,6 +16,8 @@ from gossipcert.errors import GossipcertError
 _LINKS_SHOWN = 8
 #: violations shown without --show
 _FINDINGS_SHOWN = 10
+#: what a format's steps are called
+_STEP_WORDS = {"msccl-xml": "steps", "mscclpp-plan": "operations"}
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only
     from gossipcert.formats.verdict import Verdict
@@ -28,14 +30,15 @@ def verify_from(
     time_limit: float | None,
     show: bool,
     as_json: bool,
+    model: str | None = None,
 ) -> None:
     """``gossipcert verify --from FORMAT FILE``: print the verdict, exit 0 when the algorithm
-    is valid and fits the model, 1 otherwise."""
+    is valid and fits the model (``--model``, else the topology's default), 1 otherwise."""
     from gossipcert.formats.verdict import FORMATS, verify_algorithm
 
     if fmt not in FORMATS:
         raise GossipcertError(f"unknown --from format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    verdict = verify_algorithm(path, fmt, topology, time_limit)
+    verdict = verify_algorithm(path, fmt, topology, time_limit, model=model)
     if as_json:
         print_json(verdict.to_json())
     else:
@@ -87,12 +90,18 @@ def print_verdict(verdict: Verdict, show: bool) -> None:
     )
     out(
         f"{esc(verdict.source)}: {verdict.collective} on {verdict.ranks} GPUs ({k}), "
-        f"{verdict.steps} {'steps' if verdict.fmt == 'msccl-xml' else 'chunk moves'}",
+        f"{verdict.steps} {_STEP_WORDS.get(verdict.fmt, 'chunk moves')}",
         highlight=False,
     )
     state = (
-        "[green]valid[/]" if verdict.valid else f"[red]invalid[/] ({len(rep.findings)} violations)"
+        "[green]valid[/]"
+        if verdict.valid
+        else f"[red]invalid[/] ({_count(len(rep.findings), 'violation')})"
     )
+    if rep.not_judged and not rep.findings:
+        state = "[yellow]not judged[/] (" + "; ".join(esc(r) for r in rep.not_judged) + ")"
+    elif rep.not_judged:
+        state += "; not judged in full: " + "; ".join(esc(r) for r in rep.not_judged)
     if verdict.valid and not rep.semantics:
         state += " (structure and timing only: the result of this collective is not checked)"
     out(f"  verdict: {state}", highlight=False)
@@ -101,21 +110,28 @@ def print_verdict(verdict: Verdict, show: bool) -> None:
         out(f"    - {esc(f.message)}", highlight=False, soft_wrap=True)
     if len(shown) < len(rep.findings):
         out(f"    ... and {len(rep.findings) - len(shown)} more (--show lists them all)")
-    how = "as soon as possible" if verdict.fmt == "msccl-xml" else "as the file gives them"
+    how = (
+        "as the file gives them"
+        if verdict.fmt in ("sccl-json", "teccl-json")
+        else "as soon as possible"
+    )
     out(f"  rounds: {verdict.rounds} ({how})")
     rules = {f.rule for f in verdict.model_findings}
-    count = len(verdict.model_findings)
+    count = _count(len(verdict.model_findings), "violation")
     if verdict.fits:
         fit = "fits"
     elif "not-a-link" in rules:
-        fit = f"[red]does not fit[/] ({count} violations: it uses links the topology lacks)"
+        fit = f"[red]does not fit[/] ({count}: it uses links the topology lacks)"
     elif verdict.model.startswith("all-port"):
-        fit = f"[red]does not fit[/] ({count} violations; it needs links of capacity "
+        fit = f"[red]does not fit[/] ({count}; it needs links of capacity "
         fit += f"{verdict.needs_capacity})"
-    else:
-        fit = f"[red]does not fit[/] ({count} violations; up to {verdict.needs_capacity} "
+    elif verdict.model_default:
+        fit = f"[red]does not fit[/] ({count}; up to {verdict.needs_capacity} "
         fit += "chunks a round through one GPU's port)"
-    out(f"  model: {verdict.model} on {esc(verdict.topology)}: {fit}", highlight=False)
+    else:
+        fit = f"[red]does not fit[/] ({count}: {', '.join(sorted(rules))})"
+    which = " (the topology's default; --model chooses another)" if verdict.model_default else ""
+    out(f"  model: {verdict.model}{which} on {esc(verdict.topology)}: {fit}", highlight=False)
     for f in verdict.model_findings[: (None if show else 3)]:
         out(f"    - {esc(f.message)}", highlight=False)
     out(f"  optimum: {esc(_optimum_text(verdict))}", highlight=False)
@@ -128,6 +144,11 @@ def print_verdict(verdict: Verdict, show: bool) -> None:
         if not show and t >= 10 and len(verdict.loads) > 12:
             out(f"  ... {len(verdict.loads) - t} more rounds (--show lists them)")
             break
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 violation``, ``2 violations``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def export_algorithm(

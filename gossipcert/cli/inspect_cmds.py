@@ -129,7 +129,8 @@ def verify_cmd(
         str | None,
         typer.Option(
             "--from",
-            help="Read another tool's algorithm instead: msccl-xml, sccl-json or teccl-json; "
+            help="Read another tool's algorithm instead: msccl-xml, mscclpp-plan (an MSCCL++ "
+            "execution plan), sccl-json or teccl-json; "
             "GRAPH is then that file (verify --from msccl-xml algo.xml).",
             metavar="FORMAT",
         ),
@@ -160,8 +161,10 @@ def verify_cmd(
 
     With --from FORMAT FILE, another tool's algorithm (an MSCCL XML file, an SCCL or TE-CCL
     JSON schedule) is read, timed as soon as possible and replayed chunk by chunk: valid or
-    not, every violation, its rounds, whether it fits the model on --topology, and the
-    certified optimum for the same collective, topology and chunks, with the gap.
+    not, every violation, its rounds, whether it fits the model on --topology (by default
+    all-port with the topology's capacities, single-port:p=1 on hub:N; --model chooses
+    another, e.g. telephone for a certified telephone schedule exported as XML), and the
+    certified optimum for the same collective, topology, model and chunks, with the gap.
 
     Exit 0 when the schedule is valid and complete, 1 when it is invalid or incomplete, 2 on
     bad input (including a schedule that names an edge the graph does not have).
@@ -170,14 +173,13 @@ def verify_cmd(
     from gossipcert.simulate import simulate
 
     if from_format is not None:
-        if schedule is not None or model or problem or chunks is not None or redop is not None:
+        if schedule is not None or problem or chunks is not None or redop is not None:
             raise SpecError(
-                "verify --from FORMAT takes one file and no SCHEDULE, --model, --problem or "
-                "--chunks: the collective and its chunks come from the file"
+                "verify --from FORMAT takes one file and no SCHEDULE, --problem or --chunks: "
+                "the collective and its chunks come from the file"
             )
-        verify_from(
-            graph, from_format, topology, 60.0 if time_limit is None else time_limit, show, as_json
-        )
+        limit = 60.0 if time_limit is None else time_limit
+        verify_from(graph, from_format, topology, limit, show, as_json, model)
     if topology is not None or time_limit is not None:
         raise SpecError("--topology and --time-limit go with --from FORMAT FILE")
     the_graph: str | None = graph
@@ -351,7 +353,8 @@ def construct_cmd(
             help="ring-fd, ring-hd, ring-multicast, hamiltonian, product, simple, "
             "concurrent-updown, fattree-flood, farthest-first, fattree-total-exchange, "
             "ring-allgather, ring-alltoall, farthest-first-routes, shift-exchange, "
-            "hypercube-doubling, machine-pipeline, bermond, rows-columns, matching-sequence, "
+            "hypercube-doubling, nccl-ring, nccl-pat, machine-pipeline, bermond, rows-columns, "
+            "matching-sequence, "
             "gather-spread, latency-flood.",
         ),
     ],

@@ -59,6 +59,9 @@ class Replay:
         timing only).
     root : int or None
         The rank taken as root (``reduce``, ``broadcast``; None for the other collectives).
+    not_judged : list of str
+        Why the algorithm cannot be judged (an operation or a collective the replay does not
+        model): such an algorithm is never valid, whatever else is found.
     """
 
     rounds: int
@@ -67,10 +70,11 @@ class Replay:
     chunks_per_rank: int = 1
     semantics: bool = True
     root: int | None = None
+    not_judged: list[str] = field(default_factory=list)
 
     @property
     def valid(self) -> bool:
-        return not self.findings
+        return not self.findings and not self.not_judged
 
 
 StepKey = tuple[int, int, int]  # rank, thread block, step index

@@ -355,8 +355,9 @@ def resolve_node(graph: nx.Graph, ref: int | str) -> int:
         number = int(ref.strip())  # "7", not "007" or "-0" (those stay labels)
     if number is not None and 0 <= number < n and number in graph:
         return number
+    spec = graph.graph.get("spec")
     raise SpecError(
-        f"unknown node {ref!r} in graph {graph.graph.get('spec', '')!r}; "
+        f"unknown node {ref!r} in {f'graph {spec!r}' if spec else 'the graph'}; "
         f"expected a node label or an id in 0..{n - 1}"
     )
 
