@@ -26,6 +26,7 @@ numpydoc_validation_exclude = {
     r"\.TimeReport$",
     r"\.Report$",
     r"\.CheckReport$",
+    r"\.TecclJudgement$",
 }
 autodoc_typehints = "none"
 exclude_patterns = ["_build"]

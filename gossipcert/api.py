@@ -3,7 +3,9 @@
 tools' algorithms :func:`~gossipcert.formats.verdict.verify_algorithm` (an MSCCL XML, MSCCL++
 execution plan, SCCL or TE-CCL file in, the verdict and the gap to the certified optimum out),
 :func:`~gossipcert.formats.time_verdict.time_algorithm` (the same file's time at message
-sizes on a machine with real links, beside a certified lower bound) and the writers
+sizes on a machine with real links, beside a certified lower bound),
+:func:`~gossipcert.formats.teccl_verdict.judge_teccl` (a TE-CCL schedule replayed in TE-CCL's
+own epoch model, and its optimality claim confirmed, refuted or bracketed) and the writers
 :func:`~gossipcert.formats.writers.msccl_xml_from_schedule`,
 :func:`~gossipcert.formats.mscclpp_writer.mscclpp_plan_from_schedule` and
 :func:`~gossipcert.formats.writers.sccl_json_from_schedule`.
@@ -44,6 +46,7 @@ from gossipcert.certificates.certificate import CheckReport
 from gossipcert.closed_forms import all_bounds
 from gossipcert.errors import GossipcertError, SpecError
 from gossipcert.formats.mscclpp_writer import mscclpp_plan_from_schedule
+from gossipcert.formats.teccl_verdict import TecclJudgement, judge_teccl
 from gossipcert.formats.time_verdict import TimeReport, time_algorithm
 from gossipcert.formats.verdict import Verdict, verify_algorithm
 from gossipcert.formats.writers import msccl_xml_from_schedule, sccl_json_from_schedule
@@ -72,11 +75,13 @@ __all__ = [
     "Report",
     "Result",
     "SolveStatus",
+    "TecclJudgement",
     "TimeReport",
     "Verdict",
     "as_instance",
     "bounds",
     "check",
+    "judge_teccl",
     "msccl_xml_from_schedule",
     "mscclpp_plan_from_schedule",
     "sccl_json_from_schedule",

@@ -15,8 +15,10 @@ at the start of the step, and every ``post`` rank must hold its chunks at the en
 {"Chunk c": epoch}}}``. Epoch ``e`` is round ``e + 1``; a chunk received in an epoch can be
 forwarded from the next one on (TE-CCL's epochs when the epoch is the fast links' chunk time
 and ``alpha`` is 0); ``via switches`` is ignored (the flow is a GPU-to-GPU transmission).
-Only allgather schedules are read: TE-CCL's alltoall output holds flows with volumes, not
-chunk moves.
+Rank ``r`` is the ``r``-th GPU of "6-Demand_Met" (TE-CCL's switches are nodes too, so its
+GPUs need not be ``0..n-1``). Only allgather schedules are read here: TE-CCL's alltoall
+output holds fractions of chunks over epochs. :mod:`.teccl` replays both in TE-CCL's own
+epoch model (alpha, transmission epochs, switches), to the file's own epochs.
 
 References
 ----------
@@ -105,7 +107,7 @@ def what_json(data: Any) -> str:
             return "sccl"
         if kind == "topology" or "capacity" in data or "gpus_per_node" in data:
             return "topology"
-        if "7-Flows" in data:
+        if "7-Flows" in data or "6-Flows" in data:
             return "teccl"
         if "TopologyParams" in data:
             return "teccl-input"
@@ -331,15 +333,18 @@ def read_teccl(path: str) -> tuple[Replay, str, int, int]:
     if not isinstance(demand, dict):
         raise FormatError(
             f"{path}: no '6-Demand_Met': TE-CCL writes it for allgather; its alltoall "
-            "schedules are flows with volumes, not chunk moves, and are not read"
+            "schedules are fractions of chunks over epochs, which rounds of whole chunks do "
+            f"not hold: replay it in TE-CCL's own model with `gossipcert teccl {path}`"
         )
     wanted = _demands(demand, f"{path}: 6-Demand_Met")
-    gpus = {d for d, _, _ in wanted} | {s for _, s, _ in wanted}
-    n = len(gpus)
     if not wanted:
         raise FormatError(f"{path}: '6-Demand_Met' names no demand (no GPU, no chunk)")
-    if gpus != set(range(n)):
-        raise FormatError(f"{path}: the GPUs of '6-Demand_Met' are not 0..{n - 1}")
+    gpus = {d for d, _, _ in wanted} | {s for _, s, _ in wanted}
+    # rank r is the r-th GPU (TE-CCL numbers switches among its nodes: on two NDv2
+    # chassis the GPUs are 1..15, on two DGX-2 1..16 and 18..33)
+    rank = {g: r for r, g in enumerate(sorted(gpus))}
+    n = len(gpus)
+    wanted = {(rank[d], rank[s], c) for d, s, c in wanted}
     k = 1 + max((c for _, _, c in wanted), default=0)
     check_limit(n * n * k, MAX_CELLS, f"demands to check ({n} GPUs, {k} chunks)", path)
     complete = {(d, s, c) for d in range(n) for s in range(n) if s != d for c in range(k)}
@@ -356,9 +361,12 @@ def read_teccl(path: str) -> tuple[Replay, str, int, int]:
                               f"u->v in epoch e': {str(text)[:80]!r}")  # fmt: skip
         c, s, u, v, e = map(int, match.groups())
         check_limit(e + 1, MAX_ROUNDS, "rounds (epoch + 1)", f"{path}: 7-Flows[{i}]")
-        if not all(0 <= x < n for x in (s, u, v)) or c >= k:
-            raise FormatError(f"{path}: 7-Flows[{i}] names a GPU or chunk outside the demands")
-        moves.append((e + 1, s, c, u, v))
+        if not all(x in rank for x in (s, u, v)) or c >= k:
+            raise FormatError(
+                f"{path}: 7-Flows[{i}] names a node or chunk outside the demands (a line a "
+                f"link, through switch nodes: replay it with `gossipcert teccl {path}`)"
+            )
+        moves.append((e + 1, rank[s], c, rank[u], rank[v]))
     held: dict[tuple[int, int], dict[int, int]] = defaultdict(dict)  # chunk -> gpu -> round
     for s in range(n):
         for c in range(k):
