@@ -27,9 +27,11 @@ __all__ = ["BoundsResult", "Result", "SolveStatus"]
 class SolveStatus(StrEnum):
     """How far :func:`solve` got."""
 
-    #: the optimum is known: a verified schedule and a lower bound with evidence meet
+    #: the optimum is proved: a verified schedule meets a lower bound with evidence beyond a
+    #: solver's word (a closed form, or checked proofs)
     OPTIMAL = "optimal"
-    #: a verified schedule is known, but not that it is shortest
+    #: a verified schedule is known, but not proved shortest (its bracket may be closed by a
+    #: solver's word alone: ``Result.decided_by_solver``)
     FEASIBLE = "feasible"
     #: no schedule was found in time
     UNKNOWN = "unknown"
@@ -44,8 +46,10 @@ class Result:
     Attributes
     ----------
     status : SolveStatus
+        What the evidence proves: ``OPTIMAL`` only with a lower bound beyond the solver's
+        word (see ``docs/statuses.md``).
     optimum : int or None
-        The least number of rounds, when ``status`` is ``OPTIMAL``.
+        The least number of rounds, when ``status`` is ``OPTIMAL`` (else None).
     lower, upper : int or None
         The best lower bound and the length of the best verified schedule.
     lower_evidence : dict
@@ -62,11 +66,15 @@ class Result:
         The time limit ran out first.
     instance : Instance
     raw : SolveResult
-        The search's own result (times, event log, encoding options).
+        The search's own result (times, event log, encoding options; its ``status`` is the
+        search's word, ``optimal`` also on the solver's word alone).
     interrupted : bool
         Ctrl-C stopped the search: the bounds and schedule are those known at that moment
         (:meth:`write` keeps them as a partial result, which ``solve(..., resume=FILE)``
         continues from).
+    decided_by_solver : bool
+        The bounds met, but the lower bound is the solver's word only (``proof=False``, or
+        a proof cut short): ``status`` is then ``FEASIBLE`` with ``lower == upper``.
     """
 
     status: SolveStatus
@@ -81,6 +89,7 @@ class Result:
     instance: Instance
     raw: SolveResult
     interrupted: bool = False
+    decided_by_solver: bool = False
 
     @classmethod
     def from_search(cls, res: SolveResult) -> Result:
@@ -95,9 +104,10 @@ class Result:
         -------
         Result
         """
+        fields = res.status_fields()
         return cls(
-            SolveStatus(res.status),
-            res.optimum,
+            SolveStatus(fields["status"]),
+            fields["optimum"],
             res.lower_bound,
             res.upper_bound,
             res.evidence,
@@ -108,6 +118,7 @@ class Result:
             res.instance,
             res,
             res.interrupted,
+            decided_by_solver=fields["decided_by_solver"],
         )
 
     def named_rounds(self) -> list[list[tuple[Hashable, tuple[Hashable, ...], tuple[Any, ...]]]]:
@@ -212,11 +223,7 @@ class Result:
         """
         return {
             **self.instance.describe(),
-            "status": self.status.value,
-            "certified": self.certified,
-            "optimum": self.optimum,
-            "lower_bound": self.lower,
-            "upper_bound": self.upper,
+            **self.raw.status_fields(),
             "schedule": to_json(self.schedule, self.instance) if self.schedule else None,
             "schedule_source": self.upper_source,
             "evidence": self.lower_evidence,

@@ -266,10 +266,12 @@ def solve_cmd(
             )
         raise typer.Exit(130) from None
     evidence = _without_proofs(res.evidence)
-    certified = res.status == "optimal" and not res.interrupted
-    proved = certified and res.certified  # not on the solver's word alone
+    proved = res.proved_status == "optimal"  # not on the solver's word alone
+    # a certificate when the bounds met: with a proof, even if a signal came after it; on
+    # the solver's word only when the run ended by itself (check then says "unproved")
+    certificate = res.status == "optimal" and (proved or not res.interrupted)
     written: str | None = None
-    if output and certified:
+    if output and certificate:
         _write_text(output, certificate_text(build_certificate(res)))
         written = "certificate"
     elif output:
@@ -279,11 +281,8 @@ def solve_cmd(
         print_json(
             {
                 **instance.describe(),
-                "status": res.status,
+                **res.status_fields(),
                 "certified": proved,
-                "optimum": res.optimum,
-                "lower_bound": res.lower_bound,
-                "upper_bound": res.upper_bound,
                 "schedule": to_json(res.schedule, instance) if res.schedule else None,
                 "schedule_source": res.upper_source,
                 "evidence": evidence,
@@ -382,7 +381,7 @@ def _solve_cost(
     else:
         console.print(
             f"{head(instance)}: round optimum {res.round_result.optimum} "
-            f"({res.round_result.status}); least steps S for each R "
+            f"({res.round_result.proved_status}); least steps S for each R "
             f"({'all proved' if res.proved else 'not all proved'}):",
             highlight=False,
         )
