@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape as esc
 from rich.table import Table
 
+from gossipcert import interrupts
 from gossipcert.cli.common import (
     ChunksOpt,
     CountingOpt,
@@ -259,7 +260,7 @@ def solve_cmd(
             print_json(
                 {
                     "error": "interrupted",
-                    "exit": 130,
+                    "exit": interrupts.exit_code(130),
                     "lower_bound": progress.lower,
                     "upper_bound": progress.upper,
                 }
