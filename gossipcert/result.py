@@ -231,7 +231,9 @@ class Result:
         }
 
     def certificate(self) -> dict[str, Any]:
-        """The certificate of an optimum (what ``gossipcert check`` re-checks).
+        """The certificate of an optimum (what ``gossipcert check`` re-checks); with
+        ``decided_by_solver`` its evidence is the solver's word, and ``check`` says
+        ``unproved``.
 
         Returns
         -------
@@ -241,7 +243,7 @@ class Result:
         Raises
         ------
         CertificateError
-            The result is not optimal.
+            The bounds did not meet.
 
         Examples
         --------
@@ -278,7 +280,7 @@ class Result:
         Raises
         ------
         CertificateError
-            The result is not optimal, or the file exists.
+            The bounds did not meet, or the file exists.
 
         Examples
         --------

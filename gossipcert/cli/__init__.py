@@ -63,7 +63,9 @@ def main(argv: list[str] | None = None) -> None:
         if "--json" in args:
             print_json({"error": message, "exit": 2})
         interrupts.finish(getattr(exc, "exit_code", 2))
-    except typer.Abort:
+    except typer.Abort:  # the end of the input a command asked for
+        if not interrupts.before_work():
+            err_console.print("aborted")
         code = 130
     # a signal while the command line was read (typer answers 130 and says nothing)
     if interrupts.before_work():

@@ -485,7 +485,7 @@ def _optimum(
 
 
 def with_algorithm_bound(
-    best: dict[str, Any], rounds: int, model: str, verified: bool = True
+    best: dict[str, Any], rounds: int, model: str, verified: bool
 ) -> dict[str, Any]:
     """The optimum's bracket with the algorithm's own rounds as an upper bound.
 
@@ -502,10 +502,10 @@ def with_algorithm_bound(
     >>> best = {"available": True, "status": "feasible", "optimum": None, "certified": False,
     ...         "lower_bound": 3, "upper_bound": 60, "upper_source": "search",
     ...         "lower_proved": True}
-    >>> out = with_algorithm_bound(best, 30, "all-port:c=12")
+    >>> out = with_algorithm_bound(best, 30, "all-port:c=12", verified=True)
     >>> out["upper_bound"], out["upper_source"]
     (30, 'this algorithm (valid, fits all-port:c=12)')
-    >>> with_algorithm_bound(best, 3, "all-port")["optimum"]
+    >>> with_algorithm_bound(best, 3, "all-port", verified=True)["optimum"]
     3
     >>> closed = with_algorithm_bound(best, 3, "all-port", verified=False)
     >>> closed["status"], closed["optimum"], closed["upper_bound"]
