@@ -243,7 +243,8 @@ class Result:
         Raises
         ------
         CertificateError
-            The bounds did not meet.
+            The bounds did not meet, or met on the solver's word in a run that was
+            interrupted (``SolveResult.certifiable``).
 
         Examples
         --------
@@ -253,12 +254,12 @@ class Result:
         """
         from gossipcert.certificates.certificate import build_certificate
 
-        if self.status is not SolveStatus.OPTIMAL or self.interrupted:
+        if not self.raw.certifiable:
             how = " (interrupted)" if self.interrupted else ""
             raise CertificateError(
-                f"only an optimum found to the end has a certificate (this result is "
-                f"{self.status.value}{how}); write_partial() keeps what is known, and "
-                "solve(..., resume=FILE) goes on from it"
+                f"only an optimum found to the end, or proved before an interruption, has a "
+                f"certificate (this result is {self.status.value}{how}); write_partial() "
+                "keeps what is known, and solve(..., resume=FILE) goes on from it"
             )
         return build_certificate(self.raw)
 
@@ -328,8 +329,9 @@ class Result:
         return _write_new(path, overwrite, lambda: partial_text(self.raw))
 
     def write(self, path: str | os.PathLike[str], overwrite: bool = False) -> Path:
-        """What ``gossipcert solve -o path`` writes: the certificate of an optimum found to
-        the end (:meth:`write_certificate`), else the partial result
+        """What ``gossipcert solve -o path`` writes: the certificate when the bounds met
+        (with a proof, or on the solver's word in a run that ended by itself:
+        ``SolveResult.certifiable``; :meth:`write_certificate`), else the partial result
         (:meth:`write_partial`), e.g. after the time limit or Ctrl-C.
 
         Parameters
@@ -358,7 +360,7 @@ class Result:
         >>> import json; json.loads(out.read_text())["format"]
         'gossipcert-certificate/1'
         """
-        if self.status is SolveStatus.OPTIMAL and not self.interrupted:
+        if self.raw.certifiable:
             return self.write_certificate(path, overwrite)
         return self.write_partial(path, overwrite)
 

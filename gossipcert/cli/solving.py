@@ -268,11 +268,8 @@ def solve_cmd(
         raise typer.Exit(130) from None
     evidence = _without_proofs(res.evidence)
     proved = res.proved_status == "optimal"  # not on the solver's word alone
-    # a certificate when the bounds met: with a proof, even if a signal came after it; on
-    # the solver's word only when the run ended by itself (check then says "unproved")
-    certificate = res.status == "optimal" and (proved or not res.interrupted)
     written: str | None = None
-    if output and certificate:
+    if output and res.certifiable:
         _write_text(output, certificate_text(build_certificate(res)))
         written = "certificate"
     elif output:

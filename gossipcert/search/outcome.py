@@ -88,6 +88,14 @@ class SolveResult:
         """
         return "feasible" if self.decided_by_solver else self.status
 
+    @property
+    def certifiable(self) -> bool:
+        """Whether ``solve -o`` (and ``Result.write``) writes a certificate rather than a
+        partial result: the bounds met, with evidence beyond the solver's word (even if a
+        signal came after it), or on the solver's word in a run that ended by itself (its
+        certificate's check says ``unproved``)."""
+        return self.status == "optimal" and (self.certified or not self.interrupted)
+
     def status_fields(self) -> dict[str, Any]:
         """The fields every record of a result shares (``solve --json``, the API's
         ``Result.to_json``, partial files, ``verify --from``): ``status`` as the evidence
