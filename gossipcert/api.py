@@ -196,7 +196,9 @@ def solve(
     Ctrl-C (``KeyboardInterrupt``) it is stopped, and either way the answer is the bracket
     known at that moment (``FEASIBLE`` or ``UNKNOWN``, with ``timed_out`` or
     ``interrupted`` set), never a guess and never lost. :meth:`Result.write` keeps it in a
-    file, from which ``resume=`` starts a later run.
+    file, from which ``resume=`` starts a later run. ``OPTIMAL`` needs a lower bound beyond
+    the solver's word: with ``proof=False`` (or a proof cut short) bounds that meet give
+    ``FEASIBLE`` with ``decided_by_solver`` (``docs/statuses.md``).
 
     Parameters
     ----------
@@ -212,12 +214,13 @@ def solve(
         way (``gossipcert.solve(...)``, the first name of ``gossipcert`` used) counts that
         loading too (seconds on a busy machine), as the command line counts its start-up.
     backend : {"sat", "cpsat"}
-        PySAT (with checked proofs) or OR-Tools CP-SAT (its refutations are the solver's
-        word).
+        PySAT (CaDiCaL, with checked LRAT proofs) or OR-Tools CP-SAT (the final refutation
+        is then proved again by CaDiCaL).
     strict : bool
         No symmetry breaking or dominance rules, so that a proof covers everything.
     proof : bool
-        Prove the final refutation with a checked proof (off: the solver's word).
+        Prove the final refutation with a checked LRAT proof (off: the solver's word, and the
+        status ``FEASIBLE`` with ``decided_by_solver``).
     encoding : {"auto", "broadcast", "knowledge", "tree"}
         The time-expanded model (``auto`` picks the best one that applies).
     resume : path, optional

@@ -27,9 +27,11 @@ __all__ = ["BoundsResult", "Result", "SolveStatus"]
 class SolveStatus(StrEnum):
     """How far :func:`solve` got."""
 
-    #: the optimum is known: a verified schedule and a lower bound with evidence meet
+    #: the optimum is proved: a verified schedule meets a lower bound with evidence beyond a
+    #: solver's word (a closed form, or checked proofs)
     OPTIMAL = "optimal"
-    #: a verified schedule is known, but not that it is shortest
+    #: a verified schedule is known, but not proved shortest (its bracket may be closed by a
+    #: solver's word alone: ``Result.decided_by_solver``)
     FEASIBLE = "feasible"
     #: no schedule was found in time
     UNKNOWN = "unknown"
@@ -44,8 +46,10 @@ class Result:
     Attributes
     ----------
     status : SolveStatus
+        What the evidence proves: ``OPTIMAL`` only with a lower bound beyond the solver's
+        word (see ``docs/statuses.md``).
     optimum : int or None
-        The least number of rounds, when ``status`` is ``OPTIMAL``.
+        The least number of rounds, when ``status`` is ``OPTIMAL`` (else None).
     lower, upper : int or None
         The best lower bound and the length of the best verified schedule.
     lower_evidence : dict
@@ -62,11 +66,15 @@ class Result:
         The time limit ran out first.
     instance : Instance
     raw : SolveResult
-        The search's own result (times, event log, encoding options).
+        The search's own result (times, event log, encoding options; its ``status`` is the
+        search's word, ``optimal`` also on the solver's word alone).
     interrupted : bool
         Ctrl-C stopped the search: the bounds and schedule are those known at that moment
         (:meth:`write` keeps them as a partial result, which ``solve(..., resume=FILE)``
         continues from).
+    decided_by_solver : bool
+        The bounds met, but the lower bound is the solver's word only (``proof=False``, or
+        a proof cut short): ``status`` is then ``FEASIBLE`` with ``lower == upper``.
     """
 
     status: SolveStatus
@@ -81,6 +89,7 @@ class Result:
     instance: Instance
     raw: SolveResult
     interrupted: bool = False
+    decided_by_solver: bool = False
 
     @classmethod
     def from_search(cls, res: SolveResult) -> Result:
@@ -95,9 +104,10 @@ class Result:
         -------
         Result
         """
+        fields = res.status_fields()
         return cls(
-            SolveStatus(res.status),
-            res.optimum,
+            SolveStatus(fields["status"]),
+            fields["optimum"],
             res.lower_bound,
             res.upper_bound,
             res.evidence,
@@ -108,6 +118,7 @@ class Result:
             res.instance,
             res,
             res.interrupted,
+            decided_by_solver=fields["decided_by_solver"],
         )
 
     def named_rounds(self) -> list[list[tuple[Hashable, tuple[Hashable, ...], tuple[Any, ...]]]]:
@@ -212,11 +223,7 @@ class Result:
         """
         return {
             **self.instance.describe(),
-            "status": self.status.value,
-            "certified": self.certified,
-            "optimum": self.optimum,
-            "lower_bound": self.lower,
-            "upper_bound": self.upper,
+            **self.raw.status_fields(),
             "schedule": to_json(self.schedule, self.instance) if self.schedule else None,
             "schedule_source": self.upper_source,
             "evidence": self.lower_evidence,
@@ -224,7 +231,9 @@ class Result:
         }
 
     def certificate(self) -> dict[str, Any]:
-        """The certificate of an optimum (what ``gossipcert check`` re-checks).
+        """The certificate of an optimum (what ``gossipcert check`` re-checks); with
+        ``decided_by_solver`` its evidence is the solver's word, and ``check`` says
+        ``unproved``.
 
         Returns
         -------
@@ -234,7 +243,8 @@ class Result:
         Raises
         ------
         CertificateError
-            The result is not optimal.
+            The bounds did not meet, or met on the solver's word in a run that was
+            interrupted (``SolveResult.certifiable``).
 
         Examples
         --------
@@ -244,12 +254,12 @@ class Result:
         """
         from gossipcert.certificates.certificate import build_certificate
 
-        if self.status is not SolveStatus.OPTIMAL or self.interrupted:
+        if not self.raw.certifiable:
             how = " (interrupted)" if self.interrupted else ""
             raise CertificateError(
-                f"only an optimum found to the end has a certificate (this result is "
-                f"{self.status.value}{how}); write_partial() keeps what is known, and "
-                "solve(..., resume=FILE) goes on from it"
+                f"only an optimum found to the end, or proved before an interruption, has a "
+                f"certificate (this result is {self.status.value}{how}); write_partial() "
+                "keeps what is known, and solve(..., resume=FILE) goes on from it"
             )
         return build_certificate(self.raw)
 
@@ -271,7 +281,7 @@ class Result:
         Raises
         ------
         CertificateError
-            The result is not optimal, or the file exists.
+            The bounds did not meet, or the file exists.
 
         Examples
         --------
@@ -319,8 +329,9 @@ class Result:
         return _write_new(path, overwrite, lambda: partial_text(self.raw))
 
     def write(self, path: str | os.PathLike[str], overwrite: bool = False) -> Path:
-        """What ``gossipcert solve -o path`` writes: the certificate of an optimum found to
-        the end (:meth:`write_certificate`), else the partial result
+        """What ``gossipcert solve -o path`` writes: the certificate when the bounds met
+        (with a proof, or on the solver's word in a run that ended by itself:
+        ``SolveResult.certifiable``; :meth:`write_certificate`), else the partial result
         (:meth:`write_partial`), e.g. after the time limit or Ctrl-C.
 
         Parameters
@@ -349,7 +360,7 @@ class Result:
         >>> import json; json.loads(out.read_text())["format"]
         'gossipcert-certificate/1'
         """
-        if self.status is SolveStatus.OPTIMAL and not self.interrupted:
+        if self.raw.certifiable:
             return self.write_certificate(path, overwrite)
         return self.write_partial(path, overwrite)
 

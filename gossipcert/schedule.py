@@ -186,11 +186,14 @@ def _packets_in(instance: Instance, value: Any, where: str) -> int | None:
     mask = 0
     for name in value:
         try:
-            mask |= 1 << instance.packet_index(name)
+            bit = 1 << instance.packet_index(name)
         except GossipcertError:
             raise ScheduleFormatError(
                 f"{where}: packet {name!r} does not exist in problem {instance.problem.spec()}"
             ) from None
+        if mask & bit:  # a packet is sent once per transmission: a repeat is a wrong file
+            raise ScheduleFormatError(f"{where}: packet {name!r} is listed twice")
+        mask |= bit
     return mask
 
 

@@ -34,8 +34,12 @@ def _stub(monkeypatch, lower, upper):
     """The search stopped at the bracket [lower, upper] (upper None: no schedule found)."""
 
     def fake(instance, time_limit=None):
+        status = "feasible" if upper is not None else "unknown"
+        fields = {"status": status, "certified": False, "decided_by_solver": False}
+        fields.update(optimum=None, lower_bound=lower, upper_bound=upper)
         return SimpleNamespace(
-            status="feasible" if upper is not None else "unknown",
+            status=status,
+            status_fields=lambda: fields,
             optimum=None,
             certified=False,
             lower_bound=lower,

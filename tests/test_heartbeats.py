@@ -3,6 +3,7 @@ DRAT proof in ``solve``, and a long step of ``check``; ``--quiet`` silences them
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -85,27 +86,43 @@ def test_check_prints_a_heartbeat_during_a_long_step(
 
 def test_the_parent_beats_while_the_child_is_silent(monkeypatch: pytest.MonkeyPatch) -> None:
     """A child inside a native call sends nothing; the parent's own heartbeat still comes,
-    naming the step the child last reported, with the bounds known so far."""
+    after every ``IDLE_SECONDS`` of silence. The child stays silent until the parent has
+    beaten five times (it waits on a pipe the heartbeat writes to), so that the count does
+    not depend on how fast the machine is."""
+    import select
+
     import gossipcert.children as children
 
     monkeypatch.setattr(children, "IDLE_SECONDS", 0.05)
-    idle: list[float] = []
+    beats: list[float] = []
+    read_end, write_end = os.pipe()
+
+    def on_idle() -> None:
+        beats.append(time.monotonic())
+        if len(beats) == 5:
+            os.write(write_end, b"x")
 
     def silent(send: Any) -> int:
         send(("message", "started"))
-        time.sleep(0.6)  # no message: a long native call
-        return 7
+        ready, _, _ = select.select([read_end], [], [], 300)  # no message meanwhile
+        return 7 if ready else -1
 
-    got = children.call_in_child(silent, (), None, None, None, lambda: idle.append(1.0))
+    try:
+        got = children.call_in_child(silent, (), None, None, None, on_idle)
+    finally:
+        os.close(read_end)
+        os.close(write_end)
     assert got == ("result", 7)
-    assert len(idle) >= 5
+    assert len(beats) >= 5
 
     def quick(send: Any) -> int:
         return 1
 
-    idle.clear()
-    assert children.call_in_child(quick, (), None, None, None, lambda: idle.append(1.0))[1] == 1
-    assert idle == []
+    # a child that answers at once, long before IDLE_SECONDS of silence: no beat
+    monkeypatch.setattr(children, "IDLE_SECONDS", 60.0)
+    beats.clear()
+    assert children.call_in_child(quick, (), None, None, None, lambda: beats.append(0.0))[1] == 1
+    assert beats == []
 
 
 def test_idle_heartbeat_names_the_last_step() -> None:

@@ -83,7 +83,10 @@ def test_solve_with_the_portfolio_gives_the_same_optimum() -> None:
 def test_solve_portfolio_on_the_command_line() -> None:
     args = ["solve", "ring:6", "-m", "half-duplex", "--portfolio", "20", "-j", "2"]
     out = CliRunner().invoke(app, [*args, "--json", "-q", "--no-proof", "-t", "120"])
-    # with --no-proof the lower bound is the solver's word: an optimum, not certified (exit 1)
+    # with --no-proof the lower bound is the solver's word: the bounds meet at 6, but that
+    # is no proved optimum (status feasible, decided by the solver; exit 1)
     assert out.exit_code == 1, out.output
     data = json.loads(out.stdout)
-    assert data["optimum"] == 6 and data["evidence"]["kind"] == "solver-claim"
+    assert (data["lower_bound"], data["upper_bound"]) == (6, 6)
+    assert data["evidence"]["kind"] == "solver-claim" and data["decided_by_solver"] is True
+    assert (data["status"], data["optimum"], data["certified"]) == ("feasible", None, False)

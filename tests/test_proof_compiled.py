@@ -95,26 +95,57 @@ def test_one_hint_changed_the_compiled_checkers_follow_the_python_ones() -> None
     assert seen > 10
 
 
-@pytest.mark.parametrize(
-    "proof",
-    [
-        "c a comment\n5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0\n",  # refused, not misread
-        "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6\n",  # no terminator
-        "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0 9\n",  # a token after the end
-        "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 x 0\n",
-        "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 --6 0\n",
-        "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0 0\n",
-        "5 2 0 1 2 0\n6 d -3 0\n6 -2 0 3 4 0\n7 0 5 6 0\n",
-        "5 2 0 1 2 0\n6 -2 0 3 4 0\n99999999999999999 0 5 6 0\n",
-        "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 -0 0\n",
-        "5 2 0 1 2 0\nd 6 -2 0 3 4 0\n7 0 5 6 0\n",
-        "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0 d\n",
-        "5 9 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0\n",  # a variable beyond the formula's
-    ],
-)
-def test_malformed_proofs_are_refused(proof: str) -> None:
-    _, clauses = parse_dimacs("p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n")
-    assert compiled(clauses, proof) == ("refused", "refused")
+#: proofs of the formula ``FORMULA`` that break the LRAT format: each compiled checker alone
+#: must refuse them (the last case of each group is one the hint-fixpoint reader once
+#: accepted, reading a ``d`` or a line break as the zero that ends the literals)
+MALFORMED_PROOFS = [
+    "c a comment\n5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0\n",  # refused, not misread
+    "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6\n",  # no terminator
+    "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0 9\n",  # a token after the end
+    "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 x 0\n",
+    "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 --6 0\n",
+    "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0 0\n",
+    "5 2 0 1 2 0\n6 d -3 0\n6 -2 0 3 4 0\n7 0 5 6 0\n",
+    "5 2 0 1 2 0\n6 -2 0 3 4 0\n99999999999999999 0 5 6 0\n",
+    "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 -0 0\n",
+    "5 2 0 1 2 0\nd 6 -2 0 3 4 0\n7 0 5 6 0\n",
+    "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0 d\n",
+    "5 9 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0\n",  # a variable beyond the formula's
+    # a stray d
+    "5 2 0 1 2 0\n6 -2 0 3 d 4 0\n7 0 5 6 0\n",
+    "5 2 0 1 2 0 d\n6 -2 0 3 4 0\n7 0 5 6 0\n",
+    "5 2 d 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0\n",
+    "5 d 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0\n",
+    "5 2 0 1 2 0\n5 d 1 d 2 0\n6 -2 0 3 4 0\n7 0 5 6 0\n",
+    "5 2 d 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0\n",  # d for the literals' zero
+    # a missing zero
+    "5 2 0 1 2 0\n6 -2 0 3 4\n7 0 5 6 0\n",
+    "5 2 0 1 2 0\n6 -2 3 4 0\n7 0 5 6 0\n",
+    "5 2 0 1 2 0\n5 d 1 2\n6 -2 0 3 4 0\n7 0 5 6 0\n",
+    "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0\n8 d 5\n",
+    "5 2\n1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0\n",  # a line break for the literals' zero
+    "5\n2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0\n",
+    # "-0" for a zero
+    "5 2 -0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0\n",
+]
+#: the well-formed refutation of ``FORMULA`` the malformed proofs are made from
+WELL_FORMED = "5 2 0 1 2 0\n6 -2 0 3 4 0\n7 0 5 6 0\n"
+#: the formula of :data:`MALFORMED_PROOFS`
+FORMULA = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"
+#: each compiled checker alone: its status on a proof (``refused`` when it returns None)
+CHECKERS = {
+    "gossipcert-lrat (compiled)": lambda clauses, data, n=2: check_compiled(clauses, data, n),
+    "hint-fixpoint (compiled)": lambda clauses, data, n=2: check_fixpoint(clauses, data, n),
+}
+
+
+@pytest.mark.parametrize("checker", sorted(CHECKERS))
+@pytest.mark.parametrize("proof", MALFORMED_PROOFS)
+def test_malformed_proofs_are_refused(proof: str, checker: str) -> None:
+    _, clauses = parse_dimacs(FORMULA)
+    assert CHECKERS[checker](clauses, proof.encode()) is None
+    # the well-formed proof the cases are made from is verified by the same checker
+    assert CHECKERS[checker](clauses, WELL_FORMED.encode()).status == "verified"
 
 
 def test_the_text_and_binary_readers_agree_and_name_what_they_cannot_read() -> None:

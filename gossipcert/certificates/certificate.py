@@ -2,34 +2,13 @@
 
 A certificate (``gossipcert-certificate/1``) holds the instance (the graph's spec *and* its
 edge list, the model and problem specs), the optimum ``R*``, the schedule of ``R*`` rounds and
-the lower-bound evidence:
-
-- ``closed-form``: the name, value and source of a bound of :mod:`gossipcert.closed_forms`;
-- ``drat``: the encoding options, the SHA-256 of the CNF for ``R* - 1`` rounds, and the DRAT
-  proof (xz-compressed, base64) with the verdict of each checker that judged it (name,
-  version, how it treats deletions);
-- ``drat-cubes``: the same claim split into cubes, each with its DRAT proof, and the cover
-  (a tautology proof, or the orbit argument), re-checked by
-  :mod:`gossipcert.certificates.split`;
-- ``drat-relaxed``: a DRAT proof that a relaxation keeping some rows and columns of the
-  dissemination matrix is unsatisfiable, re-checked by :mod:`gossipcert.search.relaxation`;
-- ``drat-packet``: a DRAT proof that one packet alone cannot be broadcast from its holders
-  in ``R* - 1`` rounds, re-checked by :mod:`gossipcert.search.packet_refutation`;
-- ``reversal``: a ``reduce`` or ``reduce-scatter`` optimum, with the whole certificate of
-  its dual (``broadcast`` or ``gossip``), re-checked with the duality by
-  :mod:`gossipcert.certificates.reductions`;
-- ``allreduce-bracket``: an ``allreduce`` optimum where a lower bound (recomputed, or with
-  the certificate of reduce-scatter or gossip) meets a verified schedule (the composition
-  or the ring allreduce);
-- ``allreduce-drat``: a DRAT proof that an allreduce needs one round more than its closed
-  bounds (the CNF of :mod:`gossipcert.encodings.allreduce`, or with ``formula: "union"``
-  that of the union relaxation :mod:`gossipcert.encodings.allreduce_union`, regenerated and
-  re-checked);
-- ``allreduce-packing``: weights on the port slots of ``R* - 1`` rounds and a DRAT proof
-  that every chunk weighs at least ``W`` in them, with ``K W`` above the weight the slots
-  carry (:mod:`gossipcert.search.allreduce_packing`, regenerated and re-checked);
-- ``solver-claim``: a solver's word only (weaker, and labelled so: its check re-solves the
-  claim, and even when every step agrees the verdict is ``unproved``, never ``holds``).
+the lower-bound evidence, of one of the kinds of :mod:`gossipcert.certificates.kinds`
+(``closed-form``, ``drat``, ``drat-cubes``, ``drat-relaxed``, ``drat-packet``,
+``solver-claim``, ``reversal``, ``allreduce-bracket``, ``allreduce-drat``,
+``allreduce-packing``: what each proves, the problems and models it applies to, its writer and
+its checker are there, and in the table of ``docs/evidence.md``). A ``solver-claim`` is a
+solver's word only (weaker, and labelled so: its check re-solves the claim, and even when
+every step agrees the verdict is ``unproved``, never ``holds``).
 
 A steps certificate (``gossipcert-steps-certificate/1``) holds points of a linear-cost front
 instead: for each, ``R``, the least steps ``S``, a schedule of at most ``R`` rounds and ``S``
@@ -39,7 +18,9 @@ steps, and a DRAT proof that ``S - 1`` steps in ``R`` rounds are impossible
 :func:`check_certificate` re-derives everything: it rebuilds the instance from the stored edge
 list, replays the schedule in the verifier, recomputes the closed-form bound, or regenerates
 the CNF, compares its hash and re-checks the proof with every checker of
-:mod:`gossipcert.proofs.checkers`; for a solver claim it asks the solver again. It also checks
+:mod:`gossipcert.proofs.checkers`; for a solver claim it asks the solver again. Each kind's
+check is its registered checker; evidence of a kind that does not apply to the certificate's
+problem or model (allreduce evidence for a gossip, say) fails. It also checks
 that the problem's label (``spec``) and its stored content describe the same problem, and
 says which problem it checked. Any mismatch is a failure; a check that runs out of time is
 no verdict (neither holds nor fails); a solver claim that the solver confirms again is
@@ -49,7 +30,6 @@ no verdict (neither holds nor fails); a solver claim that the solver confirms ag
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,15 +37,9 @@ from typing import Any
 
 from gossipcert import graphs
 from gossipcert._version import __version__
+from gossipcert.certificates.checks import Context
+from gossipcert.certificates.kinds import KINDS, kind_of
 from gossipcert.certificates.partial import FORMAT as PARTIAL_FORMAT
-from gossipcert.certificates.reductions import (
-    check_allreduce_drat,
-    check_allreduce_evidence,
-    check_reversal_evidence,
-    union_relies_on,
-)
-from gossipcert.closed_forms import bound_by_name
-from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import CertificateError, GossipcertError, UnsupportedModelError
 from gossipcert.graphs.records import graph_from_record, graph_record
 from gossipcert.instance import (
@@ -78,17 +52,9 @@ from gossipcert.instance import (
     stored_problem,
 )
 from gossipcert.models import require_linear_cost
-from gossipcert.proofs.refutation import (
-    check_drat_evidence,
-    reliance,
-    standalone_formula,
-    stored_options,
-)
 from gossipcert.proofs.steps import check_steps_point
 from gossipcert.schedule import FORMAT as SCHEDULE_FORMAT
 from gossipcert.schedule import Schedule, from_json, to_json
-from gossipcert.search.allreduce_packing import check_packing_evidence, packing_relies_on
-from gossipcert.search.backends import SatBackend, Status
 from gossipcert.search.outcome import SolveResult
 from gossipcert.simulate import simulate
 from gossipcert.store import certificate_text
@@ -163,17 +129,11 @@ def build_steps_certificate(
 
 
 def _uses_symmetry(result: SolveResult) -> bool:
-    """Whether the lower-bound evidence relies on a symmetry argument."""
+    """Whether the lower-bound evidence relies on a symmetry argument (its kind says)."""
     if result.dual is not None:
         return _uses_symmetry(result.dual)
-    ev = result.evidence
-    if ev.get("kind") == "drat-cubes":
-        return ev.get("coverage", {}).get("kind") == "orbits"
-    if ev.get("kind") == "allreduce-drat":
-        return union_relies_on(ev) != []
-    if ev.get("kind") == "allreduce-packing":
-        return packing_relies_on(ev) != []
-    return result.options.symmetry and ev.get("kind") in ("drat", "solver-claim")
+    kind = kind_of(result.evidence)
+    return kind is not None and kind.symmetry(result.evidence, result.options.symmetry)
 
 
 def write_certificate(cert: dict[str, Any], path: str | Path) -> None:
@@ -401,109 +361,19 @@ def _check(
             f"schedule verified: all demands met after round {rep.rounds} "
             f"(certificate claims {optimum})",
         )
-    # the lower bound
+    # the lower bound, by its kind's checker (gossipcert.certificates.kinds)
     ev = cert.get("evidence")
     if not isinstance(ev, dict):
         raise CertificateError("'evidence' must be an object")
-    kind = ev.get("kind")
-    if kind == "closed-form":
-        b = bound_by_name(inst, str(ev.get("name")))
-        # the stated value is what a reader sees: it must be the recomputed one
-        stated = b is not None and ev.get("value", b.value) == b.value
-        ok = b is not None and b.kind == "lower" and b.value == optimum and stated
-        what = "not applicable" if b is None else f"{b.kind} bound {b.value}"
-        out.add(
-            ok,
-            f"closed-form bound {ev.get('name')!r} recomputed: {what} "
-            f"(optimum {optimum}; only a lower bound equal to it certifies)"
-            + ("" if stated or b is None else f"; the certificate states {ev.get('value')!r}"),
-        )
-        out.add(
-            cert.get("symmetry_breaking") is False,
-            "no solver argument involved (symmetry_breaking false)",
-        )
+    kind = kind_of(ev)
+    if kind is None:
+        out.add(False, f"unknown evidence kind {ev.get('kind')!r} (known: {', '.join(KINDS)})")
         return
-    if kind == "reversal":  # a reduction: its dual's certificate and the duality
-        check_reversal_evidence(inst, optimum, ev, cert, time_limit, out, full, _check, CheckReport)
+    refusal = kind.refusal(inst)
+    if refusal is not None:
+        out.add(False, refusal)
         return
-    if kind == "allreduce-bracket":  # a lower bound of allreduce meets the composition
-        args = (inst, optimum, ev, cert, time_limit, out, full, _check, CheckReport)
-        check_allreduce_evidence(*args)
-        return
-    if kind in ("allreduce-drat", "allreduce-packing"):
-        if kind == "allreduce-drat":  # a DRAT proof that one round fewer is impossible
-            check_allreduce_drat(inst, optimum, ev, time_limit, out, full)
-            relies = union_relies_on(ev)
-        else:  # weights on the slots, and a proof of each chunk's least weight
-            check_packing_evidence(inst, optimum, ev, time_limit, out, full)
-            relies = packing_relies_on(ev)
-        consistent = cert.get("symmetry_breaking") is bool(relies)
-        out.add(
-            consistent,
-            f"symmetry_breaking flag {'agrees' if consistent else 'DISAGREES'} with the CNF",
-        )
-        out.add(True, reliance(relies))
-        return
-    if kind not in ("drat", "drat-cubes", "drat-relaxed", "drat-packet", "solver-claim"):
-        out.add(False, f"unknown evidence kind {kind!r}")
-        return
-    rounds = ev.get("rounds")
-    if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds != optimum - 1:
-        out.add(
-            False,
-            f"the evidence refutes {rounds!r} rounds, but an optimum of {optimum} needs "
-            f"{optimum - 1} rounds refuted",
-        )
-        return
-    if kind == "drat-relaxed":  # a relaxation of the claim, with its proof
-        from gossipcert.search.relaxation import check_relaxed_evidence
-
-        check_relaxed_evidence(inst, rounds, ev, cert, time_limit, out, full)
-        return
-    if kind == "drat-packet":  # one packet's broadcast, with its proof
-        from gossipcert.search.packet_refutation import check_packet_evidence
-
-        check_packet_evidence(inst, rounds, ev, cert, time_limit, out, full)
-        return
-    if kind == "drat-cubes":  # the claim split into cubes, each with its proof
-        from gossipcert.certificates.split import check_cube_evidence
-
-        check_cube_evidence(inst, rounds, ev, cert, time_limit, out, full)
-        return
-    options = stored_options(ev)
-    consistent = cert.get("symmetry_breaking") is options.symmetry
-    out.add(
-        consistent,
-        f"symmetry_breaking flag {'agrees' if consistent else 'DISAGREES'} "
-        "with the encoding options",
-    )
-    out.add(True, reliance(options.not_implied()))
-    if kind == "drat":
-        check_drat_evidence(inst, rounds, options, ev, time_limit, out, full)
-    else:
-        _check_claim(inst, rounds, options, time_limit, out)
-
-
-def _check_claim(
-    inst: Instance,
-    rounds: int,
-    options: EncodingOptions,
-    time_limit: float | None,
-    out: CheckReport,
-) -> None:
-    formula, _ = standalone_formula(inst, rounds, options)
-    solver = SatBackend(formula)
-    deadline = None if time_limit is None else time.monotonic() + time_limit
-    try:
-        status = solver.solve([], deadline)
-    finally:
-        solver.close()
-    out.add(
-        None if status is Status.UNKNOWN else status is Status.UNSAT,
-        f"solver claim re-solved for {rounds} rounds: {status.value} (no proof stored: the "
-        "solver's word again, not a proof)",
-        claim=True,
-    )
+    kind.checker(Context(inst, optimum, ev, cert, time_limit, full, out, _check, CheckReport))
 
 
 def _check_problem_label(cert: dict[str, Any], inst: Instance, out: CheckReport) -> None:

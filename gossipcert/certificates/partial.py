@@ -6,6 +6,11 @@ schedule back, verifies it again, and starts from it as its upper bound. Nothing
 file is trusted on reading: the lower bound and its evidence are recorded for the reader
 only, and the new search derives its own.
 
+Its ``status`` never says more than the evidence beside it proves: ``optimal`` only with a
+lower bound beyond the solver's word; bounds that met on the solver's word alone (a proof
+cut short by the time limit or by a signal) are ``feasible`` with ``decided_by_solver``
+true (``docs/statuses.md``).
+
 A certificate (``gossipcert-certificate/1``) holds a schedule in the same place, so it can be
 resumed from too, and so can a plain schedule file (``gossipcert-schedule/1``, e.g. one
 written by the symmetric schedule search).
@@ -16,8 +21,8 @@ Examples
 >>> from gossipcert.search.entry import solve
 >>> res = solve(parse_instance("ring:6", "telephone", "gossip"))
 >>> data = partial_record(res)
->>> data["format"], data["status"], data["upper_bound"]
-('gossipcert-partial/1', 'optimal', 3)
+>>> data["format"], data["status"], data["upper_bound"], data["decided_by_solver"]
+('gossipcert-partial/1', 'optimal', 3, False)
 """
 
 from __future__ import annotations
@@ -38,10 +43,12 @@ FORMAT = "gossipcert-partial/1"
 def partial_record(result: SolveResult) -> dict[str, Any]:
     """The ``gossipcert-partial/1`` record of a search result (any status)."""
     inst = result.instance
+    fields = result.status_fields()
     return {
         "format": FORMAT,
         "instance": inst.describe(),
-        "status": result.status,
+        "status": fields["status"],
+        "decided_by_solver": fields["decided_by_solver"],
         "lower_bound": result.lower_bound,
         "upper_bound": result.upper_bound,
         "schedule": to_json(result.schedule, inst) if result.schedule is not None else None,
@@ -53,11 +60,22 @@ def partial_record(result: SolveResult) -> dict[str, Any]:
         },
         "timed_out": result.timed_out,
         "interrupted": result.interrupted,
-        "note": (
-            "the search did not finish: the schedule is verified, the optimum is not proved; "
-            "continue with: gossipcert solve ... --resume THIS_FILE"
-        ),
+        "note": _note(fields["status"], fields["decided_by_solver"]),
     }
+
+
+def _note(status: str, decided_by_solver: bool) -> str:
+    """What a partial file says of itself, by what its evidence proves."""
+    if status == "optimal":
+        what = "the optimum is proved (the evidence below), but no certificate was written"
+    elif decided_by_solver:
+        what = "the bounds met on the solver's word only: the optimum is not proved"
+    else:
+        what = "the optimum is not proved"
+    return (
+        f"the search did not finish: the schedule is verified, {what}; continue with: "
+        "gossipcert solve ... --resume THIS_FILE"
+    )
 
 
 def partial_text(result: SolveResult) -> str:

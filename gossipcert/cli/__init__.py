@@ -3,7 +3,8 @@
 Every command takes ``--json`` for machine-readable output. Exit status: 0 success, 1 a
 negative verdict (an invalid or incomplete schedule, a failed check, an optimum not certified),
 2 bad input (one line on standard error, never a traceback; with ``--json`` also
-``{"error": ..., "exit": 2}`` on standard output), 130 interrupted by Ctrl-C.
+``{"error": ..., "exit": 2}`` on standard output), 130 interrupted by SIGINT (Ctrl-C), 143
+by SIGTERM, at any moment (:mod:`gossipcert.interrupts`).
 
 No text the user gave is read as console markup or emoji codes: both consoles print it as is.
 
@@ -25,7 +26,7 @@ from rich.markup import escape as esc
 from gossipcert.cli import inspect_cmds, solving, checking, exporting, sweeps, teccl_cmd  # noqa: F401
 
 # isort: on
-from gossipcert.cli import signals
+from gossipcert import interrupts
 from gossipcert.cli.common import app
 from gossipcert.cli_text import err_console, print_json
 
@@ -48,21 +49,27 @@ def main(argv: list[str] | None = None) -> None:
         from gossipcert.command_start import mark_command_start
 
         mark_command_start()
-        signals.install()
+        interrupts.install(args)  # already, by the console script: SIGINT and SIGTERM
     try:
         code = app(args=args, prog_name="gossipcert", standalone_mode=False)
     except _CLICK_ERROR as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":
             exc.show()  # type: ignore[attr-defined]
-            sys.exit(2)
+            interrupts.finish(2)
         message = exc.format_message()  # type: ignore[attr-defined]
         known = args and args[0] in typer.main.get_command(app).commands  # type: ignore[attr-defined]
         command = f"gossipcert {args[0]}" if known else "gossipcert"
         err_console.print(f"[bold red]error:[/] {esc(message)} (see: {command} --help)")
         if "--json" in args:
             print_json({"error": message, "exit": 2})
-        sys.exit(getattr(exc, "exit_code", 2))
-    except typer.Abort:
-        err_console.print("aborted")
-        sys.exit(signals.exit_code(130))
-    sys.exit(signals.exit_code(code) if isinstance(code, int) else 0)
+        interrupts.finish(getattr(exc, "exit_code", 2))
+    except typer.Abort:  # the end of the input a command asked for
+        if not interrupts.before_work():
+            err_console.print("aborted")
+        code = 130
+    # a signal while the command line was read (typer answers 130 and says nothing)
+    if interrupts.before_work():
+        err_console.print("interrupted before any work (reading the command line): nothing to keep")
+        if "--json" in args:
+            print_json({"error": "interrupted", "exit": interrupts.exit_code(130)})
+    interrupts.finish(code if isinstance(code, int) else 0)

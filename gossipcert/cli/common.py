@@ -12,6 +12,7 @@ from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
 import typer
 from rich.markup import escape as esc
 
+from gossipcert import interrupts
 from gossipcert._version import __version__
 from gossipcert.cli_text import (
     err_console,
@@ -145,11 +146,13 @@ CountingOpt = Annotated[
 
 
 def _bad_input(func: Callable[P, R]) -> Callable[P, R]:
-    """Turn every GossipcertError into one line on stderr and exit status 2."""
+    """Turn every GossipcertError into one line on stderr and exit status 2, and a signal
+    the command does not answer itself into "interrupted" and 130 (143 after SIGTERM)."""
 
     @functools.wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         as_json = bool(kwargs.get("as_json"))
+        interrupts.begin_work()  # from here a signal is answered below, or by the command
         try:
             return func(*args, **kwargs)
         except GossipcertError as exc:
@@ -157,7 +160,7 @@ def _bad_input(func: Callable[P, R]) -> Callable[P, R]:
         except KeyboardInterrupt:
             err_console.print("interrupted")
             if as_json:
-                print_json({"error": "interrupted", "exit": 130})
+                print_json({"error": "interrupted", "exit": interrupts.exit_code(130)})
             raise typer.Exit(130) from None
 
     return wrapper

@@ -135,12 +135,17 @@ def _optimum_text(verdict: Verdict) -> str:
         return f"unavailable ({opt.get('reason')})"
     where = f"{verdict.problem} on {verdict.topology} under {verdict.optimum_model}"
     if opt.get("optimum") is not None:
-        how = "certified" if opt.get("certified") else "the solver's word"
+        how = "certified" if opt.get("certified") else "proved"
         if opt.get("upper_source", "").startswith("this algorithm"):
             how = "lower bound met by this algorithm"
         return f"{opt['optimum']} round(s) ({how}, lower bound: {opt.get('evidence')}) for {where}"
     low, high = opt.get("lower_bound"), opt.get("upper_bound")
     sources = f"lower end: {opt.get('lower_source')}; upper end: {opt.get('upper_source')}"
+    if opt.get("decided_by_solver"):
+        return (
+            f"{high} round(s) by the solver's word only, not proved (status "
+            f"{opt.get('status')}; {sources}) for {where}"
+        )
     return (
         f"between {low} and {'?' if high is None else high} rounds (time limit; {sources}) "
         f"for {where}"

@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape as esc
 from rich.table import Table
 
+from gossipcert import interrupts
 from gossipcert.cli.common import (
     ChunksOpt,
     CountingOpt,
@@ -259,17 +260,16 @@ def solve_cmd(
             print_json(
                 {
                     "error": "interrupted",
-                    "exit": 130,
+                    "exit": interrupts.exit_code(130),
                     "lower_bound": progress.lower,
                     "upper_bound": progress.upper,
                 }
             )
         raise typer.Exit(130) from None
     evidence = _without_proofs(res.evidence)
-    certified = res.status == "optimal" and not res.interrupted
-    proved = certified and res.certified  # not on the solver's word alone
+    proved = res.proved_status == "optimal"  # not on the solver's word alone
     written: str | None = None
-    if output and certified:
+    if output and res.certifiable:
         _write_text(output, certificate_text(build_certificate(res)))
         written = "certificate"
     elif output:
@@ -279,11 +279,8 @@ def solve_cmd(
         print_json(
             {
                 **instance.describe(),
-                "status": res.status,
+                **res.status_fields(),
                 "certified": proved,
-                "optimum": res.optimum,
-                "lower_bound": res.lower_bound,
-                "upper_bound": res.upper_bound,
                 "schedule": to_json(res.schedule, instance) if res.schedule else None,
                 "schedule_source": res.upper_source,
                 "evidence": evidence,
@@ -382,7 +379,7 @@ def _solve_cost(
     else:
         console.print(
             f"{head(instance)}: round optimum {res.round_result.optimum} "
-            f"({res.round_result.status}); least steps S for each R "
+            f"({res.round_result.proved_status}); least steps S for each R "
             f"({'all proved' if res.proved else 'not all proved'}):",
             highlight=False,
         )

@@ -16,9 +16,11 @@ at the start of the step, and every ``post`` rank must hold its chunks at the en
 forwarded from the next one on (TE-CCL's epochs when the epoch is the fast links' chunk time
 and ``alpha`` is 0); ``via switches`` is ignored (the flow is a GPU-to-GPU transmission).
 Rank ``r`` is the ``r``-th GPU of "6-Demand_Met" (TE-CCL's switches are nodes too, so its
-GPUs need not be ``0..n-1``). Only allgather schedules are read here: TE-CCL's alltoall
-output holds fractions of chunks over epochs. :mod:`.teccl` replays both in TE-CCL's own
-epoch model (alpha, transmission epochs, switches), to the file's own epochs.
+GPUs need not be ``0..n-1``). A flow line is read whole: anything else on it (trailing text,
+another separator) is refused with the line's place in ``7-Flows``. Only allgather schedules
+are read here: TE-CCL's alltoall output holds fractions of chunks over epochs. :mod:`.teccl`
+replays both in TE-CCL's own epoch model (alpha, transmission epochs, switches), to the
+file's own epochs.
 
 References
 ----------
@@ -54,9 +56,12 @@ _COLLECTIVES = {
     "allreduce": "allreduce",
     "reduce_scatter": "reducescatter",
 }
+#: one line of ``7-Flows``, whole (TE-CCL's ``allgather.py`` writes ``via switches a -> b``
+#: when the flow crosses switches); anything else on the line is refused
 _FLOW = re.compile(
     r"Chunk ([0-9]{1,9}) from ([0-9]{1,9}) traveled over ([0-9]{1,9})->([0-9]{1,9})"
-    r"(?: with volume [0-9.]+)? in epoch ([0-9]{1,9})",
+    r"(?: with volume [0-9.]+(?:e-?[0-9]+)?)? in epoch ([0-9]{1,9})"
+    r"(?: via switches [0-9]{1,9}(?: -> [0-9]{1,9})*)?",
 )
 _KEY = re.compile(r"(GPU|Chunk) ([0-9]{1,9})")
 
@@ -355,10 +360,10 @@ def read_teccl(path: str) -> tuple[Replay, str, int, int]:
         raise FormatError(f"{path}: '7-Flows' must be a list of strings")
     moves = []
     for i, text in enumerate(flows):
-        match = _FLOW.match(text) if isinstance(text, str) else None
+        match = _FLOW.fullmatch(text) if isinstance(text, str) else None
         if match is None:
-            raise FormatError(f"{path}: 7-Flows[{i}] is not 'Chunk c from s traveled over "
-                              f"u->v in epoch e': {str(text)[:80]!r}")  # fmt: skip
+            raise FormatError(f"{path}: 7-Flows[{i}] is not 'Chunk c from s traveled over u->v "
+                              f"in epoch e [via switches ...]': {str(text)[:80]!r}")  # fmt: skip
         c, s, u, v, e = map(int, match.groups())
         check_limit(e + 1, MAX_ROUNDS, "rounds (epoch + 1)", f"{path}: 7-Flows[{i}]")
         if not all(x in rank for x in (s, u, v)) or c >= k:

@@ -53,6 +53,7 @@ from typing import Any, cast
 import networkx as nx
 
 from gossipcert import graphs
+from gossipcert.certificates.kinds import proves
 from gossipcert.errors import FormatError, GossipcertError
 from gossipcert.formats import readers
 from gossipcert.formats.findings import Finding, Replay, Transfer
@@ -467,13 +468,13 @@ def _optimum(
     lower_source = str(evidence.get("kind", "none"))
     if evidence.get("name") or evidence.get("source"):
         lower_source += f": {evidence.get('name') or evidence.get('source')}"
+    fields = res.status_fields()
+    # the lower end rests on evidence beyond a solver's word (bounds that met: the result's)
+    proved = fields["status"] == "optimal" if res.status == "optimal" else proves(evidence)
     return {
         "available": True,
-        "status": res.status,
-        "optimum": res.optimum if res.status == "optimal" else None,
-        "certified": bool(res.status == "optimal" and res.certified),
-        "lower_bound": res.lower_bound,
-        "upper_bound": res.upper_bound,
+        **fields,
+        "lower_proved": proved,
         "evidence": evidence.get("kind"),
         "lower_source": lower_source,
         "upper_source": f"gossipcert's search ({res.upper_source})"
@@ -483,23 +484,32 @@ def _optimum(
     }
 
 
-def with_algorithm_bound(best: dict[str, Any], rounds: int, model: str) -> dict[str, Any]:
+def with_algorithm_bound(
+    best: dict[str, Any], rounds: int, model: str, verified: bool
+) -> dict[str, Any]:
     """The optimum's bracket with the algorithm's own rounds as an upper bound.
 
     A valid algorithm that fits ``model`` is a schedule of ``rounds`` rounds for the instance
     it was checked under: the optimum is at most ``rounds``. The upper end becomes
-    ``rounds`` when it is lower than the search's (``upper_source`` says which); a bracket it
-    closes gives the optimum, the lower end keeping its evidence.
+    ``rounds`` when it is lower than the search's (``upper_source`` says which). A bracket it
+    closes gives the optimum (status ``optimal``, ``certified`` false: no certificate holds
+    this schedule) only when the lower end is proved (``lower_proved``) and gossipcert's
+    verifier replayed the algorithm as a complete schedule (``verified``); else the status
+    stays what the evidence proves, with the bracket closed.
 
     Examples
     --------
     >>> best = {"available": True, "status": "feasible", "optimum": None, "certified": False,
-    ...         "lower_bound": 3, "upper_bound": 60, "upper_source": "search"}
-    >>> out = with_algorithm_bound(best, 30, "all-port:c=12")
+    ...         "lower_bound": 3, "upper_bound": 60, "upper_source": "search",
+    ...         "lower_proved": True}
+    >>> out = with_algorithm_bound(best, 30, "all-port:c=12", verified=True)
     >>> out["upper_bound"], out["upper_source"]
     (30, 'this algorithm (valid, fits all-port:c=12)')
-    >>> with_algorithm_bound(best, 3, "all-port")["optimum"]
+    >>> with_algorithm_bound(best, 3, "all-port", verified=True)["optimum"]
     3
+    >>> closed = with_algorithm_bound(best, 3, "all-port", verified=False)
+    >>> closed["status"], closed["optimum"], closed["upper_bound"]
+    ('feasible', None, 3)
     """
     if not best.get("available") or best.get("optimum") is not None:
         return best
@@ -509,7 +519,8 @@ def with_algorithm_bound(best: dict[str, Any], rounds: int, model: str) -> dict[
         out["upper_bound"] = rounds
         out["upper_source"] = f"this algorithm (valid, fits {model})"
     lower = out.get("lower_bound")
-    if lower is not None and lower == out["upper_bound"]:
+    closed = lower is not None and lower == out["upper_bound"]
+    if closed and verified and out.get("lower_proved"):
         out["status"] = "optimal"
         out["optimum"] = lower
         out["certified"] = False  # the upper end is the replay, not a certificate
@@ -639,7 +650,9 @@ def assess(
     if optimum:
         best = _optimum(graph, target, spec, time_limit)
         if replay.valid and replay.semantics and compared is not None:
-            best = with_algorithm_bound(best, replay.rounds, compared.spec())
+            # the algorithm replayed by gossipcert's own verifier, all demands met
+            verified = check is not None and check["valid"] is True and check["complete"] is True
+            best = with_algorithm_bound(best, replay.rounds, compared.spec(), verified)
     else:
         best = {"available": False, "reason": "not asked"}
     return Verdict(

@@ -16,6 +16,12 @@ per step.
 
 Rules (the state is the set of live clauses by id; formula clauses have ids ``1 .. n``):
 
+- every line is ``id l1 .. lk 0 h1 .. hm 0`` (an addition) or ``id d c1 .. cj 0`` (a
+  deletion, its id unused), on one line: a ``d`` anywhere else, a line break or a ``d``
+  where a zero ends the literals, a missing or extra zero, ``-0`` or any other byte refuses
+  the proof on its own (the other checker reads the bytes by another route and refuses them
+  too);
+
 - an addition's id must be larger than every id before it (the first larger than ``n``),
   its hints positive (a RAT step is refused) and live, its variables the formula's; the
   step is accepted by the fixpoint above (a tautology is accepted as it stands) and the
@@ -60,7 +66,7 @@ _RUNNING, _VERIFIED, _REFUSED = 0, 1, 2
 def _tokenize(data: np.ndarray) -> tuple[Any, ...]:
     """The proof's integers, :data:`DELETION_TOKEN` for each ``d`` and
     :data:`LINE_END_TOKEN` at each line's end; ``(False, ...)`` on any other byte, a
-    lone ``-``, a number of more than 18 digits or a ``d`` inside a token."""
+    lone ``-``, ``-0``, a number of more than 18 digits or a ``d`` inside a token."""
     out = np.empty(len(data) + 1, np.int64)
     count = 0
     i = 0
@@ -90,13 +96,46 @@ def _tokenize(data: np.ndarray) -> tuple[Any, ...]:
                 x = x * 10 + (data[i] - 48)
                 digits += 1
                 i += 1
-            if digits == 0 or digits > 18:
+            if digits == 0 or digits > 18 or (sign < 0 and x == 0):  # "-0" is no number
                 return False, out[:0]
             if i < size and data[i] != 32 and data[i] != 10:
                 return False, out[:0]
             out[count] = sign * x
             count += 1
     return True, out[:count]
+
+
+@numba.njit(cache=True, nogil=True)
+def _well_formed(tokens: np.ndarray) -> bool:
+    """Whether every line of the tokens is ``id l1 .. lk 0 h1 .. hm 0`` or ``id d c1 .. cj
+    0`` (an addition's id and the deleted clauses positive, a deletion's id 0 or more, as
+    :func:`gossipcert.proofs.trim.binary_to_text` writes it; blank lines allowed): the
+    grammar alone, every line read, before any step is checked (so that a line after the
+    empty clause is read too)."""
+    size = len(tokens)
+    pos = 0
+    while pos < size:
+        if tokens[pos] == LINE_END_TOKEN:  # a blank line
+            pos += 1
+            continue
+        first = tokens[pos]
+        pos += 1
+        deletion = pos < size and tokens[pos] == DELETION_TOKEN
+        if first < (0 if deletion else 1) or first >= DELETION_TOKEN:  # the id
+            return False
+        pos += deletion
+        zeros = 0
+        while pos < size and tokens[pos] != LINE_END_TOKEN:
+            t = tokens[pos]
+            done = zeros == (1 if deletion else 2)
+            if done or t == DELETION_TOKEN or (deletion and t < 0):
+                return False
+            zeros += t == 0
+            pos += 1
+        if zeros != (1 if deletion else 2) or tokens[pos - 1] != 0:
+            return False
+        pos += 1  # the line's end
+    return True
 
 
 @numba.njit(cache=True, nogil=True)
@@ -160,6 +199,9 @@ def _sweep(
         while pos < size and tokens[pos] != 0 and tokens[pos] < DELETION_TOKEN:
             pos += 1
         lit_end = pos
+        if pos >= size or tokens[pos] != 0:  # the literals end at a zero on the step's line
+            state[5] = line
+            return _REFUSED
         pos += 1
         hint_start = pos
         while pos < size and tokens[pos] != 0 and tokens[pos] < DELETION_TOKEN:
@@ -277,7 +319,7 @@ def check_fixpoint(
     if proof and not proof.endswith(b"\n"):
         proof += b"\n"
     fine, tokens = _tokenize(np.frombuffer(proof, dtype=np.uint8))
-    if not fine or len(tokens) == 0:
+    if not fine or len(tokens) == 0 or not _well_formed(tokens):
         return None
     n = len(clauses)
     top, named = _survey(tokens, n)

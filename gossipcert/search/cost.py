@@ -111,7 +111,7 @@ class FrontResult:
     @property
     def proved(self) -> bool:
         """Every point proved (and the round optimum certified)."""
-        return self.round_result.status == "optimal" and all(p.proved for p in self.points)
+        return self.round_result.proved_status == "optimal" and all(p.proved for p in self.points)
 
     def pareto(self) -> list[FrontPoint]:
         """The points where the least ``S`` strictly drops (the Pareto front of ``(R, S)``)."""
@@ -133,9 +133,11 @@ class FrontResult:
         from gossipcert.schedule import to_json
 
         pareto = {p.rounds for p in self.pareto()}
+        fields = self.round_result.status_fields()
         out: dict[str, Any] = {
-            "round_optimum": self.round_result.optimum,
-            "round_status": self.round_result.status,
+            "round_optimum": fields["optimum"],
+            "round_status": fields["status"],
+            "round_decided_by_solver": fields["decided_by_solver"],
             "proved": self.proved,
             "max_rounds": self.max_rounds,
             "constant_from": self.constant_from,

@@ -23,9 +23,12 @@ class SolveResult:
     Attributes
     ----------
     status : str
-        ``optimal`` (bounds meet, with evidence), ``feasible`` (a schedule, optimum not
-        proved), ``unknown`` (no schedule), ``infeasible`` (demands can never be met).
+        The search's own word: ``optimal`` (the bounds met, by whatever evidence: the
+        solver's word too), ``feasible`` (a schedule, the bounds apart), ``unknown`` (no
+        schedule), ``infeasible`` (demands can never be met). Every record a user reads
+        says :attr:`proved_status` instead (:meth:`status_fields`).
     optimum : int or None
+        Where the bounds met (the solver's word too: see :attr:`decided_by_solver`).
     lower_bound, upper_bound : int or None
     schedule : Schedule or None
         Verified, of length ``upper_bound``.
@@ -62,6 +65,55 @@ class SolveResult:
         if self.dual is not None:
             return self.status == "optimal" and self.dual.certified
         return self.status == "optimal" and self.evidence.get("kind") != "solver-claim"
+
+    @property
+    def decided_by_solver(self) -> bool:
+        """The bounds met, but the lower bound is a solver's word only (``--no-proof``, a
+        proof cut short by the time limit or by Ctrl-C): the optimum is not proved."""
+        return self.status == "optimal" and not self.certified
+
+    @property
+    def proved_status(self) -> str:
+        """The status the evidence proves: ``optimal`` only with a lower bound beyond the
+        solver's word (:attr:`certified`); an optimum the solver decided is ``feasible``
+        (its bracket closed by the solver's word: :attr:`decided_by_solver`).
+
+        Examples
+        --------
+        >>> from gossipcert.instance import parse_instance
+        >>> from gossipcert.search.entry import solve
+        >>> res = solve(parse_instance("ring:5", "half-duplex", "gossip"), proof=False)
+        >>> res.status, res.proved_status, res.decided_by_solver, res.lower_bound
+        ('optimal', 'feasible', True, 6)
+        """
+        return "feasible" if self.decided_by_solver else self.status
+
+    @property
+    def certifiable(self) -> bool:
+        """Whether ``solve -o`` (and ``Result.write``) writes a certificate rather than a
+        partial result: the bounds met, with evidence beyond the solver's word (even if a
+        signal came after it), or on the solver's word in a run that ended by itself (its
+        certificate's check says ``unproved``)."""
+        return self.status == "optimal" and (self.certified or not self.interrupted)
+
+    def status_fields(self) -> dict[str, Any]:
+        """The fields every record of a result shares (``solve --json``, the API's
+        ``Result.to_json``, partial files, ``verify --from``): ``status`` as the evidence
+        proves it (:attr:`proved_status`), ``certified``, ``decided_by_solver``,
+        ``optimum`` (only when proved) and both bounds.
+
+        Returns
+        -------
+        dict
+        """
+        return {
+            "status": self.proved_status,
+            "certified": self.certified,
+            "decided_by_solver": self.decided_by_solver,
+            "optimum": self.optimum if self.proved_status == "optimal" else None,
+            "lower_bound": self.lower_bound,
+            "upper_bound": self.upper_bound,
+        }
 
 
 def search_options(

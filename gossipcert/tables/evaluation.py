@@ -123,9 +123,11 @@ def _solve(instance: Instance, task: Task) -> tuple[dict[str, Any], dict[str, An
         }, None
     if res.interrupted:  # SIGINT or SIGTERM: the sweep stops, and this answer is not one
         raise KeyboardInterrupt
+    fields = res.status_fields()  # optimal only when proved; the solver's word is feasible
     outcome = {
-        "status": res.status,
-        "optimum": res.optimum,
+        "status": fields["status"],
+        "decided_by_solver": fields["decided_by_solver"],
+        "optimum": fields["optimum"],
         "lower": res.lower_bound,
         "upper": res.upper_bound,
         "evidence": res.evidence.get("kind") if res.status == "optimal" else None,

@@ -58,8 +58,10 @@ def markdown(df: pd.DataFrame, source: str, sweep: Sweep | None = None) -> str:
         lines += [sweep.intro.strip(), ""]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in df.itertuples(index=False):
-        if r.status == "optimal" and r.evidence == "solver-claim":
-            answer = f"{r.optimum} (optimal by the solver's word, no checked proof)"
+        if r.evidence == "solver-claim" and r.status in ("optimal", "feasible"):
+            # the bounds met on the solver's word (stored before as "optimal")
+            decided = r.optimum if r.status == "optimal" else r.upper
+            answer = f"{decided} (optimal by the solver's word, no checked proof)"
         elif r.status == "optimal":
             answer = f"**{r.optimum}** (optimal)"
         elif r.status in ("feasible", "unknown"):

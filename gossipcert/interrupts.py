@@ -1,0 +1,219 @@
+"""SIGINT and SIGTERM from a command's first instant to its last: exit 130 or 143, with what
+is known, never a traceback.
+
+The console script (:mod:`gossipcert.__main__`) calls :func:`install` before it imports
+anything heavy (the command line, the solvers: seconds on a busy machine). Then:
+
+- during the work, either signal raises ``KeyboardInterrupt`` in the main process, so that
+  every command stops at once and prints what it has (``solve`` its bounds, and its partial
+  result or certificate with ``-o``; work in a child process,
+  :func:`gossipcert.children.call_in_child`, is stopped by its parent);
+- during start-up (the imports, and the reading of the command line, which loads the
+  modules an option needs), :func:`stopped_before_work` or the command line's entry
+  (:func:`before_work`) says so in one line (with ``--json`` also a JSON object) — there is
+  nothing else to keep;
+- once the command has its answer, :func:`finish` exits; a signal from then on ends the
+  process at once with the signal's status (the answer is already printed and flushed),
+  until the interpreter's last exit handler, which blocks both signals: Python puts the
+  default handlers back as it shuts down, and a SIGTERM then would end the process by the
+  signal (status -15) instead of 143. A signal blocked there arrives after the exit;
+- a ``KeyboardInterrupt`` that escapes everything (a second signal while the first is being
+  answered) ends in one line too (:func:`_excepthook`), never a traceback;
+- a ``KeyboardInterrupt`` that Python swallows (raised inside a hook it runs for itself: the
+  ``logging`` module's after-fork hook, a ``__del__``; it would print "Exception ignored"
+  and the command would run on) is raised again: the signal is sent once more to this
+  process (:func:`_unraisable`), and its handler raises it in the code that runs next.
+
+The exit status is 130 after SIGINT and 143 after SIGTERM (the shell's ``128 + 15``)
+whenever a signal arrived, whatever the command would have answered; 0, 1 or 2 otherwise.
+Only a signal in the interpreter's own start-up, before the console script's first line,
+finds Python's defaults (a ``KeyboardInterrupt`` in Python's start-up, or the end by
+SIGTERM).
+
+This module imports nothing but the standard library's ``atexit``, ``os``, ``signal`` and
+``sys``.
+
+Examples
+--------
+>>> exit_code(0), status_of(signal.SIGTERM)
+(0, 143)
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import sys
+from types import FrameType, TracebackType
+from typing import NoReturn
+
+#: the signals received, in order
+_received: list[int] = []
+#: the command has its answer: a signal now ends the process at once
+_final = False
+#: the arguments of the command (to answer in JSON when ``--json`` is among them)
+_argv: list[str] = []
+#: the command's own code runs (its handlers say what they keep when a signal comes)
+_working = False
+
+
+def begin_work() -> None:
+    """The command's own code starts: from here it answers a signal itself (before, the
+    command line was being read, and :func:`before_work` is what there is to say)."""
+    global _working
+    _working = True
+
+
+def before_work() -> bool:
+    """Whether a signal arrived before the command's own code started (while the command
+    line and the modules it loads were being read): nothing was said, and nothing is kept.
+
+    Returns
+    -------
+    bool
+    """
+    return bool(_received) and not _working
+
+
+def status_of(signum: int) -> int:
+    """The exit status after signal ``signum``: ``128 + signum`` (130 SIGINT, 143 SIGTERM).
+
+    Parameters
+    ----------
+    signum : int
+
+    Returns
+    -------
+    int
+    """
+    return 128 + signum
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):  # closed, or replaced by None
+            pass
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    _received.append(signum)
+    if _final:  # the answer is out: end now, with the signal's status
+        _flush()
+        os._exit(status_of(signum))
+    raise KeyboardInterrupt
+
+
+def install(argv: list[str] | None = None) -> None:
+    """Make SIGINT and SIGTERM raise ``KeyboardInterrupt`` in this process, and an escaped
+    ``KeyboardInterrupt`` end it in one line with status 130 or 143.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The command's arguments (``--json`` among them: the one line is JSON on stdout too).
+    """
+    global _argv
+    if argv is not None:
+        _argv = list(argv)
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+    sys.excepthook = _excepthook
+    sys.unraisablehook = _unraisable
+    if not _installed:
+        _installed.append(True)
+        atexit.register(_block_late_signals)  # registered first: runs last
+
+
+#: :func:`install` ran (its exit handler is registered once)
+_installed: list[bool] = []
+
+
+def _block_late_signals() -> None:
+    """The last exit handler: from here the interpreter tears itself down with the default
+    handlers; a signal is kept pending (and so never delivered) rather than end the
+    process by the signal after its answer."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
+def exit_code(code: int) -> int:
+    """The exit status of a command that ended with ``code``: the signal's (130 or 143) if
+    one arrived, else ``code``.
+
+    Parameters
+    ----------
+    code : int
+
+    Returns
+    -------
+    int
+    """
+    return status_of(_received[-1]) if _received else code
+
+
+def _say(message: str, code: int) -> None:
+    """``message`` on stderr (and with ``--json`` an error object on stdout), flushed."""
+    try:
+        sys.stderr.write(message + "\n")
+        if "--json" in _argv:
+            sys.stdout.write(f'{{"error": "interrupted", "exit": {code}}}\n')
+    except (OSError, ValueError, AttributeError):
+        pass
+    _flush()
+
+
+def finish(code: int) -> NoReturn:
+    """End the command with ``code`` (or the signal's status, if one arrived): from here a
+    signal ends the process at once.
+
+    Parameters
+    ----------
+    code : int
+    """
+    global _final
+    _final = True
+    final = exit_code(code)
+    _flush()
+    sys.exit(final)
+
+
+def stopped_before_work() -> NoReturn:
+    """A signal arrived during start-up (the command's imports): say so, and exit 130 or
+    143."""
+    global _final
+    _final = True
+    code = exit_code(status_of(signal.SIGINT))
+    _say("interrupted during start-up, before any work: nothing to keep", code)
+    os._exit(code)
+
+
+def stopped() -> NoReturn:
+    """A ``KeyboardInterrupt`` escaped the command's own handlers (a second signal while
+    the first was being answered): one line, and exit 130 or 143."""
+    global _final
+    _final = True
+    code = exit_code(status_of(signal.SIGINT))
+    _say("interrupted", code)
+    os._exit(code)
+
+
+def _excepthook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+    """The last resort: a ``KeyboardInterrupt`` that escaped every handler ends the
+    process as :func:`stopped` does, and so does any exception after a signal (a native
+    module interrupted in its initialisation raises ``ImportError: initialization
+    failed``); anything else goes to Python's own hook."""
+    if issubclass(kind, KeyboardInterrupt) or _received:
+        stopped()
+    sys.__excepthook__(kind, value, tb)
+
+
+def _unraisable(unraisable: sys.UnraisableHookArgs) -> None:
+    """A ``KeyboardInterrupt`` that Python swallowed (module docstring): send the signal
+    again, so that it is raised where it can stop the command; anything else goes to
+    Python's own hook."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt) and _received:
+        os.kill(os.getpid(), _received[-1])
+        return
+    sys.__unraisablehook__(unraisable)
