@@ -123,9 +123,16 @@ def _interrupt_once(signum: int, frame: Any) -> None:  # pragma: no cover - in c
 
 
 def _child_body(
-    fd: int, fn: Callable[..., Any], args: tuple[Any, ...], parent: int
+    fd: int,
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    parent: int,
+    in_child: Callable[[], None] | None,
+    mask: Iterable[int],
 ) -> None:  # pragma: no cover - the child (its coverage is not collected)
-    """Run ``fn(send, *args)`` and send its outcome; never returns."""
+    """Run ``in_child()`` then ``fn(send, *args)`` and send the outcome; never returns.
+    SIGINT and SIGTERM are blocked on entry and unblocked (``mask``) once the child's
+    handlers are in place."""
     code = 0
     die_with_parent(parent)
     signal.signal(signal.SIGINT, _interrupt_once)
@@ -143,6 +150,9 @@ def _child_body(
 
     try:
         try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            if in_child is not None:
+                in_child()
             send(("result", fn(send, *args)))
         except KeyboardInterrupt:
             send(("interrupted", None))
@@ -190,12 +200,20 @@ class Child:
     ) -> None:
         parent = os.getpid()
         rfd, wfd = os.pipe()
-        pid = os.fork()
+        # SIGINT and SIGTERM wait while the process forks: a handler that raises would
+        # raise inside the interpreter's fork hooks, which swallow it, or in the child
+        # before it takes its own handlers; they arrive once both sides are in order
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+        try:
+            pid = os.fork()
+        except BaseException:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            os.close(rfd)
+            os.close(wfd)
+            raise
         if pid == 0:  # pragma: no cover - the child
             os.close(rfd)
-            if in_child is not None:
-                in_child()
-            _child_body(wfd, fn, args, parent)
+            _child_body(wfd, fn, args, parent, in_child, mask)
         os.close(wfd)
         self.pid = pid
         self.fd = rfd
@@ -205,6 +223,11 @@ class Child:
         #: the pipe reached its end: the child has sent everything it will send
         self.done = False
         self._reaped = False
+        try:  # a signal that came meanwhile is raised here: the child is not left behind
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        except BaseException:
+            self.reap()
+            raise
 
     def fileno(self) -> int:
         """The pipe's descriptor (so that children can be given to ``select``)."""
