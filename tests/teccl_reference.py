@@ -461,6 +461,17 @@ def _replay_alltoall(data: dict[str, Any], m: Machine, r: Replay, chunks: int) -
         r.error(f"{unmet} demand(s) never met")
     elif r.met:
         r.epochs = max(r.met.values()) + 1
+    _alltoall_chunks(m, r, demand, ch_in, ch_out)
+
+
+def _alltoall_chunks(
+    m: Machine,
+    r: Replay,
+    demand: set[tuple[int, int, int]],
+    ch_in: dict[tuple[int, int, int], dict[int, float]],
+    ch_out: dict[tuple[int, int, int], dict[int, float]],
+) -> None:
+    """The same rules with each chunk its own commodity, consumed at its destination only."""
     nodes_of: dict[tuple[int, int], set[int]] = defaultdict(set)
     for s, c, v in [*ch_in, *ch_out]:
         nodes_of[(s, c)].add(v)
