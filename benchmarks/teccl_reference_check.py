@@ -144,9 +144,12 @@ def check_published(examples: Path, with_gossipcert: bool) -> tuple[list[str], d
     rows += [head, head_rule(head)]
     for path in published(examples):
         rel = rel_of(path, examples)
-        data = load(path)
-        m, _how = machine_of(rel)
-        r = replay(data, m)
+        try:
+            data = load(path)
+            m, _how = machine_of(rel)
+            r = replay(data, m)
+        except (OSError, ValueError, KeyError) as exc:
+            raise ValueError(f"{rel}: {exc}") from exc
         replays[rel] = (data, m, r)
         demand_same = not any(x.startswith(("6-Demand_Met", "8-Chunk")) for x in r.mismatches)
         finish_same = r.valid and not any(x.startswith(("3-", "4-")) for x in r.mismatches)
@@ -234,13 +237,20 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.examples / "experiments" / "output_provided").is_dir():
         print(f"error: {args.examples} has no experiments/output_provided", file=sys.stderr)
         return 2
+    if not args.schedules.is_dir() or not args.page.is_file():
+        print(f"error: no folder {args.schedules} or no page {args.page}", file=sys.stderr)
+        return 2
     start = time.perf_counter()
-    rows, replays, bad_published = check_published(args.examples, args.gossipcert)
-    print("\n".join(rows))
-    print()
-    rows, attached, bad_attached = check_attached(
-        args.schedules, args.page, replays, args.gossipcert
-    )
+    try:
+        rows, replays, bad_published = check_published(args.examples, args.gossipcert)
+        print("\n".join(rows))
+        print()
+        rows, attached, bad_attached = check_attached(
+            args.schedules, args.page, replays, args.gossipcert
+        )
+    except (OSError, ValueError, KeyError) as exc:  # FormatError and JSONDecodeError too
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print("\n".join(rows))
     print()
     exact = sum(r.exact for _d, _m, r in replays.values())
