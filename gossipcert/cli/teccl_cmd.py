@@ -89,6 +89,16 @@ def teccl_cmd(
             metavar="FILE",
         ),
     ] = None,
+    claim: Annotated[
+        str | None,
+        typer.Option(
+            "--claim",
+            help="What TE-CCL's run optimised: epochs (its binary search over horizons), "
+            "early-stop (one horizon, a MIP gap) or alltoall-lp (its AlltoAll program); only "
+            "epochs makes fewer epochs a refutation. Default: alltoall-lp for an alltoall, "
+            "early-stop under a folder named *Early_Stop*, else epochs.",
+        ),
+    ] = None,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -99,7 +109,9 @@ def teccl_cmd(
     GPUs 1..15 on two NDv2 chassis (node 0 is a switch there). The replay gives the epochs
     required and the finish time as TE-CCL computes them, beside the file's own; the lower
     bound (distances, cuts) and gossipcert's own schedule give the verdict: TE-CCL's epochs
-    optimal (certified), not optimal (a shorter schedule, verified), or a bracket.
+    optimal (certified), not optimal (a shorter schedule, verified, where TE-CCL's run
+    minimised the epochs; "fewer epochs" where it did not: its early stop and its AlltoAll
+    program claim no least epoch count), or a bracket.
 
     Exit status: 0 when the schedule is valid and replays to the file's own numbers, 1
     otherwise, 2 on bad input.
@@ -118,7 +130,7 @@ def teccl_cmd(
 
     got = judge_teccl(
         schedule, machine, chunk, improve, tries, exact_seconds, tell,
-        switch_copy=switch_copy, switch_to_gpu_link_on=switch_to_gpu_link,
+        switch_copy=switch_copy, switch_to_gpu_link_on=switch_to_gpu_link, claim=claim,
     )  # fmt: skip
     if output and got.better is not None:
         _write_text(output, json.dumps(got.better) + "\n")

@@ -8,10 +8,22 @@ where the bound is lower, it builds schedules of its own (:mod:`.teccl_construct
 checked, raise the bound). The verdict on TE-CCL's claim that its schedule is optimal:
 
 - ``confirmed``: the lower bound equals its epochs (optimal, certified);
-- ``refuted``: gossipcert has a schedule with fewer epochs, replayed and valid (given in
-  TE-CCL's own format, so TE-CCL's tools and gossipcert read it back);
+- ``refuted``: TE-CCL's run minimised the epochs (:data:`CLAIMS`, ``epochs``) and gossipcert
+  has a schedule with fewer, replayed and valid (given in TE-CCL's own format, so TE-CCL's
+  tools and gossipcert read it back);
+- ``shorter``: the same, where TE-CCL's run did not minimise the epochs (its early stop, or
+  its AlltoAll linear program): fewer epochs exist, but TE-CCL claimed no least epoch count
+  there, so no claim is refuted;
 - ``open``: the optimum lies between the bound and the best schedule;
 - ``invalid``: the schedule breaks a rule of the model (no claim to judge).
+
+What TE-CCL's solver optimised is read from its code (``teccl/scheduler.py``,
+``teccl/solvers/allgather.py``, ``alltoall.py``) and its examples' settings
+(``run_experiments.sh``): its AllGather runs search the least horizon (a binary search, each
+horizon's MILP stopped at its first feasible schedule); its early-stop runs solve one horizon
+to a 30 % MIP gap and minimise the sum of the epochs at which demands are met; its AlltoAll is
+one linear program over a fixed horizon that rewards early delivery. The output file does not
+record which; :func:`teccl_claim` takes it from the collective and TE-CCL's folder names.
 
 References
 ----------
@@ -25,12 +37,66 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gossipcert.errors import SpecError
 from gossipcert.formats.findings import Finding
 from gossipcert.formats.teccl import TecclSchedule, read_teccl_schedule, teccl_json
 from gossipcert.formats.teccl_bounds import EpochBound, epoch_lower_bound
 from gossipcert.formats.teccl_construct import greedy_allgather, greedy_alltoall
 
-__all__ = ["TecclJudgement", "judge_teccl"]
+__all__ = ["CLAIMS", "TecclJudgement", "judge_teccl", "teccl_claim", "verdict_of"]
+
+#: what TE-CCL's solver optimised in a run, and so what it claims of the epochs (module
+#: docstring); only ``epochs`` is a claim that its epoch count is the least
+CLAIMS = {
+    "epochs": "TE-CCL searched the least epochs (a binary search over horizons)",
+    "early-stop": (
+        "TE-CCL's early stop solves one horizon to a 30 % MIP gap and minimises the sum of "
+        "the demands' epochs, not the last: it claims no least epoch count"
+    ),
+    "alltoall-lp": (
+        "TE-CCL's AlltoAll is one linear program over a fixed horizon rewarding early "
+        "delivery, not minimising the last epoch: it claims no least epoch count"
+    ),
+}
+
+
+def teccl_claim(collective: str, path: str = "") -> str:
+    """What TE-CCL's run optimised (a key of :data:`CLAIMS`): ``alltoall-lp`` for an
+    alltoall, ``early-stop`` for an allgather under a folder TE-CCL names ``*Early_Stop*``,
+    else ``epochs``.
+
+    Examples
+    --------
+    >>> teccl_claim("allgather", "NDv2_output/4_chassis/AllGather/Fast_Early_Stop/1KB.json")
+    'early-stop'
+    >>> teccl_claim("allgather", "mesh_4.json"), teccl_claim("alltoall")
+    ('epochs', 'alltoall-lp')
+    """
+    if collective == "alltoall":
+        return "alltoall-lp"
+    return "early-stop" if "early_stop" in path.lower() else "epochs"
+
+
+def verdict_of(theirs: int, lower: int, best: int, valid: bool, claim: str) -> str:
+    """The verdict (module docstring) from TE-CCL's epochs, gossipcert's lower bound and best
+    schedule, whether TE-CCL's schedule is valid, and what its run claimed.
+
+    Examples
+    --------
+    >>> verdict_of(106, 99, 99, True, "epochs"), verdict_of(106, 99, 99, True, "early-stop")
+    ('refuted', 'shorter')
+    >>> verdict_of(35, 35, 35, True, "alltoall-lp"), verdict_of(43, 41, 43, True, "epochs")
+    ('confirmed', 'open')
+    """
+    if claim not in CLAIMS:
+        raise SpecError(f"unknown TE-CCL claim {claim!r}; choose one of {', '.join(CLAIMS)}")
+    if not valid:
+        return "invalid"
+    if lower >= theirs:
+        return "confirmed"
+    if best < theirs:
+        return "refuted" if claim == "epochs" else "shorter"
+    return "open"
 
 
 @dataclass
@@ -47,6 +113,7 @@ class TecclJudgement:
     best_how: str
     verdict: str
     better: dict[str, Any] | None = field(default=None, repr=False)
+    claim: str = "epochs"
 
     @property
     def theirs(self) -> int:
@@ -78,8 +145,9 @@ class TecclJudgement:
         -------
         str
             ``TE-CCL's N epochs: optimal, certified``, ``not optimal: M, schedule attached
-            (verified)``, ``open: the optimum is in [L, U]`` or ``invalid in TE-CCL's model:
-            ...``.
+            (verified)``, ``fewer epochs: M, schedule attached (verified); no claim refuted:
+            ...`` (TE-CCL's run did not minimise the epochs), ``open: the optimum is in
+            [L, U]`` or ``invalid in TE-CCL's model: ...``.
 
         Examples
         --------
@@ -98,9 +166,14 @@ class TecclJudgement:
             return f"invalid in TE-CCL's model: {self.findings[0].message}"
         if self.verdict == "confirmed":
             return f"{self.schedule.origin}'s {self.theirs} epochs: optimal, certified"
+        exact = " (optimal)" if self.best == self.bound.value else ""
         if self.verdict == "refuted":
-            exact = " (optimal)" if self.best == self.bound.value else ""
             return f"not optimal: {self.best}{exact}, schedule attached (verified)"
+        if self.verdict == "shorter":
+            return (
+                f"fewer epochs: {self.best}{exact}, schedule attached (verified); no claim "
+                f"refuted: {CLAIMS[self.claim]}"
+            )
         return f"open: the optimum is in [{self.bound.value}, {self.best}]"
 
     def to_json(self) -> dict[str, Any]:
@@ -113,7 +186,8 @@ class TecclJudgement:
             ``chunk_inferred``, ``epochs`` and ``epochs_replayed``, ``finish_time`` and
             ``finish_time_replayed`` (seconds), ``same``, ``valid``, ``errors``,
             ``lower_bound`` (value, kind, detail), ``best``, ``best_source``, ``optimum``
-            (a number or ``[L, U]``), ``verdict`` and ``sentence``.
+            (a number or ``[L, U]``), ``claim`` (what TE-CCL's run optimised, a key of
+            :data:`CLAIMS`), ``verdict`` and ``sentence``.
 
         Examples
         --------
@@ -149,6 +223,7 @@ class TecclJudgement:
             "best": self.best,
             "best_source": self.best_how,
             "optimum": self.optimum,
+            "claim": self.claim,
             "verdict": self.verdict,
             "sentence": self.sentence(),
         }
@@ -194,6 +269,7 @@ def judge_teccl(
     progress: Callable[[str], None] | None = None,
     switch_copy: bool = True,
     switch_to_gpu_link_on: bool = False,
+    claim: str | None = None,
 ) -> TecclJudgement:
     """Judge a TE-CCL schedule file in TE-CCL's model (module docstring).
 
@@ -216,6 +292,9 @@ def judge_teccl(
     switch_copy, switch_to_gpu_link_on : bool
         TE-CCL's switch semantics (its input's options; its examples' defaults: switches copy,
         a switch-to-GPU link is instantaneous). The output file does not record them.
+    claim : str, optional
+        What TE-CCL's run optimised, a key of :data:`CLAIMS` (default: :func:`teccl_claim`
+        of the collective and the path): only ``epochs`` makes fewer epochs a refutation.
 
     Returns
     -------
@@ -254,14 +333,18 @@ def judge_teccl(
         if out.status == "unsat":
             bound = EpochBound(bound.value + 1, "exact",
                                f"{bound.value} epochs refuted: {out.proof}")  # fmt: skip
-    if not rep.valid:
-        verdict = "invalid"
-    elif bound.value >= sched.epochs:
-        verdict = "confirmed"
-    elif best < sched.epochs:
-        verdict = "refuted"
-    else:
-        verdict = "open"
+    claim = claim or teccl_claim(sched.collective, path)
+    verdict = verdict_of(sched.epochs, bound.value, best, rep.valid, claim)
     return TecclJudgement(
-        path, sched, rep.epochs, rep.finish_time, rep.findings, bound, best, how, verdict, better
+        path,
+        sched,
+        rep.epochs,
+        rep.finish_time,
+        rep.findings,
+        bound,
+        best,
+        how,
+        verdict,
+        better,
+        claim,
     )
