@@ -36,9 +36,7 @@ def _nccl_btree(nranks: int, rank: int) -> tuple[int, int, int]:
 
 @pytest.mark.parametrize("nodes", range(1, 70))
 def test_btree_is_nccls(nodes: int) -> None:
-    assert [btree(nodes, x) for x in range(nodes)] == [
-        _nccl_btree(nodes, x) for x in range(nodes)
-    ]
+    assert [btree(nodes, x) for x in range(nodes)] == [_nccl_btree(nodes, x) for x in range(nodes)]
 
 
 @pytest.mark.parametrize("ranks", range(1, 40))
