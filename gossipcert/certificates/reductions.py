@@ -18,9 +18,10 @@ graph and model). :func:`check_reversal_evidence` re-derives the duality:
 An ``allreduce`` optimum (:mod:`gossipcert.search.allreduce`) has the evidence
 ``{"kind": "allreduce-bracket", "source", "value", ...}``: its schedule (the composition) is
 verified like any other, and :func:`check_allreduce_evidence` re-derives the lower bound:
-the ``receive``, ``receipts``, ``cut`` and ``one-round`` bounds are recomputed; a ``reduce-scatter`` or
-``gossip`` bound comes with that problem's whole certificate (``dual_certificate``), which
-must be for the same graph, model and chunks, hold, and certify the optimum.
+the ``receive``, ``receipts``, ``cut`` and ``one-round`` bounds are recomputed; a
+``reduce-scatter`` or ``gossip`` bound comes with that problem's whole certificate
+(``dual_certificate``), which must be for the same graph, model and chunks, hold, and
+certify the optimum.
 """
 
 from __future__ import annotations
