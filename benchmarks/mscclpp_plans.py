@@ -26,6 +26,19 @@ a ``signal`` moved before the data operation it publishes; the first put's desti
 one chunk; the first remote buffer given to another rank; the first reduction applied twice.
 Each is replayed and must be invalid; the script prints the first violation of each.
 
+**On the machine each plan is written for** (MSCCL++'s continuous integration runs the
+executor tests with ``mpirun -np 2`` on its H100 pool, the DSL's plans on 8-GPU H100 boxes,
+the multi-node defaults on H100 nodes of 8): ``ndv5:1:gpus=2`` for 2 ranks, ``ndv5`` for 8,
+``ndv5:2`` for 16, ``ndv5:4`` for 32 (``--machine GLOB=SPEC`` chooses another for the plans
+whose name matches). Each plan is judged there too (:func:`gossipcert.formats.time_verdict.
+verify_and_time`): the round model's optimum on that machine (the GPUs behind the NVSwitch,
+a router of the round model) and the plan's time at its own sizes (its
+``min_message_size..max_message_size``, else ``--sizes``) beside the certified lower bound on
+time. The round comparison also stays on ``fully-connected:N``: the plans count a put between
+two GPUs of a box as one step, which needs every pair of GPUs linked (the NVSwitch gives it,
+cut-through); on the machine's graph such a put crosses the switch in two store-and-forward
+rounds, so the plan's rounds are not a schedule of that round model.
+
 Times are wall-clock on whatever machine runs it (the page says which).
 """
 
@@ -33,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import fnmatch
 import json
 import os
 import shutil
@@ -45,7 +59,9 @@ from typing import Any
 from gossipcert.errors import GossipcertError
 from gossipcert.formats.mscclpp_plan import parse_mscclpp_plan, read_mscclpp_plan
 from gossipcert.formats.mscclpp_replay import replay_plan
-from gossipcert.formats.verdict import verify_algorithm
+from gossipcert.formats.time_verdict import verify_and_time
+from gossipcert.formats.verdict import Verdict, verify_algorithm
+from gossipcert.timed.sizes import format_size
 
 DATA_OPS = (
     "put",
@@ -272,6 +288,45 @@ def mutants(plan: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
+def machine_for(name: str, ranks: int, chosen: list[tuple[str, str]]) -> str:
+    """The machine a plan is written for (the module docstring), or the one ``--machine``
+    names for it."""
+    for pattern, spec in chosen:
+        if fnmatch.fnmatch(name, pattern):
+            return spec
+    if ranks % 8 == 0:
+        return "ndv5" if ranks == 8 else f"ndv5:{ranks // 8}"
+    return f"ndv5:1:gpus={ranks}"
+
+
+def _best(v: Verdict) -> str:
+    opt = v.optimum or {}
+    if not opt.get("available", False):
+        return "-"
+    if opt.get("optimum") is not None:
+        return f"{opt['optimum']} ({opt.get('lower_source') or '-'})"
+    return (
+        f"[{opt.get('lower_bound')}, {opt.get('upper_bound')}] "
+        f"(lower: {opt.get('lower_source', '-')}; upper: {opt.get('upper_source', '-')})"
+    )
+
+
+def _time_rows(path: Path, machine: str, v: Verdict) -> list[str]:
+    """The time table's rows of one plan (none when it was not timed)."""
+    report = v.time
+    if report is None or report.reason is not None:
+        return []
+    rows = []
+    for row in report.rows:
+        ratio = "-" if row.ratio is None else f"{row.ratio:.3f}"
+        time_text = "-" if row.time is None else f"{row.time * 1e6:.3g} us"
+        rows.append(
+            f"| {path.name} | {machine} | {format_size(row.size)} | {time_text} | "
+            f"{row.bound * 1e6:.3g} us | {ratio} | {row.binds} |"
+        )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", type=Path)
@@ -280,7 +335,20 @@ def main() -> None:
     parser.add_argument("--mutants", action="store_true")
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--work", type=Path)
+    parser.add_argument(
+        "--machine",
+        action="append",
+        default=[],
+        metavar="GLOB=SPEC",
+        help="the machine of the plans whose file name matches GLOB",
+    )
+    parser.add_argument(
+        "--sizes",
+        default="1K,1M,32M,1G",
+        help="sizes for the plans that declare none (default 1K,1M,32M,1G)",
+    )
     args = parser.parse_args()
+    chosen = [tuple(item.split("=", 1)) for item in args.machine]
     work = args.work or Path(tempfile.mkdtemp(prefix="mscclpp-plans-"))
     work.mkdir(parents=True, exist_ok=True)
     folders = list(args.folders)
@@ -290,10 +358,12 @@ def main() -> None:
     files = sorted(p for f in folders for p in sorted(f.rglob("*.json")))
     print(
         "| plan | bytes | read s | replay s | collective | ranks | verdict | rounds | optimum "
-        "(fully-connected:N, all-port) | gap | MSCCL++ loader |"
+        "(fully-connected:N, all-port) | gap | machine | optimum on the machine (all-port) "
+        "| MSCCL++ loader |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     valid: list[tuple[Path, dict[str, Any]]] = []
+    timed: list[str] = []
     for path in files:
         size = path.stat().st_size
         start = time.monotonic()
@@ -302,8 +372,8 @@ def main() -> None:
         except GossipcertError as exc:
             loader = load_with_mscclpp(exe, path) if exe else "-"
             print(
-                f"| {path.name} | {size:,} | - | - | - | - | refused: {exc} | - | - | - | "
-                f"{loader} |"
+                f"| {path.name} | {size:,} | - | - | - | - | refused: {exc} | - | - | - | - | - "
+                f"| {loader} |"
             )
             continue
         read = time.monotonic() - start
@@ -321,23 +391,23 @@ def main() -> None:
                 else f"invalid: {rep.findings[0].rule}"
             )
         )
-        opt = v.optimum
-        best = (
-            opt.get("optimum")
-            if opt.get("optimum") is not None
-            else f"[{opt.get('lower_bound')}, {opt.get('upper_bound')}]"
-        )
-        evidence = opt.get("evidence") or "-"
-        gap = v.gap()
+        machine = machine_for(path.name, plan.ranks, chosen)
+        sizes = None if plan.min_bytes or plan.max_bytes else args.sizes
+        on = verify_and_time(str(path), "mscclpp-plan", machine, args.time_limit, sizes)
         loader = load_with_mscclpp(exe, path) if exe else "-"
         print(
             f"| {path.name} | {size:,} | {read:.2f} | {replayed:.2f} | {plan.collective} | "
-            f"{plan.ranks} | {state} | {rep.rounds} | {best} ({evidence}, "
-            f"{v.optimum_model}) | {gap} | {loader} |",
+            f"{plan.ranks} | {state} | {rep.rounds} | {_best(v)}, {v.optimum_model} | "
+            f"{v.gap()} | {machine} | {_best(on)} | {loader} |",
             flush=True,
         )
+        timed.extend(_time_rows(path, machine, on))
         if v.valid:
             valid.append((path, json.loads(path.read_text())))
+    print()
+    print("| plan | machine | size | time | bound | ratio | binds |")
+    print("|---|---|---|---|---|---|---|")
+    print("\n".join(timed))
     if not args.mutants:
         return
     print()

@@ -18,9 +18,10 @@ graph and model). :func:`check_reversal_evidence` re-derives the duality:
 An ``allreduce`` optimum (:mod:`gossipcert.search.allreduce`) has the evidence
 ``{"kind": "allreduce-bracket", "source", "value", ...}``: its schedule (the composition) is
 verified like any other, and :func:`check_allreduce_evidence` re-derives the lower bound:
-the ``receive``, ``receipts`` and ``cut`` bounds are recomputed; a ``reduce-scatter`` or
-``gossip`` bound comes with that problem's whole certificate (``dual_certificate``), which
-must be for the same graph, model and chunks, hold, and certify the optimum.
+the ``receive``, ``receipts``, ``cut`` and ``one-round`` bounds are recomputed; a
+``reduce-scatter`` or ``gossip`` bound comes with that problem's whole certificate
+(``dual_certificate``), which must be for the same graph, model and chunks, hold, and
+certify the optimum.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from gossipcert.closed_forms.allreduce_one_round import one_round_value
 from gossipcert.encodings import allreduce_union as union
 from gossipcert.encodings.allreduce import standalone
 from gossipcert.graphs.records import graph_record
@@ -119,6 +121,7 @@ def check_allreduce_evidence(
         "receive": (receive_bound, "each node receives every chunk once"),
         "receipts": (receipt_bound, "each chunk is received m + d - 2 times in all"),
         "cut": (cut_bound, "a cut vertex takes every chunk in from each side and out again"),
+        "one-round": (one_round_value, "one round combines nothing before it is sent"),
     }
     if isinstance(source, str) and source in closed:
         bound, why = closed[source]

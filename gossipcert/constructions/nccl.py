@@ -25,7 +25,8 @@ replay it in the verifier.
   link carries everything a rank has.
 
 NCCL's tree algorithm (``NCCL_ALGO_TREE``) runs only allreduce: its tuner skips it for
-allgather and reduce-scatter (``src/graph/tuning.cc``). NCCL's reduce-scatters are the time
+allgather and reduce-scatter (``src/graph/tuning.cc``); it is
+:func:`gossipcert.constructions.nccl_tree.nccl_tree_allreduce`. NCCL's reduce-scatters are the time
 reversal of these allgathers (ring: the partial of chunk ``r - s - 1`` forwarded around the
 ring; PAT: ``PatRSAlgorithm``, receiving from ``r - 2^d`` and sending to ``r + 2^d``), which
 :func:`gossipcert.search.reversal.reduction_from_dual` builds from them.

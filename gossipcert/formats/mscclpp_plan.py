@@ -30,7 +30,9 @@ types); what makes the loader throw, or reach past the end of a list, raises
 channel's buffer from ``buffer_type`` (an older form wrote ``buff``, which it no longer
 reads) and takes a thread block's place in ``threadblocks`` as its id. Integers must be
 JSON integers (the loader would also convert ``true`` or ``1.5``); ``reduce_op`` is not read
-by the loader (every reduction sums).
+by the loader (every reduction sums). ``min_message_size`` and ``max_message_size`` (the
+input sizes in bytes the loader accepts the plan for, 0 and ``2^64 - 1`` when absent) are
+kept as :attr:`Plan.min_bytes` and :attr:`Plan.max_bytes`.
 
 What the loader accepts but the executor then refuses or runs wrong is recorded in
 :attr:`Plan.defects` (the verdict reports each): more than 64 operations in a thread block
@@ -238,7 +240,23 @@ def _read_plan(data: Any, rd: _Reader) -> Plan:
     reuse = top.get("reuse_resources", False)
     if not isinstance(reuse, bool):
         raise rd.fail("$.reuse_resources", "expected true or false")
-    plan = Plan(name, collective, protocol, inplace, gpus, double, reuse, defects, rd.source)
+    low, high = (
+        rd.integer(top[key], f"$.{key}", 0, 2**64 - 1) if key in top else None
+        for key in ("min_message_size", "max_message_size")
+    )
+    plan = Plan(
+        name,
+        collective,
+        protocol,
+        inplace,
+        gpus,
+        double,
+        reuse,
+        defects,
+        rd.source,
+        low or None,  # 0: no lower limit
+        None if high is None or high >= 2**64 - 1 else high,  # the loader's default: none
+    )
     check_refs(plan, rd.fail)
     return plan
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Hashable
+from dataclasses import dataclass
 
 from gossipcert.formats.findings import POISON, Finding, Replay, Transfer, Value
 from gossipcert.formats.mscclpp_effects import Loc, Resolver
@@ -370,23 +371,22 @@ def _packet_writers(
     return out
 
 
-def replay_plan(plan: Plan) -> Replay:
-    """Replay ``plan`` (see the module docstring).
+@dataclass
+class Synchronised:
+    """A plan's operations and their synchronisation, before the memory replay: what the
+    replay and the timing (:mod:`gossipcert.formats.mscclpp_timing`) both read."""
 
-    Returns
-    -------
-    Replay
-        Rounds, transmissions (in chunks, rounded up per link and round) and every violation
-        found; ``chunks_per_rank`` as :mod:`gossipcert.formats.verdict` expects (the whole
-        buffer's chunks for ``allreduce``).
+    plan: Plan
+    entries: list[Entry]
+    sg: SyncGraph
+    memory: _Memory
+    findings: list[Finding]
+    not_judged: list[str]
 
-    Examples
-    --------
-    >>> from gossipcert.formats.mscclpp_writer import example_plan
-    >>> rep = replay_plan(example_plan())
-    >>> rep.valid, rep.rounds, len(rep.transfers)
-    (True, 1, 2)
-    """
+
+def synchronise(plan: Plan) -> Synchronised:
+    """The operations of ``plan``, its synchronisation graph with rounds, deadlocks and
+    clocks (:mod:`gossipcert.formats.mscclpp_sync`), and the findings so far."""
     findings = [Finding("executor", d) for d in plan.defects]
     not_judged: list[str] = []
     if plan.collective not in COLLECTIVES:
@@ -411,6 +411,34 @@ def replay_plan(plan: Plan) -> Replay:
     add_packet_edges(sg, _packet_writers(entries, sg.blocked, findings, memory.canon))
     schedule(sg, findings)
     memory.sg = sg
+    return Synchronised(plan, entries, sg, memory, findings, not_judged)
+
+
+def replay_plan(plan: Plan | Synchronised) -> Replay:
+    """Replay ``plan`` (see the module docstring), or a plan :func:`synchronise` returned
+    (each such once: the replay fills its memory).
+
+    Returns
+    -------
+    Replay
+        Rounds, transmissions (in chunks, rounded up per link and round) and every violation
+        found; ``chunks_per_rank`` as :mod:`gossipcert.formats.verdict` expects (the whole
+        buffer's chunks for ``allreduce``).
+
+    Examples
+    --------
+    >>> from gossipcert.formats.mscclpp_writer import example_plan
+    >>> rep = replay_plan(example_plan())
+    >>> rep.valid, rep.rounds, len(rep.transfers)
+    (True, 1, 2)
+    """
+    return _replay(plan if isinstance(plan, Synchronised) else synchronise(plan))
+
+
+def _replay(synced: Synchronised) -> Replay:
+    """The memory replay of a synchronised plan (once: it fills the plan's memory)."""
+    plan, entries, sg, memory = synced.plan, synced.entries, synced.sg, synced.memory
+    findings, not_judged, g = list(synced.findings), synced.not_judged, memory.g
     by_node = {e.node: e for e in entries}
     for node in sg.order:
         e = by_node.get(node)

@@ -97,6 +97,10 @@ class Plan:
     reuse_resources: bool = False
     defects: list[str] = field(default_factory=list)
     source: str = "plan"
+    #: the message sizes the plan is for (``min_message_size``, ``max_message_size``: the
+    #: executor's input size in bytes); None where the plan sets no limit
+    min_bytes: int | None = None
+    max_bytes: int | None = None
 
     @property
     def ranks(self) -> int:

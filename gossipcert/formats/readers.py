@@ -15,7 +15,7 @@ from gossipcert.errors import FormatError, GossipcertError
 from gossipcert.formats.json_algorithms import read_sccl, read_teccl
 from gossipcert.formats.msccl_xml import MscclAlgorithm, read_msccl_xml
 from gossipcert.formats.mscclpp_plan import read_mscclpp_plan
-from gossipcert.formats.mscclpp_replay import replay_plan
+from gossipcert.formats.mscclpp_replay import Synchronised, replay_plan, synchronise
 from gossipcert.formats.replay import Replay, replay
 from gossipcert.graphs.files import graph_from_topology_json
 
@@ -32,6 +32,8 @@ class Loaded:
     root: int | None = None
     #: the MSCCL algorithm as read (for its timing), None for the other formats
     algo: MscclAlgorithm | None = None
+    #: the MSCCL++ plan and its synchronisation (for its timing), None for the others
+    plan: Synchronised | None = None
 
 
 def load(path: str, fmt: str) -> Loaded:
@@ -49,7 +51,8 @@ def load(path: str, fmt: str) -> Loaded:
         return Loaded(rep, algo.coll, algo.ngpus, algo.n_steps, root=rep.root, algo=algo)
     if fmt == "mscclpp-plan":
         plan = read_mscclpp_plan(path)
-        return Loaded(replay_plan(plan), plan.collective, plan.ranks, plan.n_ops)
+        synced = synchronise(plan)
+        return Loaded(replay_plan(synced), plan.collective, plan.ranks, plan.n_ops, plan=synced)
     if fmt == "sccl-json":
         rep, coll, ranks, sends, topo = read_sccl(path)
         graph = None

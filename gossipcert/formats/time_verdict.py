@@ -35,6 +35,7 @@ import networkx as nx
 from gossipcert.errors import FormatError, GossipcertError
 from gossipcert.formats import readers
 from gossipcert.formats.msccl_ops import MscclOps, msccl_ops
+from gossipcert.formats.mscclpp_timing import plan_ops
 from gossipcert.formats.readers import Loaded
 from gossipcert.formats.verdict import (
     FORMATS,
@@ -235,17 +236,53 @@ def _schedule_time(
     return ops, size / discrete.chunks
 
 
-def _program(loaded: Loaded) -> tuple[MscclOps | None, list[Op], str | None]:
-    """The ops to simulate (an MSCCL file's, with its passes), or why there are none."""
+def _program(loaded: Loaded, units: bool) -> tuple[MscclOps | None, list[Op], str | None]:
+    """The ops to simulate (an MSCCL file's, with its passes; an MSCCL++ plan's), or why
+    there are none."""
     if not loaded.replay.valid:
         return None, [], "not timed: the algorithm is invalid (it does not compute its collective)"
     try:
         if loaded.algo is not None:
             program = msccl_ops(loaded.algo)
             return program, program.ops, None
+        if loaded.plan is not None:
+            return None, plan_ops(loaded.plan, wire=units).ops, None
         return None, _moves_ops(loaded), None
     except GossipcertError as exc:
         return None, [], f"not timed: {exc}"
+
+
+def _declared_sizes(loaded: Loaded) -> tuple[int | None, int | None]:
+    """The sizes the file declares, as :mod:`gossipcert.timed.sizes` counts a message (an
+    MSCCL++ plan declares its input size: a rank's share of an allgather's output)."""
+    if loaded.algo is not None:
+        return loaded.algo.min_bytes, loaded.algo.max_bytes
+    if loaded.plan is not None:
+        plan = loaded.plan.plan
+        scale = plan.ranks if plan.collective == "allgather" else 1
+        return (
+            None if plan.min_bytes is None else plan.min_bytes * scale,
+            None if plan.max_bytes is None else plan.max_bytes * scale,
+        )
+    return None, None
+
+
+def _plan_notes(loaded: Loaded, units: bool) -> list[str]:
+    if loaded.plan is None or not loaded.replay.valid:
+        return []
+    notes = [
+        "MSCCL++ plan: each thread block's operations in order, waits after their signals, "
+        "packet reads after their packets; operations inside a GPU take no time"
+    ]
+    plan = loaded.plan.plan
+    if units and any(op.name.endswith("pkt") for g in plan.gpus for tb in g.tbs for op in tb.ops):
+        notes.append("packets (LL): the wire carries 16 bytes for every 8 of data")
+    if any(op.name == "pipeline" for g in plan.gpus for tb in g.tbs for op in tb.ops):
+        notes.append(
+            "pipelines timed in one pass over their whole regions (the executor overlaps "
+            "slices of unit_size bytes): an upper estimate"
+        )
+    return notes
 
 
 def _notes(program: MscclOps | None, units: bool, rows: list[TimeRow]) -> list[str]:
@@ -284,11 +321,10 @@ def time_loaded(
     clock = time.monotonic()
     machine = machine_of(graph, loaded.ranks, alpha=alpha, bandwidth=bandwidth, switch=switch)
     units = machine.units is None
-    coll, algo, chunks = loaded.collective, loaded.algo, _chunks(loaded)
+    coll, chunks = loaded.collective, _chunks(loaded)
     if sizes is None:
-        low, high = (algo.min_bytes, algo.max_bytes) if algo is not None else (None, None)
-        sizes = default_sizes(low, high, chunks)
-    program, ops, reason = _program(loaded)
+        sizes = default_sizes(*_declared_sizes(loaded), chunks)
+    program, ops, reason = _program(loaded, units)
     lat_value, lat_detail = latency_bound(machine, required_pairs(coll, loaded.ranks, loaded.root))
     if coll in COLLECTIVES:
         bw = bandwidth_bound(machine, coll, loaded.root)
@@ -341,7 +377,7 @@ def time_loaded(
         None if program is None or not units else program.slice_bytes,
         routed,
         reason,
-        _notes(program, units, rows),
+        _notes(program, units, rows) + _plan_notes(loaded, units),
         {
             "bounds": bounds_done - clock,
             "discrete": solved - bounds_done,

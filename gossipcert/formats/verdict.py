@@ -253,7 +253,7 @@ class Verdict:
 
 #: the machines a file can be checked and timed on (the error when none is named)
 MACHINES_HELP = (
-    "a machine (dgx1, dgx2, ndv2:K, ndv5:K, a100:K, mi250:K, mi250:K:forestcoll, "
+    "a machine (dgx1, dgx2, ndv2:K, ndv5:K, ndv5:1:gpus=G, a100:K, mi250:K, mi250:K:forestcoll, "
     "mi300x:N), any graph spec (ring:8, fully-connected:8, hub:8; no physical units) or a "
     "topology file (TACCL, TE-CCL, SCCL JSON)"
 )

@@ -9,7 +9,8 @@ A100 boxes, with the vendors' link speeds (:mod:`gossipcert.graphs.links`):
   linked to its box's NVSwitch (a router, node ``8K + a``) at 450 GB/s a direction (NVLink
   4.0, 900 GB/s both ways); with ``K >= 2`` each GPU has its own 400 Gb/s NDR InfiniBand
   NIC (a router, node ``9K + 8a + b``, 50 GB/s), all linked to one InfiniBand switch (the
-  last node). Capacities: 1 on one box; 9 and 1 on several;
+  last node). Capacities: 1 on one box; 9 and 1 on several; ``ndv5:K:gpus=G`` uses ``G``
+  GPUs of each box (the executor tests of MSCCL++ run on two GPUs of one box);
 - ``mi300x:N``: ``N`` GPUs (2 to 8) of one AMD MI300X platform, in which the 8 GPUs are
   fully connected by Infinity Fabric (seven links per GPU, 64 GB/s a direction each: 896
   GB/s of peer bandwidth in all). Any ``N`` of the 8 are fully connected by the same
@@ -37,31 +38,41 @@ from gossipcert.graphs.links import LINKS, set_capacities, set_link
 MI300X_GPUS = 8
 
 
-def ndv5(boxes: int = 1) -> nx.Graph:
-    """``boxes`` Azure ND H100 v5 boxes (module docstring).
+def ndv5(boxes: int = 1, gpus: int = 8) -> nx.Graph:
+    """``boxes`` Azure ND H100 v5 boxes (module docstring), ``gpus`` of each box's 8 in use.
+
+    With ``gpus < 8`` the box's other GPUs (and their NICs) are left out: the GPUs in use
+    keep their own NVSwitch links, as a run on some of a box's GPUs (``mpirun -np 2`` on one
+    box) has them; node ``gpus * a + b`` is GPU ``b`` of box ``a``.
 
     Examples
     --------
     >>> g = ndv5(2)
     >>> g.number_of_nodes(), g[0][16]["bandwidth"], g[0][16]["capacity"], g.nodes[34]["router"]
     (35, 450000000000.0, 9, True)
+    >>> g = ndv5(1, gpus=2)
+    >>> g.graph["spec"], g.number_of_nodes(), sorted(g.edges())
+    ('ndv5:1:gpus=2', 3, [(0, 2), (1, 2)])
     """
     k = _check_int(boxes, "boxes", "ndv5", 1)
-    _check_size(17 * k + 1, "ndv5", 17 * k)
+    per = _check_int(gpus, "gpus", "ndv5", 1)
+    if per > 8:
+        raise SpecError(f"ndv5: a box has 8 GPUs, not {per}")
+    _check_size(2 * (per + 1) * k + 1, "ndv5", 2 * (per + 1) * k)
     net = k >= 2
-    n = 9 * k + (8 * k + 1 if net else 0)
-    graph = _new_graph(n, f"ndv5:{k}")
+    n = (per + 1) * k + (per * k + 1 if net else 0)
+    graph = _new_graph(n, f"ndv5:{k}" + (f":gpus={per}" if per != 8 else ""))
     ib = n - 1
     for a in range(k):
-        switch = 8 * k + a
+        switch = per * k + a
         graph.nodes[switch].update(router=True, coords=(a, -1))
-        for b in range(8):
-            gpu = 8 * a + b
+        for b in range(per):
+            gpu = per * a + b
             graph.nodes[gpu]["coords"] = (a, b)
             _add_edges(graph, [(gpu, switch)])
             set_link(graph, gpu, switch, "nvswitch-h100", alpha=LINKS["nvswitch-h100"].alpha / 2)
             if net:
-                nic = 9 * k + 8 * a + b
+                nic = (per + 1) * k + per * a + b
                 graph.nodes[nic].update(router=True, coords=(a, -2 - b))
                 _add_edges(graph, [(gpu, nic), (nic, ib)])
                 set_link(graph, gpu, nic, "ib-ndr", alpha=0.0)

@@ -70,7 +70,8 @@ _USAGE: dict[str, str] = {
     "mi250": "mi250, mi250:K or mi250:K:forestcoll (K >= 1 chassis; TE-CCL's model, or "
     "ForestColl's)",
     "a100": "a100 or a100:K (K >= 1 boxes of 8 A100, ForestColl's model)",
-    "ndv5": "ndv5 or ndv5:K (K >= 1 Azure ND H100 v5 boxes of 8 H100)",
+    "ndv5": "ndv5, ndv5:K or ndv5:K:gpus=G (K >= 1 Azure ND H100 v5 boxes of 8 H100, G of "
+    "each box's GPUs in use)",
     "mi300x": "mi300x or mi300x:N (N = 2..8 GPUs of one MI300X platform)",
 }
 
@@ -144,7 +145,6 @@ _ONE_PARAMETER: dict[str, Callable[[int], nx.Graph]] = {
     "fully-connected": fully_connected,
     "hub": hub,
     "a100": a100,
-    "ndv5": ndv5,
     "mi300x": mi300x,
 }
 
@@ -159,6 +159,18 @@ def _parse_ndv2(args: str, spec: str) -> _Builder:
         raise SpecError(f"unknown option {tail!r} in {spec!r}; expected {_USAGE['ndv2']}")
     lat = _spec_int(value, "ndv2", spec)
     return lambda: ndv2(k, latency=lat)
+
+
+def _parse_ndv5(args: str, spec: str) -> _Builder:
+    head, colon, tail = args.partition(":")
+    k = _spec_int(head, "ndv5", spec)
+    if not colon:
+        return lambda: ndv5(k)
+    key, eq, value = tail.partition("=")
+    if key.strip().lower() != "gpus" or not eq:
+        raise SpecError(f"unknown option {tail!r} in {spec!r}; expected {_USAGE['ndv5']}")
+    per = _spec_int(value, "ndv5", spec)
+    return lambda: ndv5(k, gpus=per)
 
 
 def _parse_mi250(args: str, spec: str) -> _Builder:
@@ -201,6 +213,8 @@ def _parse_family(name: str, args: str | None, spec: str) -> _Builder:
     if name == "mi250":
         assert args is not None
         return _parse_mi250(args, spec)
+    if name == "ndv5" and args is not None and args.strip():
+        return _parse_ndv5(args, spec)
     if args is None or not args.strip():
         raise SpecError(f"missing parameters in {spec!r}; expected {_USAGE[name]}")
     if name in _ONE_PARAMETER:

@@ -40,6 +40,10 @@
   graph in telephone, one way in half-duplex, one arc into each node in multicast, at most
   ``calls=N`` calls; with unbounded packets there is no bound. On ``K_n`` in single-port
   with ``p = 1`` it is ``2 K (n - 1)``, the rounds of the ring allreduce;
+- ``one-round`` (:func:`gossipcert.closed_forms.allreduce_one_round.one_round_bound`): a
+  partial received in round 1 holds one contribution, its sender's, so one round needs
+  every demander to hear each other contributor directly; 2 when those receipts do not
+  fit in one round (more chunks on an arc than its capacity);
 - ``cut`` (:func:`gossipcert.search.allreduce_cut.cut_bound`): a node whose removal splits
   the graph receives every chunk from each side and sends it into each side, and the first
   chunk it can send on and the last one it hears add their waits to that load (``N L + L -
@@ -103,6 +107,7 @@ from pysat.solvers import Solver
 
 from gossipcert import graphs
 from gossipcert.children import Child, Send, may_fan_out, ready
+from gossipcert.closed_forms.allreduce_one_round import one_round_value
 from gossipcert.command_start import limits_from_now, seconds_left
 from gossipcert.constructions.hub_allreduce import hub_allreduce
 from gossipcert.constructions.ring_allreduce import ring_allreduce
@@ -286,7 +291,8 @@ def solve_allreduce(
     SolveResult
         ``optimal`` when a lower bound meets the verified composition, else ``feasible``
         (``unknown`` without a schedule); evidence ``{"kind": "allreduce-bracket",
-        "source": "reduce-scatter" | "gossip" | "receive" | "receipts" | "cut", ...}`` (or
+        "source": "reduce-scatter" | "gossip" | "receive" | "receipts" | "cut" |
+        "one-round", ...}`` (or
         ``allreduce-drat`` when a DRAT proof raised the bound) and the sub-result whose
         bound certifies as ``dual``.
 
@@ -312,6 +318,7 @@ def solve_allreduce(
     recv = receive_bound(instance)
     receipts = receipt_bound(instance)
     cut = cut_bound(instance)
+    one = one_round_value(instance)
     # a third of the time each for the sub-problems, from now; the rest for the exact search
     emit({"event": "stage", "what": "allreduce: first its reduce-scatter sub-problem"})
     rs = _sub(solve_other, sub_problem(instance, ProblemKind.REDUCE_SCATTER), third)
@@ -325,6 +332,7 @@ def solve_allreduce(
         ("receive", recv or 0, None),
         ("receipts", receipts or 0, None),
         ("cut", cut or 0, None),
+        ("one-round", one or 0, None),
     ]
     source, lower, sub = max(candidates, key=lambda x: x[1])
     evidence: dict[str, Any] = {
@@ -337,6 +345,7 @@ def solve_allreduce(
             "receive": recv,
             "receipts": receipts,
             "cut": cut,
+            "one-round": one,
         },
     }
     if sub is not None:
