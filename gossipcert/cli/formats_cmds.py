@@ -11,6 +11,7 @@ from rich.markup import escape as esc
 from gossipcert.cli.common import _check_output, _write_text
 from gossipcert.cli_text import console, err_console, print_json
 from gossipcert.errors import GossipcertError
+from gossipcert.models.spec import parse_model
 
 #: links shown per round without --show
 _LINKS_SHOWN = 8
@@ -109,7 +110,7 @@ def print_verdict(verdict: Verdict, show: bool) -> None:
         fit = "fits"
     elif "not-a-link" in rules:
         fit = f"[red]does not fit[/] ({count} violations: it uses links the topology lacks)"
-    elif verdict.model.startswith("all-port"):
+    elif parse_model(verdict.model).rules.arc_capacities:
         fit = f"[red]does not fit[/] ({count} violations; it needs links of capacity "
         fit += f"{verdict.needs_capacity})"
     else:

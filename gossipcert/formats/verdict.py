@@ -53,7 +53,6 @@ from gossipcert.formats.findings import Finding, Replay, Transfer
 from gossipcert.instance import (
     Instance,
     Model,
-    ModelKind,
     make_instance,
     parse_model,
     parse_problem,
@@ -206,12 +205,17 @@ def _loads(transfers: list[Transfer], procs: list[int]) -> dict[int, dict[tuple[
 def _model_findings(
     graph: nx.Graph, model: Model, loads: dict[int, dict[tuple[int, int], int]]
 ) -> tuple[list[Finding], int]:
-    """Links used that the topology lacks, and loads above capacity; the capacity needed."""
+    """Links used that the topology lacks, and loads above capacity (a port model: the chunks
+    through each GPU's port; arc capacities: each link's); the capacity needed."""
     out: list[Finding] = []
     spec = graph.graph.get("spec", "the topology")
     need = 0
+    limit = model.port_packets  # chunks through one GPU's ports a round (None: no port)
+    per_port = (
+        "one chunk out of and one into" if limit == 1 else f"{limit} chunks out of and {limit} into"
+    )
     for t, links in sorted(loads.items()):
-        if model.kind.value == "single-port":
+        if limit is not None:
             sent: dict[int, int] = defaultdict(int)
             got: dict[int, int] = defaultdict(int)
             for (u, v), c in links.items():
@@ -220,12 +224,12 @@ def _model_findings(
             for node, table, what in [(u, sent, "sends") for u in sent] + [
                 (v, got, "receives") for v in got
             ]:
-                if table[node] > 1:
+                if table[node] > limit:
                     out.append(
                         Finding(
                             "over-capacity",
                             f"round {t}: GPU {node} {what} {table[node]} chunks; "
-                            f"{spec} takes one chunk out of and one into each GPU a round",
+                            f"{spec} takes {per_port} each GPU a round",
                             t,
                             node,
                         )
@@ -264,9 +268,9 @@ def _comparable_model(model: Model, findings: list[Finding], need: int) -> Model
     topology lacks."""
     if not findings:
         return model
-    if model.kind is not ModelKind.ALL_PORT or any(f.rule == "not-a-link" for f in findings):
+    if not model.rules.arc_capacities or any(f.rule == "not-a-link" for f in findings):
         return None
-    return parse_model(f"all-port:c={need}")
+    return parse_model(f"{model.kind.value}:c={need}")
 
 
 def problem_spec(collective: str, chunks: int, ranks: int, root: int | None = None) -> str | None:
