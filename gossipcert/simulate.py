@@ -22,6 +22,11 @@ calls both ways, no sending while receiving, arc capacities) rather than from it
   received per node, partners may differ; at most ``p`` packets;
 - ``multicast``: a node sends at most one transmission, to any set of neighbours, and
   receives at most one; at most ``p`` packets;
+- ``k-port`` (``k`` ports, :attr:`~gossipcert.models.spec.Model.ports`): one receiver per
+  transmission; a node sends at most ``k`` transmissions (``sends-over-k``) and receives
+  at most ``k`` (``receives-over-k``; with ``k = 1`` these are ``sends-twice`` and
+  ``receives-twice``, as in single-port), and sends at most one to each neighbour
+  (``arc-twice``); at most ``p`` packets each;
 - ``all-port``: any arcs; the packets entering arc ``(u, v)`` in a round are at most its
   capacity (``over-capacity``), whatever is still in flight on it;
 - ``all-port`` with latencies (edge attribute ``latency`` ``L``, 1 when absent): a
@@ -577,6 +582,15 @@ def _check_ports(
                 receives,
                 f"node {ref(v)} receives from {names(recv_from[v])} {under}",
             )
+    if ports > 1:  # k ports: at most one transmission on an arc a round
+        for u in sorted(sent_by):
+            for r in sorted({r for r in sent_by[u] if sent_by[u].count(r) > 1}):
+                report(
+                    t,
+                    (u, r),
+                    "arc-twice",
+                    f"node {ref(u)} sends {sent_by[u].count(r)} transmissions to {ref(r)} {under}",
+                )
     if rules.send_or_receive:
         for v in sorted(set(sent_by) & set(recv_from)):
             report(

@@ -24,6 +24,7 @@ from gossipcert.encodings.all_port import AllPortEncoding
 from gossipcert.encodings.broadcast import BroadcastEncoding, broadcast_applies
 from gossipcert.encodings.formula import Formula
 from gossipcert.encodings.half_duplex import HalfDuplexEncoding
+from gossipcert.encodings.k_port import KPortEncoding
 from gossipcert.encodings.knowledge import KnowledgeEncoding
 from gossipcert.encodings.multicast import MulticastEncoding
 from gossipcert.encodings.options import EncodingOptions
@@ -65,6 +66,7 @@ REGISTRY = _by_kind(
     SinglePortEncoding,
     MulticastEncoding,
     AllPortEncoding,
+    KPortEncoding,
 )
 
 

@@ -23,13 +23,14 @@ from enum import StrEnum
 
 
 class ModelKind(StrEnum):
-    """The five communication models of the design (section 2)."""
+    """The communication models: the five of the design (section 2), and k-port."""
 
     TELEPHONE = "telephone"
     HALF_DUPLEX = "half-duplex"
     SINGLE_PORT = "single-port"
     MULTICAST = "multicast"
     ALL_PORT = "all-port"
+    K_PORT = "k-port"
 
 
 @dataclass(frozen=True)
