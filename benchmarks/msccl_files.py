@@ -35,6 +35,7 @@ from defusedxml.ElementTree import fromstring
 
 from gossipcert import graphs
 from gossipcert.errors import GossipcertError
+from gossipcert.formats.msccl_xml import read_msccl_xml
 from gossipcert.formats.verdict import (
     Verdict,
     reduction_schedule_from_transfers,
@@ -193,13 +194,17 @@ def row(
     path: Path, time_limit: float, topology: str | None, again: bool = True
 ) -> tuple[str, dict | None]:
     try:
-        verdict = verify_algorithm(str(path), topology=topology, time_limit=time_limit)
+        # the table's default machine, named: verify_algorithm has none of its own
+        named = topology or f"fully-connected:{read_msccl_xml(path).ngpus}"
+        verdict = verify_algorithm(str(path), topology=named, time_limit=time_limit)
     except GossipcertError as exc:
         return f"| {path.name} | - | - | refused: {exc} | - | - | - | - | - | - |", None
     data = verdict.to_json()
     seconds = data["seconds"]["read"] + data["seconds"]["check"]
     if data["valid"]:
         valid = "valid"
+    elif not data["judged"]:
+        valid = "not judged (its result cannot be checked)"
     else:
         first = "; ".join(v["message"] for v in data["violations"][:2])
         valid = f"**invalid** ({data['violation_count']}): {first}"

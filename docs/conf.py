@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # model_list.py, the models' dir
 
 project = "gossipcert"
 author = "the gossipcert authors"
+copyright = "2026, the gossipcert authors (MIT License)"  # noqa: A001  (Sphinx's name)
 release = version = __version__
 extensions = [
     "sphinx.ext.autodoc",
@@ -28,6 +29,10 @@ numpydoc_validation_exclude = {
     r"\.Result$",
     r"\.BoundsResult$",
     r"\.Verdict$",
+    r"\.TimeReport$",
+    r"\.Report$",
+    r"\.CheckReport$",
+    r"\.TecclJudgement$",
 }
 autodoc_typehints = "none"
 exclude_patterns = ["_build"]

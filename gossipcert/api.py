@@ -1,8 +1,13 @@
 """The Python face of gossipcert: :func:`solve`, :func:`verify`, :func:`bounds`,
 :func:`check` and :func:`table`, re-exported as ``gossipcert.solve`` and so on; and for other
-tools' algorithms :func:`~gossipcert.formats.verdict.verify_algorithm` (an MSCCL XML, SCCL or
-TE-CCL file in, the verdict and the gap to the certified optimum out) and the writers
-:func:`~gossipcert.formats.writers.msccl_xml_from_schedule` and
+tools' algorithms :func:`~gossipcert.formats.verdict.verify_algorithm` (an MSCCL XML, MSCCL++
+execution plan, SCCL or TE-CCL file in, the verdict and the gap to the certified optimum out),
+:func:`~gossipcert.formats.time_verdict.time_algorithm` (the same file's time at message
+sizes on a machine with real links, beside a certified lower bound),
+:func:`~gossipcert.formats.teccl_verdict.judge_teccl` (a TE-CCL schedule replayed in TE-CCL's
+own epoch model, and its optimality claim confirmed, refuted or bracketed) and the writers
+:func:`~gossipcert.formats.writers.msccl_xml_from_schedule`,
+:func:`~gossipcert.formats.mscclpp_writer.mscclpp_plan_from_schedule` and
 :func:`~gossipcert.formats.writers.sccl_json_from_schedule`.
 
 A graph is given as a networkx graph with any hashable node names (kept in the results), a
@@ -37,8 +42,12 @@ from typing import Any, TypeAlias
 import networkx as nx
 
 from gossipcert import graphs
+from gossipcert.certificates.certificate import CheckReport
 from gossipcert.closed_forms import all_bounds
-from gossipcert.errors import GossipcertError
+from gossipcert.errors import GossipcertError, SpecError
+from gossipcert.formats.mscclpp_writer import mscclpp_plan_from_schedule
+from gossipcert.formats.teccl_verdict import TecclJudgement, judge_teccl
+from gossipcert.formats.time_verdict import TimeReport, time_algorithm
 from gossipcert.formats.verdict import Verdict, verify_algorithm
 from gossipcert.formats.writers import msccl_xml_from_schedule, sccl_json_from_schedule
 from gossipcert.graphs.convert import from_networkx
@@ -50,22 +59,35 @@ from gossipcert.instance import (
     parse_model,
     parse_problem,
 )
+from gossipcert.names import root_text, schedule_in_references
 from gossipcert.result import BoundsResult, Result, SolveStatus
-from gossipcert.schedule import Schedule, from_json, read_schedule
+from gossipcert.schedule import (
+    Schedule,
+    from_json,
+    load_schedule_file,
+    schedule_from_file_data,
+)
 from gossipcert.simulate import Report, simulate
 
 __all__ = [
     "BoundsResult",
+    "CheckReport",
+    "Report",
     "Result",
     "SolveStatus",
+    "TecclJudgement",
+    "TimeReport",
     "Verdict",
     "as_instance",
     "bounds",
     "check",
+    "judge_teccl",
     "msccl_xml_from_schedule",
+    "mscclpp_plan_from_schedule",
     "sccl_json_from_schedule",
     "solve",
     "table",
+    "time_algorithm",
     "upgrade",
     "verify",
     "verify_algorithm",
@@ -82,6 +104,8 @@ def as_instance(
     G: GraphLike,  # noqa: N803  (networkx's name for a graph)
     model: str | Model = "telephone",
     problem: str | Problem = "gossip",
+    *,
+    root: Any = None,
 ) -> Instance:
     """Bind a graph, a model and a problem into an :class:`~gossipcert.instance.Instance`.
 
@@ -94,6 +118,13 @@ def as_instance(
     problem : str or Problem
         A problem spec such as ``"gossip"``, ``"broadcast:0"`` (a node's name or index) or
         ``"total-exchange:chunks=2"``.
+    root : node, or list of nodes, optional
+        The root of a rooted problem (``broadcast``, ``scatter``, ``gather``, ``reduce``)
+        as the graph names it, whatever the name (``(1, 2)`` of a networkx grid or torus, a
+        name with commas); the problem spec then names none (``"broadcast"``,
+        ``"reduce:chunks=2"``). A list is the sources of a broadcast from several nodes. (In
+        a spec, ``"scatter:(1, 2)"`` names one node too, but plain numbers separated by
+        commas, ``"scatter:1,1"``, are several.)
 
     Returns
     -------
@@ -103,12 +134,18 @@ def as_instance(
     ------
     GraphError, SpecError, InstanceError
         A graph gossipcert cannot use (directed, self-loops, disconnected, empty), an
-        unknown spec, or a demand that can never be met.
+        unknown spec or node, a root given twice (in the spec and as ``root``) or to a
+        problem that has none, or a demand that can never be met.
 
     Examples
     --------
+    >>> import networkx as nx
+    >>> from gossipcert import as_instance
     >>> as_instance("ring:6", "half-duplex", "broadcast:0").graph.number_of_nodes()
     6
+    >>> torus = nx.grid_2d_graph(3, 3, periodic=True)
+    >>> as_instance(torus, "half-duplex", "broadcast", root=(1, 2)).problem.spec()
+    'broadcast:(1, 2)'
     """
     if isinstance(G, nx.Graph):
         graph = from_networkx(G)
@@ -119,7 +156,12 @@ def as_instance(
             f"a graph is a networkx graph, a spec string or a file path, not {type(G).__name__}"
         )
     m = model if isinstance(model, Model) else parse_model(str(model))
-    p = problem if isinstance(problem, Problem) else parse_problem(str(problem))
+    if isinstance(problem, Problem):
+        if root is not None:
+            raise SpecError("root= goes with a problem spec string; this Problem has its own")
+        p = problem
+    else:
+        p = parse_problem(str(problem), root=None if root is None else root_text(graph, root))
     return make_instance(graph, m, p)
 
 
@@ -135,21 +177,26 @@ def solve(
     model: str | Model = "telephone",
     problem: str | Problem = "gossip",
     *,
+    root: Any = None,
     time_limit: float | None = None,
     backend: str = "sat",
     strict: bool = False,
     proof: bool = True,
     encoding: str = "auto",
+    resume: str | os.PathLike[str] | None = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> Result:
     """The least number of rounds that solves the problem on the graph under the model,
     with its evidence.
 
     The lower bound comes from the closed-form bounds or from solver refutations whose
-    DRAT proofs are checked by two independent checkers; the schedule from constructions,
-    heuristics or the solver, replayed by the verifier. With a time limit the search runs
-    in a child process killed at the limit, so the limit holds; the answer is then the best
-    bracket (``FEASIBLE`` or ``UNKNOWN``), never a guess.
+    proofs (LRAT, or DRAT in certificates written before) are checked by two independent
+    checkers; the schedule from constructions, heuristics or the solver, replayed by the
+    verifier. The search runs in a child process: at the time limit it is killed, and on
+    Ctrl-C (``KeyboardInterrupt``) it is stopped, and either way the answer is the bracket
+    known at that moment (``FEASIBLE`` or ``UNKNOWN``, with ``timed_out`` or
+    ``interrupted`` set), never a guess and never lost. :meth:`Result.write` keeps it in a
+    file, from which ``resume=`` starts a later run.
 
     Parameters
     ----------
@@ -157,49 +204,77 @@ def solve(
         The network (see :func:`as_instance`).
     model, problem : str
         Spec strings (see :func:`as_instance`).
+    root : node, or list of nodes, optional
+        The root of a rooted problem, as the graph names it (see :func:`as_instance`).
     time_limit : float, optional
-        Seconds; None runs until the optimum is certified.
+        Seconds, a positive number; None runs until the optimum is certified. It counts
+        from the call; the first call of a process that loads gossipcert's solvers on the
+        way (``gossipcert.solve(...)``, the first name of ``gossipcert`` used) counts that
+        loading too (seconds on a busy machine), as the command line counts its start-up.
     backend : {"sat", "cpsat"}
-        PySAT (with DRAT proofs) or OR-Tools CP-SAT (its refutations are the solver's word).
+        PySAT (with checked proofs) or OR-Tools CP-SAT (its refutations are the solver's
+        word).
     strict : bool
-        No symmetry breaking or dominance rules, so that a DRAT proof covers everything.
+        No symmetry breaking or dominance rules, so that a proof covers everything.
     proof : bool
-        Prove the final refutation with a checked DRAT proof (off: the solver's word).
+        Prove the final refutation with a checked proof (off: the solver's word).
     encoding : {"auto", "broadcast", "knowledge", "tree"}
         The time-expanded model (``auto`` picks the best one that applies).
+    resume : path, optional
+        A partial result (:meth:`Result.write_partial`, or ``solve -o`` on the command
+        line), a certificate or a schedule file: its schedule, verified again, is the
+        search's first upper bound (nothing else in it is trusted).
     progress : callable, optional
         Receives each progress event (a dict with an ``"event"`` key) as it happens.
 
     Returns
     -------
     Result
+        ``interrupted`` is set when Ctrl-C stopped the search; ``timed_out`` when the time
+        limit did.
 
     Raises
     ------
     GossipcertError
-        Bad input (see :func:`as_instance`), or a model no encoding covers.
+        Bad input (see :func:`as_instance`; a time limit that is not a positive number of
+        seconds; a ``resume`` file whose schedule does not solve this instance), or a model
+        no encoding covers.
+    KeyboardInterrupt
+        Ctrl-C before the search started (while the graph was read).
 
     Examples
     --------
+    >>> from gossipcert import solve
     >>> res = solve("petersen", "telephone", "broadcast:0", time_limit=60)
     >>> res.status.value, res.optimum, res.certified
     ('optimal', 4, True)
+    >>> solve("petersen", time_limit=-1)
+    Traceback (most recent call last):
+    ...
+    gossipcert.errors.SpecError: time_limit must be a positive number of seconds or None, got -1
 
     References
     ----------
-    .. [1] R. Beier and J. F. Sibeyn, "A powerful heuristic for telephone gossiping".
+    .. [1] Beier, R. and Sibeyn, J. F., "A powerful heuristic for telephone gossiping".
     """
-    from gossipcert.command_start import limits_from_now
-    from gossipcert.search.watchdog import solve_within
+    from gossipcert.command_start import call_origin, limits_from
+    from gossipcert.search.watchdog import checked_time_limit, solve_within
 
-    instance = as_instance(G, model, problem)
+    origin = call_origin()
+    time_limit = checked_time_limit(time_limit)
+    instance = as_instance(G, model, problem, root=root)
+    seeds = []
+    if resume is not None:
+        from gossipcert.certificates.partial import resume_seed
+
+        seeds = resume_seed(os.fspath(resume), instance)
 
     def report(event: dict[str, Any]) -> None:
         _log_event(event)
         if progress is not None:
             progress(event)
 
-    with limits_from_now():
+    with limits_from(origin):
         res = solve_within(
             instance,
             backend=backend,
@@ -208,6 +283,8 @@ def solve(
             proof=proof,
             encoding=encoding,
             progress=report,
+            seeds=seeds,
+            in_child=True,  # Ctrl-C answers at once from the child's last reported state
         )
     return Result.from_search(res)
 
@@ -217,6 +294,8 @@ def verify(
     schedule: Schedule | str | os.PathLike[str] | dict[str, Any] | list[Any],
     model: str | Model = "telephone",
     problem: str | Problem = "gossip",
+    *,
+    root: Any = None,
 ) -> Report:
     """Replay a schedule under the model's rules and say whether it solves the problem.
 
@@ -227,30 +306,46 @@ def verify(
     schedule : Schedule, path, dict or list
         A :class:`~gossipcert.schedule.Schedule`, a schedule file (``.json`` or ``.csv``),
         or the JSON content of one (``{"rounds": [...]}`` or the list of rounds), naming
-        nodes as the graph does.
+        nodes and packets as the graph does: a networkx graph's own node objects (tuples
+        such as ``(0, 1)``, or the lists JSON makes of them), or the nodes' labels or
+        numbers.
     model, problem : str
         Spec strings.
+    root : node, or list of nodes, optional
+        The root of a rooted problem, as the graph names it (see :func:`as_instance`).
 
     Returns
     -------
     Report
         ``ok`` (valid and complete), ``errors`` (every violation, with its round, nodes and
-        rule), ``unmet`` demands, ``rounds`` (after which every demand is met).
+        rule), ``unmet`` demands (:meth:`~gossipcert.simulate.Report.named_unmet`: in the
+        graph's own names), ``rounds`` (after which every demand is met).
 
     Examples
     --------
+    >>> import networkx as nx
+    >>> from gossipcert import verify
     >>> rep = verify("path:3", {"rounds": [[{"from": 0, "to": [1], "packets": "all"}]]},
     ...              "telephone", "broadcast:0")
-    >>> rep.valid, rep.complete, len(rep.unmet)
-    (True, False, 1)
+    >>> rep.valid, rep.complete, rep.named_unmet()
+    (True, False, [(2, 0)])
+    >>> torus = nx.grid_2d_graph(3, 3, periodic=True)
+    >>> first = [{"from": (0, 0), "to": [(0, 1)], "packets": "all"}]
+    >>> rep = verify(torus, [first], "telephone", "broadcast", root=(0, 0))
+    >>> rep.valid, len(rep.unmet), rep.named_unmet()[0]
+    (True, 7, ((0, 2), (0, 0)))
     """
-    instance = as_instance(G, model, problem)
+    instance = as_instance(G, model, problem, root=root)
     if isinstance(schedule, Schedule):
         sched = schedule
     elif isinstance(schedule, str | os.PathLike):
-        sched = read_schedule(os.fspath(schedule), instance)
+        path = os.fspath(schedule)
+        data = load_schedule_file(path)
+        if not path.lower().endswith(".csv"):  # JSON names tuples as lists
+            data = schedule_in_references(instance, data)
+        sched = schedule_from_file_data(path, data, instance)
     else:
-        sched = from_json(schedule, instance)
+        sched = from_json(schedule_in_references(instance, schedule), instance)
     return simulate(instance, sched)
 
 
@@ -258,6 +353,8 @@ def bounds(
     G: GraphLike,  # noqa: N803  (networkx's name for a graph)
     model: str | Model = "telephone",
     problem: str | Problem = "gossip",
+    *,
+    root: Any = None,
 ) -> BoundsResult:
     """Every closed-form lower and upper bound that applies, each with its source.
 
@@ -267,6 +364,8 @@ def bounds(
         The network (see :func:`as_instance`).
     model, problem : str
         Spec strings.
+    root : node, or list of nodes, optional
+        The root of a rooted problem, as the graph names it (see :func:`as_instance`).
 
     Returns
     -------
@@ -274,11 +373,12 @@ def bounds(
 
     Examples
     --------
+    >>> from gossipcert import bounds
     >>> b = bounds("hypercube:4", "telephone", "gossip")
     >>> b.lower.value, b.upper.value
     (4, 4)
     """
-    found = all_bounds(as_instance(G, model, problem))
+    found = all_bounds(as_instance(G, model, problem, root=root))
     lows = [b for b in found if b.kind == "lower"]
     ups = [b for b in found if b.kind == "upper"]
     return BoundsResult(
@@ -293,7 +393,7 @@ def check(
     *,
     time_limit: float | None = None,
     full: bool = False,
-) -> Any:
+) -> CheckReport:
     """Re-check a certificate from scratch: rebuild the instance, replay the schedule,
     re-derive the lower bound (re-evaluate the closed form, re-check the proofs).
 
@@ -314,26 +414,30 @@ def check(
 
     Examples
     --------
+    >>> from gossipcert import check, solve
     >>> cert = solve("ring:5", "telephone", "gossip").certificate()
     >>> check(cert).ok
     True
     """
     from gossipcert.certificates.certificate import read_certificate
-    from gossipcert.command_start import limits_from_now
-    from gossipcert.search.watchdog import check_within
+    from gossipcert.command_start import call_origin, limits_from
+    from gossipcert.search.watchdog import check_within, checked_time_limit
 
+    origin = call_origin()
+    time_limit = checked_time_limit(time_limit)
     cert = (
         certificate if isinstance(certificate, dict) else read_certificate(os.fspath(certificate))
     )
-    with limits_from_now():
-        return check_within(cert, time_limit, full)
+    with limits_from(origin):
+        report: CheckReport = check_within(cert, time_limit, full)
+    return report
 
 
 def upgrade(
     certificate: str | os.PathLike[str] | dict[str, Any],
     *,
     time_limit: float | None = None,
-) -> tuple[Any, dict[str, Any] | None]:
+) -> tuple[CheckReport, dict[str, Any] | None]:
     """Re-check a certificate as :func:`check` does, proving each stored DRAT refutation
     again with a trimmed LRAT proof that takes its place.
 
@@ -359,6 +463,7 @@ def upgrade(
     Examples
     --------
     >>> import json, pathlib
+    >>> from gossipcert import upgrade
     >>> old = json.loads(pathlib.Path("results/store/half-duplex_gossip_n5_18ae0b23b971d93c"
     ...     ".cert.json").read_text())  # doctest: +SKIP
     >>> report, new = upgrade(old)  # doctest: +SKIP
@@ -368,13 +473,15 @@ def upgrade(
     import copy
 
     from gossipcert.certificates.certificate import read_certificate
-    from gossipcert.command_start import limits_from_now
-    from gossipcert.search.watchdog import upgrade_within
+    from gossipcert.command_start import call_origin, limits_from
+    from gossipcert.search.watchdog import checked_time_limit, upgrade_within
 
+    origin = call_origin()
+    time_limit = checked_time_limit(time_limit)
     cert = copy.deepcopy(
         certificate if isinstance(certificate, dict) else read_certificate(os.fspath(certificate))
     )
-    with limits_from_now():
+    with limits_from(origin):
         report, upgraded = upgrade_within(cert, time_limit)
     return report, upgraded if report.ok else None
 
@@ -407,6 +514,7 @@ def table(
 
     Examples
     --------
+    >>> from gossipcert import table
     >>> df = table("results/bermond.toml")  # doctest: +SKIP
     """
     from gossipcert.tables import dask_runner, read_sweep, run_sweep

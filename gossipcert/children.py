@@ -32,6 +32,7 @@ import signal
 import struct
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -109,6 +110,10 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+#: the signals that stop a child's work (:func:`_interrupt_once`)
+_STOPPING = {signal.SIGINT, signal.SIGTERM}
+
+
 def _interrupt_once(signum: int, frame: Any) -> None:  # pragma: no cover - in children
     """The child's SIGINT and SIGTERM: the first stops the work (``KeyboardInterrupt``, so
     that it answers with what it has), later ones are ignored while it answers."""
@@ -128,7 +133,13 @@ def _child_body(
 
     def send(obj: Any) -> None:
         data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-        _write_all(fd, _HEADER.pack(len(data)) + data)
+        # a message is written whole: SIGINT or SIGTERM arriving meanwhile is handled
+        # after it (a message cut in two would make the rest of the pipe unreadable)
+        signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+        try:
+            _write_all(fd, _HEADER.pack(len(data)) + data)
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
 
     try:
         try:
@@ -296,9 +307,22 @@ def call_in_child(
     outcome: tuple[str, Any] = ("died", None)
     stop = deadline
     quiet_since = time.monotonic()
+    # messages read and not yet handled: a Ctrl-C while one is handled leaves the others
+    # here, handled on the next turn (a state the child sent just before it was stopped is
+    # what the caller answers from)
+    pending: deque[Any] = deque()
     try:
-        while not child.done:
+        while not child.done or pending:
             try:
+                while pending:
+                    kind, value = pending.popleft()
+                    if kind == "message":
+                        if on_message is not None:
+                            on_message(value)
+                    else:
+                        outcome = (kind, value)
+                if child.done:
+                    break
                 now = time.monotonic()
                 if stop is not None and now >= stop:
                     outcome = ("timeout", None) if stop == deadline else ("interrupted", None)
@@ -313,12 +337,7 @@ def call_in_child(
                 arrived = child.messages(until)
                 if arrived:
                     quiet_since = time.monotonic()
-                for kind, value in arrived:
-                    if kind == "message":
-                        if on_message is not None:
-                            on_message(value)
-                    else:
-                        outcome = (kind, value)
+                pending.extend(arrived)
             except KeyboardInterrupt:
                 # SIGINT or SIGTERM (to this process alone, or to the process group): the
                 # child is told to stop, and given a moment to answer with what it has

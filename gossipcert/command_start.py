@@ -44,9 +44,69 @@ def limit_origin() -> float:
     return time.monotonic() if COMMAND_START is None else COMMAND_START
 
 
+#: when the Python API was loaded, ``(began, ended)`` (:func:`note_api_load`), until a call
+#: takes it as the origin of its time limit (:func:`call_origin`)
+_API_LOAD: tuple[float, float] | None = None
+
+#: a Python API call made within this many seconds of the API's loading counts the loading in
+#: its time limit: the loading was part of the same statement (``gossipcert.solve(...)``
+#: looked up for the first time), and the caller's clock was running
+LOAD_GRACE = 1.0
+
+
+def note_api_load(began: float, ended: float) -> None:
+    """Record that the Python API (:mod:`gossipcert.api`) was loaded between ``began`` and
+    ``ended`` (``time.monotonic()`` values), on the first use of a name of ``gossipcert``."""
+    global _API_LOAD
+    _API_LOAD = (began, ended)
+
+
+def call_origin() -> float:
+    """The origin of a Python API call's time limit: now; but for a call that comes within
+    :data:`LOAD_GRACE` seconds of the API's loading (the first ``gossipcert.solve(...)`` of
+    a process, which loads the solvers' libraries before it runs: seconds on a busy machine),
+    when the loading began. The loading counts once, for the first call only.
+
+    Examples
+    --------
+    >>> note_api_load(time.monotonic() - 3.0, time.monotonic())
+    >>> round(time.monotonic() - call_origin())
+    3
+    >>> round(time.monotonic() - call_origin())
+    0
+    """
+    global _API_LOAD
+    now = time.monotonic()
+    load, _API_LOAD = _API_LOAD, None
+    if load is not None and now - load[1] <= LOAD_GRACE:
+        return load[0]
+    return now
+
+
 def seconds_left(deadline: float | None) -> float:
     """Seconds until ``deadline``, a ``time.monotonic()`` instant (infinite without one)."""
     return float("inf") if deadline is None else deadline - time.monotonic()
+
+
+@contextmanager
+def limits_from(origin: float) -> Iterator[None]:
+    """Within the block, a time limit counts from ``origin`` (a ``time.monotonic()`` value:
+    the moment a Python API call began, :func:`call_origin`).
+
+    Examples
+    --------
+    >>> start = time.monotonic() - 5.0
+    >>> with limits_from(start):
+    ...     limit_origin() == start
+    True
+    """
+    global COMMAND_START
+    saved = COMMAND_START
+    COMMAND_START = origin
+    try:
+        yield
+    finally:
+        COMMAND_START = saved
 
 
 @contextmanager

@@ -22,6 +22,7 @@ References
 
 from __future__ import annotations
 
+import ast
 import numbers
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -288,7 +289,10 @@ def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
         assert problem.root is not None
         sources = resolve_roots(graph, problem.root)
         if len(sources) > 1 and kind is not ProblemKind.BROADCAST:
-            raise SpecError(f"{kind.value} takes one node (got {problem.root!r})")
+            raise SpecError(
+                f"{kind.value} has one root, e.g. {kind.value}:0 (got {problem.root!r}, which "
+                f"names {len(sources)} nodes)"
+            )
         root = sources[0]
         for v in sources:
             if graphs.is_router(graph, v):
@@ -400,8 +404,11 @@ def resolve_roots(graph: nx.Graph, ref: int | str) -> list[int]:
     """The nodes a problem's root text names: one node, or a comma-separated list of them
     (the sources of a multi-source broadcast, ``broadcast:0,5,9``).
 
-    The whole text is first matched as one node reference (a label may contain commas);
-    otherwise each comma-separated part must name a node. Repeats count once; the order is
+    The whole text is first matched as one node reference (a label may contain commas, as
+    ``(1, 2)``, the name networkx gives a node of a grid or torus, does); otherwise the text
+    is read from the left, each node being the longest run of comma-separated parts that
+    names one. A part written as a Python tuple without its spaces (``(1,2)``) names the
+    node labelled as Python prints that tuple (``(1, 2)``). Repeats count once; the order is
     the order written.
 
     Raises
@@ -416,12 +423,44 @@ def resolve_roots(graph: nx.Graph, ref: int | str) -> list[int]:
     [0, 5, 9]
     """
     try:
-        return [graphs.resolve_node(graph, ref)]
+        return [_resolve_text(graph, ref)]
+    except SpecError as first:
+        parts = str(ref).split(",")
+        if len(parts) < 2 or not all(x.strip() for x in parts):
+            raise first from None
+    found: list[int] = []
+    i = 0
+    while i < len(parts):
+        for j in range(len(parts), i, -1):
+            try:
+                found.append(_resolve_text(graph, ",".join(parts[i:j]).strip()))
+            except SpecError:
+                if j == i + 1:  # not even one part names a node
+                    raise
+                continue
+            i = j
+            break
+    return list(dict.fromkeys(found))
+
+
+def _resolve_text(graph: nx.Graph, ref: int | str) -> int:
+    """:func:`graphs.resolve_node`, and a tuple written without its spaces (``(1,2)``) as
+    the label Python prints for it (``(1, 2)``)."""
+    try:
+        return graphs.resolve_node(graph, ref)
     except SpecError:
-        parts = [x.strip() for x in str(ref).split(",")]
-        if len(parts) < 2 or not all(parts):
+        text = str(ref).strip()
+        if not text.startswith("("):
             raise
-    return list(dict.fromkeys(graphs.resolve_node(graph, x) for x in parts))
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            raise SpecError(
+                f"unknown node {ref!r} in {graph.graph.get('spec') or 'the graph'}"
+            ) from None
+        if not isinstance(value, tuple) or str(value) == text:
+            raise
+        return graphs.resolve_node(graph, str(value))
 
 
 def _check_satisfiable(instance: Instance) -> None:

@@ -8,8 +8,10 @@ many demanded packets the node knows, and the share of all demands met after eac
 
 Layouts follow the graph's family (the part of ``G.graph["spec"]`` before the colon): a
 circle for rings, a line for paths, the grid for meshes and tori, levels for fat trees, the
-cube projection for hypercubes and cube-connected cycles; any other graph gets a
-Kamada-Kawai layout (spring layout above 200 nodes), with a fixed seed.
+cube projection for hypercubes and cube-connected cycles. A networkx graph whose nodes are
+all pairs of numbers (``(row, column)``, as networkx's grid, torus and product generators
+name them) is drawn on those coordinates. Any other graph gets a Kamada-Kawai layout
+(spring layout above 200 nodes), with a fixed seed.
 
 Only schedules that pass :func:`gossipcert.simulate.simulate` are drawn: the drawing
 functions refuse any other with :class:`~gossipcert.errors.ScheduleFormatError`.
@@ -87,6 +89,32 @@ def _coords(g: nx.Graph) -> dict[int, Any] | None:
     return {v: fresh.nodes[v].get("coords") for v in fresh}
 
 
+def _named_coords(g: nx.Graph) -> Positions | None:
+    """``(column, -row)`` of each node of a networkx graph named by pairs of numbers
+    ``(row, column)``; None for any other graph."""
+    names = g.graph.get("nodes")
+    if not names or not all(
+        isinstance(x, tuple)
+        and len(x) == 2
+        and all(isinstance(c, int | float) and not isinstance(c, bool) for c in x)
+        for x in names
+    ):
+        return None
+    return {v: (float(names[v][1]), -float(names[v][0])) for v in g}
+
+
+def graph_title(g: nx.Graph) -> str:
+    """The graph's name in a picture's title: its spec, or for a graph given from Python
+    ``"a graph of N nodes"``.
+
+    Examples
+    --------
+    >>> graph_title(graphs.from_spec("ring:8"))
+    'ring:8'
+    """
+    return str(g.graph.get("spec") or f"a graph of {g.number_of_nodes()} nodes")
+
+
 def layout(g: nx.Graph) -> Positions:
     """Node positions for ``g`` (see the module docstring).
 
@@ -95,7 +123,13 @@ def layout(g: nx.Graph) -> Positions:
     >>> pos = layout(graphs.from_spec("mesh:2x3"))
     >>> pos[4]
     (1.0, -1.0)
+    >>> from gossipcert.graphs.convert import from_networkx
+    >>> layout(from_networkx(nx.grid_2d_graph(2, 3, periodic=True)))[4]
+    (1.0, -1.0)
     """
+    named = _named_coords(g)
+    if named is not None:
+        return named
     fam = family(g)
     n = g.number_of_nodes()
     coords = _coords(g) if fam in ("mesh", "torus", "fattree", "ccc") else {}
@@ -298,7 +332,7 @@ def draw_rounds(
         ax.margins(0.12)
     fig.suptitle(
         title
-        or f"{g.graph.get('spec', 'graph')} · {instance.model.spec()} · {instance.problem.spec()}"
+        or f"{graph_title(g)} · {instance.model.spec()} · {instance.problem.spec()}"
         f" — {rounds} rounds (verified)",
         fontsize=11,
     )
@@ -385,7 +419,7 @@ def draw_knowledge(instance: Instance, schedule: Schedule, title: str | None = N
     ax2.grid(alpha=0.3)
     fig.suptitle(
         title
-        or f"knowledge growth: {g.graph.get('spec', 'graph')} · {instance.model.spec()} · "
+        or f"knowledge growth: {graph_title(g)} · {instance.model.spec()} · "
         f"{instance.problem.spec()}",
         fontsize=11,
     )

@@ -100,10 +100,12 @@ class Problem:
         return self.kind.value + (":" + ",".join(chunks) if chunks else "")
 
 
-def _node_text(text: str) -> int | str:
+def _node_text(text: Any) -> int | str:
     """A node reference as the user wrote it; :func:`graphs.resolve_node` matches it against
-    labels first, then against indices ("007" stays a label, never the index 7)."""
-    return text.strip()
+    labels first, then against indices ("007" stays a label, never the index 7). A node
+    given from Python by another object (``(0, 1)`` of a networkx grid) is its text, the
+    label of that node."""
+    return text.strip() if isinstance(text, str) else str(text)
 
 
 def names_problem_file(spec: str) -> bool:
@@ -117,14 +119,19 @@ def names_problem_file(spec: str) -> bool:
     return spec.strip().lower().endswith(".json")
 
 
-def parse_problem(spec: str) -> Problem:
+def parse_problem(spec: str, root: str | None = None) -> Problem:
     """Parse a problem spec: ``gossip``, ``broadcast:S`` (``broadcast:S1,S2,...``: several
     sources), ``scatter:S``, ``gather:R``, ``total-exchange``, ``reduce:R``,
     ``reduce-scatter``, ``allreduce`` or the path of a JSON file, each with an optional
     ``chunks=K``; a reduction also takes ``redop=sum|max`` (default ``sum``).
 
+    ``root``, when given, is the root's text apart from the spec (the Python API's
+    ``root=``), which then names none: ``parse_problem("broadcast:chunks=2", root="(1, 2)")``.
+
     Examples
     --------
+    >>> parse_problem("broadcast:chunks=2", root="(1, 2)").spec()
+    'broadcast:(1, 2),chunks=2'
     >>> parse_problem("broadcast:0,5,chunks=2").root
     '0,5'
     >>> parse_problem("reduce:0,chunks=2,redop=max").spec()
@@ -135,6 +142,8 @@ def parse_problem(spec: str) -> Problem:
     """
     text = spec.strip()
     if names_problem_file(text):
+        if root is not None:
+            raise SpecError(f"a problem file has no root (got root={root!r})")
         return _read_custom_problem(Path(text))
     name, colon, rest = text.partition(":")
     name = name.strip().lower()
@@ -150,7 +159,8 @@ def parse_problem(spec: str) -> Problem:
         raise SpecError(f"unknown problem {name!r} in {spec!r}; accepted: {accepted}") from None
     if kind is ProblemKind.CUSTOM:
         raise SpecError(f"a custom problem is given as a .json file; accepted: {accepted}")
-    args = [a.strip() for a in rest.split(",")] if colon else []
+    # the pieces as written: a root's text keeps its spaces and commas ("(1, 2)" of a torus)
+    args = rest.split(",") if colon else []
     chunks = 1
     redop = "sum"
     seen: set[str] = set()
@@ -170,13 +180,23 @@ def parse_problem(spec: str) -> Problem:
                 redop = parse_redop(value)
         else:
             plain.append(a)
+    if root is not None:
+        if kind not in _ROOTED:
+            raise SpecError(f"{name} has no root (got root={root!r})")
+        if any(part.strip() for part in plain):
+            raise SpecError(f"{spec!r} names its root, and root={root!r} another; give one")
+        plain = [str(root)]
     if kind in _ROOTED:
-        if not plain or not all(plain):
+        text = ",".join(plain).strip()
+        if not text or not all(part.strip() for part in plain):
             raise SpecError(f"{name} needs a node, e.g. {name}:0 (got {spec!r})")
-        if len(plain) > 1 and kind is not ProblemKind.BROADCAST:
+        # several sources of a broadcast stay one text: resolve_roots splits it (a node's
+        # name may hold commas, so whether other text names one node is the graph's to say)
+        parts = [x.strip() for x in text.split(",")]
+        several = len(parts) > 1 and all(x.isdigit() and x.isascii() for x in parts)
+        if several and kind is not ProblemKind.BROADCAST and root is None:
             raise SpecError(f"{name} has one root, e.g. {name}:0 (got {spec!r})")
-        # several sources of a broadcast stay one text: resolve_roots splits it
-        return Problem(kind, _node_text(",".join(plain)), chunks=chunks, redop=redop)
+        return Problem(kind, _node_text(text), chunks=chunks, redop=redop)
     if plain:
         raise SpecError(f"{name} takes no argument but chunks=K (got {spec!r})")
     return Problem(kind, chunks=chunks, redop=redop)

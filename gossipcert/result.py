@@ -8,7 +8,7 @@ A result names nodes as the user's graph does: a networkx graph's own node objec
 from __future__ import annotations
 
 import os
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -17,6 +17,7 @@ from typing import Any
 from gossipcert.closed_forms import Bound
 from gossipcert.errors import CertificateError
 from gossipcert.instance import Instance, bits
+from gossipcert.names import node_name, packet_name
 from gossipcert.schedule import Schedule, to_json
 from gossipcert.search.outcome import SolveResult
 
@@ -34,11 +35,6 @@ class SolveStatus(StrEnum):
     UNKNOWN = "unknown"
     #: no schedule can exist (some demand can never be met)
     INFEASIBLE = "infeasible"
-
-
-def _node_name(instance: Instance, v: int) -> Hashable:
-    names = instance.graph.graph.get("nodes")
-    return names[v] if names is not None else instance.graph.nodes[v].get("label", str(v))
 
 
 @dataclass(frozen=True)
@@ -67,6 +63,10 @@ class Result:
     instance : Instance
     raw : SolveResult
         The search's own result (times, event log, encoding options).
+    interrupted : bool
+        Ctrl-C stopped the search: the bounds and schedule are those known at that moment
+        (:meth:`write` keeps them as a partial result, which ``solve(..., resume=FILE)``
+        continues from).
     """
 
     status: SolveStatus
@@ -80,6 +80,7 @@ class Result:
     timed_out: bool
     instance: Instance
     raw: SolveResult
+    interrupted: bool = False
 
     @classmethod
     def from_search(cls, res: SolveResult) -> Result:
@@ -106,12 +107,15 @@ class Result:
             res.timed_out,
             res.instance,
             res,
+            res.interrupted,
         )
 
     def named_rounds(self) -> list[list[tuple[Hashable, tuple[Hashable, ...], tuple[Any, ...]]]]:
         """The schedule with the graph's own node names: per round, one
-        ``(sender, receivers, packets)`` per transmission; a packet is named by its holder
-        (gossip, broadcast, gather) or by its pair of nodes, as in the JSON output.
+        ``(sender, receivers, packets)`` per transmission; a packet is named by its node
+        (gossip, broadcast, scatter, gather, a reduction's chunk), by its pair of nodes
+        (total exchange), and under ``chunks=K`` by ``(that, k)``
+        (:func:`gossipcert.names.packet_name`).
 
         Returns
         -------
@@ -125,27 +129,71 @@ class Result:
         >>> res = solve(nx.path_graph(["x", "y"]), "telephone", "broadcast:x")
         >>> res.named_rounds()
         [[('x', ('y',), ('all',))]]
+        >>> res = solve(nx.path_graph(["a", "b", "c"]), "all-port", "alltoall")
+        >>> sorted({p for rnd in res.named_rounds() for _, _, packets in rnd for p in packets})
+        [('a', 'b'), ('a', 'c'), ('b', 'a'), ('b', 'c'), ('c', 'a'), ('c', 'b')]
         """
         if self.schedule is None:
             return []
         inst = self.instance
+        g = inst.graph
         out = []
-        for rnd in self.schedule.rounds:
+        for rnd in self.schedule.rounds[: len(self.schedule)]:
             row = []
             for tr in rnd:
                 know = tr.packets
                 packets: tuple[Any, ...] = (
-                    ("all",) if know is None else tuple(_packet_name(inst, p) for p in bits(know))
+                    ("all",) if know is None else tuple(packet_name(inst, p) for p in bits(know))
                 )
                 row.append(
                     (
-                        _node_name(inst, tr.sender),
-                        tuple(_node_name(inst, d) for d in tr.receivers),
+                        node_name(g, tr.sender),
+                        tuple(node_name(g, d) for d in tr.receivers),
                         packets,
                     )
                 )
             out.append(row)
         return out
+
+    def named_schedule(self) -> dict[str, Any] | None:
+        """The schedule as ``gossipcert-schedule/1`` JSON content with the graph's own names
+        (nodes and packets as :meth:`named_rounds` names them, a reduction's ``"op"``),
+        which :func:`gossipcert.verify` takes back as it is.
+
+        Returns
+        -------
+        dict or None
+            ``{"format": ..., "rounds": [[{"from", "to", "packets"[, "op"]}, ...], ...]}``;
+            None without a schedule.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from gossipcert import solve, verify
+        >>> G = nx.grid_2d_graph(2, 2)
+        >>> res = solve(G, "telephone", "reduce", root=(1, 1))
+        >>> res.named_schedule()["rounds"][-1][0]["to"]
+        [(1, 1)]
+        >>> verify(G, res.named_schedule(), "telephone", "reduce", root=(1, 1)).ok
+        True
+        """
+        if self.schedule is None:
+            return None
+        from gossipcert.schedule import FORMAT
+
+        rounds = [
+            [
+                {
+                    "from": sender,
+                    "to": list(receivers),
+                    "packets": "all" if tr.packets is None else list(packets),
+                    **({"op": tr.op} if tr.op != "copy" else {}),
+                }
+                for (sender, receivers, packets), tr in zip(named, rnd, strict=True)
+            ]
+            for named, rnd in zip(self.named_rounds(), self.schedule.rounds, strict=False)
+        ]
+        return {"format": FORMAT, "rounds": rounds}
 
     def to_json(self) -> dict[str, Any]:
         """The fields of ``gossipcert solve --json``: ``status``, ``optimum``,
@@ -196,6 +244,13 @@ class Result:
         """
         from gossipcert.certificates.certificate import build_certificate
 
+        if self.status is not SolveStatus.OPTIMAL or self.interrupted:
+            how = " (interrupted)" if self.interrupted else ""
+            raise CertificateError(
+                f"only an optimum found to the end has a certificate (this result is "
+                f"{self.status.value}{how}); write_partial() keeps what is known, and "
+                "solve(..., resume=FILE) goes on from it"
+            )
         return build_certificate(self.raw)
 
     def write_certificate(self, path: str | os.PathLike[str], overwrite: bool = False) -> Path:
@@ -225,24 +280,87 @@ class Result:
         """
         from gossipcert.store import certificate_text
 
-        target = Path(path)
-        if target.exists() and not overwrite:
-            raise CertificateError(f"{str(target)!r} exists; pass overwrite=True to replace it")
-        target.write_text(certificate_text(self.certificate()))
-        return target
+        return _write_new(path, overwrite, lambda: certificate_text(self.certificate()))
+
+    def write_partial(self, path: str | os.PathLike[str], overwrite: bool = False) -> Path:
+        """Write what the search knows, whatever its status, as a partial result
+        (``gossipcert-partial/1``: the best verified schedule, both bounds and the lower
+        bound's evidence), which ``solve(..., resume=path)`` (or ``gossipcert solve
+        --resume``) starts from.
+
+        Parameters
+        ----------
+        path : str or path
+            The file to write.
+        overwrite : bool
+            Replace an existing file (off: an existing file is an error, never lost).
+
+        Returns
+        -------
+        Path
+            The file written.
+
+        Raises
+        ------
+        CertificateError
+            The file exists.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> from gossipcert import solve
+        >>> part = pathlib.Path(tempfile.mkdtemp()) / "ring6-part.json"
+        >>> _ = solve("ring:6").write_partial(part)
+        >>> solve("ring:6", resume=part).upper_source.endswith("ring6-part.json (resumed)")
+        True
+        """
+        from gossipcert.certificates.partial import partial_text
+
+        return _write_new(path, overwrite, lambda: partial_text(self.raw))
+
+    def write(self, path: str | os.PathLike[str], overwrite: bool = False) -> Path:
+        """What ``gossipcert solve -o path`` writes: the certificate of an optimum found to
+        the end (:meth:`write_certificate`), else the partial result
+        (:meth:`write_partial`), e.g. after the time limit or Ctrl-C.
+
+        Parameters
+        ----------
+        path : str or path
+            The file to write.
+        overwrite : bool
+            Replace an existing file (off: an existing file is an error, never lost).
+
+        Returns
+        -------
+        Path
+            The file written.
+
+        Raises
+        ------
+        CertificateError
+            The file exists.
+
+        Examples
+        --------
+        >>> import pathlib, tempfile
+        >>> from gossipcert import solve
+        >>> out = pathlib.Path(tempfile.mkdtemp()) / "ring6.json"
+        >>> _ = solve("ring:6").write(out)
+        >>> import json; json.loads(out.read_text())["format"]
+        'gossipcert-certificate/1'
+        """
+        if self.status is SolveStatus.OPTIMAL and not self.interrupted:
+            return self.write_certificate(path, overwrite)
+        return self.write_partial(path, overwrite)
 
 
-def _packet_name(instance: Instance, p: int) -> Any:
-    """A packet named with the graph's node names: its holder, its (source, target) pair,
-    and with chunks ``(that, chunk index)``."""
-    name: Any = instance.packet_names[p]
-    chunked = instance.problem.chunks > 1 and isinstance(name, tuple)
-    base: Any = name[0] if chunked else name
-    if isinstance(base, tuple):
-        base = tuple(_node_name(instance, v) for v in base)
-    elif isinstance(base, int):
-        base = _node_name(instance, base)
-    return (base, name[1]) if chunked else base
+def _write_new(path: str | os.PathLike[str], overwrite: bool, text: Callable[[], str]) -> Path:
+    """Write ``text()`` to ``path``, refusing to replace a file unless ``overwrite``."""
+    target = Path(path)
+    if target.exists() and not overwrite:
+        raise CertificateError(f"{str(target)!r} exists; pass overwrite=True to replace it")
+    target.write_text(text())
+    return target
 
 
 @dataclass(frozen=True)

@@ -80,8 +80,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gossipcert import graphs
+from gossipcert.errors import GossipcertError
 from gossipcert.gc_pause import paused_gc
 from gossipcert.instance import Instance, Model, bits
+from gossipcert.names import node_name, packet_name
 from gossipcert.partials import Partials, chunk_text
 from gossipcert.schedule import Schedule, Transmission, json_name
 
@@ -145,6 +147,11 @@ class Report:
         partial result).
     missing : list of (node, chunk, contributor)
         Reductions: each contribution a demanded chunk still lacks at the end.
+    instance : Instance or None
+        The instance replayed (:func:`simulate` sets it), which :meth:`named_unmet` and
+        :meth:`named_missing` name nodes and packets by.
+    ok : bool
+        Valid and complete (property).
     """
 
     valid: bool
@@ -158,6 +165,51 @@ class Report:
     cost: float | None
     knowledge: list[int] = field(repr=False)
     missing: list[tuple[int, int, int]] = field(default_factory=list)
+    instance: Instance | None = field(default=None, repr=False, compare=False)
+
+    def named_unmet(self) -> list[tuple[Any, Any]]:
+        """:attr:`unmet` with the graph's own names: ``(node, packet)`` per demand unmet at
+        the end, named as :meth:`gossipcert.Result.named_rounds` names them.
+
+        Returns
+        -------
+        list of (node, packet)
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from gossipcert import verify
+        >>> verify(nx.path_graph(["a", "b"]), [], "telephone", "gossip").named_unmet()
+        [('a', 'b'), ('b', 'a')]
+        """
+        inst = self._instance()
+        return [(node_name(inst.graph, v), packet_name(inst, p)) for v, p in self.unmet]
+
+    def named_missing(self) -> list[tuple[Any, Any, Any]]:
+        """:attr:`missing` with the graph's own names: ``(node, chunk, contributor)`` per
+        contribution a reduction's demanded chunk lacks at the end.
+
+        Returns
+        -------
+        list of (node, chunk, contributor)
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from gossipcert import verify
+        >>> verify(nx.path_graph(["a", "b"]), [], "telephone", "reduce:a").named_missing()
+        [('a', 'a', 'b')]
+        """
+        inst = self._instance()
+        g = inst.graph
+        return [
+            (node_name(g, v), packet_name(inst, c), node_name(g, w)) for v, c, w in self.missing
+        ]
+
+    def _instance(self) -> Instance:
+        if self.instance is None:
+            raise GossipcertError("this report was not made by simulate(): it has no instance")
+        return self.instance
 
     def incomplete(self, instance: Instance, limit: int | None = None) -> list[str]:
         """One sentence per contribution a reduction's result lacks at the end, e.g.
@@ -230,7 +282,9 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
     1
     """
     with paused_gc():  # a replay builds many short lists and tuples, and no cycles
-        return _replay(instance, schedule, max_errors)
+        report = _replay(instance, schedule, max_errors)
+    report.instance = instance
+    return report
 
 
 def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> Report:
@@ -529,6 +583,26 @@ def _and_not(a: Iterable[int], b: Iterable[int]) -> Iterator[int]:
 
 #: the rules a node breaks by sending or receiving more than ``k > 1`` transmissions a round
 _OVER_PORTS = ("sends-over-k", "receives-over-k")
+
+#: the rules about ports and links, which judge whether a schedule fits a model (the
+#: others are about the data); :mod:`gossipcert.formats.verdict` judges other tools'
+#: algorithms by them
+PORT_RULES = frozenset(
+    {
+        "not-a-neighbour",
+        "no-receiver",
+        "multiple-receivers",
+        "two-calls",
+        "packet-cap",
+        "sends-twice",
+        "receives-twice",
+        *_OVER_PORTS,
+        "arc-twice",
+        "sends-and-receives",
+        "over-capacity",
+        "calls-per-round",
+    }
+)
 
 
 def _check_ports(

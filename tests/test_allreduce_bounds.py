@@ -118,7 +118,7 @@ def test_certificate_of_the_receipts_bound() -> None:
 
 @pytest.mark.slow
 def test_ring_allreduce_is_the_upper_bound_where_the_composition_is_longer() -> None:
-    res = solve(parse_instance("hub:7", "single-port", "allreduce:chunks=2"), time_limit=20)
+    res = solve(parse_instance("hub:7", "single-port", "allreduce:chunks=2"))
     assert (res.status, res.optimum) == ("optimal", 24)
     assert res.report is not None and res.report.ok and res.report.rounds == 24
 

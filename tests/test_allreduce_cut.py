@@ -226,7 +226,7 @@ def test_hub_allreduce_refusals(graph: str, model: str, problem: str) -> None:
 
 
 def test_solve_certifies_the_star_with_the_cut_bound() -> None:
-    res = solve(parse_instance("star:4", "single-port", "allreduce:chunks=2"), time_limit=20)
+    res = solve(parse_instance("star:4", "single-port", "allreduce:chunks=2"))
     assert (res.status, res.optimum, res.evidence["source"]) == ("optimal", 26, "cut")
     assert res.report is not None and res.report.ok and res.report.rounds == 26
     cert = build_certificate(res)
@@ -241,7 +241,7 @@ def test_solve_certifies_the_star_with_the_cut_bound() -> None:
 def test_solve_finds_a_schedule_at_the_cut_bound() -> None:
     """The triangle with a pendant node (atlas 15): 9 rounds, the cut bound at the node of
     degree 3, met by the allreduce model's schedule."""
-    res = solve(atlas_instance(15, "single-port:p=1", 1), time_limit=30)
+    res = solve(atlas_instance(15, "single-port:p=1", 1))
     assert (res.status, res.optimum, res.evidence["source"]) == ("optimal", 9, "cut")
     assert res.report is not None and res.report.ok
 
@@ -251,7 +251,7 @@ def test_msccl_sixteen_rank_allreduce_is_certified_by_the_receipts_bound() -> No
     384 chunks): each chunk is received 30 times, 2880 receipts a round: 4 rounds, met by
     the reduce-scatter + allgather composition."""
     inst = parse_instance("fully-connected:16", "all-port:c=12", "allreduce:chunks=24")
-    res = solve(inst, time_limit=60)
+    res = solve(inst)
     assert (res.status, res.optimum, res.evidence["source"]) == ("optimal", 4, "receipts")
     assert res.evidence["bounds"]["receive"] == 3
     assert res.report is not None and res.report.ok

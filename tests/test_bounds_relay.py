@@ -133,5 +133,5 @@ def test_reduce_scatter_on_the_bowtie_is_certified_by_the_tail() -> None:
     inst = make_instance(
         bowtie(), parse_model("single-port"), parse_problem("reduce-scatter:chunks=2")
     )
-    res = solve(inst, proof=False, time_limit=60)
+    res = solve(inst, proof=False)
     assert res.status == "optimal" and res.optimum == 13

@@ -127,7 +127,7 @@ def test_overloaded_links_compared_at_the_capacity_they_need(tmp_path):
     )
     path = tmp_path / "direct.xml"
     path.write_text(msccl_xml_from_schedule(everything, instance))
-    verdict = verify_algorithm(str(path), time_limit=60)
+    verdict = verify_algorithm(str(path), topology="fully-connected:4", time_limit=60)
     assert verdict.valid and not verdict.fits and verdict.needs_capacity == 2
     assert verdict.compared_model == "all-port:c=2"
     assert verdict.optimum["optimum"] == 1 and verdict.gap() == {"exact": 0}
@@ -196,7 +196,7 @@ def test_cli_export_and_verify(tmp_path, capsys):
         (["verify", "--from", "msccl-xml", "{bad}"], "not well-formed XML"),
         (["verify", "--from", "msccl-xml", "{none}"], "does not exist"),
         (["verify", "--from", "xml", "{bad}"], "unknown --from format"),
-        (["verify", "--from", "msccl-xml", "{bad}", "-m", "telephone"], "takes one file"),
+        (["verify", "--from", "msccl-xml", "{bad}", "-p", "gossip"], "takes one file"),
         (["export", "{bad}", "--format", "msccl-xml"], "not valid JSON"),
     ],
 )

@@ -131,14 +131,16 @@ def test_loader_rule_nops_end_in_a_step_with_a_dependency():
     good = nop + '<step s="1" type="re" srcbuf="s" srcoff="0" dstbuf="i" dstoff="0" cnt="1" ' \
                  'depid="0" deps="0" hasdep="0"/>'  # fmt: skip
     assert replay(parse_msccl_xml(_two_ranks(good))).rounds == 1
-    # a re fused into the reduction before it carries the nops' dependencies on
+    # a re fused into the reduction before it would run before the nop's dependency (the
+    # fused transmission runs where its first step stands): refused
     fused = (
         '<step s="0" type="re" srcbuf="s" srcoff="0" dstbuf="i" dstoff="0" cnt="1" depid="0" '
         'deps="0" hasdep="0"/>' + nop.replace('s="0"', 's="1"', 1)
         + '<step s="2" type="re" srcbuf="s" srcoff="0" dstbuf="i" dstoff="0" cnt="1" '
         'depid="-1" deps="-1" hasdep="0"/>'
     )  # fmt: skip
-    parse_msccl_xml(_two_ranks(fused))
+    with pytest.raises(FormatError, match="runs before the dependency of the nop"):
+        parse_msccl_xml(_two_ranks(fused))
 
 
 def test_loader_rule_fewer_than_72_chunks_a_step():

@@ -239,12 +239,27 @@ def step_verdict(ok: bool | None, claim: bool = False) -> str:
 
 @dataclass
 class CheckReport:
-    """Outcome of :func:`check_certificate`.
+    """Outcome of :func:`check_certificate` (and of :func:`gossipcert.check`).
 
     Each step is ``(verdict, text)`` with ``verdict`` True (holds), False (fails) or None
     (could not be decided in the time allowed). A step that agrees only because a solver
     said so again (a solver claim re-solved, no proof) is recorded as a claim: its status
     is ``unproved``, not ``holds``.
+
+    Attributes
+    ----------
+    steps : list of (bool or None, str)
+        Every step checked, in order: the instance rebuilt, the schedule replayed, the lower
+        bound re-derived (each proof and each checker), with a sentence.
+    ok : bool
+        Every step holds and none rests on a solver's word alone (property).
+    status : str
+        ``holds``, ``fails``, ``timeout`` (none fails, some undecided) or ``unproved``
+        (property).
+    unproved : bool
+        The lower bound rests on a solver's word re-solved, with no proof.
+    claims : set of int
+        The steps that are a solver's word, not a check.
     """
 
     steps: list[tuple[bool | None, str]] = field(default_factory=list)

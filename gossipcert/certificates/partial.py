@@ -26,7 +26,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from gossipcert.errors import ScheduleFormatError
+from gossipcert.errors import GossipcertError, ScheduleFormatError
 from gossipcert.instance import Instance
 from gossipcert.schedule import FORMAT as SCHEDULE_FORMAT
 from gossipcert.schedule import Schedule, from_json, to_json
@@ -95,3 +95,31 @@ def read_resume_schedule(path: str | Path, instance: Instance) -> Schedule | Non
     if data["schedule"] is None:
         return None
     return from_json(data["schedule"], instance)
+
+
+def resume_seed(path: str | Path, instance: Instance) -> list[tuple[str, Schedule]]:
+    """The schedule a run resumes from (``solve --resume FILE``, ``gossipcert.solve(...,
+    resume=FILE)``), verified on ``instance``, named for the search's upper bound: ``[]``
+    when the file records no schedule.
+
+    Raises
+    ------
+    ScheduleFormatError
+        The file cannot be read (:func:`read_resume_schedule`).
+    GossipcertError
+        Its schedule does not solve ``instance`` (a file of another graph, model or
+        problem).
+    """
+    from gossipcert.simulate import simulate
+
+    previous = read_resume_schedule(path, instance)
+    if previous is None:
+        return []
+    check = simulate(instance, previous)
+    if not check.ok:
+        first = check.errors[0].message if check.errors else "demands not all met"
+        raise GossipcertError(
+            f"the schedule in {path} does not solve this instance ({first}); was it written "
+            "for another graph, model or problem?"
+        )
+    return [(f"{path} (resumed)", previous)]

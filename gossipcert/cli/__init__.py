@@ -9,8 +9,8 @@ No text the user gave is read as console markup or emoji codes: both consoles pr
 
 The commands live in :mod:`.inspect_cmds` (``graph``, ``verify``, ``bounds``, ``construct``,
 ``heuristic``), :mod:`.solving` (``solve``, ``check``, ``export``) and :mod:`.sweeps`
-(``table``, ``summary``, ``draw``); :mod:`.common` holds the application and what the
-commands share.
+(``table``, ``summary``, ``draw``), :mod:`.teccl_cmd` (``teccl``); :mod:`.common` holds the
+application and what the commands share.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from rich.markup import escape as esc
 
 # the modules add their commands, in this order in --help
 # isort: off
-from gossipcert.cli import inspect_cmds, solving, checking, exporting, sweeps  # noqa: F401
+from gossipcert.cli import inspect_cmds, solving, checking, exporting, sweeps, teccl_cmd  # noqa: F401
 
 # isort: on
 from gossipcert.cli import signals

@@ -63,16 +63,18 @@ def export_cmd(
         typer.Option(
             "--format",
             "-f",
-            help="dimacs or opb (the formula), or msccl-xml or sccl-json (a schedule as an "
-            "MSCCL or SCCL algorithm: GRAPH is then a certificate or partial result of "
-            "solve -o, or the graph of --schedule FILE).",
+            help="dimacs or opb (the formula), or msccl-xml, mscclpp-plan or sccl-json (a "
+            "schedule as an MSCCL algorithm, an MSCCL++ execution plan or an SCCL algorithm: "
+            "GRAPH is then a certificate or partial result of solve -o, or the graph of "
+            "--schedule FILE).",
         ),
     ] = "dimacs",
     schedule: Annotated[
         str | None,
         typer.Option(
             "--schedule",
-            help="msccl-xml, sccl-json: the schedule file to write, for GRAPH, --model and "
+            help="msccl-xml, mscclpp-plan, sccl-json: the schedule file to write, for GRAPH, "
+            "--model and "
             "--problem (default: GRAPH is a certificate holding both).",
             metavar="FILE",
         ),
@@ -108,7 +110,7 @@ def export_cmd(
         export_algorithm(schedule or graph, fmt, output, force, extra)
         return
     if schedule is not None:
-        raise GossipcertError("--schedule goes with --format msccl-xml or sccl-json")
+        raise GossipcertError("--schedule goes with --format msccl-xml, mscclpp-plan or sccl-json")
     if rounds is None:
         raise GossipcertError("--rounds R is needed for --format dimacs or opb")
     if fmt not in FORMATS:

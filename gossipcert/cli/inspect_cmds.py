@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape as esc
 from rich.table import Table
 
+from gossipcert.cli import formats_cmds as fc
 from gossipcert.cli.common import (
     MODEL_HELP,
     PROBLEM_HELP,
@@ -31,7 +32,6 @@ from gossipcert.cli.common import (
     _write_text,
     app,
 )
-from gossipcert.cli.formats_cmds import verify_from
 from gossipcert.cli.stored import stored_or_given_instance
 from gossipcert.cli_text import (
     console,
@@ -54,7 +54,7 @@ def graph_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Describe a graph: nodes, edges, degrees, diameter, radius, processors, routers, edge
-    capacities and (when some edge's is not 1) edge latencies.
+    capacities, latencies (when not 1) and a machine's links (bandwidth, latency).
 
     Above 5,000 nodes the diameter and radius come from a bounded number of breadth-first
     searches (eccentricity bounds); when these do not settle them, bounds are printed.
@@ -71,6 +71,9 @@ def graph_cmd(
         if key == "capacities":
             text = ", ".join(f"{cap}: {count} edges" for cap, count in value.items())
             table.add_row(key, esc(text or "-"))
+        elif key == "links":
+            for row in value:
+                table.add_row(*fc.link_row(row))
         elif key == "latencies":
             lows = [int(lat) for lat in value]
             text = ", ".join(f"{lat}: {count} edges" for lat, count in value.items())
@@ -129,21 +132,17 @@ def verify_cmd(
         str | None,
         typer.Option(
             "--from",
-            help="Read another tool's algorithm instead: msccl-xml, sccl-json or teccl-json; "
+            help="Read another tool's algorithm instead: msccl-xml, mscclpp-plan (an MSCCL++ "
+            "execution plan), sccl-json or teccl-json; "
             "GRAPH is then that file (verify --from msccl-xml algo.xml).",
             metavar="FORMAT",
         ),
     ] = None,
-    topology: Annotated[
-        str | None,
-        typer.Option(
-            "--topology",
-            help="--from: the topology to check against (a graph spec such as dgx1, hub:8, "
-            "fully-connected:8, or a graph file, TACCL and TE-CCL topology JSON included); "
-            "default fully-connected:N.",
-            metavar="T",
-        ),
-    ] = None,
+    topology: fc.TopologyOpt = None,
+    size: fc.SizeOpt = None,
+    alpha: fc.AlphaOpt = None,
+    bandwidth: fc.BandwidthOpt = None,
+    switch: fc.SwitchOpt = "cut-through",
     time_limit: Annotated[
         float | None,
         _time_limit_option("--from: seconds for the certified optimum (default 60)."),
@@ -158,10 +157,13 @@ def verify_cmd(
     or decode, is replayed under the graph, model and problem it stores (verify FILE.json
     alone); --model, --problem or --chunks that say otherwise are refused.
 
-    With --from FORMAT FILE, another tool's algorithm (an MSCCL XML file, an SCCL or TE-CCL
-    JSON schedule) is read, timed as soon as possible and replayed chunk by chunk: valid or
-    not, every violation, its rounds, whether it fits the model on --topology, and the
-    certified optimum for the same collective, topology and chunks, with the gap.
+    With --from FORMAT FILE --topology MACHINE, another tool's algorithm (MSCCL XML, MSCCL++,
+    SCCL or TE-CCL) is replayed: valid or not, every violation, its rounds, whether it fits
+    the model on the machine (by default all-port with its capacities, single-port:p=1 on
+    hub:N; --model chooses another), the certified optimum and the gap; then its time at
+    each --size on the machine's real links beside a certified lower bound on any
+    algorithm's time (latency, bandwidth cuts, the round model's optimum), the part that
+    binds and the ratio: verify --from msccl-xml ring.xml --topology ring:8 --size 1K,1M
 
     Exit 0 when the schedule is valid and complete, 1 when it is invalid or incomplete, 2 on
     bad input (including a schedule that names an edge the graph does not have).
@@ -170,16 +172,15 @@ def verify_cmd(
     from gossipcert.simulate import simulate
 
     if from_format is not None:
-        if schedule is not None or model or problem or chunks is not None or redop is not None:
+        if schedule is not None or problem or chunks is not None or redop is not None:
             raise SpecError(
-                "verify --from FORMAT takes one file and no SCHEDULE, --model, --problem or "
-                "--chunks: the collective and its chunks come from the file"
+                "verify --from FORMAT takes one file and no SCHEDULE, --problem or --chunks: "
+                "the collective and its chunks come from the file"
             )
-        verify_from(
-            graph, from_format, topology, 60.0 if time_limit is None else time_limit, show, as_json
-        )
-    if topology is not None or time_limit is not None:
-        raise SpecError("--topology and --time-limit go with --from FORMAT FILE")
+        timing = {"sizes": size, "alpha": alpha, "bandwidth": bandwidth, "switch": switch}
+        limit = 60.0 if time_limit is None else time_limit
+        fc.verify_from(graph, from_format, topology, limit, show, as_json, timing, model)
+    fc.refuse_from_options(topology, time_limit, size, alpha, bandwidth, switch)
     the_graph: str | None = graph
     if schedule is None:
         if not graph.endswith(".json"):
@@ -351,7 +352,8 @@ def construct_cmd(
             help="ring-fd, ring-hd, ring-multicast, hamiltonian, product, simple, "
             "concurrent-updown, fattree-flood, farthest-first, fattree-total-exchange, "
             "ring-allgather, ring-alltoall, farthest-first-routes, shift-exchange, "
-            "hypercube-doubling, machine-pipeline, bermond, rows-columns, matching-sequence, "
+            "hypercube-doubling, nccl-ring, nccl-pat, machine-pipeline, bermond, rows-columns, "
+            "matching-sequence, "
             "gather-spread, latency-flood.",
         ),
     ],

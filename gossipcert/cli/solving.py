@@ -186,11 +186,10 @@ def solve_cmd(
     Example: gossipcert solve petersen --model telephone --problem gossip -o petersen.json
     """
     from gossipcert.certificates.certificate import build_certificate
-    from gossipcert.certificates.partial import partial_text, read_resume_schedule
+    from gossipcert.certificates.partial import partial_text, resume_seed
     from gossipcert.instance import parse_instance
     from gossipcert.schedule import to_json
     from gossipcert.search.watchdog import solve_within
-    from gossipcert.simulate import simulate
     from gossipcert.store import certificate_text
 
     _refuse_unused_options(
@@ -223,18 +222,7 @@ def solve_cmd(
         _solve_cost(
             instance, objective, max_rounds, tau, h, backend, time_limit, strict, as_json, output
         )
-    seeds = []
-    if resume:
-        previous = read_resume_schedule(resume, instance)
-        if previous is not None:
-            check = simulate(instance, previous)
-            if not check.ok:
-                first = check.errors[0].message if check.errors else "demands not all met"
-                raise GossipcertError(
-                    f"the schedule in {resume} does not solve this instance ({first}); "
-                    "was it written for another graph, model or problem?"
-                )
-            seeds.append((f"resumed from {resume}", previous))
+    seeds = resume_seed(resume, instance) if resume else []
     settings = None
     if split:
         from gossipcert.search.split import SplitSettings

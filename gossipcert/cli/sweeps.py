@@ -161,7 +161,10 @@ def draw_cmd(
     columns: Annotated[int | None, typer.Option("--columns", min=1, help="Panels per row.")] = None,
     force: ForceOpt = False,
 ) -> None:
-    """Draw a schedule round by round (or its knowledge growth) as PNG or SVG.
+    """Draw a schedule round by round (or its knowledge growth) as PNG or SVG; or, given
+    the output of verify --from FORMAT FILE --topology MACHINE --json, the algorithm's time
+    against message size beside the certified lower bound and the round model's best
+    schedule (log-log).
 
     The schedule is replayed by the verifier first; one that breaks a rule or leaves a
     demand unmet is not drawn (exit 2). A certificate carries its graph, model, problem and
@@ -175,6 +178,17 @@ def draw_cmd(
     if not output.lower().endswith(plot.FORMATS):
         raise GossipcertError(f"draw writes .png or .svg: {output}")
     data = _json_file(schedule)
+    from gossipcert.plot_time import draw_time, is_time_report
+
+    if is_time_report(data):  # verify --from ... --json: time against size
+        if graph or model or problem or knowledge or rounds:
+            raise GossipcertError(
+                "a time report (verify --from ... --json) is drawn as time against size; "
+                "drop --graph, --model, --problem, --knowledge and --rounds"
+            )
+        plot.save(draw_time(data), output)
+        console.print(f"wrote {esc(output)}", highlight=False)
+        return
     refuse_steps_certificate(schedule, data)
     if isinstance(data, dict) and data.get("format") == "gossipcert-certificate/1":
         if graph or model or problem:

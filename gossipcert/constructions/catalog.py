@@ -161,6 +161,18 @@ def _doubling(inst: Instance, _: str | None) -> Schedule:
     return hypercube_doubling(inst)
 
 
+def _nccl_ring(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.nccl import nccl_allgather
+
+    return nccl_allgather(inst, "ring")
+
+
+def _nccl_pat(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.nccl import nccl_allgather
+
+    return nccl_allgather(inst, "pat")
+
+
 def _machine(inst: Instance, _: str | None) -> Schedule:
     from gossipcert.constructions.machines import machine_pipeline
 
@@ -309,6 +321,18 @@ CONSTRUCTIONS: dict[str, Construction] = {
             "Bertsekas et al. 1991",
             _doubling,
             "all-port",
+        ),
+        Construction(
+            "nccl-ring",
+            "NCCL's ring allgather, each step's chunk moved as soon as the machine allows",
+            "NVIDIA NCCL, src/device/all_gather.h (NCCL_ALGO_RING)",
+            _nccl_ring,
+        ),
+        Construction(
+            "nccl-pat",
+            "NCCL's PAT allgather: binomial trees along r -> r - 2^d, highest dimension first",
+            "NVIDIA NCCL, src/include/collectives.h (PatAGAlgorithm)",
+            _nccl_pat,
         ),
         Construction(
             "machine-pipeline",

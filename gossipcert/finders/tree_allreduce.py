@@ -88,6 +88,7 @@ from typing import Any
 from ortools.sat.python import cp_model
 
 from gossipcert import graphs
+from gossipcert.command_start import seconds_left
 from gossipcert.errors import NotApplicableError, SolverError
 from gossipcert.finders import tree_intervals
 from gossipcert.finders.tree_intervals import IntervalPacking
@@ -127,12 +128,16 @@ class TreePacking:
         A schedule the verifier accepted.
     seconds : float
         The solver's wall time.
+    work : float
+        CP-SAT's deterministic time (a count of its work, the same on every machine for the
+        same model and settings).
     """
 
     status: str
     rounds: int | None
     schedule: Schedule | None
     seconds: float
+    work: float = 0.0
 
 
 def check_applies(instance: Instance) -> None:
@@ -384,28 +389,36 @@ class _Packing:
 
 
 def _solve(
-    packing: _Packing | IntervalPacking, seconds: float | None, num_workers: int
+    packing: _Packing | IntervalPacking,
+    seconds: float | None,
+    num_workers: int,
+    deterministic: bool = False,
 ) -> TreePacking:
-    """Run CP-SAT on ``packing`` and verify what it finds."""
+    """Run CP-SAT on ``packing`` and verify what it finds (``deterministic``: ``seconds``
+    is CP-SAT's deterministic time, not the wall clock)."""
     instance = packing.instance
-    solver = cpsat_solver(num_workers, None if seconds is None else max(seconds, 0.01))
+    budget = None if seconds is None else max(seconds, 0.01)
+    solver = cpsat_solver(num_workers, None if deterministic else budget)
+    if deterministic and budget is not None:
+        solver.parameters.max_deterministic_time = budget
     # the search strategies (LNS, local search, ...) take turns on the threads given
     solver.parameters.interleave_search = True
     start = time.monotonic()
     status = run_cpsat(solver, packing.m)
     spent = time.monotonic() - start
+    work = float(solver.response_proto.deterministic_time)
     if status == cp_model.MODEL_INVALID:
         raise SolverError(f"CP-SAT rejected the tree packing: {packing.m.validate()}")
     if status == cp_model.INFEASIBLE:
-        return TreePacking("infeasible", None, None, spent)
+        return TreePacking("infeasible", None, None, spent, work)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return TreePacking("unknown", None, None, spent)
+        return TreePacking("unknown", None, None, spent, work)
     schedule = packing.decode(solver)
     report = simulate(instance, schedule)
     if not report.ok or report.rounds is None:
         first = report.errors[0].message if report.errors else "demands unmet"
         raise SolverError(f"a tree-packed allreduce failed verification: {first}")
-    return TreePacking("feasible", report.rounds, schedule, spent)
+    return TreePacking("feasible", report.rounds, schedule, spent, work)
 
 
 def pack(
@@ -416,6 +429,7 @@ def pack(
     swaps: bool = True,
     scheduling: bool | None = None,
     uniform: int | None = None,
+    deterministic: bool = False,
 ) -> TreePacking:
     """Whether the trees of every chunk pack into ``rounds`` rounds (module docstring).
 
@@ -427,6 +441,9 @@ def pack(
         The horizon.
     seconds : float, optional
         CP-SAT's time limit (none by default).
+    deterministic : bool
+        ``seconds`` is CP-SAT's deterministic time (a count of its work) instead of the wall
+        clock: with one worker the answer is then the same on any machine, however busy.
     num_workers : int
         CP-SAT's threads.
     swaps : bool
@@ -472,7 +489,7 @@ def pack(
     else:
         packing = _Packing(instance, rounds, swaps, uniform)
         packing.require_done()
-    return _solve(packing, seconds, num_workers)
+    return _solve(packing, seconds, num_workers, deterministic)
 
 
 def shortest_packing(
@@ -482,6 +499,7 @@ def shortest_packing(
     seconds: float | None = DEFAULT_SECONDS,
     num_workers: int = 1,
     swaps: bool = True,
+    deterministic: bool = False,
 ) -> TreePacking:
     """The fewest rounds, below ``upper`` and not below ``lower``, into which the trees pack.
 
@@ -507,13 +525,16 @@ def shortest_packing(
         CP-SAT's threads.
     swaps : bool
         Allow the two-roots shape.
+    deterministic : bool
+        ``seconds`` (and every step's share of it) is CP-SAT's deterministic time instead of
+        the wall clock: with one worker the answer does not depend on the machine's speed.
 
     Returns
     -------
     TreePacking
         ``shortest`` or ``feasible`` with the best verified schedule of fewer than ``upper``
         rounds, ``infeasible`` (no tree-shaped schedule shorter than ``upper``) or
-        ``unknown``; ``seconds`` the time of every step.
+        ``unknown``; ``seconds`` the time of every step, ``work`` their deterministic time.
 
     Examples
     --------
@@ -527,39 +548,53 @@ def shortest_packing(
     deadline = None if seconds is None else time.monotonic() + seconds
     lower = max(lower, 1)
     best: TreePacking | None = None
-    spent = 0.0
+    spent = work = 0.0
+
+    def left() -> float | None:
+        """The budget left: wall-clock seconds, or deterministic time not yet used."""
+        if seconds is None:
+            return None
+        return seconds - work if deterministic else seconds_left(deadline)
+
+    def step(rounds: int, limit: float | None, free: int | None = None) -> TreePacking:
+        nonlocal spent, work
+        found = pack(
+            instance, rounds, limit, num_workers, swaps, uniform=free, deterministic=deterministic
+        )
+        spent += found.seconds
+        work += found.work
+        return found
+
     if lower < upper - 1:
-        first = pack(instance, lower, None if seconds is None else seconds / 4, num_workers, swaps)
-        spent += first.seconds
+        first = step(lower, None if seconds is None else seconds / 4)
         if first.rounds is not None:
-            return TreePacking("shortest", first.rounds, first.schedule, spent)
+            return TreePacking("shortest", first.rounds, first.schedule, spent, work)
     hi, last = upper, "unknown"
     # one-shape packings: with the scheduling model only (on the time-indexed one, in
     # all-port on the DGX-1 and atlas 43, they were infeasible and cost seconds each)
     tries = UNIFORM_FREE if tree_intervals.handles(instance) else ()
     for free in (f for f in tries if f < instance.n_packets):
         while hi > lower:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
+            rest = left()
+            if rest is not None and rest <= 0:
                 break
-            limit = UNIFORM_SECONDS if left is None else min(UNIFORM_SECONDS, left / 12)
-            found = pack(instance, hi - 1, limit, num_workers, swaps, uniform=free)
-            spent += found.seconds
+            limit = UNIFORM_SECONDS if rest is None else min(UNIFORM_SECONDS, rest / 12)
+            found = step(hi - 1, limit, free)
             if found.rounds is None:
                 break
             best, hi = found, found.rounds
     while hi > lower:
-        left = None if deadline is None else deadline - time.monotonic()
-        if left is not None and left <= 0:
+        rest = left()
+        if rest is not None and rest <= 0:
             last = "unknown"
             break
-        found = pack(instance, hi - 1, left, num_workers, swaps)
-        spent += found.seconds
+        found = step(hi - 1, rest)
         last = found.status
         if found.rounds is None:
             break
         best, hi = found, found.rounds
     if best is None:
-        return TreePacking(last, None, None, spent)
+        return TreePacking(last, None, None, spent, work)
     shortest = best.rounds == lower or last == "infeasible"
-    return TreePacking("shortest" if shortest else "feasible", best.rounds, best.schedule, spent)
+    status = "shortest" if shortest else "feasible"
+    return TreePacking(status, best.rounds, best.schedule, spent, work)

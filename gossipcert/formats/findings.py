@@ -56,9 +56,12 @@ class Replay:
     semantics : bool
         Whether the collective's result was checked (False for collectives other than
         allgather, alltoall, allreduce, reducescatter, reduce and broadcast: structure and
-        timing only).
+        timing only, and never :attr:`valid`).
     root : int or None
         The rank taken as root (``reduce``, ``broadcast``; None for the other collectives).
+    not_judged : list of str
+        Why the algorithm cannot be judged (an operation or a collective the replay does not
+        model): such an algorithm is never valid, whatever else is found.
     """
 
     rounds: int
@@ -67,10 +70,19 @@ class Replay:
     chunks_per_rank: int = 1
     semantics: bool = True
     root: int | None = None
+    not_judged: list[str] = field(default_factory=list)
 
     @property
     def valid(self) -> bool:
-        return not self.findings
+        """No violation, the collective's result checked on every rank, and every operation
+        modelled."""
+        return self.semantics and not self.findings and not self.not_judged
+
+    @property
+    def judged(self) -> bool:
+        """Whether the replay can say valid or invalid: a violation was found, or the result
+        was checked with every operation modelled."""
+        return bool(self.findings) or (self.semantics and not self.not_judged)
 
 
 StepKey = tuple[int, int, int]  # rank, thread block, step index

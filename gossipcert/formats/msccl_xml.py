@@ -18,24 +18,21 @@ dependency only). ``depid``/``deps`` name a step of another thread block of the 
 that must finish first; buffers are ``i`` (input), ``o`` (output) and ``s`` (scratch),
 ``cnt`` consecutive chunks from the offset.
 
-What this reader accepts follows the executor's own loader (``src/misc/msccl/
-msccl_parser.cc`` in Azure/msccl-executor-nccl and ROCm/rccl, function
-``mscclGetAlgoFromXmlFile``): the same required attributes, the same step types and
-buffers. The XML is parsed with :mod:`defusedxml` (no entities, no DTD, no external
-references: an algorithm file is untrusted input). What the executor refuses to load
-(including a ``cnt`` of :data:`EXECUTOR_MAX_COUNT` or more, and ``nop`` steps with
-dependencies followed by a step without one: the loader gives a ``nop``'s dependencies to
-the next step, which must have one of its own) and what makes the file unreadable raise
-:class:`~gossipcert.errors.FormatError` (with the line where the parser gives one); what the
-executor accepts but that is wrong all the same (``minBytes``/``maxBytes`` missing,
-duplicate thread-block ids, two thread blocks sharing a connection) is recorded in
-:attr:`MscclAlgorithm.defects` for the verdict.
-
-``minBytes`` and ``maxBytes``: the executor's loader reads them with
-``mscclXmlGetAttrInt64``; when one is missing it logs ``Attribute minBytes of node algo not
-found`` at the WARN level and fails to load the file's metadata, so the algorithm is never
-selected and every call falls back to NCCL's own algorithms: silently, unless the NCCL log
-is read.
+What this reader accepts follows the executor's own loader (``mscclGetAlgoFromXmlFile`` in
+``src/misc/msccl/msccl_parser.cc`` of Azure/msccl-executor-nccl and ROCm/rccl): its required
+attributes, step types and buffers. The XML is parsed with :mod:`defusedxml` (no entities, no
+DTD, no external references). What the executor refuses to load (a ``cnt`` of
+:data:`EXECUTOR_MAX_COUNT` or more; ``nop`` steps with dependencies followed by a step
+without one: the loader gives a ``nop``'s dependencies to the next step, which must have one
+of its own) and what makes the file unreadable raise :class:`~gossipcert.errors.FormatError`
+(with the line); what the executor accepts but is wrong all the same (``minBytes`` missing,
+two thread blocks sharing a connection) is in :attr:`MscclAlgorithm.defects`.
+Integers are read as the executor's ``strtol`` reads them, or refused
+(:func:`gossipcert.formats.limits.c_int`); the bytes must read alike to the executor's own
+tokenizer (:mod:`gossipcert.formats.msccl_lexer`); sizes beyond :mod:`.limits` and a rank
+loading :data:`EXECUTOR_MAX_NODES` XML elements or more (the executor's ``MAX_NODES``) are
+refused. A missing ``minBytes`` or ``maxBytes`` makes the loader log a WARN line and skip the
+algorithm: every call silently falls back to NCCL's own algorithms.
 
 The writers' dialect is MSCCLang's ``ncclize`` in its executor form (``old_format``:
 ``<step s=...>`` with ``srcbuf``/``srcoff``/``dstbuf``/``dstoff``); the newer ``<op>``
@@ -63,6 +60,9 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
 from gossipcert.errors import FormatError
+from gossipcert.formats.limits import MAX_CELLS, MAX_CHUNKS, MAX_RANKS, c_int, check_limit
+from gossipcert.formats.msccl_lexer import check_executor_reading
+from gossipcert.formats.msccl_loader import check_transmissions
 
 #: the step types the executor knows, with (receives, sends, reads src, writes dst, reduces)
 STEP_TYPES: dict[str, tuple[bool, bool, bool, bool, bool]] = {
@@ -98,9 +98,8 @@ BUFFERS = ("i", "o", "s")
 #: ``MAXCHANNELS`` (its loader refuses a step index or a channel beyond them)
 EXECUTOR_MAX_STEPS = 64
 EXECUTOR_MAX_CHANNELS = 32
-#: ``MSCCL_MAX_COUNT`` (a step moves fewer chunks), ``MSCCL_MAX_REDUCE_FUSION`` (``re`` fused)
+#: ``MSCCL_MAX_COUNT`` (a step moves fewer chunks)
 EXECUTOR_MAX_COUNT = 72
-EXECUTOR_MAX_REDUCE_FUSION = 16
 
 
 def lane_channel(
@@ -135,8 +134,8 @@ def lane_channel(
     return chan
 
 
-#: the largest file read (the executor itself stops at 4096 XML nodes per rank)
-MAX_BYTES = 1 << 28
+#: the largest file read, and the executor's ``MAX_NODES`` (a rank loads fewer XML elements)
+MAX_BYTES, EXECUTOR_MAX_NODES = 1 << 28, 4096
 
 
 @dataclass(frozen=True)
@@ -235,18 +234,12 @@ def _where(source: str, elem: Element | None) -> str:
     return f"{source}:{line}" if line else source
 
 
-def _int_attr(elem: Element, key: str, where: str, default: int | None = None) -> int:
+def _int_attr(elem: Element, key: str, where: str, bits: int = 32) -> int:
+    """An integer attribute, read as the executor's ``strtol`` reads it (:func:`.limits.c_int`)."""
     text = elem.get(key)
     if text is None:
-        if default is not None:
-            return default
         raise FormatError(f"{where}: <{elem.tag}> has no {key!r} attribute (the executor needs it)")
-    try:
-        return int(text.strip(), 0)
-    except ValueError:
-        raise FormatError(
-            f"{where}: <{elem.tag}> attribute {key}={text!r} is not an integer"
-        ) from None
+    return c_int(text, f"{where}: <{elem.tag}> {key}", bits)
 
 
 def parse_msccl_xml(text: str | bytes, source: str = "algorithm") -> MscclAlgorithm:
@@ -266,21 +259,17 @@ def parse_msccl_xml(text: str | bytes, source: str = "algorithm") -> MscclAlgori
     Raises
     ------
     FormatError
-        Not XML (with the line and column), entities or a DTD, not an ``<algo>``, a missing
-        or non-integer attribute the executor reads, an unknown collective, protocol, buffer
-        or step type, a peer or dependency outside the algorithm, a negative offset on a
-        buffer the step uses, an offset beyond the buffer, a negative ``cnt``.
+        Not XML (with the line and column), not an ``<algo>``, or what the executor's loader
+        or tokenizer refuses or reads otherwise (see the module docstring).
 
     Examples
     --------
-    >>> algo = parse_msccl_xml('''<algo name="x" proto="LL" nchannels="1" nchunksperloop="2"
-    ...   ngpus="2" coll="allgather" inplace="1" outofplace="0" minBytes="0" maxBytes="0">
-    ...  <gpu id="0" i_chunks="0" o_chunks="2" s_chunks="0"><tb id="0" send="1" recv="1" chan="0">
-    ...   <step s="0" type="s" srcbuf="o" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1"
-    ...    deps="-1" hasdep="0"/></tb></gpu>
-    ...  <gpu id="1" i_chunks="0" o_chunks="2" s_chunks="0"><tb id="0" send="0" recv="0" chan="0">
-    ...   <step s="0" type="r" srcbuf="o" srcoff="0" dstbuf="o" dstoff="0" cnt="1" depid="-1"
-    ...    deps="-1" hasdep="0"/></tb></gpu></algo>''')
+    >>> gpu = ('<gpu id="{0}" i_chunks="0" o_chunks="2" s_chunks="0"><tb id="0" send="{1}" '
+    ...        'recv="{1}" chan="0"><step s="0" type="{2}" srcbuf="o" srcoff="0" dstbuf="o" '
+    ...        'dstoff="0" cnt="1" depid="-1" deps="-1" hasdep="0"/></tb></gpu>')
+    >>> algo = parse_msccl_xml('<algo name="x" proto="LL" nchannels="1" nchunksperloop="2" '
+    ...     'ngpus="2" coll="allgather" inplace="1" outofplace="0" minBytes="0" maxBytes="0">'
+    ...     + gpu.format(0, 1, "s") + gpu.format(1, 0, "r") + '</algo>')
     >>> algo.coll, algo.ngpus, algo.n_steps
     ('allgather', 2, 2)
 
@@ -297,6 +286,7 @@ def parse_msccl_xml(text: str | bytes, source: str = "algorithm") -> MscclAlgori
             f"{_where(source, root)}: the root element is <{root.tag}>{hint}; an "
             "MSCCL algorithm is an <algo> element"
         )
+    check_executor_reading(text.encode("utf-8") if isinstance(text, str) else text, root, source)
     return _read_algo(root, source)
 
 
@@ -364,12 +354,17 @@ def _read_algo(root: Element, source: str) -> MscclAlgorithm:
     ngpus = _int_attr(root, "ngpus", where)
     if ngpus < 1:
         raise FormatError(f"{where}: ngpus={ngpus}; an algorithm has at least one GPU")
+    check_limit(ngpus, MAX_RANKS, "GPUs (ngpus)", where)
     coll = _choice(root, "coll", COLLECTIVES, where)
     proto = _choice(root, "proto", PROTOCOLS, where)
     nchannels = _int_attr(root, "nchannels", where)
     nchunks = _int_attr(root, "nchunksperloop", where)
     if nchunks < 1:
         raise FormatError(f"{where}: nchunksperloop={nchunks}; it must be at least 1")
+    check_limit(nchunks, MAX_CHUNKS, "chunks (nchunksperloop)", where)
+    # an allreduce's every slot holds every rank's contribution; a root is sought by replaying
+    cells = ngpus * nchunks * (ngpus if coll in ("allreduce", "reduce", "broadcast") else 1)
+    check_limit(cells, MAX_CELLS, f"slots to replay ({ngpus} GPUs, {nchunks} chunks)", where)
     flags: dict[str, bool | None] = {}
     for key in ("inplace", "outofplace"):
         flags[key] = None if root.get(key) is None else bool(_int_attr(root, key, where))
@@ -380,7 +375,7 @@ def _read_algo(root: Element, source: str) -> MscclAlgorithm:
             )
     sizes: dict[str, int | None] = {}
     for key in ("minBytes", "maxBytes"):
-        sizes[key] = None if root.get(key) is None else _int_attr(root, key, where)
+        sizes[key] = None if root.get(key) is None else _int_attr(root, key, where, bits=64)
         if sizes[key] is None:
             defects.append(
                 f"{where}: <algo> has no {key!r}: the executor's loader fails on it and skips "
@@ -404,6 +399,11 @@ def _read_algo(root: Element, source: str) -> MscclAlgorithm:
     missing = [r for r in range(ngpus) if r not in gpus]
     if missing:
         raise FormatError(f"{where}: ngpus={ngpus} but no <gpu> for rank(s) {missing[:8]}")
+    for gpu in gpus.values():  # <algo>, every <gpu>, the rank's own <tb> and <step>
+        loaded = 1 + len(gpus) + len(gpu.tbs) + sum(len(tb.steps) for tb in gpu.tbs)
+        if loaded >= EXECUTOR_MAX_NODES:
+            raise FormatError(f"{where}: GPU {gpu.id} loads {loaded} XML elements; the executor "
+                              f"refuses {EXECUTOR_MAX_NODES} or more")  # fmt: skip
     return MscclAlgorithm(
         name=root.get("name", ""),
         coll=coll,
@@ -427,9 +427,8 @@ def _read_gpu(elem: Element, source: str, ngpus: int, defects: list[str]) -> Gpu
     if not 0 <= rank < ngpus:
         raise FormatError(f"{where}: <gpu id={rank}> is outside 0..{ngpus - 1} (ngpus={ngpus})")
     sizes = {k: _int_attr(elem, k, where) for k in ("i_chunks", "o_chunks", "s_chunks")}
-    for key, value in sizes.items():
-        if value < 0:
-            raise FormatError(f"{where}: {key}={value} is negative")
+    if sizes["s_chunks"] < 0:  # the loader checks only this one (the others bound offsets)
+        raise FormatError(f"{where}: s_chunks={sizes['s_chunks']} is negative")
     tbs: dict[int, ThreadBlock] = {}
     for tb_elem in elem:
         if tb_elem.tag != "tb":
@@ -531,30 +530,8 @@ def _read_tb(
             f"{where}: GPU {rank} thread block {tb_id}: steps are numbered "
             f"{numbers[:6]}..., not 0, 1, 2, ... in order"
         )
-    _check_nop_chains(steps, f"{where}: GPU {rank} thread block {tb_id}")
+    check_transmissions(steps, f"{where}: GPU {rank} thread block {tb_id}")
     return ThreadBlock(tb_id, send, recv, chan, tuple(steps), _line(elem))
-
-
-def _check_nop_chains(steps: list[Step], where: str) -> None:
-    """The loader's rule: ``nop`` dependencies go to the next step (not a ``re`` fused into
-    the reduction before it), which must have one of its own ("XML will be ignored")."""
-    pending, reductions, chain = 0, 0, None
-    for st in steps:
-        pending += st.depid >= 0
-        if st.kind == "nop":
-            continue
-        fused = st.kind == "re" and chain == (st.dstbuf, st.dstoff, st.srcbuf) and st.depid < 0
-        if not fused:
-            if pending and st.depid < 0:
-                raise FormatError(
-                    f"{where} step {st.index} ({st.kind}) has no dependency but follows nop "
-                    "steps that have: the executor's loader refuses the file (a chain of nops "
-                    "must end in a step with a dependency)"
-                )
-            pending = 0
-        reductions += st.kind == "re"  # the loader counts them over the thread block
-        full = st.kind != "re" or st.hasdep or reductions == EXECUTOR_MAX_REDUCE_FUSION
-        chain = None if full else (st.dstbuf, st.dstoff, st.srcbuf)
 
 
 def _read_step(elem: Element, source: str, rank: int, tb_id: int, sizes: dict[str, int]) -> Step:
@@ -577,10 +554,10 @@ def _read_step(elem: Element, source: str, rank: int, tb_id: int, sizes: dict[st
             f"{where}: GPU {rank} thread block {tb_id} step {index}: cnt={cnt}; the executor "
             f"takes 0 to {EXECUTOR_MAX_COUNT - 1} (MSCCL_MAX_COUNT)"
         )
-    if hasdep not in (0, 1):
+    if hasdep not in (0, 1) and kind != "nop":  # the loader drops a nop's hasdep unread
         raise FormatError(f"{where}: hasdep={hasdep}; the executor takes 0 or 1")
     _, _, reads, writes, _ = STEP_TYPES[kind]
-    used = [("src", srcbuf, srcoff)] if reads or kind in ("s", "rcs") else []
+    used = [("src", srcbuf, srcoff)] if reads else []  # the loader's checkSrc, checkDst
     if writes:
         used.append(("dst", dstbuf, dstoff))
     for role, buf, off in used:

@@ -13,7 +13,9 @@ import networkx as nx
 
 from gossipcert.errors import FormatError, GossipcertError
 from gossipcert.formats.json_algorithms import read_sccl, read_teccl
-from gossipcert.formats.msccl_xml import read_msccl_xml
+from gossipcert.formats.msccl_xml import MscclAlgorithm, read_msccl_xml
+from gossipcert.formats.mscclpp_plan import read_mscclpp_plan
+from gossipcert.formats.mscclpp_replay import replay_plan
 from gossipcert.formats.replay import Replay, replay
 from gossipcert.graphs.files import graph_from_topology_json
 
@@ -28,11 +30,13 @@ class Loaded:
     steps: int
     topology: str | nx.Graph | None = None
     root: int | None = None
+    #: the MSCCL algorithm as read (for its timing), None for the other formats
+    algo: MscclAlgorithm | None = None
 
 
 def load(path: str, fmt: str) -> Loaded:
-    """Read and replay ``path`` in format ``fmt`` (``msccl-xml``, ``sccl-json``,
-    ``teccl-json``).
+    """Read and replay ``path`` in format ``fmt`` (``msccl-xml``, ``mscclpp-plan``,
+    ``sccl-json``, ``teccl-json``).
 
     Raises
     ------
@@ -42,7 +46,10 @@ def load(path: str, fmt: str) -> Loaded:
     if fmt == "msccl-xml":
         algo = read_msccl_xml(path)
         rep = replay(algo)
-        return Loaded(rep, algo.coll, algo.ngpus, algo.n_steps, root=rep.root)
+        return Loaded(rep, algo.coll, algo.ngpus, algo.n_steps, root=rep.root, algo=algo)
+    if fmt == "mscclpp-plan":
+        plan = read_mscclpp_plan(path)
+        return Loaded(replay_plan(plan), plan.collective, plan.ranks, plan.n_ops)
     if fmt == "sccl-json":
         rep, coll, ranks, sends, topo = read_sccl(path)
         graph = None
@@ -56,5 +63,5 @@ def load(path: str, fmt: str) -> Loaded:
         rep, coll, ranks, flows = read_teccl(path)
         return Loaded(rep, coll, ranks, flows)
     raise FormatError(
-        f"unknown algorithm format {fmt!r}; choose msccl-xml, sccl-json or teccl-json"
+        f"unknown algorithm format {fmt!r}; choose msccl-xml, mscclpp-plan, sccl-json or teccl-json"
     )

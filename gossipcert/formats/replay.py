@@ -31,10 +31,13 @@ every transmission reads its sender's slots before any of the round's receives w
 steps run in dependency order. Reading a slot nothing wrote, combining two partial results
 that share a contribution (a double count under ``sum``) and final buffers that differ from
 the collective's definition are reported, each with the GPU, thread block and step. So is a
-**race**: a read of a slot whose last write does not happen before it (no chain of thread
-block order, dependencies and transmissions leads from the write to the read; vector clocks
-over the thread blocks), which the as-soon-as-possible order happened to run first but the
-executor need not. Writes that race with other writes or with earlier reads are not checked.
+**race** (:mod:`gossipcert.formats.races`): two accesses of one slot by two thread blocks, one
+of them a write, that no chain of thread-block order, dependencies and transmissions orders
+(vector clocks over the thread blocks), whichever of them the as-soon-as-possible order
+happened to run first. Collectives whose result is not checked (``send``, ``recv``,
+``gather``, ``scatter``, ``alltoallv``: their roots, peers or counts come with the call) get
+input slots holding data of their own, and their replay can find violations but never
+calls them valid.
 
 **Rooted collectives** (``reduce``, ``broadcast``): the file names no root (the executor
 has no such attribute and runs the algorithm for every root the call gives); the replay
@@ -44,9 +47,10 @@ collective, and reports the findings for the most likely one when there is none.
 ``c`` must end combined over all; for ``broadcast`` the root's input chunk ``c`` is the
 chunk and every rank's output chunk ``c`` must end holding it.
 
-In-place algorithms alias the input and output buffers as NCCL does: for ``allgather``
-input chunk ``k`` of rank ``r`` is output chunk ``r K + k``; for ``reducescatter`` output
-chunk ``k`` is input chunk ``r K + k``; for the other collectives input and output coincide.
+In-place algorithms alias the input and output buffers as NCCL does: for ``allgather`` (and
+``gather``) input chunk ``k`` of rank ``r`` is output chunk ``r K + k``; for
+``reducescatter`` (and ``scatter``) output chunk ``k`` is input chunk ``r K + k``; for the
+other collectives input and output coincide.
 An algorithm marked both in-place and out-of-place is replayed both ways.
 
 References
@@ -60,12 +64,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 
-import numpy as np
-
 from gossipcert.errors import FormatError
 from gossipcert.formats.findings import POISON, Finding, Replay, StepKey, Transfer, Value
 from gossipcert.formats.findings import step_where as _where
 from gossipcert.formats.msccl_xml import MscclAlgorithm, Step
+from gossipcert.formats.races import RaceCheck
 from gossipcert.formats.timing import Timing
 
 #: per collective checked: whether nchunksperloop counts every rank's chunks (else: the
@@ -91,11 +94,11 @@ def _alias(
     def canon(rank: int, buf: str, index: int) -> tuple[int, str, int]:
         if not in_place:
             return rank, buf, index
-        if coll == "allgather" and buf == "i":
+        if coll in ("allgather", "gather") and buf == "i":
             return rank, "o", rank * k + index
-        if coll == "reducescatter" and buf == "o":
+        if coll in ("reducescatter", "scatter") and buf == "o":
             return rank, "i", rank * k + index
-        if coll not in ("allgather", "reducescatter") and buf == "o":
+        if coll not in ("allgather", "gather", "reducescatter", "scatter") and buf == "o":
             return rank, "i", index
         return rank, buf, index
 
@@ -216,18 +219,32 @@ class _Slots:
         self.state: dict[tuple[int, str, int], Value] = {
             self.canon(*key): value for key, value in _initial(algo, k, root).items()
         }
+        #: collectives whose result is not checked: inputs hold data of their own (``gather``
+        #: in place: the input is the rank's part of the output, as for allgather)
+        self.opaque_inputs = algo.coll not in _PER_RANK
+        gathered = in_place and algo.coll == "gather"
+        self.is_input = lambda key: (
+            key[1] == "i"
+            or (
+                gathered and key[1] == "o" and 0 <= key[2] - key[0] * k < algo.gpus[key[0]].i_chunks
+            )
+        )
         self.label = label
         self.findings: list[Finding] = []
-        self.clocks: np.ndarray | None = None
-        self.owner: dict[int, tuple[int, int]] = {}
+        self.races = RaceCheck(None, {})
         self.node = -1  # the node reading and writing now
-        self.writer: dict[tuple[int, str, int], tuple[int, int, str]] = {}
+
+    def _race(self, message: str | None, t: int, rank: int) -> None:
+        if message is not None:
+            self.findings.append(Finding("race", f"round {t}{self.label}: {message}", t, rank))
 
     def read(self, rank: int, buf: str, off: int, cnt: int, where: str, t: int) -> list[Value]:
         out = []
         for i in range(cnt):
             key = self.canon(rank, buf, off + i)
             value = self.state.get(key)
+            if value is None and self.opaque_inputs and self.is_input(key):
+                value = self.state[key] = frozenset({("input", *key)})
             if value is None:
                 self.findings.append(
                     Finding(
@@ -239,29 +256,18 @@ class _Slots:
                     )
                 )
                 value = POISON
-            elif key in self.writer and self.clocks is not None:
-                chain, step, writer = self.writer[key]
-                if self.clocks[self.node][chain] < step:
-                    self.findings.append(
-                        Finding(
-                            "race",
-                            f"round {t}{self.label}: {where} reads {buf}[{off + i}], written by "
-                            f"{writer}, without waiting for it (no dependency orders them): a data "
-                            "race",
-                            t,
-                            rank,
-                        )
-                    )
+            self._race(self.races.read(self.node, key, f"{buf}[{off + i}]", where), t, rank)
             out.append(value)
         return out
 
-    def write(self, rank: int, buf: str, off: int, values: list[Value], where: str = "") -> None:
-        chain, step = self.owner.get(self.node, (-1, -1))
+    def write(
+        self, rank: int, buf: str, off: int, values: list[Value], where: str = "", t: int = 0
+    ) -> None:
         for i, value in enumerate(values):
             key = self.canon(rank, buf, off + i)
             self.state[key] = value
-            if chain >= 0:
-                self.writer[key] = (chain, step, where)
+            for message in self.races.write(self.node, key, f"{buf}[{off + i}]", where):
+                self._race(message, t, rank)
 
     def combine(self, a: list[Value], b: list[Value], where: str, t: int, rank: int) -> list[Value]:
         out = []
@@ -295,7 +301,7 @@ def _run_mode(
     root: int | None = None,
 ) -> tuple[_Slots, list[Transfer]]:
     slots = _Slots(algo, k, in_place, label, root)
-    slots.clocks, slots.owner = timing.clocks, timing.owner
+    slots.races = RaceCheck(timing.clocks, timing.owner)
     steps = timing.steps
     pending: dict[StepKey, list[Value]] = {}
     local_of = {
@@ -355,12 +361,12 @@ def _run_mode(
             where = _where(*key[:2], st)
             if st.kind == "cpy":
                 data = slots.read(key[0], st.srcbuf, st.srcoff, st.cnt, where, t)
-                slots.write(key[0], st.dstbuf, st.dstoff, data, where)
+                slots.write(key[0], st.dstbuf, st.dstoff, data, where, t)
             elif st.kind == "re":
                 src = slots.read(key[0], st.srcbuf, st.srcoff, st.cnt, where, t)
                 dst = slots.read(key[0], st.dstbuf, st.dstoff, st.cnt, where, t)
                 total = slots.combine(dst, src, where, t, key[0])
-                slots.write(key[0], st.dstbuf, st.dstoff, total, where)
+                slots.write(key[0], st.dstbuf, st.dstoff, total, where, t)
     return slots, transfers
 
 
@@ -381,7 +387,7 @@ def _receive(
         src = slots.read(rank, r_step.srcbuf, r_step.srcoff, r_step.cnt, where, t)
         result = slots.combine(src, payload, where, t, rank)
     if r_step.kind in ("r", "rcs", "rrc", "rrcs"):
-        slots.write(rank, r_step.dstbuf, r_step.dstoff, result, _where(*rkey[:2], r_step))
+        slots.write(rank, r_step.dstbuf, r_step.dstoff, result, _where(*rkey[:2], r_step), t)
     if r_step.sends:
         pending[rkey] = result
 

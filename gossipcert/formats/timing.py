@@ -15,11 +15,14 @@ from collections import defaultdict, deque
 import networkx as nx
 import numpy as np
 
+from gossipcert.errors import FormatError
 from gossipcert.formats.findings import Finding, StepKey
 from gossipcert.formats.findings import step_where as _where
+from gossipcert.formats.msccl_loader import published_counters
 from gossipcert.formats.msccl_xml import MscclAlgorithm, Step
 
-#: the largest vector-clock matrix (nodes x thread blocks) built to check for races
+#: the largest vector-clock matrix (nodes x thread blocks) built to check for races (a file
+#: that needs more is refused: an algorithm is never called valid unchecked)
 MAX_CLOCK_CELLS = 50_000_000
 
 
@@ -40,8 +43,7 @@ class Timing:
         # each node's step: (chain = thread block, step index), for happens-before
         self.chains: dict[tuple[int, int], int] = {}
         self.owner: dict[int, tuple[int, int]] = {}
-        #: per node, the last step of every thread block that happens before it (or None
-        #: when the matrix would be too large: races are then not checked)
+        #: per node, the last step of every thread block that happens before it
         self.clocks: np.ndarray | None = None
         self._build(findings)
 
@@ -140,18 +142,17 @@ class Timing:
 
     def _signalled(self, rank: int, tb: int, index: int) -> int | None:
         """The step whose completion the executor signals to a step waiting for step
-        ``index`` of ``tb``: the first step from ``index`` on with ``hasdep="1"`` that is not
-        a ``nop`` (the executor publishes a thread block's progress only after such steps,
-        and drops ``nop`` steps from its list). None: never signalled."""
+        ``index`` of ``tb`` (None: never signalled): the first whose published counter
+        reaches ``index`` (:func:`gossipcert.formats.msccl_loader.published_counters`)."""
         table = self._signals.get((rank, tb))
         if table is None:
-            steps = [st for (r, b, _), st in sorted(self.steps.items()) if r == rank and b == tb]
-            table = [None] * len(steps)
-            nxt = None
-            for st in reversed(steps):
-                if st.hasdep and st.kind != "nop":
-                    nxt = st.index
-                table[st.index] = nxt
+            steps = list(self.algo.gpus[rank].tbs[tb].steps)  # the reader orders both by id
+            published = published_counters(steps)
+            table, j = [], 0
+            for s in range(len(steps)):
+                while j < len(published) and published[j][0] < s:
+                    j += 1
+                table.append(published[j][1] if j < len(published) else None)
             self._signals[(rank, tb)] = table
         return table[index]
 
@@ -189,8 +190,11 @@ class Timing:
         -1 for none."""
         n, chains = len(self.preds), len(self.chains)
         if n * chains > MAX_CLOCK_CELLS:
-            return
-        clocks = np.full((n, max(chains, 1)), -1, dtype=np.int32)
+            raise FormatError(
+                f"{self.algo.source}: too large to check for races ({n:,} events times "
+                f"{chains:,} thread blocks, more than the {MAX_CLOCK_CELLS:,} this reader takes)"
+            )
+        clocks = np.full((n, max(chains, 1)), -1, dtype=np.int16)  # steps: < 4096 a block
         for v in order:
             ps = self.preds[v]
             if ps:

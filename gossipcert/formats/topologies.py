@@ -20,9 +20,16 @@ capacities and routers that :func:`gossipcert.graphs.read_graph_file` assembles 
   one and rounded (the fastest links of a DGX-1 carry 2, the others 1); switch indices are
   routers.
 * **TE-CCL's input file** (``{"TopologyParams": {"name": ..., "chassis": ...}}``): ``DGX1``
-  with one chassis is the DGX-1 (the same links and capacities as ``dgx1``), ``Mesh`` with
-  ``side_length s`` TE-CCL's mesh of ``s^2`` GPUs (``i`` linked to ``i +- 1`` and ``i +- s``,
-  as ``teccl/topologies/mesh.py`` builds it). Other names and several chassis are refused.
+  with one chassis is the DGX-1 (the same links and capacities as ``dgx1``, 25 GB/s a
+  lane), ``Mesh`` with ``side_length s`` TE-CCL's mesh of ``s^2`` GPUs (``i`` linked to
+  ``i +- 1`` and ``i +- s``, 100 GB/s, as ``teccl/topologies/mesh.py`` builds it), both
+  with the file's link latency (``alpha``, seconds; 0 by default as in TE-CCL); ``NDv2``
+  and ``AMD`` with ``K`` chassis are gossipcert's ``ndv2:K`` and ``mi250:K`` (TE-CCL's
+  models, :mod:`gossipcert.graphs.machines`), ``AMD`` with the file's latencies (link,
+  switch). ``DGX2`` (two chassis whose NICs send one way) is refused with the reason, so
+  are other names and several chassis of DGX1 or Mesh.
+* **TACCL's profile** (``gpus_per_node``, ``alpha``, ``node_betas_list``...): the links
+  with their measured speeds and latency (:mod:`gossipcert.formats.taccl_profiles`).
 
 References
 ----------
@@ -37,6 +44,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gossipcert.errors import FormatError
+from gossipcert.formats.limits import MAX_RANKS, check_limit, shorten
+from gossipcert.formats.taccl_profiles import is_taccl_profile, read_taccl_profile
 
 #: the DGX-1's links with two NVLinks (the same as gossipcert.graphs.collectives.dgx1's)
 _DGX1 = {
@@ -47,12 +56,19 @@ _DGX1 = {
 
 @dataclass
 class TopologyData:
-    """Nodes (labels), edges ``(u, v, capacity)`` and routers of a topology file."""
+    """Nodes (labels), edges ``(u, v, capacity)`` and routers of a topology file; the
+    physical units of its links when the file gives them (``units[(u, v)]`` is the edge's
+    bandwidth in bytes a second and latency in seconds); or, for a file that names one of
+    gossipcert's machines, that machine's spec and the latencies the file sets
+    (``machine_alpha``: the link and the switch latency, seconds)."""
 
     name: str
     nodes: list[str]
     edges: list[tuple[str, str, int]] = field(default_factory=list)
     routers: list[str] = field(default_factory=list)
+    units: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
+    machine: str | None = None
+    machine_alpha: tuple[float, float] | None = None
 
 
 def is_topology_json(data: Any) -> bool:
@@ -66,19 +82,37 @@ def is_topology_json(data: Any) -> bool:
     if not isinstance(data, dict):
         return False
     kind = data.get("msccl_type", data.get("sccl_type"))
-    return kind == "topology" or "capacity" in data or "TopologyParams" in data
+    return (
+        kind == "topology"
+        or "capacity" in data
+        or "TopologyParams" in data
+        or is_taccl_profile(data)
+    )
+
+
+#: the largest link bandwidth or capacity read (a finite number; larger ones are refused)
+MAX_BANDWIDTH = 1e12
+
+
+def _number(x: Any) -> bool:
+    """A JSON number ``0 <= x <= MAX_BANDWIDTH`` (not a bool, NaN or infinity)."""
+    return not isinstance(x, bool) and isinstance(x, (int, float)) and 0 <= x <= MAX_BANDWIDTH
 
 
 def _matrix(value: Any, name: str, key: str) -> list[list[float]]:
     if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
         raise FormatError(f"{name}: {key!r} must be a square matrix (a list of lists)")
     n = len(value)
+    check_limit(n, MAX_RANKS, f"nodes ({key!r} rows)", name)
     for i, row in enumerate(value):
         if len(row) != n:
             raise FormatError(f"{name}: {key!r} row {i} has {len(row)} entries, not {n}")
         for x in row:
-            if isinstance(x, bool) or not isinstance(x, (int, float)) or x < 0 or x != x:
-                raise FormatError(f"{name}: {key!r} row {i} holds {x!r}; expected numbers >= 0")
+            if not _number(x):
+                raise FormatError(
+                    f"{name}: {key!r} row {i} holds {shorten(x)}; expected numbers >= 0 (and "
+                    f"at most {MAX_BANDWIDTH:g})"
+                )
     return value
 
 
@@ -115,13 +149,18 @@ def _sccl(data: dict[str, Any], name: str) -> TopologyData:
         if not isinstance(switch, list) or len(switch) != 4:
             raise FormatError(f"{name}: switches[{k}] is not [srcs, dsts, bandwidth, name]")
         srcs, dsts, bw, label = switch
-        members = (
-            sorted({*srcs, *dsts}) if isinstance(srcs, list) and isinstance(dsts, list) else []
-        )
-        if not members or not all(isinstance(v, int) and 0 <= v < n for v in members):
+        members = list({*srcs, *dsts}) if isinstance(srcs, list) and isinstance(dsts, list) else []
+        if not all(isinstance(v, int) for v in members):
+            members = []
+        members.sort()
+        if not members or not all(
+            isinstance(v, int) and not isinstance(v, bool) and 0 <= v < n for v in members
+        ):
             raise FormatError(f"{name}: switches[{k}] names GPUs outside 0..{n - 1}")
-        if isinstance(bw, bool) or not isinstance(bw, (int, float)) or bw <= 0:
-            raise FormatError(f"{name}: switches[{k}] has bandwidth {bw!r}; it must be > 0")
+        if not _number(bw) or bw <= 0:
+            raise FormatError(f"{name}: switches[{k}] has bandwidth {shorten(bw)}; it must be > 0")
+        if isinstance(label, bool) or not isinstance(label, (str, int)):
+            raise FormatError(f"{name}: switches[{k}] has name {shorten(label)}; expected a string")
         router = f"switch:{label}"
         out.nodes.append(router)
         out.routers.append(router)
@@ -136,36 +175,75 @@ def _teccl(data: dict[str, Any], name: str) -> TopologyData:
     scale = min(positive) if positive else 1.0
     switches = data.get("switch_indices", [])
     if not isinstance(switches, list) or not all(
-        isinstance(s, int) and 0 <= s < n for s in switches
+        isinstance(s, int) and not isinstance(s, bool) and 0 <= s < n for s in switches
     ):
         raise FormatError(f"{name}: 'switch_indices' must list node numbers 0..{n - 1}")
     edges = _edges(n, lambda i, j: capacity[i][j], scale, name)
     return TopologyData(name, [str(i) for i in range(n)], edges, [str(s) for s in switches])
 
 
+def _teccl_alpha(params: dict[str, Any], name: str) -> tuple[float, float]:
+    """TE-CCL's ``alpha``: (link latency, switch latency) in seconds, (0, 0) by default."""
+    alpha = params.get("alpha", [0.0, 0.0])
+    if (
+        not isinstance(alpha, list | tuple)
+        or len(alpha) != 2
+        or not all(isinstance(a, int | float) and not isinstance(a, bool) and a >= 0 for a in alpha)
+    ):
+        raise FormatError(f"{name}: TE-CCL's 'alpha' must be two latencies >= 0 (seconds)")
+    return float(alpha[0]), float(alpha[1])
+
+
 def _teccl_input(data: dict[str, Any], name: str) -> TopologyData:
     params = data["TopologyParams"]
     if not isinstance(params, dict):
         raise FormatError(f"{name}: 'TopologyParams' must be an object")
-    kind, chassis = str(params.get("name", "")), params.get("chassis", 1)
+    kind, chassis = str(params.get("name", ""))[:40], params.get("chassis", 1)
+    if kind in ("NDv2", "AMD"):
+        if isinstance(chassis, bool) or not isinstance(chassis, int) or chassis < 1:
+            raise FormatError(f"{name}: 'chassis' must be a whole number >= 1, got {chassis!r}")
+        if kind == "NDv2":  # TE-CCL's NDv2 latencies are its own, whatever the file says
+            return TopologyData(name, [], machine=f"ndv2:{chassis}")
+        return TopologyData(
+            name, [], machine=f"mi250:{chassis}", machine_alpha=_teccl_alpha(params, name)
+        )
+    if kind == "DGX2":
+        raise FormatError(
+            f"{name}: TE-CCL's DGX2 is two chassis whose NICs send one way only (GPU 2i+1 to "
+            "GPU 2i of the other chassis), which gossipcert's links (the same both ways) do "
+            "not describe; use --topology dgx2 for one chassis"
+        )
     if chassis != 1:
         raise FormatError(
-            f"{name}: TE-CCL's {kind} with {chassis} chassis is built in TE-CCL's "
+            f"{name}: TE-CCL's {kind} with {shorten(chassis)} chassis is built in TE-CCL's "
             "code, not described here; only one chassis of DGX1 or Mesh is read"
         )
-    if kind == "DGX1":
+    link_alpha = _teccl_alpha(params, name)[0]
+    if kind == "DGX1":  # 25 GB/s a lane (teccl/topologies/dgx1.py)
         edges = [(str(u), str(v), c) for (u, v), c in sorted(_DGX1.items())]
-        return TopologyData(name, [str(i) for i in range(8)], edges)
-    if kind == "Mesh":
+        units = {(u, v): (25e9 * c, link_alpha) for u, v, c in edges}
+        return TopologyData(name, [str(i) for i in range(8)], edges, units=units)
+    if kind == "Mesh":  # 100 GB/s a link (teccl/topologies/mesh.py)
         side = params.get("side_length")
         if isinstance(side, bool) or not isinstance(side, int) or side < 2:
-            raise FormatError(f"{name}: Mesh needs an integer side_length >= 2, got {side!r}")
+            raise FormatError(
+                f"{name}: Mesh needs an integer side_length >= 2, got {shorten(side)}"
+            )
         n = side * side
+        check_limit(n, MAX_RANKS, f"GPUs (a Mesh of side_length {side})", name)
         edges = [(str(i), str(j), 1) for i in range(n) for j in range(i + 1, n)
                  if j in (i + 1, i + side)]  # fmt: skip
-        return TopologyData(name, [str(i) for i in range(n)], edges)
-    raise FormatError(f"{name}: TE-CCL topology {kind!r} is built in TE-CCL's code; only DGX1 "
-                      "and Mesh are read (or give its capacity matrix)")  # fmt: skip
+        units = {(u, v): (100e9, link_alpha) for u, v, _ in edges}
+        return TopologyData(name, [str(i) for i in range(n)], edges, units=units)
+    raise FormatError(f"{name}: TE-CCL topology {kind!r} is built in TE-CCL's code; DGX1, Mesh, "
+                      "NDv2 and AMD are read (or give its capacity matrix)")  # fmt: skip
+
+
+def _taccl_profile(data: dict[str, Any], name: str) -> TopologyData:
+    nodes, links, routers = read_taccl_profile(data, name)
+    edges = [(u, v, 1) for u, v, _, _ in links]  # capacities: from the bandwidths, later
+    units = {(u, v): (bw, alpha) for u, v, bw, alpha in links}
+    return TopologyData(str(data.get("name", name)), nodes, edges, routers, units)
 
 
 def topology_from_json(data: Any, name: str) -> TopologyData:
@@ -187,6 +265,8 @@ def topology_from_json(data: Any, name: str) -> TopologyData:
         raise FormatError(f"{name}: not a topology object")
     if "TopologyParams" in data:
         return _teccl_input(data, name)
+    if is_taccl_profile(data):
+        return _taccl_profile(data, name)
     if "capacity" in data:
         return _teccl(data, name)
     if data.get("msccl_type", data.get("sccl_type")) == "topology":

@@ -7,14 +7,20 @@ against a topology, and compares its rounds with the optimum gossipcert certifie
 same collective, topology and chunk count:
 
 * **topology**: any graph spec (``fully-connected:8``, ``hub:8``, ``dgx1``, ``ring:8``) or a
-  graph file, including TACCL and TE-CCL topology JSON (:mod:`gossipcert.formats.topologies`);
-  by default ``fully-connected:N`` (every pair of GPUs linked, capacity 1). Rank ``r`` is the
-  ``r``-th processor of the graph (routers, such as switches, are not ranks);
-* **model**: ``all-port`` with the topology's capacities (a link carries at most its capacity
-  in chunks per round and direction), or ``single-port:p=1`` on ``hub:N`` (one chunk out of
-  and one into each GPU per round). A transmission between GPUs that are not linked, or more
-  chunks on a link in one round than it carries, means the algorithm does not fit the model;
-  the verdict then gives the uniform capacity it would need;
+  graph file, including TACCL and TE-CCL topology JSON (:mod:`gossipcert.formats.topologies`):
+  the one the file carries (SCCL's) or the one the caller names, never a default. Rank ``r``
+  is the ``r``-th processor of the graph (routers, such as switches, are not ranks);
+* **model**: by default ``all-port`` with the topology's capacities (a link carries at most
+  its capacity in chunks per round and direction), or ``single-port:p=1`` on ``hub:N`` (one
+  chunk out of and one into each GPU per round). A transmission between GPUs that are not
+  linked, or more chunks on a link in one round than it carries, means the algorithm does
+  not fit the model; the verdict then gives the uniform capacity it would need. Any other
+  model is chosen with ``model=`` (``--model``): the transmissions of each round, as the
+  timing puts them, become one round of a gossipcert schedule (a sender's chunks to one
+  receiver one transmission; under ``multicast`` the same chunks to several receivers one
+  transmission), and the verifier's port rules of that model judge them (``two-calls``,
+  ``packet-cap``, ``sends-twice``, ...); ``model_default`` says whether the model was the
+  default one;
 * **problem**: ``allgather`` is gossipcert's ``gossip``, ``alltoall`` is ``total-exchange``,
   ``allreduce`` is ``allreduce``, ``reducescatter`` is ``reduce-scatter``, ``reduce`` is
   ``reduce:R`` and ``broadcast`` is ``broadcast:R`` (``R`` the root the replay finds: the
@@ -59,7 +65,7 @@ from gossipcert.instance import (
 )
 from gossipcert.schedule import Schedule, Transmission
 from gossipcert.search.watchdog import solve_within
-from gossipcert.simulate import simulate
+from gossipcert.simulate import PORT_RULES, simulate
 
 #: MSCCL's collective names and gossipcert's problems (with ``{k}`` the chunks per rank)
 PROBLEMS = {
@@ -74,7 +80,50 @@ PROBLEMS = {
 
 @dataclass
 class Verdict:
-    """Everything :func:`verify_algorithm` found (see :meth:`to_json` for the fields)."""
+    """Everything :func:`verify_algorithm` found about another tool's algorithm.
+
+    Attributes
+    ----------
+    source, fmt : str
+        The file and its format (``msccl-xml``, ``sccl-json``, ``teccl-json``).
+    collective : str
+        As the file names it (``allgather``, ``alltoall``, ``allreduce``, ...).
+    ranks, chunks, steps : int
+        GPUs, chunks per rank (of the whole buffer for ``allreduce``), steps or moves read.
+    replay : Replay
+        The replay: ``findings`` (every violation, with its rule, round and GPU),
+        ``transfers``, ``rounds``, and whether the collective's result was checked
+        (``semantics``).
+    valid : bool
+        No violation: the algorithm computes its collective (property).
+    rounds : int
+        The round of its last transmission under the timing (property).
+    topology : str
+        The topology it was checked on.
+    model : str
+        The model it was judged under; ``model_default`` says whether it is the
+        topology's default (``all-port`` with its capacities, ``single-port:p=1`` on
+        ``hub:N``) rather than one chosen with ``model=``.
+    fits : bool
+        Its transmissions obey the model on the topology (property); ``model_findings``
+        lists each breach and ``needs_capacity`` the most chunks it puts on one link (one
+        port, one transmission) in a round.
+    loads : dict
+        Per round, the chunks on each link ``(u, v)``.
+    problem : str or None
+        gossipcert's problem for the collective (None: none).
+    optimum : dict
+        The certified optimum for the same collective, topology, model and chunks, or the
+        bracket found in time (``optimum``, ``lower_bound``, ``upper_bound``, their sources,
+        ``certified``); ``optimum_model`` the model it was sought under.
+    compared_model : str or None
+        The model of :meth:`gap` (the one judged, or ``all-port:c=L`` for an algorithm that
+        overloads links; None: not comparable).
+    schedule_check : dict or None
+        For copy collectives, the verifier's replay of the same transmissions.
+    seconds : dict
+        Time to read, check and seek the optimum.
+    """
 
     source: str
     fmt: str
@@ -97,11 +146,23 @@ class Verdict:
     #: the model the optimum was sought under
     optimum_model: str | None = None
     seconds: dict[str, float] = field(default_factory=dict)
+    #: the model is the topology's default (not chosen with ``model=``)
+    model_default: bool = True
+    #: the time at message sizes (:func:`gossipcert.formats.time_verdict.verify_and_time`)
+    time: Any = None
 
     @property
     def valid(self) -> bool:
-        """The algorithm computes its collective without deadlock or executor defect."""
+        """The algorithm computes its collective (checked on every rank) without deadlock,
+        race or executor defect."""
         return self.replay.valid
+
+    @property
+    def judged(self) -> bool:
+        """False when no violation was found but the collective's result cannot be checked
+        (``gather``, ``scatter``, ``send``, ``recv``, ``alltoallv``): neither valid nor
+        invalid."""
+        return self.replay.judged
 
     @property
     def fits(self) -> bool:
@@ -113,7 +174,21 @@ class Verdict:
         return self.replay.rounds
 
     def gap(self) -> dict[str, int] | None:
-        """Rounds above the optimum (``exact``) or above each end of the bracket."""
+        """Rounds above the optimum (``exact``) or above each end of the bracket.
+
+        Returns
+        -------
+        dict or None
+            ``{"exact": g}``, or ``{"at_least": a, "at_most": b}`` (``{"at_most": b}``
+            without an upper end); None for an invalid algorithm, one not comparable with
+            the model, or without an optimum.
+
+        Examples
+        --------
+        A ring allgather one way round a 4-ring takes 3 rounds where 2 suffice:
+        ``verify_algorithm(path, topology="ring:4").gap()`` is ``{"exact": 1}`` (see
+        :func:`verify_algorithm`).
+        """
         if not self.valid or self.compared_model is None:
             return None
         opt = self.optimum
@@ -129,6 +204,8 @@ class Verdict:
         return None
 
     def to_json(self, max_findings: int = 200) -> dict[str, Any]:
+        """The fields of ``verify --from FORMAT FILE --json`` (at most ``max_findings``
+        violations of each kind listed)."""
         findings = self.replay.findings
         return {
             "file": self.source,
@@ -138,12 +215,15 @@ class Verdict:
             "chunks_per_rank": self.chunks,
             "steps": self.steps,
             "valid": self.valid,
+            "not_judged": self.replay.not_judged,
+            "judged": self.judged,
             "result_checked": self.replay.semantics,
             "violation_count": len(findings),
             "violations": [f.to_json() for f in findings[:max_findings]],
             "rounds": self.rounds,
             "topology": self.topology,
             "model": self.model,
+            "model_default": self.model_default,
             "fits_model": self.fits,
             "model_violation_count": len(self.model_findings),
             "model_violations": [f.to_json() for f in self.model_findings[:max_findings]],
@@ -164,27 +244,35 @@ class Verdict:
             "gap": self.gap(),
             "verifier": self.schedule_check,
             "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+            "time": None if self.time is None else self.time.to_json(),
         }
 
 
+#: the machines a file can be checked and timed on (the error when none is named)
+MACHINES_HELP = (
+    "a machine (dgx1, dgx2, ndv2:K, ndv5:K, a100:K, mi250:K, mi250:K:forestcoll, "
+    "mi300x:N), any graph spec (ring:8, fully-connected:8, hub:8; no physical units) or a "
+    "topology file (TACCL, TE-CCL, SCCL JSON)"
+)
+
+
 def topology_graph(spec: str | nx.Graph | None, ranks: int) -> nx.Graph:
-    """The topology a check runs on: a graph, a graph spec or file, ``fully-connected:N`` by
-    default.
+    """The topology a check runs on: a graph, a graph spec or file (there is no default:
+    an algorithm is judged on the machine the file or the user names).
 
     Raises
     ------
     FormatError
-        The topology's processors are not as many as the algorithm's ranks.
+        No topology, or one whose processors are not as many as the algorithm's ranks.
     """
-    if isinstance(spec, nx.Graph):
-        graph = spec
-    else:
-        graph = graphs.from_spec(spec or f"fully-connected:{ranks}")
+    if spec is None:
+        raise FormatError(f"name the machine with --topology: {MACHINES_HELP}")
+    graph = spec if isinstance(spec, nx.Graph) else graphs.from_spec(spec)
     procs = graphs.processors(graph)
     if len(procs) != ranks:
         raise FormatError(
-            f"the topology {graph.graph.get('spec', spec)} has {len(procs)} GPUs (processors), "
-            f"the algorithm {ranks} ranks"
+            f"the algorithm has {ranks} ranks but {graph.graph.get('spec', spec)} has "
+            f"{len(procs)} GPUs (processors); name a machine with as many"
         )
     return graph
 
@@ -259,6 +347,55 @@ def _model_findings(
                     )
                 )
     return out, need
+
+
+def _port_findings(
+    graph: nx.Graph, model: Model, spec: str | None, replay: Replay, procs: list[int]
+) -> tuple[list[Finding], int]:
+    """The verifier's port rules of ``model`` on the transmissions, round by round; and the
+    most chunks one transmission carries.
+
+    Raises
+    ------
+    FormatError
+        The collective has no gossipcert problem, so no schedule to judge.
+    """
+    if spec is None:
+        raise FormatError(
+            f"the model {model.spec()} is judged on the collective's schedule, and this "
+            "collective has no gossipcert problem; leave --model out (the topology's default)"
+        )
+    instance = make_instance(graph, model, parse_problem(spec))
+    reduction = instance.problem.reduction
+    build = reduction_schedule_from_transfers if reduction else schedule_from_transfers
+    schedule = build(instance, replay.transfers, procs)
+    if not model.rules.point_to_point:  # one transmission to several receivers
+        schedule = _multicast(schedule)
+    rep = simulate(instance, schedule)
+    out = [
+        Finding(
+            "not-a-link" if e.rule == "not-a-neighbour" else e.rule,
+            e.message,
+            e.round,
+            procs.index(e.nodes[0]) if e.nodes and e.nodes[0] in procs else None,
+        )
+        for e in rep.errors
+        if e.rule in PORT_RULES
+    ]
+    need = max((bin(t.packets or 0).count("1") for rnd in schedule.rounds for t in rnd), default=0)
+    return out, need
+
+
+def _multicast(schedule: Schedule) -> Schedule:
+    """Each sender's transmissions of a round that carry the same chunks as one transmission
+    to all their receivers."""
+    rounds = []
+    for rnd in schedule.rounds:
+        merged: dict[tuple[int, int | None, str], list[int]] = {}
+        for t in rnd:
+            merged.setdefault((t.sender, t.packets, t.op), []).extend(t.receivers)
+        rounds.append(tuple(Transmission(u, tuple(vs), m, op) for (u, m, op), vs in merged.items()))
+    return Schedule(tuple(rounds))
 
 
 def _comparable_model(model: Model, findings: list[Finding], need: int) -> Model | None:
@@ -453,15 +590,23 @@ def assess(
     time_limit: float | None = 60.0,
     optimum: bool = True,
     root: int | None = None,
+    model: str | Model | None = None,
 ) -> Verdict:
     """The verdict on a replayed algorithm (see the module docstring)."""
     start = time.monotonic()
     graph = topology_graph(topology, ranks)
-    model = topology_model(graph)
+    default = topology_model(graph)
+    chosen = model if isinstance(model, Model) or model is None else parse_model(model)
     procs = graphs.processors(graph)
     loads = _loads(replay.transfers, procs)
-    model_findings, need = _model_findings(graph, model, loads)
     spec = problem_spec(collective, replay.chunks_per_rank, ranks, root)
+    plain = chosen is not None and chosen.rules.arc_capacities and not chosen.calls_per_round
+    if chosen is None or plain:
+        model = default if chosen is None else chosen
+        model_findings, need = _model_findings(graph, model, loads)
+    else:
+        model = chosen
+        model_findings, need = _port_findings(graph, model, spec, replay, procs)
     check = None
     if collective in ("allgather", "alltoall", "broadcast") and spec is not None:
         instance = make_instance(graph, model, parse_problem(spec))
@@ -500,11 +645,12 @@ def assess(
         compared_model=compared.spec() if compared is not None and optimum else None,
         optimum_model=target.spec(),
         seconds={"check": checked - start, "optimum": time.monotonic() - checked},
+        model_default=chosen is None,
     )
 
 
 #: the formats :func:`verify_algorithm` reads
-FORMATS = ("msccl-xml", "sccl-json", "teccl-json")
+FORMATS = ("msccl-xml", "mscclpp-plan", "sccl-json", "teccl-json")
 
 
 def verify_algorithm(
@@ -513,6 +659,7 @@ def verify_algorithm(
     topology: str | None = None,
     time_limit: float | None = 60.0,
     optimum: bool = True,
+    model: str | None = None,
 ) -> Verdict:
     """Read another tool's algorithm file and give the verdict on it.
 
@@ -520,14 +667,19 @@ def verify_algorithm(
     ----------
     path : str
         The file.
-    fmt : {"msccl-xml", "sccl-json", "teccl-json"}
+    fmt : {"msccl-xml", "mscclpp-plan", "sccl-json", "teccl-json"}
     topology : str, optional
-        A graph spec or file (TACCL and TE-CCL topology JSON included); by default
-        ``fully-connected:N``.
+        A graph spec or file (TACCL and TE-CCL topology JSON included); required unless
+        the file carries its own (an SCCL algorithm's).
     time_limit : float, optional
         Seconds for the optimum's search (None: no limit).
     optimum : bool
         Whether to search for the optimum at all.
+    model : str, optional
+        The model the algorithm is judged under and its optimum sought in (``"telephone"``,
+        ``"single-port:p=1"``, ...); by default the topology's (``all-port`` with its
+        capacities; ``single-port:p=1`` on ``hub:N``), which ``Verdict.model_default``
+        says.
 
     Returns
     -------
@@ -536,15 +688,15 @@ def verify_algorithm(
     Raises
     ------
     FormatError
-        An unreadable file, a file of another tool, or a topology with another number of
-        GPUs.
+        An unreadable file, a file of another tool, no topology, or a topology with another
+        number of GPUs.
 
     Examples
     --------
     A ring allgather one way round a 4-ring takes 3 rounds; both ways round, 2 suffice:
 
     >>> import pathlib, tempfile
-    >>> from gossipcert.formats.writers import msccl_xml_from_schedule
+    >>> from gossipcert import msccl_xml_from_schedule, verify_algorithm
     >>> from gossipcert.instance import parse_instance
     >>> from gossipcert.schedule import Schedule, Transmission
     >>> inst = parse_instance("ring:4", "all-port", "gossip")
@@ -574,6 +726,7 @@ def verify_algorithm(
         time_limit=time_limit,
         optimum=optimum,
         root=loaded.root,
+        model=model,
     )
     verdict.seconds["read"] = read
     return verdict

@@ -69,6 +69,7 @@ from gossipcert import graphs
 from gossipcert.certificates.certificate import instance_from_certificate
 from gossipcert.errors import FormatError, GossipcertError
 from gossipcert.formats.msccl_xml import EXECUTOR_MAX_COUNT, PROTOCOLS, lane_channel
+from gossipcert.formats.mscclpp_writer import mscclpp_plan_from_schedule
 from gossipcert.formats.reduction_writer import reduction_xml
 from gossipcert.formats.send_order import SendOrder
 from gossipcert.instance import Instance, ProblemKind, bits, parse_instance
@@ -189,6 +190,7 @@ def msccl_xml_from_schedule(
 
     Examples
     --------
+    >>> from gossipcert import msccl_xml_from_schedule
     >>> from gossipcert.instance import parse_instance
     >>> from gossipcert.schedule import Schedule, Transmission
     >>> inst = parse_instance("complete:3", "all-port", "gossip")
@@ -284,6 +286,27 @@ def msccl_xml_from_schedule(
     return _xml_text(instance, coll, n, k, tbs, scratch, name, proto)
 
 
+def _transfer_ends(
+    tbs: dict[tuple[str, int, int, int], list[list[Any]]],
+) -> dict[tuple[tuple[str, int, int, int], int], tuple[str, int]]:
+    """For each send and receive step, the slot at the other end of its transfer (the
+    ``k``-th send and the ``k``-th receive of a connection are one transfer), so that both
+    steps carry the transfer's source and destination, as MSCCLang writes them (the executor
+    reads only a send's source and a receive's destination)."""
+    out: dict[tuple[tuple[str, int, int, int], int], tuple[str, int]] = {}
+    for key, steps in tbs.items():
+        role, u, v, chan = key
+        if role != "send":
+            continue
+        sends = [(i, st) for i, st in enumerate(steps) if st[0] == "s"]
+        recv_key = ("recv", v, u, chan)
+        recvs = [(i, st) for i, st in enumerate(tbs.get(recv_key, [])) if st[0] == "r"]
+        for (i, s), (j, r) in zip(sends, recvs, strict=False):
+            out[(key, i)] = (r[1], r[2])
+            out[(recv_key, j)] = (s[1], s[2])
+    return out
+
+
 def _xml_text(
     instance: Instance,
     coll: str,
@@ -300,6 +323,7 @@ def _xml_text(
         ids[key] = len(per_rank[key[1]])
         per_rank[key[1]].append(key)
     targets = {st[3] for steps in tbs.values() for st in steps if st[3] is not None}
+    peer_slot = _transfer_ends(tbs) if coll in ("allgather", "alltoall") else {}
     nchannels = 1 + max((key[3] for key in tbs if key[0] != "local"), default=0)
     in_place = coll == "allgather"
     both = coll == "broadcast"  # right in place and out of place (the root copies i to o)
@@ -326,6 +350,12 @@ def _xml_text(
                 depid, deps = (ids[dep[0]], dep[1]) if dep is not None else (-1, -1)
                 hasdep = int((key, index) in targets)
                 src, dst = (f'srcbuf="{buf}" srcoff="{off}"', f'dstbuf="{buf}" dstoff="{off}"')
+                if (key, index) in peer_slot:  # both steps of a transfer say src -> dst
+                    pbuf, poff = peer_slot[(key, index)]
+                    if kind == "s":
+                        dst = f'dstbuf="{pbuf}" dstoff="{poff}"'
+                    else:
+                        src = f'srcbuf="{pbuf}" srcoff="{poff}"'
                 cnt = count[0] if count else int(kind != "nop")
                 if kind == "cpy":  # to the output: the broadcast root's chunks, or none
                     dst = f'dstbuf="o" dstoff="{off}"'
@@ -375,6 +405,8 @@ def sccl_json_from_schedule(schedule: Schedule, instance: Instance, name: str | 
 
     Examples
     --------
+    >>> import json
+    >>> from gossipcert import sccl_json_from_schedule
     >>> from gossipcert.instance import parse_instance
     >>> from gossipcert.schedule import Schedule, Transmission
     >>> inst = parse_instance("complete:3", "all-port", "gossip")
@@ -452,7 +484,11 @@ def sccl_json_from_schedule(schedule: Schedule, instance: Instance, name: str | 
     return json.dumps(data) + "\n"
 
 
-WRITERS = {"msccl-xml": msccl_xml_from_schedule, "sccl-json": sccl_json_from_schedule}
+WRITERS = {
+    "msccl-xml": msccl_xml_from_schedule,
+    "sccl-json": sccl_json_from_schedule,
+    "mscclpp-plan": mscclpp_plan_from_schedule,
+}
 
 
 def export_schedule_file(

@@ -40,6 +40,9 @@ FAMILIES: tuple[str, ...] = (
     "dgx2",
     "ndv2",
     "mi250",
+    "a100",
+    "ndv5",
+    "mi300x",
 )
 
 #: File name endings that :func:`read_graph_file` and :func:`write_graph_file` understand.

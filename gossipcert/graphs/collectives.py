@@ -9,7 +9,10 @@
   ``G.graph["ports"] = "single-port"``, and :func:`gossipcert.instance.make_instance`
   refuses it under any other model (use ``fully-connected:N`` for those);
 - ``dgx1``: the 8-GPU hybrid cube-mesh of the NVIDIA DGX-1, capacity 2 (two NVLinks) on
-  0-1, 0-4, 1-3, 2-3, 2-6, 4-5, 5-7, 6-7 and 1 on 0-2, 0-3, 1-2, 1-5, 3-7, 4-6, 4-7, 5-6.
+  0-1, 0-4, 1-3, 2-3, 2-6, 4-5, 5-7, 6-7 and 1 on 0-2, 0-3, 1-2, 1-5, 3-7, 4-6, 4-7, 5-6;
+  its edges also carry their bandwidth (50 and 25 GB/s a direction) and latency (0.7 us),
+  :mod:`gossipcert.graphs.links`. ``fully-connected:N`` and ``hub:N`` have no physical
+  units.
 
 The multi-chassis machines (see :mod:`gossipcert.graphs.machines` for their conventions):
 
@@ -34,6 +37,7 @@ import itertools
 import networkx as nx
 
 from gossipcert.graphs.base import _add_edges, _check_int, _check_size, _new_graph
+from gossipcert.graphs.links import set_link
 
 #: the DGX-1's links with two NVLinks (capacity 2) and with one (capacity 1)
 DGX1_DOUBLE = ((0, 1), (0, 4), (1, 3), (2, 3), (2, 6), (4, 5), (5, 7), (6, 7))
@@ -88,4 +92,7 @@ def dgx1() -> nx.Graph:
     graph = _new_graph(8, "dgx1")
     _add_edges(graph, DGX1_DOUBLE, cap=2)
     _add_edges(graph, DGX1_SINGLE, cap=1)
+    for lanes, pairs in ((2, DGX1_DOUBLE), (1, DGX1_SINGLE)):
+        for u, v in pairs:  # NVLink 2.0: 25 GB/s a lane (gossipcert.graphs.links)
+            set_link(graph, u, v, "nvlink2", lanes=lanes)
     return graph

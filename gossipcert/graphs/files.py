@@ -13,8 +13,9 @@ from typing import Any
 
 import networkx as nx
 
-from gossipcert.errors import GossipcertError, GraphError
-from gossipcert.formats.topologies import is_topology_json, topology_from_json
+from gossipcert.errors import FormatError, GossipcertError, GraphError
+from gossipcert.formats.limits import decode_json
+from gossipcert.formats.topologies import TopologyData, is_topology_json, topology_from_json
 from gossipcert.graphs.base import (
     _FALSE_WORDS,
     _INT_LABEL,
@@ -25,6 +26,7 @@ from gossipcert.graphs.base import (
     _check_convention,
     _new_graph,
 )
+from gossipcert.graphs.links import set_capacities
 from gossipcert.graphs.queries import _is_plain_int, routers
 
 # --------------------------------------------------------------------------------------------
@@ -250,15 +252,42 @@ def graph_from_topology_json(data: Any, name: str) -> nx.Graph:
         Not one of those forms, or malformed.
     """
     topo = topology_from_json(data, name)
+    if topo.machine is not None:
+        return _machine_of_file(topo)
     edges = [(u, v, cap, f"{name}: link {u} -- {v}", 1) for u, v, cap in topo.edges]
-    return _assemble(name, topo.nodes, edges, [(r, name) for r in topo.routers])
+    graph = _assemble(name, topo.nodes, edges, [(r, name) for r in topo.routers])
+    if topo.units:
+        index = {label: v for v, label in graph.nodes(data="label")}
+        for (u, v), (bandwidth, alpha) in topo.units.items():
+            data = graph[index[u]][index[v]]
+            data.update(bandwidth=bandwidth, alpha=alpha, link="file")
+        set_capacities(graph)  # the round model's: bandwidth over the slowest link's
+    return graph
+
+
+def _machine_of_file(topo: TopologyData) -> nx.Graph:
+    """A TE-CCL input that names one of gossipcert's machines (its spec in
+    ``topo.machine``), with the file's latencies: the link's on the GPU links, the
+    switch's on the others (as TE-CCL's ``amd.py`` sets them)."""
+    from gossipcert.graphs.machines import mi250, ndv2
+
+    kind, _, count = str(topo.machine).partition(":")
+    graph = (ndv2 if kind == "ndv2" else mi250)(int(count))
+    graph.graph["spec"] = f"{topo.machine} ({topo.name})"
+    if topo.machine_alpha is not None:
+        link, switch = topo.machine_alpha
+        routers = graph.nodes
+        for u, v, data in graph.edges(data=True):
+            near_switch = routers[u].get("router") or routers[v].get("router")
+            data["alpha"] = switch if near_switch else link
+    return graph
 
 
 def _read_json(file: Path, name: str) -> nx.Graph:
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise GraphError(f"{name}:{exc.lineno}: invalid JSON: {exc.msg}") from exc
+    try:  # invalid, nested too deep, or with a number of too many digits: one line
+        data = decode_json(file.read_text(encoding="utf-8"), name)
+    except FormatError as exc:
+        raise GraphError(str(exc)) from None
     if is_topology_json(data):
         return graph_from_topology_json(data, name)
     if not isinstance(data, dict):

@@ -25,6 +25,14 @@ Conventions (the all-port model with capacities and routers, see
   chassis carrying one chunk each way a round: the same capacity across every cut between
   chassis.
 
+Physical units (:mod:`gossipcert.graphs.links`): every edge also carries its
+``bandwidth`` (bytes a second, a direction), ``alpha`` (latency, seconds) and ``link`` (the
+kind), TE-CCL's numbers: NVLink 25 GB/s a lane and 0.7 us, a DGX-2 GPU's NVSwitch port
+125 GB/s and 0.35 us, the NDv2's NIC 12.5 GB/s and 1.3 us, an MI250 Infinity Fabric lane
+50 GB/s, its NIC 25 GB/s. The capacities above are ``floor(bandwidth / slowest)``
+(:func:`gossipcert.graphs.links.derived_capacity`). A switch's latency is paid once: half
+on the link into it, half on the link out.
+
 Machines:
 
 - ``dgx2``: 16 V100 GPUs (nodes 0..15) each linked to the NVSwitch fabric (router 16) by a
@@ -59,6 +67,7 @@ from __future__ import annotations
 import networkx as nx
 
 from gossipcert.graphs.base import _add_edges, _check_int, _check_size, _new_graph
+from gossipcert.graphs.links import LINKS, set_link
 
 #: the DGX-1 (and NDv2 chassis) links with two NVLinks and with one
 CUBE_MESH_DOUBLE = ((0, 1), (0, 4), (1, 3), (2, 3), (2, 6), (4, 5), (5, 7), (6, 7))
@@ -109,6 +118,9 @@ def dgx2() -> nx.Graph:
         graph.nodes[v]["coords"] = (0, v)
     _mark_routers(graph, range(16, 17), 0)
     _add_edges(graph, ((v, 16) for v in range(16)), cap=1)
+    half = LINKS["nvswitch-v100"].alpha / 2  # paid once through the switch
+    for v in range(16):
+        set_link(graph, v, 16, "nvswitch-v100", alpha=half)
     return graph
 
 
@@ -156,6 +168,9 @@ def ndv2(chassis: int, latency: int | None = None) -> nx.Graph:
             graph.nodes[base + i]["coords"] = (c, i)
         _add_edges(graph, ((base + a, base + b) for a, b in CUBE_MESH_DOUBLE), cap=2 * scale)
         _add_edges(graph, ((base + a, base + b) for a, b in CUBE_MESH_SINGLE), cap=scale)
+        for lanes, pairs in ((2, CUBE_MESH_DOUBLE), (1, CUBE_MESH_SINGLE)):
+            for a, b in pairs:
+                set_link(graph, base + a, base + b, "nvlink2", lanes=lanes)
     nic_edges: list[tuple[int, int]] = []
     if k == 2:
         nic_edges = [(0, 8)]
@@ -163,6 +178,9 @@ def ndv2(chassis: int, latency: int | None = None) -> nx.Graph:
         _mark_routers(graph, range(8 * k, 8 * k + 1), -1)
         nic_edges = [(8 * c, 8 * k) for c in range(k)]
     _add_edges(graph, nic_edges, cap=1)
+    nic_alpha = LINKS["ib-edr"].alpha / (1 if k == 2 else 2)  # once through the switch
+    for a, b in nic_edges:
+        set_link(graph, a, b, "ib-edr", alpha=nic_alpha)
     if lat is not None:
         for a, b in nic_edges:
             graph[a][b]["latency"] = lat
@@ -207,6 +225,7 @@ def mi250(chassis: int = 1) -> nx.Graph:
             graph.nodes[base + i]["coords"] = (c, i)
         for a, b, links in MI250_LINKS:
             _add_edges(graph, [(base + a, base + b)], cap=links * scale)
+            set_link(graph, base + a, base + b, "xgmi-mi250", lanes=links)
     if k >= 2:
         switch = n - 1
         _mark_routers(graph, range(switch, switch + 1), -1)
@@ -216,4 +235,7 @@ def mi250(chassis: int = 1) -> nx.Graph:
             for j, nic in enumerate(nics):
                 _add_edges(graph, [(16 * c + 2 * j, nic), (16 * c + 2 * j + 1, nic)], cap=1)
                 _add_edges(graph, [(nic, switch)], cap=1)
+                set_link(graph, 16 * c + 2 * j, nic, "nic-mi250", alpha=0.0)
+                set_link(graph, 16 * c + 2 * j + 1, nic, "nic-mi250", alpha=0.0)
+                set_link(graph, nic, switch, "nic-mi250", alpha=LINKS["nic-mi250"].alpha / 2)
     return graph

@@ -106,7 +106,9 @@ def describe(graph: nx.Graph) -> dict[str, Any]:
         graph of more than :data:`EXACT_DISTANCE_NODES` nodes: then ``diameter_bounds`` or
         ``radius_bounds``, and ``distance_note``, say what is known), ``processors`` and
         ``routers`` (counts), ``capacities`` (edge count per capacity), ``latencies`` (edge
-        count per latency, only when some edge's latency is not 1) and ``spec``.
+        count per latency, only when some edge's latency is not 1), ``links`` (each kind of
+        link with its bandwidth and latency, only on a machine with physical units) and
+        ``spec``.
 
     Examples
     --------
@@ -176,9 +178,18 @@ def describe(graph: nx.Graph) -> dict[str, Any]:
         "routers": router_count,
         "capacities": {str(c): caps[c] for c in sorted(caps)},
         **_latency_counts(graph),
+        **_links(graph),
         **extra,
         "spec": graph.graph.get("spec"),
     }
+
+
+def _links(graph: nx.Graph) -> dict[str, list[dict[str, Any]]]:
+    """``{"links": [...]}`` (kind, edges, bandwidth in bytes/s, latency in s, capacity) for a
+    graph with physical units (:func:`gossipcert.graphs.links.link_summary`), else nothing."""
+    from gossipcert.graphs.links import has_units, link_summary
+
+    return {"links": link_summary(graph)} if has_units(graph) else {}
 
 
 def _latency_counts(graph: nx.Graph) -> dict[str, dict[str, int]]:
@@ -355,8 +366,9 @@ def resolve_node(graph: nx.Graph, ref: int | str) -> int:
         number = int(ref.strip())  # "7", not "007" or "-0" (those stay labels)
     if number is not None and 0 <= number < n and number in graph:
         return number
+    spec = graph.graph.get("spec")
     raise SpecError(
-        f"unknown node {ref!r} in graph {graph.graph.get('spec', '')!r}; "
+        f"unknown node {ref!r} in {f'graph {spec!r}' if spec else 'the graph'}; "
         f"expected a node label or an id in 0..{n - 1}"
     )
 

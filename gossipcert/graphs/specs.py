@@ -26,6 +26,8 @@ from gossipcert.graphs.families import (
 )
 from gossipcert.graphs.files import read_graph_file
 from gossipcert.graphs.machines import dgx2, mi250, ndv2
+from gossipcert.graphs.machines_forestcoll import a100, mi250_forestcoll
+from gossipcert.graphs.machines_vendors import mi300x, ndv5
 from gossipcert.graphs.networks import (
     cube_connected_cycles,
     de_bruijn,
@@ -65,7 +67,11 @@ _USAGE: dict[str, str] = {
     "dgx1": "dgx1 (no parameters)",
     "dgx2": "dgx2 (no parameters)",
     "ndv2": "ndv2:K or ndv2:K:lat=L (K >= 1 chassis, L >= 1 rounds on a NIC link)",
-    "mi250": "mi250 or mi250:K (K >= 1 chassis)",
+    "mi250": "mi250, mi250:K or mi250:K:forestcoll (K >= 1 chassis; TE-CCL's model, or "
+    "ForestColl's)",
+    "a100": "a100 or a100:K (K >= 1 boxes of 8 A100, ForestColl's model)",
+    "ndv5": "ndv5 or ndv5:K (K >= 1 Azure ND H100 v5 boxes of 8 H100)",
+    "mi300x": "mi300x or mi300x:N (N = 2..8 GPUs of one MI300X platform)",
 }
 
 
@@ -137,7 +143,9 @@ _ONE_PARAMETER: dict[str, Callable[[int], nx.Graph]] = {
     "pancake": pancake,
     "fully-connected": fully_connected,
     "hub": hub,
-    "mi250": mi250,
+    "a100": a100,
+    "ndv5": ndv5,
+    "mi300x": mi300x,
 }
 
 
@@ -153,6 +161,25 @@ def _parse_ndv2(args: str, spec: str) -> _Builder:
     return lambda: ndv2(k, latency=lat)
 
 
+def _parse_mi250(args: str, spec: str) -> _Builder:
+    head, colon, tail = args.partition(":")
+    k = _spec_int(head, "mi250", spec)
+    if not colon:
+        return lambda: mi250(k)
+    if tail.strip().lower() != "forestcoll":
+        raise SpecError(f"unknown option {tail!r} in {spec!r}; expected {_USAGE['mi250']}")
+    return lambda: mi250_forestcoll(k)
+
+
+#: the machines whose parameter may be left out (one chassis, or the whole platform)
+_MACHINES: dict[str, Callable[[], nx.Graph]] = {
+    "ndv2": lambda: ndv2(1),
+    "mi250": lambda: mi250(1),
+    "a100": lambda: a100(1),
+    "ndv5": lambda: ndv5(1),
+    "mi300x": mi300x,
+}
+
 _NO_PARAMETER: dict[str, Callable[[], nx.Graph]] = {
     "petersen": petersen,
     "dgx1": dgx1,
@@ -166,11 +193,14 @@ def _parse_family(name: str, args: str | None, spec: str) -> _Builder:
         if args is not None:
             raise SpecError(f"{name} takes no parameters, got {spec!r}")
         return _NO_PARAMETER[name]
-    if name in ("ndv2", "mi250") and args is None:
-        return lambda: ndv2(1) if name == "ndv2" else mi250(1)
+    if name in _MACHINES and args is None:
+        return _MACHINES[name]
     if name == "ndv2":
         assert args is not None
         return _parse_ndv2(args, spec)
+    if name == "mi250":
+        assert args is not None
+        return _parse_mi250(args, spec)
     if args is None or not args.strip():
         raise SpecError(f"missing parameters in {spec!r}; expected {_USAGE[name]}")
     if name in _ONE_PARAMETER:

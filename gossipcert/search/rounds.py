@@ -141,10 +141,12 @@ class _Search:
     def emit(self, event: dict[str, Any]) -> None:
         event = {**event, "time": round(time.monotonic() - self.start, 3)}
         self.log.append(event)
-        if self.progress is not None:
-            self.progress(event)
+        # the state first: a parent that stops this search once it has seen the event
+        # answers from a state that already holds what the event announces
         if self.on_state is not None and event["event"] in STATE_EVENTS:
             self.on_state(self.state(with_schedule=event["event"] == "upper-bound"))
+        if self.progress is not None:
+            self.progress(event)
 
     def state(self, with_schedule: bool = False) -> dict[str, Any]:
         """What a parent needs to answer if this search is stopped now: the lower bound and

@@ -24,6 +24,8 @@ child lets CaDiCaL's conflict-budget slices double up to the time left
 
 from __future__ import annotations
 
+import math
+import numbers
 import time
 from collections.abc import Callable
 from typing import Any
@@ -31,7 +33,7 @@ from typing import Any
 from gossipcert.children import Send, call_in_child
 from gossipcert.command_start import limit_origin
 from gossipcert.encodings import EncodingOptions
-from gossipcert.errors import SolverError
+from gossipcert.errors import SolverError, SpecError
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
 from gossipcert.search.backends import BACKENDS, allow_long_slices
@@ -60,6 +62,39 @@ def child_budget(time_limit: float) -> float:
 #: the longest time limit taken (about 116 days; the operating system's timers overflow far
 #: above it); no limit at all is no time limit given
 MAX_SECONDS = 10_000_000
+
+
+def checked_time_limit(value: Any) -> float | None:
+    """A time limit given from Python: None (no limit) or a positive finite number of
+    seconds up to :data:`MAX_SECONDS`.
+
+    Raises
+    ------
+    SpecError
+        Anything else: 0, a negative number, NaN, infinity, a bool, a string.
+
+    Examples
+    --------
+    >>> checked_time_limit(2), checked_time_limit(None)
+    (2.0, None)
+    >>> checked_time_limit(float("nan"))
+    Traceback (most recent call last):
+    ...
+    gossipcert.errors.SpecError: time_limit must be a positive number of seconds or None, got nan
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise SpecError(f"time_limit must be a positive number of seconds or None, got {value!r}")
+    seconds = float(value)
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise SpecError(f"time_limit must be a positive number of seconds or None, got {value!r}")
+    if seconds > MAX_SECONDS:
+        raise SpecError(
+            f"time_limit must be at most {MAX_SECONDS:,} seconds, got {value!r}; give None "
+            "for no limit"
+        )
+    return seconds
 
 
 # ------------------------------------------------------------------------------ solve
@@ -120,7 +155,7 @@ def solve_within(
         def other(sub: Instance, limit: float | None = time_limit) -> SolveResult:
             return solve_within(
                 sub, backend, limit, strict, proof, use_bounds, counting, options,
-                progress, None, split, encoding, portfolio,
+                progress, None, split, encoding, portfolio, in_child,
             )  # fmt: skip
 
         return _solve_reduction(instance, other, time_limit, strict, progress, seeds)
