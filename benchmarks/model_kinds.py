@@ -21,9 +21,10 @@ A reference that is none of these (a default argument ``model="telephone"``, an 
 not counted. Docstrings and comments are not code and are not read.
 
 Each test is put in one of two groups by its module: *paper* (``closed_forms/``,
-``constructions/``, ``heuristics/``, ``research/``: a bound, construction or heuristic that a
-paper states for its model) and *generic* (everything else: encodings, the verifier, the
-search, the formats, the command line). The generic group is what should be empty.
+``constructions/``, ``heuristics/``, ``research/``, ``formats/sccl_model.py``: a bound,
+construction, heuristic or tool's model that a paper states for its model) and *generic*
+(everything else: encodings, the verifier, the search, the formats, the command line). The
+generic group is what should be empty.
 
 ``TREE`` (default: this checkout) is a checkout's root; ``--before REV`` also counts the
 ``gossipcert/`` of git revision ``REV`` of this repository (read with ``git show``) and
@@ -45,8 +46,15 @@ from pathlib import Path
 MODEL_NAMES = frozenset(
     {"telephone", "half-duplex", "single-port", "multicast", "all-port", "sequential", "k-port"}
 )
-#: the folders whose modules state a paper's result for its model
-PAPER_FOLDERS = ("closed_forms/", "constructions/", "heuristics/", "research/")
+#: the folders whose modules state a paper's result for its model (and SCCL's model as SCCL
+#: states it, for all-port)
+PAPER_FOLDERS = (
+    "closed_forms/",
+    "constructions/",
+    "heuristics/",
+    "research/",
+    "formats/sccl_model.py",
+)
 
 
 @dataclass(frozen=True)
