@@ -219,7 +219,7 @@ def check_latencies(graph: nx.Graph, model: Model, problem: Problem) -> None:
         raise UnsupportedModelError(
             f"{spec} has links slower than one round (edge {graphs.node_ref(graph, u)} -- "
             f"{graphs.node_ref(graph, v)} has latency {lat}); latencies are defined for "
-            f"{takers} only, got {model.spec()}"
+            f"the {takers} model only, got {model.spec()}"
         )
     if problem.reduction:
         raise UnsupportedModelError(
