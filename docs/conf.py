@@ -1,6 +1,11 @@
 """Sphinx configuration of gossipcert's documentation (built with warnings as errors)."""
 
+import sys
+from pathlib import Path
+
 from gossipcert._version import __version__
+
+sys.path.insert(0, str(Path(__file__).parent))  # model_list.py, the models' directive
 
 project = "gossipcert"
 author = "the gossipcert authors"
@@ -13,6 +18,7 @@ extensions = [
     "sphinx.ext.viewcode",
     "numpydoc",
     "myst_parser",
+    "model_list",
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 numpydoc_show_class_members = False

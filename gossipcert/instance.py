@@ -32,6 +32,7 @@ import networkx as nx
 
 from gossipcert import graphs
 from gossipcert.errors import InstanceError, SpecError, UnsupportedModelError
+from gossipcert.models import MODELS
 from gossipcert.models.base import ModelKind
 from gossipcert.models.spec import Model, parse_model
 from gossipcert.problems import (
@@ -213,11 +214,12 @@ def check_latencies(graph: nx.Graph, model: Model, problem: Problem) -> None:
         return
     u, v, lat = slow
     spec = graph.graph.get("spec") or "the graph"
-    if model.kind is not ModelKind.ALL_PORT:
+    if not model.rules.latencies:
+        takers = ", ".join(kind.value for kind, rules in MODELS.items() if rules.latencies)
         raise UnsupportedModelError(
             f"{spec} has links slower than one round (edge {graphs.node_ref(graph, u)} -- "
-            f"{graphs.node_ref(graph, v)} has latency {lat}); latencies are defined for the "
-            f"all-port model only, got {model.spec()}"
+            f"{graphs.node_ref(graph, v)} has latency {lat}); latencies are defined for "
+            f"the {takers} model only, got {model.spec()}"
         )
     if problem.reduction:
         raise UnsupportedModelError(

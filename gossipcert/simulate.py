@@ -5,8 +5,8 @@ plainly from the rules below and shares no code with the encodings. Knowledge is
 bitmask (a Python int) per node, so replaying thousands of nodes and packets is fast.
 
 Rules of one round ``t`` (every transmission ``(u, D, S)`` reads ``know_{t-1}``), read
-from the model's port rules (:mod:`gossipcert.models`: one receiver, one port, calls both
-ways, no sending while receiving, arc capacities) rather than from its name:
+from the model's port rules (:mod:`gossipcert.models`: one receiver, one port or ``k``,
+calls both ways, no sending while receiving, arc capacities) rather than from its name:
 
 - every receiver is a neighbour of its sender (``not-a-neighbour``), and a transmission
   has at least one receiver (``no-receiver``);
@@ -22,6 +22,11 @@ ways, no sending while receiving, arc capacities) rather than from its name:
   received per node, partners may differ; at most ``p`` packets;
 - ``multicast``: a node sends at most one transmission, to any set of neighbours, and
   receives at most one; at most ``p`` packets;
+- ``k-port`` (``k`` ports, :attr:`~gossipcert.models.spec.Model.ports`): one receiver per
+  transmission; a node sends at most ``k`` transmissions (``sends-over-k``) and receives
+  at most ``k`` (``receives-over-k``; with ``k = 1`` these are ``sends-twice`` and
+  ``receives-twice``, as in single-port), and sends at most one to each neighbour
+  (``arc-twice``); at most ``p`` packets each;
 - ``all-port``: any arcs; the packets entering arc ``(u, v)`` in a round are at most its
   capacity (``over-capacity``), whatever is still in flight on it;
 - ``all-port`` with latencies (edge attribute ``latency`` ``L``, 1 when absent): a
@@ -77,14 +82,10 @@ from typing import Any
 from gossipcert import graphs
 from gossipcert.errors import GossipcertError
 from gossipcert.gc_pause import paused_gc
-from gossipcert.instance import Instance, Model, ModelKind, bits
-from gossipcert.models import MODELS, rules_of
+from gossipcert.instance import Instance, Model, bits
 from gossipcert.names import node_name, packet_name
 from gossipcert.partials import Partials, chunk_text
 from gossipcert.schedule import Schedule, Transmission, json_name
-
-#: the models with one receiver per transmission
-POINT_TO_POINT = {kind for kind, rules in MODELS.items() if rules.point_to_point}
 
 
 @dataclass(frozen=True)
@@ -290,7 +291,7 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
     """The replay behind :func:`simulate`."""
     g = instance.graph
     model = instance.model
-    kind = model.kind
+    rules = model.rules
     adj = [set(g.adj[v]) for v in range(instance.n)]
     ref = lambda v: graphs.node_ref(g, v)  # noqa: E731
     know = list(instance.holdings)
@@ -299,16 +300,12 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
     stats: list[RoundStats] = []
     under = f"under {model.spec()}"
     # per-model switches, decided once (the loops below run once per transmission)
-    point_to_point = kind in POINT_TO_POINT
+    point_to_point = rules.point_to_point
     cap_per_transmission = (
-        model.packet_cap
-        if model.packet_cap is not None and not rules_of(kind).two_way_calls
-        else None
+        model.packet_cap if model.packet_cap is not None and not rules.two_way_calls else None
     )
     # arc loads are needed for the telephone packet cap and all-port capacities only
-    track_arcs = rules_of(kind).arc_capacities or (
-        rules_of(kind).two_way_calls and model.packet_cap is not None
-    )
+    track_arcs = rules.arc_capacities or (rules.two_way_calls and model.packet_cap is not None)
 
     def report(t: int, nodes: tuple[int, ...], rule: str, text: str) -> None:
         if max_errors is None or len(errors) < max_errors:
@@ -331,7 +328,7 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
     for t, rnd in enumerate(schedule.rounds[:length], start=1):
         plain = (
             _plain_round(rnd, know, adj, model)
-            if not rules_of(kind).arc_capacities and reduction is None and not slow
+            if not rules.arc_capacities and reduction is None and not slow
             else None
         )
         if plain is not None:
@@ -360,7 +357,7 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
                         (u, *receivers),
                         "multiple-receivers",
                         f"node {ref(u)} sends to {_and([str(ref(r)) for r in receivers])} at "
-                        f"once, but {kind.value} is point-to-point",
+                        f"once, but {model.kind.value} is point-to-point",
                     )
             if not neighbours.issuperset(receivers):
                 for r in receivers:
@@ -432,17 +429,17 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
                     f"p={model.packet_cap}{all_note}",
                 )
 
-        calls = _check_ports(t, kind, n_sent, sent_by, recv_from, report, ref, under)
-        n_calls = len(calls) if rules_of(kind).two_way_calls else len(rnd)
+        calls = _check_ports(t, model, n_sent, sent_by, recv_from, report, ref, under)
+        n_calls = len(calls) if rules.two_way_calls else len(rnd)
         if model.calls_per_round is not None and n_calls > model.calls_per_round:
-            what = "calls" if rules_of(kind).two_way_calls else "transmissions"
+            what = "calls" if rules.two_way_calls else "transmissions"
             report(
                 t,
                 (),
                 "calls-per-round",
                 f"{n_calls} {what}, more than the {model.calls_per_round} allowed {under}",
             )
-        if rules_of(kind).two_way_calls and model.packet_cap is not None:
+        if rules.two_way_calls and model.packet_cap is not None:
             for (u, r), load in sorted(arc_load.items()):
                 if load > model.packet_cap:
                     report(
@@ -452,7 +449,7 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
                         f"node {ref(u)} sends {load} packets to {ref(r)}, more than "
                         f"p={model.packet_cap}",
                     )
-        if rules_of(kind).arc_capacities:
+        if rules.arc_capacities:
             for (u, r), load in sorted(arc_load.items()):
                 cap = model.capacity or graphs.capacity(g, u, r)
                 if load > cap:
@@ -554,13 +551,13 @@ def _plain_round(
         return None  # a packet its sender does not know
     sizes = list(map(int.bit_count, masks))
     largest = max(sizes)
-    kind = model.kind
+    rules = model.rules
     if model.packet_cap is not None and largest > model.packet_cap:
         return None
     calls = len(rnd)
-    if rules_of(kind).send_or_receive and not set(senders).isdisjoint(receivers):
+    if rules.send_or_receive and not set(senders).isdisjoint(receivers):
         return None
-    if rules_of(kind).two_way_calls:
+    if rules.two_way_calls:
         target_of = dict(zip(senders, receivers, strict=True))
         source_of = dict(zip(receivers, senders, strict=True))
         if any(
@@ -584,9 +581,33 @@ def _and_not(a: Iterable[int], b: Iterable[int]) -> Iterator[int]:
     return map(int.__and__, a, map(int.__invert__, b))
 
 
+#: the rules a node breaks by sending or receiving more than ``k > 1`` transmissions a round
+_OVER_PORTS = ("sends-over-k", "receives-over-k")
+
+#: the rules about ports and links, which judge whether a schedule fits a model (the
+#: others are about the data); :mod:`gossipcert.formats.verdict` judges other tools'
+#: algorithms by them
+PORT_RULES = frozenset(
+    {
+        "not-a-neighbour",
+        "no-receiver",
+        "multiple-receivers",
+        "two-calls",
+        "packet-cap",
+        "sends-twice",
+        "receives-twice",
+        *_OVER_PORTS,
+        "arc-twice",
+        "sends-and-receives",
+        "over-capacity",
+        "calls-per-round",
+    }
+)
+
+
 def _check_ports(
     t: int,
-    kind: ModelKind,
+    model: Model,
     n_sent: dict[int, int],
     sent_by: dict[int, list[int]],
     recv_from: dict[int, list[int]],
@@ -597,7 +618,8 @@ def _check_ports(
     """Check the per-node port rules of a round; return the telephone calls."""
     calls: set[frozenset[int]] = set()
     names = lambda vs: _and([str(ref(v)) for v in vs])  # noqa: E731
-    if rules_of(kind).two_way_calls:
+    rules, ports = model.rules, model.ports
+    if rules.two_way_calls:
         partners: dict[int, set[int]] = defaultdict(set)
         for u, rs in sent_by.items():
             for r in rs:
@@ -613,26 +635,37 @@ def _check_ports(
                     f"node {ref(v)} is in calls with {names(sorted(partners[v]))} {under}",
                 )
         return calls
-    if rules_of(kind).arc_capacities:
+    if ports is None:  # arc capacities
         return calls
-    # one transmission sent per node (half-duplex, single-port, multicast)
+    # at most ``ports`` transmissions sent and received per node (one: half-duplex,
+    # single-port, multicast; k with k ports)
+    sends, receives = ("sends-twice", "receives-twice") if ports == 1 else _OVER_PORTS
     for u in sorted(sent_by):
-        if n_sent[u] > 1:
+        if n_sent[u] > ports:
             report(
                 t,
                 (u, *sent_by[u]),
-                "sends-twice",
+                sends,
                 f"node {ref(u)} sends {n_sent[u]} transmissions (to {names(sent_by[u])}) {under}",
             )
     for v in sorted(recv_from):
-        if len(recv_from[v]) > 1:
+        if len(recv_from[v]) > ports:
             report(
                 t,
                 (v, *recv_from[v]),
-                "receives-twice",
+                receives,
                 f"node {ref(v)} receives from {names(recv_from[v])} {under}",
             )
-    if rules_of(kind).send_or_receive:
+    if ports > 1:  # k ports: at most one transmission on an arc a round
+        for u in sorted(sent_by):
+            for r in sorted({r for r in sent_by[u] if sent_by[u].count(r) > 1}):
+                report(
+                    t,
+                    (u, r),
+                    "arc-twice",
+                    f"node {ref(u)} sends {sent_by[u].count(r)} transmissions to {ref(r)} {under}",
+                )
+    if rules.send_or_receive:
         for v in sorted(set(sent_by) & set(recv_from)):
             report(
                 t,

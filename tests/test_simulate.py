@@ -241,6 +241,43 @@ def test_multicast_may_send_to_many() -> None:
     assert simulate(i, sched([(0, [1, 2, 3], [0])])).valid
 
 
+def test_k_port_sends_and_receives_up_to_k() -> None:
+    """k-port: k transmissions out and k in per node, to distinct neighbours, are valid; one
+    more out, one more in, or a second one on an arc is refused by its rule's name."""
+    i = inst("star:4", "k-port:k=2")
+    ok = sched([(0, [1], [0]), (0, [2], [0]), (3, [0], [3]), (1, [0], [1])])
+    assert simulate(i, ok).valid
+    e = only_error(simulate(i, sched([(0, [1], [0]), (0, [2], [0]), (0, [3], [0])])))
+    assert e.rule == "sends-over-k" and e.nodes == (0, 1, 2, 3)
+    assert e.message == "round 1: node 0 sends 3 transmissions (to 1, 2 and 3) under k-port:k=2"
+    e = only_error(simulate(i, sched([(1, [0], [1]), (2, [0], [2]), (3, [0], [3])])))
+    assert e.rule == "receives-over-k" and e.nodes == (0, 1, 2, 3)
+    assert e.message == "round 1: node 0 receives from 1, 2 and 3 under k-port:k=2"
+    e = only_error(simulate(i, sched([(1, [0], [1])], [(0, [2], [0]), (0, [2], [1])])))
+    assert e.rule == "arc-twice" and e.round == 2 and e.nodes == (0, 2)
+    assert e.message == "round 2: node 0 sends 2 transmissions to 2 under k-port:k=2"
+    e = only_error(simulate(i, sched([(0, [1, 2], [0])])))
+    assert e.rule == "multiple-receivers"
+    assert e.message == "round 1: node 0 sends to 1 and 2 at once, but k-port is point-to-point"
+    e = only_error(simulate(i, sched([(1, [0], [1])], [(0, [2], [0, 1])])))
+    assert e.rule == "packet-cap" and e.round == 2  # p = 1 by default
+
+
+def test_k_port_with_one_port_is_single_port() -> None:
+    """k = 1 names the single-port rules: the same verdicts, rule names included."""
+    schedules = [
+        sched([(0, [1], [0]), (0, [2], [0])]),
+        sched([], [], [(1, [0], [1]), (2, [0], [2])]),
+        sched([(0, [1], [0]), (1, [2], [1])]),
+        sched([(0, [1], [0])], [(1, [2], [0, 1])]),
+    ]
+    for s in schedules:
+        one = simulate(inst("star:3", "k-port:k=1"), s)
+        single = simulate(inst("star:3", "single-port"), s)
+        assert [(x.rule, x.nodes) for x in one.errors] == [(x.rule, x.nodes) for x in single.errors]
+        assert (one.valid, one.rounds) == (single.valid, single.rounds)
+
+
 def test_unknown_packet_in_every_model() -> None:
     for model in ["telephone", "half-duplex", "single-port", "multicast", "all-port"]:
         i = inst("path:3", model)

@@ -42,7 +42,11 @@ R = TypeVar("R")
 MODEL_HELP = (
     "Communication model: "
     + ", ".join(
-        f"{kind.value}[:c=N]" if rules.arc_capacities else f"{kind.value}[:p=N]"
+        f"{kind.value}[:c=N]"
+        if rules.arc_capacities
+        else f"{kind.value}:k=N[,p=N]"
+        if rules.k_ports
+        else f"{kind.value}[:p=N]"
         for kind, rules in MODELS.items()
     )
     + ", sequential[:p=N] (telephone, one call a round); p=1 by default in "

@@ -11,6 +11,7 @@ from rich.markup import escape as esc
 from gossipcert.cli.common import _check_output, _write_text
 from gossipcert.cli_text import console, err_console, print_json
 from gossipcert.errors import GossipcertError, SpecError
+from gossipcert.models.spec import parse_model
 
 #: the options of ``verify --from``: the machine and the time at message sizes
 TopologyOpt = Annotated[
@@ -213,7 +214,7 @@ def print_verdict(verdict: Verdict, show: bool) -> None:
         fit = "fits"
     elif "not-a-link" in rules:
         fit = f"[red]does not fit[/] ({count}: it uses links the topology lacks)"
-    elif verdict.model.startswith("all-port"):
+    elif parse_model(verdict.model).rules.arc_capacities:
         fit = f"[red]does not fit[/] ({count}; it needs links of capacity "
         fit += f"{verdict.needs_capacity})"
     elif verdict.model_default:

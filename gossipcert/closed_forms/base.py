@@ -15,7 +15,6 @@ import numpy as np
 from gossipcert import graphs
 from gossipcert.errors import GossipcertError
 from gossipcert.instance import Instance, ModelKind, ProblemKind, bits
-from gossipcert.models import MODELS
 
 
 @dataclass(frozen=True)
@@ -60,10 +59,6 @@ _LOWER = "lower"
 _UPPER = "upper"
 _LOWER_COST = "lower-cost"
 
-#: models in which every node sends to at most one neighbour per round
-_ONE_RECEIVER = {kind for kind, rules in MODELS.items() if rules.point_to_point}
-#: models whose rounds are telephone rounds (telephone lower bounds hold for them)
-_SUBSET_OF_TELEPHONE = {kind for kind, rules in MODELS.items() if rules.calls_form_matching}
 
 _BS = "Beier-Sibeyn"
 _DIM = "Dimakopoulos 1999"
@@ -268,7 +263,7 @@ def _grid_factors(instance: Instance) -> list[_Factor] | None:
 
 def _telephone_lower_gossip(instance: Instance) -> bool:
     """Gossip (no routers) in a model whose rounds are telephone rounds."""
-    return instance.model.kind in _SUBSET_OF_TELEPHONE and _is_gossip(instance)
+    return instance.model.rules.calls_form_matching and _is_gossip(instance)
 
 
 def _gossip_upper_applies(instance: Instance, kinds: set[ModelKind], unbounded: bool) -> bool:

@@ -65,11 +65,7 @@ import networkx as nx
 
 from gossipcert.closed_forms.base import _LOWER, Bound
 from gossipcert.instance import Instance
-from gossipcert.models import MODELS
 
-#: the models where a node passes a given packet to at most one neighbour per round (any
-#: packet cap, any call limit): the one-port models every broadcast argument here needs
-SEND_ONE = tuple(kind for kind, rules in MODELS.items() if rules.point_to_point)
 _IH = "Ivanova-Haugland-Tvedt (d+ type), Fraigniaud-Lazard"
 #: subtree capacities are computed for at most this many rounds (beyond: no restriction)
 _HORIZON = 40
@@ -79,7 +75,9 @@ _CUT_BUDGET = 50_000
 
 
 def _applies(instance: Instance) -> bool:
-    return instance.n_packets == 1 and instance.model.kind in SEND_ONE
+    # a node passes the packet to at most one neighbour per round (any packet cap, any call
+    # limit): the one-port models every broadcast argument here needs
+    return instance.n_packets == 1 and instance.model.informs_one
 
 
 def one_packet_view(instance: Instance) -> tuple[list[list[int]], list[int], list[bool]] | None:

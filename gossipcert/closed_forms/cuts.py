@@ -12,6 +12,8 @@ demands and no node of ``T`` holds must cross from ``S`` to ``T`` at least once.
   arcs;
 - ``multicast`` with ``p``: every sender sends one set of ``p`` packets and every receiver
   receives one, so again ``p * min(|senders|, |receivers|)``;
+- ``k`` ports with ``p``: a sender sends at most ``k`` transmissions, a receiver receives at
+  most ``k``, an arc carries one: ``p * min(k |senders|, k |receivers|, |arcs|)``;
 - with ``calls=N`` also at most ``N`` crossing transmissions a round; unbounded packets give
   no bound.
 
@@ -71,7 +73,6 @@ import numpy.typing as npt
 from gossipcert import graphs
 from gossipcert.closed_forms.base import _LOWER, Bound, _memo
 from gossipcert.instance import Instance, bits
-from gossipcert.models import rules_of
 
 #: every subset of the nodes is tried up to this many nodes
 ALL_CUTS_MAX_NODES = 8
@@ -86,14 +87,16 @@ def _capacity(instance: Instance, arcs: list[tuple[int, int]]) -> int | None:
     m = instance.model
     if not arcs:
         return 0
-    arc_capacities = rules_of(m.kind).arc_capacities
+    arc_capacities = m.rules.arc_capacities
     if arc_capacities:
         cap = sum(m.capacity or graphs.capacity(g, a, b) for a, b in arcs)
     else:
-        if m.packet_cap is None:
+        if m.packet_cap is None or m.ports is None:
             return None
-        ends = min(len({a for a, _ in arcs}), len({b for _, b in arcs}))
-        cap = m.packet_cap * ends
+        # transmissions across the cut: at most ``ports`` per tail and per head, one per arc
+        ports = m.ports
+        ends = min(ports * len({a for a, _ in arcs}), ports * len({b for _, b in arcs}))
+        cap = m.packet_cap * min(ends, len(arcs))
     if m.calls_per_round is not None and not arc_capacities:
         assert m.packet_cap is not None
         cap = min(cap, m.packet_cap * m.calls_per_round)
@@ -332,7 +335,7 @@ def cut_bound(instance: Instance) -> Bound | None:
 
     def compute() -> tuple[int, str] | None:
         m = instance.model
-        if not rules_of(m.kind).arc_capacities and m.packet_cap is None:
+        if not m.rules.arc_capacities and m.packet_cap is None:
             return None
         g = instance.graph
         data = CutData(instance)

@@ -13,7 +13,6 @@ import networkx as nx
 
 from gossipcert.closed_forms.base import (
     _LOWER,
-    _ONE_RECEIVER,
     Bound,
     _ceil_log2,
     _has_routers,
@@ -25,7 +24,6 @@ from gossipcert.closed_forms.base import (
 from gossipcert.distances import bfs_distances, csr_arrays, diameter_radius
 from gossipcert.graphs import latencies
 from gossipcert.instance import Instance, ProblemKind, bits
-from gossipcert.models import rules_of
 
 #: node and edge visits the diameter of a gossip or total-exchange instance may take
 #: (extrema bounding; vertex-transitive graphs need one search)
@@ -149,7 +147,7 @@ def doubling_bound(instance: Instance) -> Bound | None:
     ----------
     Beier and Sibeyn, section 2: ``R >= ceil(log n)``.
     """
-    if instance.model.kind not in _ONE_RECEIVER:
+    if not instance.model.informs_one:
         return None
     best = 0
     held = _packet_counts(instance.holdings, instance.n_packets)
@@ -210,7 +208,8 @@ def telephone_gossip_odd_bound(instance: Instance) -> Bound | None:
 def receive_bound(instance: Instance) -> Bound | None:
     """A node receives at most ``p`` packets per round in the one-port and multicast models.
 
-    A node that lacks ``k`` demanded packets needs ``ceil(k / p)`` rounds.
+    A node that lacks ``m`` demanded packets needs ``ceil(m / p)`` rounds; with ``k`` ports
+    it receives ``k`` transmissions of ``p``: ``ceil(m / (k p))``.
 
     Parameters
     ----------
@@ -232,17 +231,19 @@ def receive_bound(instance: Instance) -> Bound | None:
     Dimakopoulos 1999, section 2, bound (1): ``n - 1`` steps for full duplex.
     """
     m = instance.model
-    if m.packet_cap is None or rules_of(m.kind).arc_capacities:
+    per_round = m.port_packets  # ports * p; None with unbounded packets or arc capacities
+    if per_round is None:
         return None
     lacking = max(
         ((d & ~h).bit_count() for d, h in zip(instance.demands, instance.holdings, strict=False)),
         default=0,
     )
+    ports = "" if m.ports == 1 else f"{m.ports} transmissions of "
     return Bound(
         "receive",
         _LOWER,
-        math.ceil(lacking / m.packet_cap),
-        f"a node receives at most p={m.packet_cap} packets per round "
+        math.ceil(lacking / per_round),
+        f"a node receives at most {ports}p={m.packet_cap} packets per round "
         "(Dimakopoulos 1999, bound (1))",
     )
 
@@ -294,7 +295,7 @@ def pendant_leaves_bound(instance: Instance) -> Bound | None:
     the "first call" argument of Beier-Sibeyn sec. 2 for the odd case.
     """
     kind = instance.model.kind
-    rules = rules_of(kind)
+    rules = instance.model.rules
     if not rules.calls_form_matching:
         return None
     g = instance.graph

@@ -59,7 +59,7 @@ from collections.abc import Callable
 import pynauty
 
 from gossipcert.closed_forms.base import _LOWER, Bound
-from gossipcert.closed_forms.broadcast import SEND_ONE, layers_value
+from gossipcert.closed_forms.broadcast import layers_value
 from gossipcert.closed_forms.broadcast_ranks import ranks_value
 from gossipcert.closed_forms.broadcast_walks import walks_value
 from gossipcert.instance import Instance
@@ -156,7 +156,7 @@ def budgeted_candidates(
     Returns
     -------
     (list of list of int, list of (list of int, list of bool)) or None
-        None outside the one-port models (:data:`gossipcert.closed_forms.broadcast.SEND_ONE`),
+        None outside the one-port models (:attr:`gossipcert.models.spec.Model.informs_one`),
         with one packet, or when the budget allows no pair and ``at_least`` is 0.
 
     Examples
@@ -165,7 +165,7 @@ def budgeted_candidates(
     >>> budgeted_candidates(parse_instance("path:3", "telephone", "gossip"))[1]
     [([0], [True, True, True]), ([1], [True, True, True])]
     """
-    if instance.model.kind not in SEND_ONE or instance.n_packets < 2:
+    if not instance.model.informs_one or instance.n_packets < 2:
         return None
     nbrs = [list(instance.graph.adj[v]) for v in range(instance.n)]
     evaluations = max(at_least, WORK_BUDGET // (instance.n + sum(map(len, nbrs))))

@@ -12,8 +12,8 @@ component ends at ``v``. So:
   all; ``F <= Q`` of them are of packets that some other component demands.
 
 In one round ``v`` sends at most ``b`` packets and receives at most ``a`` (``a = b = p``,
-the packet cap, in telephone, half-duplex and single-port; in all-port the sums of the
-capacities of ``v``'s arcs). Hence
+the packet cap, in telephone, half-duplex and single-port, ``k p`` with ``k`` ports; in
+all-port the sums of the capacities of ``v``'s arcs). Hence
 
 - ``R >= ceil(S / b)``; in round 1 ``v`` knows only what it holds, so at most
   ``min(b, S_own)`` of the sends, those of packets ``v`` holds, fall in it:
@@ -21,7 +21,7 @@ capacities of ``v``'s arcs). Hence
 - ``R >= ceil(Q / a)``; the last of the ``F`` receipts of packets another component
   demands comes no earlier than round ``ceil(F / a)``, and ``v`` (the packet's only way
   out of its component) sends it on in a later round: ``R >= ceil(F / a) + 1``;
-- half-duplex: a round of ``v`` sends or receives, never both:
+- half-duplex (``send_or_receive``): a round of ``v`` sends or receives, never both:
   ``R >= ceil(S / p) + ceil(Q / p)``;
 - **the tail.** Write ``L(S, S_own)`` for the send bound above: ``v``'s last send is in
   round ``L`` or later. When every packet ``x`` that a component ``C`` lacks is demanded by
@@ -60,7 +60,7 @@ import networkx as nx
 
 from gossipcert import graphs
 from gossipcert.closed_forms.base import _LOWER, Bound, _has_routers
-from gossipcert.instance import Instance, ModelKind, bits
+from gossipcert.instance import Instance, bits
 from gossipcert.problems import REDUCTIONS
 
 
@@ -151,12 +151,13 @@ def port_rates(instance: Instance, v: int) -> tuple[int, int] | None:
     True
     """
     model, g = instance.model, instance.graph
-    if model.kind is ModelKind.ALL_PORT:
+    if model.rules.arc_capacities:
         into = sum(model.capacity or graphs.capacity(g, u, v) for u in g.adj[v])
         return into, into  # an edge's capacity holds each way
-    if model.kind is ModelKind.MULTICAST or model.packet_cap is None:
+    rate = model.port_packets  # k ports of p packets (one port in the one-port models)
+    if not model.rules.point_to_point or rate is None:
         return None
-    return model.packet_cap, model.packet_cap
+    return rate, rate
 
 
 def relay_bound(instance: Instance) -> Bound | None:
@@ -185,7 +186,9 @@ def relay_bound(instance: Instance) -> Bound | None:
     See the module docstring.
     """
     model = instance.model
-    if model.kind is ModelKind.MULTICAST or instance.problem.kind in REDUCTIONS:
+    if not model.rules.point_to_point and not model.rules.arc_capacities:
+        return None  # one transmission may reach several components
+    if instance.problem.kind in REDUCTIONS:
         return None
     if _has_routers(instance) or graphs.latencies(instance.graph):
         return None
@@ -207,7 +210,7 @@ def relay_bound(instance: Instance) -> Bound | None:
             values.append(math.ceil(receipts / a))
         if forwarded and a:
             values.append(math.ceil(forwarded / a) + 1)
-        if model.kind is ModelKind.HALF_DUPLEX and a and b:
+        if model.rules.send_or_receive and a and b:
             values.append(math.ceil(sends / b) + math.ceil(receipts / a))
         value = max(values, default=0)
         if max(value, tail) > best:

@@ -13,15 +13,18 @@ rooted at a centre ``c`` of that component. Two kinds of moves use the tree's ar
   node in the subtree of ``w`` demands (the spreading).
 
 Round by round the candidate moves are ranked (up before down, or the reverse, then by the
-number of useful packets) and taken greedily as long as the model's port rules allow:
+number of useful packets) and taken greedily as long as the model's port rules allow (read
+from its :class:`~gossipcert.models.base.PortRules`, not its name):
 
-- ``telephone``: the calls form a matching; a call carries the reverse move too when it
-  is useful; at most ``p`` packets each way;
-- ``half-duplex``: a node sends once, or receives once, or idles;
-- ``single-port``: a node sends at most once and receives at most once;
-- ``multicast``: as single-port, and the sender's one transmission also goes to every other
-  tree neighbour for which its packets are useful and that receives nothing else;
-- ``all-port``: every useful arc, at most its capacity in packets;
+- calls both ways (``telephone``): the calls form a matching; a call carries the reverse
+  move too when it is useful; at most ``p`` packets each way;
+- send or receive (``half-duplex``): a node sends once, or receives once, or idles;
+- directed ports (``single-port``; ``k`` ports): a node sends at most once (``k`` times)
+  and receives at most once (``k`` times), one move an arc;
+- one transmission to several receivers (``multicast``): as single-port, and the sender's
+  one transmission also goes to every other tree neighbour for which its packets are useful
+  and that receives nothing else;
+- arc capacities (``all-port``): every useful arc, at most its capacity in packets;
 - ``calls=N``: at most ``N`` calls (telephone) or transmissions (other models) a round.
 
 With unbounded packets a transmission carries everything its sender knows (``"all"``);
@@ -56,7 +59,6 @@ import networkx as nx
 from gossipcert import graphs
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance
-from gossipcert.models import rules_of
 from gossipcert.schedule import Round, Schedule, Transmission
 
 __all__ = ["GatherSpreadPlan", "gather_spread"]
@@ -198,10 +200,12 @@ class _Round:
     """The transmissions chosen so far in one round, and the ports they occupy."""
 
     def __init__(self, instance: Instance) -> None:
-        self.kind = instance.model.kind
+        self.rules = instance.model.rules
+        self.ports = instance.model.ports or 1
         self.limit = instance.model.calls_per_round
-        self.sending: dict[int, int] = {}  # sender -> index of its transmission
+        self.sending: dict[int, int] = {}  # sender -> transmissions it sends this round
         self.receiving: set[int] = set()
+        self.received: dict[int, int] = {}  # receiver -> transmissions it receives
         self.in_call: set[int] = set()
         self.calls = 0
         self.out: list[tuple[int, list[int], int]] = []  # sender, receivers, packets
@@ -210,7 +214,7 @@ class _Round:
         return self.limit is not None and self.calls >= self.limit
 
     def fits(self, u: int, v: int) -> bool:
-        rules = rules_of(self.kind)
+        rules = self.rules
         if rules.arc_capacities:
             return not self.full()
         if rules.two_way_calls:
@@ -218,11 +222,16 @@ class _Round:
         if rules.send_or_receive:
             busy = self.sending.keys() | self.receiving
             return u not in busy and v not in busy and not self.full()
-        return u not in self.sending and v not in self.receiving and not self.full()
+        return (
+            self.sending.get(u, 0) < self.ports
+            and self.received.get(v, 0) < self.ports
+            and not self.full()
+        )
 
     def add(self, u: int, v: int, packets: int, count: bool = True) -> None:
-        self.sending[u] = len(self.out)
+        self.sending[u] = self.sending.get(u, 0) + 1
         self.receiving.add(v)
+        self.received[v] = self.received.get(v, 0) + 1
         self.in_call.update((u, v))
         self.out.append((u, [v], packets))
         if count:
@@ -233,7 +242,6 @@ def _build(instance: Instance, plan: GatherSpreadPlan, up_first: bool) -> Schedu
     g = instance.graph
     n = instance.n
     model = instance.model
-    kind = model.kind
     parent, children, root_of = plan.parent, plan.children, plan.root_of
     know = list(instance.holdings)
     demands = instance.demands
@@ -254,7 +262,7 @@ def _build(instance: Instance, plan: GatherSpreadPlan, up_first: bool) -> Schedu
             return know[u] & ~know[w] & comp_need[root_of[u]] & ~know[root_of[u]]
         return know[u] & ~know[w] & sub_need[w]
 
-    rules = rules_of(kind)
+    rules = model.rules
 
     def cap(u: int, w: int) -> int | None:
         if rules.arc_capacities:
@@ -300,6 +308,7 @@ def _build(instance: Instance, plan: GatherSpreadPlan, up_first: bool) -> Schedu
                     if x != w and x not in rnd.receiving and sent & useful(u, x):
                         rnd.out[-1][1].append(x)
                         rnd.receiving.add(x)
+                        rnd.received[x] = 1
             if rnd.full():
                 break
         new = list(know)

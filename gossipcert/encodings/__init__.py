@@ -24,6 +24,7 @@ from gossipcert.encodings.all_port import AllPortEncoding
 from gossipcert.encodings.broadcast import BroadcastEncoding, broadcast_applies
 from gossipcert.encodings.formula import Formula
 from gossipcert.encodings.half_duplex import HalfDuplexEncoding
+from gossipcert.encodings.k_port import KPortEncoding
 from gossipcert.encodings.knowledge import KnowledgeEncoding
 from gossipcert.encodings.multicast import MulticastEncoding
 from gossipcert.encodings.options import EncodingOptions
@@ -38,14 +39,35 @@ from gossipcert.instance import Instance, ModelKind
 
 Encoding = KnowledgeEncoding | TransferEncoding | BroadcastEncoding | TreeEncoding
 
-#: model kind -> (knowledge encoding or None, transfer encoding)
-REGISTRY: dict[ModelKind, tuple[type[KnowledgeEncoding] | None, type[TransferEncoding]]] = {
-    ModelKind.TELEPHONE: (TelephoneEncoding, PacketTelephoneEncoding),
-    ModelKind.HALF_DUPLEX: (HalfDuplexEncoding, PacketHalfDuplexEncoding),
-    ModelKind.SINGLE_PORT: (None, SinglePortEncoding),
-    ModelKind.MULTICAST: (None, MulticastEncoding),
-    ModelKind.ALL_PORT: (None, AllPortEncoding),
-}
+
+def _by_kind(
+    *encodings: type[KnowledgeEncoding] | type[TransferEncoding],
+) -> dict[ModelKind, tuple[type[KnowledgeEncoding] | None, type[TransferEncoding]]]:
+    """Each model's (knowledge encoding or None, transfer encoding), from the models each
+    encoding declares it implements (its ``kinds``)."""
+    knowledge: dict[ModelKind, type[KnowledgeEncoding]] = {}
+    transfer: dict[ModelKind, type[TransferEncoding]] = {}
+    for encoding in encodings:
+        for kind in encoding.kinds:
+            if issubclass(encoding, KnowledgeEncoding):
+                knowledge[kind] = encoding
+            else:
+                transfer[kind] = encoding
+    return {kind: (knowledge.get(kind), enc) for kind, enc in transfer.items()}
+
+
+#: model kind -> (knowledge encoding or None, transfer encoding); a model none of these
+#: encodings declares is refused by name (:func:`encoding_for`)
+REGISTRY = _by_kind(
+    TelephoneEncoding,
+    HalfDuplexEncoding,
+    PacketTelephoneEncoding,
+    PacketHalfDuplexEncoding,
+    SinglePortEncoding,
+    MulticastEncoding,
+    AllPortEncoding,
+    KPortEncoding,
+)
 
 
 def encoding_for(
@@ -70,7 +92,8 @@ def encoding_for(
     Raises
     ------
     UnsupportedModelError
-        For models without an encoding (all-port with a call limit).
+        For models without an encoding (none in :data:`REGISTRY`, or all-port with a call
+        limit).
 
     Examples
     --------
@@ -93,9 +116,8 @@ def encoding_for(
         return TreeEncoding(instance, options, formula)
     if model.kind not in REGISTRY:
         raise UnsupportedModelError(
-            f"the exact solver covers telephone, half-duplex, single-port, multicast and "
-            f"all-port; "
-            f"got {model.spec()}"
+            f"the exact solver has no encoding of {model.spec()} (it encodes "
+            f"{', '.join(kind.value for kind in REGISTRY)})"
         )
     knowledge, per_packet = REGISTRY[model.kind]
     if knowledge is not None and not transfer and model.unbounded and model.calls_per_round is None:

@@ -15,8 +15,8 @@ Variables, for rounds ``t = 1..R``:
 - ``A[u, v, c, w, t] = D[u, v, c, t] and P[u, c, w, t-1]`` and likewise ``B`` for ``C``;
 - ``N[v, c, t]``: no copy of ``c`` reaches ``v`` in round ``t``, and
   ``K[v, c, w, t] = N[v, c, t] and P[v, c, w, t-1]`` (the receiver keeps its own);
-- the port variables of the model: ``M[e, t]`` (telephone: edge ``e`` is a call) or
-  ``S[u, v, t]`` (half-duplex, single-port: the arc is used).
+- the port variables of the model: ``M[e, t]`` (calls both ways, telephone: edge ``e`` is a
+  call) or ``S[u, v, t]`` (directed ports, half-duplex and single-port: the arc is used).
 
 Constraint families:
 
@@ -26,12 +26,15 @@ Constraint families:
    written as its clauses;
 4. **no double count** (``sum`` only): ``[P[v, c, w, t-1] and no copy] + sum_u B + sum_u A
    <= 1`` for every ``w``;
-5. **ports**: telephone: the calls of a node at most one, and an arc carries chunks only on a
-   call, at most ``p`` each way; half-duplex: at most one arc out and one in per node and
-   not both; single-port: at most one out and one in; all-port: at most the capacity per
-   arc; chunks per arc at most ``p`` (or the capacity). In half-duplex and single-port a
-   node sends one transmission, which has one ``op``: the chunks of an arc in a round are
-   all copies or all combined (``O[u, v, t]``); telephone and all-port may send two;
+5. **ports**, read from the model's rules (:attr:`~gossipcert.models.spec.Model.ports`),
+   not its name: calls both ways (telephone): the calls of a node at most one, and an arc
+   carries chunks only on a call, at most ``p`` each way; directed ports: at most
+   ``ports`` arcs out and ``ports`` in per node (single-port: one), and with
+   ``send_or_receive`` (half-duplex) at most ``ports`` arcs at a node in all; arc
+   capacities (all-port): at most the capacity per arc; chunks per arc at most ``p`` (or
+   the capacity). With directed ports an arc carries at most one transmission a round,
+   which has one ``op``: the chunks of an arc in a round are all copies or all combined
+   (``O[u, v, t]``); telephone and all-port may send two;
 6. **demand**: ``P[v, c, w, R] = 1`` for every demanded ``(v, c)`` and contributor ``w``;
 7. **interchangeable chunks** (``symmetry``, only when asked, to find schedules): chunks with
    the same contributors and demanders are permuted by renaming, which maps schedules to
@@ -44,8 +47,10 @@ exactly a schedule the verifier accepts (it is decoded and replayed), and a DRAT
 the CNF for
 ``R`` rounds proves that ``R`` rounds are impossible under the rules above
 (:func:`gossipcert.search.allreduce.refute`, judged by the checkers of
-:mod:`gossipcert.proofs.checkers`). Not covered: multicast and ``calls=N`` (the bracket
-of :mod:`gossipcert.search.allreduce` applies to them).
+:mod:`gossipcert.proofs.checkers`). Not covered, and refused by name (:func:`encodable`):
+one transmission to several receivers (multicast), calls or send-or-receive with more than
+one port, and ``calls=N`` (the bracket of :mod:`gossipcert.search.allreduce` applies to
+them).
 
 References
 ----------
@@ -62,26 +67,43 @@ from gossipcert import graphs
 from gossipcert.encodings.formula import Formula, Lit
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
-from gossipcert.instance import Instance, ModelKind, bits
+from gossipcert.instance import Instance, Model, bits
 from gossipcert.proofs.refutation import StandaloneCNF
 from gossipcert.schedule import Schedule, Transmission
-
-#: the models where a node sends one transmission (so one op) per round
-_ONE_TRANSMISSION = (ModelKind.HALF_DUPLEX, ModelKind.SINGLE_PORT)
 
 #: the largest instances encoded: chunks times nodes times nodes
 MAX_SIZE = 2048
 
 
 def encodable(instance: Instance) -> str | None:
-    """Why the allreduce model does not cover ``instance`` (None: it does)."""
+    """Why the allreduce model does not cover ``instance`` (None: it does): the port rules
+    of family 5 are those of point-to-point transmissions (calls both ways with one port,
+    directed ports, send-or-receive with one port) and of arc capacities.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> encodable(parse_instance("path:3", "multicast", "allreduce"))
+    'multicast: one transmission to several receivers is not encoded'
+    """
     model = instance.model
-    if model.kind is ModelKind.MULTICAST:
-        return "multicast is not encoded"
+    reason = _port_refusal(model)
+    if reason is not None:
+        return reason
     if model.calls_per_round is not None:
         return "calls=N is not encoded"
     if instance.n_packets * instance.n * instance.n > MAX_SIZE:
         return f"more than {MAX_SIZE} (chunk, node, contribution) triples"
+    return None
+
+
+def _port_refusal(model: Model) -> str | None:
+    """Why family 5 does not state ``model``'s port rules (None: it does)."""
+    rules = model.rules
+    if not rules.point_to_point and not rules.arc_capacities:
+        return f"{model.spec()}: one transmission to several receivers is not encoded"
+    if (rules.two_way_calls or rules.send_or_receive) and model.ports != 1:
+        return f"{model.spec()}: calls or send-or-receive with several ports are not encoded"
     return None
 
 
@@ -104,7 +126,7 @@ def arc_cap(instance: Instance, u: int, v: int) -> int | None:
     """The most chunks arc ``(u, v)`` carries in one round: its capacity in all-port, else
     the packet cap (None: unbounded)."""
     mdl = instance.model
-    if mdl.kind is ModelKind.ALL_PORT:
+    if mdl.rules.arc_capacities:
         return mdl.capacity or graphs.capacity(instance.graph, u, v)
     return mdl.packet_cap
 
@@ -148,7 +170,8 @@ def build(instance: Instance, rounds: int, symmetry: bool = False) -> Formula:
     if reason is not None:
         raise UnsupportedModelError(f"the allreduce encoding: {reason}")
     f = Formula()
-    g, kind = instance.graph, instance.model.kind
+    g = instance.graph
+    one_op = _one_op_per_arc(instance.model)
     n, chunks = instance.n, instance.n_packets
     contrib = [[w for w in range(n) if instance.holdings[w] >> c & 1] for c in range(chunks)]
     arcs = arcs_of(instance)
@@ -159,7 +182,7 @@ def build(instance: Instance, rounds: int, symmetry: bool = False) -> Formula:
         ports = port_literals(f, instance, arcs, t)
         for u, v in arcs:  # families 1 and 5
             carried = []
-            one_op = f.var(("O", u, v, t)) if kind in _ONE_TRANSMISSION else None
+            op = f.var(("O", u, v, t)) if one_op else None
             for c in range(chunks):
                 cv, dv = f.var(("C", u, v, c, t)), f.var(("D", u, v, c, t))
                 f.clause([-cv, -dv])
@@ -168,9 +191,9 @@ def build(instance: Instance, rounds: int, symmetry: bool = False) -> Formula:
                     f.clause([-x, *held])
                     if ports is not None:
                         f.clause([-x, ports[(u, v)]])
-                if one_op is not None:
-                    f.clause([-cv, one_op])
-                    f.clause([-dv, -one_op])
+                if op is not None:
+                    f.clause([-cv, op])
+                    f.clause([-dv, -op])
                 carried += [cv, dv]
             cap = arc_cap(instance, u, v)
             if cap is not None:
@@ -225,11 +248,21 @@ def port_literals(
     f: Formula, instance: Instance, arcs: list[tuple[int, int]], t: int
 ) -> dict[tuple[int, int], int] | None:
     """Per arc the literal "used in round ``t``" under the model's port rule (family 5),
-    its constraints added to ``f``; None for all-port (no port rule)."""
-    kind, n = instance.model.kind, instance.n
-    if kind is ModelKind.ALL_PORT:
+    its constraints added to ``f``; None with arc capacities (no port rule).
+
+    Raises
+    ------
+    UnsupportedModelError
+        A port rule the family does not state (:func:`encodable` names it).
+    """
+    model, n = instance.model, instance.n
+    rules, ports = model.rules, model.ports
+    reason = _port_refusal(model)
+    if reason is not None:
+        raise UnsupportedModelError(f"the allreduce encoding: {reason}")
+    if ports is None:
         return None
-    if kind is ModelKind.TELEPHONE:
+    if rules.two_way_calls:
         call = {(u, v): f.var(("M", min(u, v), max(u, v), t)) for u, v in arcs}
         for x in range(n):
             f.at_most_one(sorted({lit for (u, v), lit in call.items() if x in (u, v)}))
@@ -238,11 +271,18 @@ def port_literals(
     for x in range(n):
         sent = [used[(u, v)] for u, v in arcs if u == x]
         got = [used[(u, v)] for u, v in arcs if v == x]
-        f.at_most_one(sent)
-        f.at_most_one(got)
-        if kind is ModelKind.HALF_DUPLEX:
+        f.at_most(sent, ports)
+        f.at_most(got, ports)
+        if rules.send_or_receive:
             f.at_most_one(sent + got)
     return used
+
+
+def _one_op_per_arc(model: Model) -> bool:
+    """Whether an arc carries at most one transmission, so one ``op``, per round: directed
+    ports (a node sends one transmission per port, at most one to each neighbour), not calls
+    (telephone's call may carry a copy and a combine) nor arc capacities."""
+    return model.ports is not None and not model.rules.two_way_calls
 
 
 def standalone(instance: Instance, rounds: int) -> tuple[Formula, StandaloneCNF]:

@@ -6,8 +6,9 @@ arborescence rooted at the sources with each node's informing round. This encodi
 exactly that, in ``O(n R)`` informed variables and ``O(m R)`` call variables, instead of the
 generic knowledge encoding.
 
-Rules encoded (telephone, half-duplex and single-port, any packet cap, no call limit; with
-one packet these three models have the same schedules up to useless transmissions):
+Rules encoded (the point-to-point one-port models: telephone, half-duplex and single-port,
+any packet cap, no call limit; with one packet these models have the same schedules up to
+useless transmissions):
 
 - the holders (sources) are informed before round 1; every other node is informed after
   round ``t`` when it was informed after round ``t-1`` or receives in round ``t``;
@@ -82,8 +83,7 @@ from gossipcert.encodings.horizon import HorizonEncoding
 from gossipcert.encodings.options import EncodingOptions, earliest_rounds
 from gossipcert.encodings.waste import idle_budget
 from gossipcert.errors import UnsupportedModelError
-from gossipcert.instance import Instance, ModelKind
-from gossipcert.models import MODELS
+from gossipcert.instance import Instance
 from gossipcert.schedule import Round, Schedule, Transmission
 
 #: the largest ``literals * bound`` product of a round's counting constraint that is encoded;
@@ -100,8 +100,9 @@ def _neg(lit: Lit) -> Lit:
 
 
 def broadcast_applies(instance: Instance) -> bool:
-    """Whether :class:`BroadcastEncoding` encodes ``instance`` (one packet, a point-to-point
-    model with at most one receiver per transmission, no limit on calls per round).
+    """Whether :class:`BroadcastEncoding` encodes ``instance`` (one packet, a model where a
+    node passes it to at most one neighbour per round and receives at most one transmission,
+    :attr:`~gossipcert.models.spec.Model.informs_one`; no limit on calls per round).
 
     Examples
     --------
@@ -113,7 +114,7 @@ def broadcast_applies(instance: Instance) -> bool:
     """
     return (
         instance.n_packets == 1
-        and instance.model.kind in BroadcastEncoding.kinds
+        and instance.model.informs_one
         and instance.model.calls_per_round is None
     )
 
@@ -138,9 +139,6 @@ class BroadcastEncoding(HorizonEncoding):
     (False, True)
     """
 
-    kinds: tuple[ModelKind, ...] = tuple(
-        kind for kind, rules in MODELS.items() if rules.point_to_point
-    )
     uses: tuple[str, ...] = (
         "prune",
         "counting",
@@ -158,9 +156,8 @@ class BroadcastEncoding(HorizonEncoding):
     ) -> None:
         if not broadcast_applies(instance):
             raise UnsupportedModelError(
-                f"the broadcast encoding needs one packet and telephone, half-duplex or "
-                f"single-port without calls=N (got {instance.n_packets} packets, "
-                f"{instance.model.spec()})"
+                f"the broadcast encoding needs one packet and a point-to-point one-port model "
+                f"without calls=N (got {instance.n_packets} packets, {instance.model.spec()})"
             )
         self.instance = instance
         self.options = (options or EncodingOptions()).only(self.uses)

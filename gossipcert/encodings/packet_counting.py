@@ -1,14 +1,14 @@
 """Implied counting constraints for the per-packet transfer encoding (``p``-capped models).
 
 A node set ``S`` can gain only so much knowledge per round: every new fact "``v`` knows
-``p``" with ``v`` in ``S`` needs a transfer into ``v`` in that round, a receiver takes at
-most ``p`` packets per round, and the port rules limit how many nodes of ``S`` can receive
-in one round. Summed over rounds this gives, for every round ``t``,
+``p``" with ``v`` in ``S`` needs a transfer into ``v`` in that round, a transmission carries
+at most ``p`` packets, and the port rules limit how many transmissions the nodes of ``S`` can
+receive in one round. Summed over rounds this gives, for every round ``t``,
 
 ``sum_{v in S, q} K[v,q,t] <= |K_0(S)| + t * mu(S) * p``
 
-where ``K_0(S)`` is what ``S`` holds at the start and ``mu(S)`` the most receivers ``S`` can
-have in one round. The counting across rounds is what a CDCL solver cannot find by itself
+where ``K_0(S)`` is what ``S`` holds at the start and ``mu(S)`` the most transmissions ``S``
+can receive in one round. The counting across rounds is what a CDCL solver cannot find by itself
 (a pigeonhole argument); stated as one cardinality constraint per round (a totalizer in CNF,
 a linear constraint in CP-SAT), a demand that needs more knowledge at round ``R`` conflicts by
 propagation, and so do partial schedules that fall behind the budget.
@@ -18,30 +18,36 @@ Rules (each implied by the model, so a DRAT proof with them proves the plain cla
 - *soundness of the count*: every true ``K[v,q,t]`` that ``v`` did not hold goes back to the
   last round ``s <= t`` where it turned true; the justification clause of
   :mod:`.transfer` gives a transfer ``q`` into ``v`` in round ``s``; distinct ``(v, q)`` give
-  distinct transfers, and round ``s`` has at most ``mu(S) * p`` transfers into ``S`` (one
-  transmission into each receiver, at most ``p`` packets each). So the count is at most
-  ``t * mu(S) * p`` above the holdings.
-- *receivers of a set* ``mu(S)``, the most nodes of ``S`` that receive in one round:
-  half-duplex: the arcs form a directed matching, one receiver per matched edge, so ``mu``
-  is the maximum matching of the edges touching ``S``; telephone: the calls form a matching
-  and a call ``{u, v}`` has receivers at both ends, so ``mu`` is the maximum matching of the
-  edges touching ``S``, an edge weighing its number of ends in ``S``; single-port: one arc
-  out and one in per node, so ``mu`` is the maximum matching between all nodes (senders) and
-  ``S`` (receivers) along edges; multicast: every node of ``S`` with a neighbour.
+  distinct transfers, and round ``s`` has at most ``mu(S) * p`` transfers into ``S`` (at
+  most ``mu(S)`` transmissions into ``S``, at most ``p`` packets each). So the count is at
+  most ``t * mu(S) * p`` above the holdings.
+- *receipts of a set* ``mu(S)``, the most transmissions the nodes of ``S`` receive in one
+  round, read from the model's port rules (not its name): with ``send_or_receive``
+  (half-duplex) the arcs form a directed matching, one receiver per matched edge, so ``mu``
+  is the maximum matching of the edges touching ``S``; with calls both ways (telephone) the
+  calls form a matching and a call ``{u, v}`` has receivers at both ends, so ``mu`` is the
+  maximum matching of the edges touching ``S``, an edge weighing its number of ends in
+  ``S``; with directed ports (single-port, ``k`` ports) at most ``k`` arcs out and ``k`` in
+  per node, one transmission an arc, so ``mu`` is the largest set of arcs into ``S`` with
+  at most ``k`` at each tail and at each head (a maximum ``k``-matching between all nodes,
+  as senders, and ``S``, a maximum flow; ``k = 1``: a bipartite matching); one transmission
+  to several receivers (multicast): every node of ``S`` with a neighbour, times its ports.
 - *global*: ``S`` = every node (``mu`` is then ``nu``, ``2 nu``, the matching of the
   bipartite double cover, the nodes with a neighbour).
 - *per set* (point-to-point models): for a set ``T`` of at most two nodes, ``S_T`` = the
   nodes outside ``T`` whose neighbours all lie in ``T`` (the leaves of a star, the pendant
   vertices behind one neighbour), and ``S_T`` with ``T`` (a centre that sends to its leaves
-  or receives, not both, in half-duplex). Kept where ``mu(S) < |S|``, the cases the per-node
-  learn cap does not already bound round by round, and dropped where a kept superset has no
-  larger ``mu`` (its constraint implies the smaller set's).
+  or receives, not both, in half-duplex). Kept where ``mu(S) < k |S|`` (``k`` the ports of a
+  node), the cases the per-node learn cap does not already bound round by round, and
+  dropped where a kept superset has no larger ``mu`` (its constraint implies the smaller
+  set's).
 - *busy node* (point-to-point models): every transfer into or out of a node ``c`` uses one
   of its arcs of the round: at most one in half-duplex, two (a call, or one out and one in)
-  in telephone and single-port, so at most ``b = p`` or ``2p`` transfers touch ``c`` per
-  round. The facts "``c`` knows ``q``" (``q`` not held by ``c``) and, for each component
-  ``C`` of ``G - c`` and each packet ``q`` with no holder in ``C``, "``r_C`` knows ``q``"
-  (``r_C`` the smallest neighbour of ``c`` in ``C``) each need their own such transfer: a
+  in telephone and single-port, ``2k`` with ``k`` ports, so at most ``b = p``, ``2p`` or
+  ``2kp`` transfers touch ``c`` per round. The facts "``c`` knows ``q``" (``q`` not held by
+  ``c``) and, for each component ``C`` of ``G - c`` and each packet ``q`` with no holder in
+  ``C``, "``r_C`` knows ``q``" (``r_C`` the smallest neighbour of ``c`` in ``C``) each need
+  their own such transfer: a
   packet from outside ``C`` enters ``C`` only across an arc ``c -> C``, and distinct facts
   give distinct (receiver, packet) pairs. So ``sum K[facts, t] <= t * b`` (a centre that
   must feed its leaves and a subtree behind it, atlas graphs where the per-set count is
@@ -70,25 +76,34 @@ from typing import Any
 
 import networkx as nx
 
-from gossipcert.instance import Instance, ModelKind
-from gossipcert.models import MODELS
+from gossipcert.errors import UnsupportedModelError
+from gossipcert.instance import Instance
 
 #: the largest ``literals * bound`` of a counting constraint that is added (a size cap)
 MAX_TOTALIZER = 400_000
 
-#: models where every node sends to at most one neighbour per round
-POINT_TO_POINT = tuple(kind for kind, rules in MODELS.items() if rules.point_to_point)
 
-
-def _sender_matching(nbrs: list[list[int]], receivers: frozenset[int]) -> int:
-    """Maximum matching between every node (as a sender) and ``receivers`` along edges."""
-    b = nx.Graph()
-    left = [("s", u) for u in range(len(nbrs))]
-    b.add_nodes_from(left)
+def _sender_matching(nbrs: list[list[int]], receivers: frozenset[int], ports: int) -> int:
+    """Most arcs into ``receivers`` with at most ``ports`` at each tail and at each head: a
+    maximum matching between every node (as a sender) and ``receivers`` along edges when
+    ``ports`` is 1, else a maximum flow."""
+    if ports == 1:
+        b = nx.Graph()
+        left = [("s", u) for u in range(len(nbrs))]
+        b.add_nodes_from(left)
+        for v in receivers:
+            for u in nbrs[v]:
+                b.add_edge(("s", u), ("r", v))
+        return len(nx.bipartite.hopcroft_karp_matching(b, top_nodes=left)) // 2
+    d = nx.DiGraph()
     for v in receivers:
+        d.add_edge(("r", v), "sink", capacity=ports)
         for u in nbrs[v]:
-            b.add_edge(("s", u), ("r", v))
-    return len(nx.bipartite.hopcroft_karp_matching(b, top_nodes=left)) // 2
+            d.add_edge("source", ("s", u), capacity=ports)
+            d.add_edge(("s", u), ("r", v), capacity=1)
+    if "source" not in d:
+        return 0
+    return int(nx.maximum_flow_value(d, "source", "sink"))
 
 
 def _touching_matching(nbrs: list[list[int]], subset: frozenset[int], both: bool) -> int:
@@ -103,7 +118,8 @@ def _touching_matching(nbrs: list[list[int]], subset: frozenset[int], both: bool
 
 
 def receiver_bound(instance: Instance, nbrs: list[list[int]], subset: frozenset[int]) -> int:
-    """The most nodes of ``subset`` that can receive in one round under the model.
+    """The most transmissions the nodes of ``subset`` can receive in one round under the
+    model's port rules.
 
     Parameters
     ----------
@@ -115,6 +131,12 @@ def receiver_bound(instance: Instance, nbrs: list[list[int]], subset: frozenset[
     Returns
     -------
     int
+
+    Raises
+    ------
+    UnsupportedModelError
+        Arc capacities (no port bounds what a node receives), or calls or send-or-receive
+        with more than one port.
 
     Examples
     --------
@@ -135,20 +157,22 @@ def receiver_bound(instance: Instance, nbrs: list[list[int]], subset: frozenset[
     1
     """
     model = instance.model
-    kind = model.kind
+    rules, ports = model.rules, model.ports
     calls = model.calls_per_round
-    if kind == ModelKind.MULTICAST:
-        out = sum(1 for v in subset if nbrs[v])
+    if ports is None or ((rules.two_way_calls or rules.send_or_receive) and ports != 1):
+        raise UnsupportedModelError(f"the packet counting has no receipts bound for {model.spec()}")
+    if not rules.point_to_point:
+        out = ports * sum(1 for v in subset if nbrs[v])
         if calls is not None:
             reach = sorted(sum(1 for v in nbrs[u] if v in subset) for u in range(instance.n))
             out = min(out, sum(reach[-calls:]))
         return out
-    if kind == ModelKind.SINGLE_PORT:
-        out = _sender_matching(nbrs, subset)
+    if rules.two_way_calls or rules.send_or_receive:
+        out = _touching_matching(nbrs, subset, both=rules.two_way_calls)
     else:
-        out = _touching_matching(nbrs, subset, both=kind == ModelKind.TELEPHONE)
+        out = _sender_matching(nbrs, subset, ports)
     if calls is not None:
-        out = min(out, 2 * calls if kind == ModelKind.TELEPHONE else calls)
+        out = min(out, 2 * calls if rules.two_way_calls else calls)
     return out
 
 
@@ -168,7 +192,8 @@ def counting_sets(instance: Instance, nbrs: list[list[int]]) -> list[tuple[froze
     """
     everyone = frozenset(range(instance.n))
     out = [(everyone, receiver_bound(instance, nbrs, everyone))]
-    if instance.model.kind not in POINT_TO_POINT:
+    ports = instance.model.ports
+    if not instance.model.rules.point_to_point or ports is None:
         return out
     seen = {everyone}
     for size in (1, 2):
@@ -184,7 +209,7 @@ def counting_sets(instance: Instance, nbrs: list[list[int]]) -> list[tuple[froze
                     continue
                 seen.add(cand)
                 mu = receiver_bound(instance, nbrs, cand)
-                if mu < len(cand):
+                if mu < ports * len(cand):
                     out.append((cand, mu))
     # a set inside another with no larger bound is implied by it: count(S') <= count(S)
     return [(s, mu) for s, mu in out if not any(s < big and mu_big <= mu for big, mu_big in out)]
@@ -206,7 +231,7 @@ def busy_facts(instance: Instance, nbrs: list[list[int]]) -> list[list[tuple[int
     >>> facts[0]  # an end learns two, and its packet enters the rest once
     [(0, 1), (0, 2), (1, 0)]
     """
-    if instance.model.kind not in POINT_TO_POINT:
+    if not instance.model.rules.point_to_point:
         return []
     g = nx.Graph()
     g.add_nodes_from(range(instance.n))
@@ -257,7 +282,10 @@ def add_packet_counts(encoding: Any, t: int, slack: int = 0) -> None:
         _at_most(encoding, lits, t * mu * encoding.cap + slack)
     if getattr(encoding, "busy_facts", None) is None:
         encoding.busy_facts = busy_facts(inst, encoding.nbrs)
-    per_round = encoding.cap * (1 if inst.model.kind == ModelKind.HALF_DUPLEX else 2)
+    # transmissions touching a node per round: one (send-or-receive) or a call's two, or
+    # ``ports`` out and ``ports`` in
+    rules, ports = inst.model.rules, inst.model.ports
+    per_round = encoding.cap * (1 if rules.send_or_receive else 2) * (ports or 0)
     for facts in encoding.busy_facts:
         lits = [k for v, q in facts if not isinstance(k := encoding.knows(v, q, t), bool)]
         _at_most(encoding, lits, t * per_round + slack)

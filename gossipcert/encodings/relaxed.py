@@ -53,16 +53,17 @@ from collections.abc import Callable, Iterable
 
 from gossipcert.encodings.formula import Formula
 from gossipcert.errors import NotApplicableError
-from gossipcert.instance import Instance, ModelKind, bits
+from gossipcert.instance import Instance, bits
 from gossipcert.schedule import Schedule
 
 
 def relaxation_applies(instance: Instance) -> bool:
-    """Whether :class:`RelaxedTelephone` covers ``instance``: the telephone model with
-    unbounded packets, no call limit and no linear cost."""
+    """Whether :class:`RelaxedTelephone` covers ``instance``: a model whose rounds are
+    telephone rounds (calls both ways forming a matching, ``two_way_calls``) with unbounded
+    packets, no call limit and no linear cost."""
     m = instance.model
     return (
-        m.kind is ModelKind.TELEPHONE
+        m.rules.two_way_calls
         and m.packet_cap is None
         and m.calls_per_round is None
         and m.tau is None

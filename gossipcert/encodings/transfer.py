@@ -37,9 +37,10 @@ Pruning and dominance (each with its argument):
 
 - *distance pruning* (implied): ``K[v,p,t]`` and ``X[p,u,v,t]`` do not exist before the
   distance from the nearest holder of ``p`` allows them; a packet moves one edge per round.
-- *learn cap* (implied, ``p``-capped models): ``|K_t(v)| - |K_{t-1}(v)| <= p``; every new
-  ``K`` is justified by a transfer on the one arc into ``v`` (or, in telephone, the one call),
-  which carries at most ``p`` packets.
+- *learn cap* (implied, ``p``-capped models): ``|K_t(v)| - |K_{t-1}(v)| <= k p`` with ``k``
+  the node's ports (:attr:`~gossipcert.models.spec.Model.ports`; 1 in the one-port models);
+  every new ``K`` is justified by a transfer on one of the at most ``k`` arcs into ``v`` used
+  in the round (or, in telephone, the one call), each carrying at most ``p`` packets.
 - *no useless sends* (sound): ``X[p,u,v,t] -> not K[v,p,t-1]``; a packet the receiver already
   knows adds nothing, so dropping it from a schedule keeps it valid and of the same length.
 - *canonical order* (sound, sequential models): see :mod:`.sequential`.
@@ -271,12 +272,14 @@ class TransferEncoding(HorizonEncoding):
                 self.on_send(p, u, v, t, x)
 
     def _add_learn_cap(self, t: int) -> None:
-        # sum_p [K_t] + sum_p (1 - [K_{t-1}]) <= cap + n_packets
-        assert self.cap is not None
+        # sum_p [K_t] + sum_p (1 - [K_{t-1}]) <= ports * cap + n_packets
         inst = self.instance
+        learn = inst.model.port_packets
+        if learn is None:
+            return  # no port bounds what a node receives
         for v in range(inst.n):
             lits, fixed = self.learned_literals(v, t)
-            self.formula.at_most(lits, self.cap + inst.n_packets - fixed)
+            self.formula.at_most(lits, learn + inst.n_packets - fixed)
 
     def learned_literals(self, v: int, t: int) -> tuple[list[int], int]:
         """What ``v`` learns in round ``t`` as a count: ``K[v,q,t]`` and ``not K[v,q,t-1]``

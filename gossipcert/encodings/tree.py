@@ -80,12 +80,13 @@ from gossipcert.encodings.formula import Formula, Lit
 from gossipcert.encodings.horizon import HorizonEncoding
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
-from gossipcert.instance import Instance, ModelKind, bits
+from gossipcert.instance import Instance, bits
 from gossipcert.schedule import Round, Schedule, Transmission
 
 
 def tree_applies(instance: Instance) -> bool:
-    """Whether :class:`TreeEncoding` encodes ``instance``: all-port without a call limit, a
+    """Whether :class:`TreeEncoding` encodes ``instance``: arc capacities (all-port) without a
+    call limit, a
     tree whose every edge has latency 1, and every packet held by exactly one node.
 
     Examples
@@ -99,7 +100,7 @@ def tree_applies(instance: Instance) -> bool:
     False
     """
     m = instance.model
-    if m.kind is not ModelKind.ALL_PORT or m.calls_per_round is not None:
+    if not m.rules.arc_capacities or m.calls_per_round is not None:
         return False
     g = instance.graph
     if graphs.latencies(g):

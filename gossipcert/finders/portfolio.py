@@ -48,10 +48,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gossipcert.children import Child, ready
-from gossipcert.errors import GossipcertError
+from gossipcert.errors import GossipcertError, UnsupportedModelError
 from gossipcert.graphs import latencies
-from gossipcert.instance import Instance, ModelKind
-from gossipcert.models import rules_of
+from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
 from gossipcert.search.upper import schedule_by_horizon, upper_bound_schedules
 from gossipcert.simulate import Report, simulate
@@ -105,9 +104,9 @@ def entrant_names(instance: Instance, settings: PortfolioSettings) -> list[str]:
     from gossipcert.symmetry.step import symmetric_step_applies
 
     solver = instance.model.kind in REGISTRY and not (
-        rules_of(instance.model.kind).arc_capacities and instance.model.calls_per_round is not None
+        instance.model.rules.arc_capacities and instance.model.calls_per_round is not None
     )
-    coloring = instance.model.kind is ModelKind.TELEPHONE and instance.model.unbounded
+    coloring = _coloring_applies(instance)
     names = ["candidates"]
     cpsat = [f"cpsat-seed-{s}" for s in range(settings.seeds)] if solver else []
     if cpsat:
@@ -124,8 +123,17 @@ def entrant_names(instance: Instance, settings: PortfolioSettings) -> list[str]:
     return names + cpsat[1:]
 
 
+def _coloring_applies(instance: Instance) -> bool:
+    from gossipcert.heuristics.coloring import check_model
+
+    try:
+        check_model(instance)
+    except UnsupportedModelError:
+        return False
+    return True
+
+
 def _anneal_applies(instance: Instance) -> bool:
-    from gossipcert.errors import UnsupportedModelError
     from gossipcert.heuristics.annealing import check_model
 
     try:

@@ -27,15 +27,15 @@ from gossipcert import graphs
 from gossipcert.encodings.all_port import AllPortEncoding
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import HeuristicError
-from gossipcert.instance import Instance, ModelKind
+from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
 from gossipcert.search.backends import Status, make_backend
 
 
 def applies(instance: Instance) -> bool:
-    """All-port without a call limit, every packet demanded by exactly one node, and a
-    graph with a cycle (on a tree every route is the shortest one already)."""
-    if instance.model.kind is not ModelKind.ALL_PORT or instance.model.calls_per_round:
+    """Arc capacities (all-port) without a call limit, every packet demanded by exactly one
+    node, and a graph with a cycle (on a tree every route is the shortest one already)."""
+    if not instance.model.rules.arc_capacities or instance.model.calls_per_round:
         return False
     if instance.graph.number_of_edges() < instance.n:
         return False

@@ -21,14 +21,18 @@ The shape of one chunk ``c``'s schedule:
 No contribution is counted twice: a node's partial is its own contribution and those of its
 children's subtrees, which are disjoint; each partial is sent once; every ``reduce`` comes
 before the root's completion, every ``copy`` after it. The chunks meet only in the model's
-rules of a round, which the packing states:
+rules of a round, which the packing states from the model's port rules (not its name):
 
-- ``all-port``: the chunks entering arc ``(u, v)`` in a round are at most its capacity;
-- ``single-port``: a node sends at most one transmission (one receiver, one ``op``, at most
-  ``p`` chunks) and receives at most one;
-- ``half-duplex``: as single-port, and a node does not both send and receive (no swaps);
-- ``telephone``: the calls of a round form a matching, and a call carries at most ``p``
-  chunks each way.
+- arc capacities (``all-port``): the chunks entering arc ``(u, v)`` in a round are at most
+  its capacity;
+- directed ports (``single-port``; ``k`` ports): a node sends at most ``k`` transmissions
+  (one receiver each, one ``op``, at most ``p`` chunks, at most one to each neighbour) and
+  receives at most ``k``;
+- send or receive (``half-duplex``): as single-port, and a node does not both send and
+  receive (no swaps);
+- calls both ways (``telephone``): the calls of a round form a matching, and a call carries
+  at most ``p`` chunks each way;
+- one transmission to several receivers (``multicast``) is refused.
 
 Two CP-SAT models state this packing: the time-indexed one below (every model the finder
 handles), and, for the one-port models with one chunk a transmission, the scheduling model
@@ -88,8 +92,7 @@ from gossipcert.command_start import seconds_left
 from gossipcert.errors import NotApplicableError, SolverError
 from gossipcert.finders import tree_intervals
 from gossipcert.finders.tree_intervals import IntervalPacking
-from gossipcert.instance import Instance, ModelKind, ProblemKind
-from gossipcert.models import rules_of
+from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
 from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
 from gossipcert.simulate import simulate
@@ -150,15 +153,25 @@ def check_applies(instance: Instance) -> None:
     >>> check_applies(parse_instance("ring:4", "multicast", "allreduce"))
     Traceback (most recent call last):
     ...
-    gossipcert.errors.NotApplicableError: the tree-packing allreduce has no multicast rules
+    gossipcert.errors.NotApplicableError: the tree-packing allreduce has no multicast rules \
+(one transmission to several receivers)
     """
     model, g = instance.model, instance.graph
     if instance.problem.kind is not ProblemKind.ALLREDUCE:
         raise NotApplicableError(
             f"the tree-packing finder solves allreduce, not {instance.problem}"
         )
-    if model.kind is ModelKind.MULTICAST:
-        raise NotApplicableError("the tree-packing allreduce has no multicast rules")
+    rules = model.rules
+    if not rules.point_to_point and not rules.arc_capacities:
+        raise NotApplicableError(
+            f"the tree-packing allreduce has no {model.kind.value} rules (one transmission "
+            "to several receivers)"
+        )
+    if (rules.two_way_calls or rules.send_or_receive) and model.ports != 1:
+        raise NotApplicableError(
+            f"the tree-packing allreduce has no {model.kind.value} rules (calls or "
+            "send-or-receive with several ports)"
+        )
     if model.calls_per_round is not None:
         raise NotApplicableError("the tree-packing allreduce does not limit the calls of a round")
     if graphs.routers(g) or graphs.latencies(g):
@@ -187,7 +200,7 @@ class _Packing:
     ) -> None:
         self.instance, self.horizon = instance, horizon
         g, n, model = instance.graph, instance.n, instance.model
-        rules = rules_of(model.kind)
+        rules = model.rules
         self.m = m = cp_model.CpModel()
         self.chunks = chunks = range(instance.n_packets)
         self.rounds = rounds = range(1, horizon + 1)
@@ -297,7 +310,8 @@ class _Packing:
                 for a in self.arcs:
                     m.add(sum(load[a, REDUCE]) + sum(load[a, COPY]) <= cap * call[min(a), max(a)])
             else:
-                # port[a, op]: the one transmission a node sends in round t, and its op
+                # port[a, op]: a transmission a node sends in round t on arc a, and its op
+                ports = model.ports
                 port = {
                     (a, op): m.new_bool_var(f"port{a},{op},{t}")
                     for a in self.arcs
@@ -305,14 +319,17 @@ class _Packing:
                 }
                 for (a, op), x in port.items():
                     m.add(sum(load[a, op]) <= cap * x)
+                if ports > 1:  # one transmission an arc
+                    for a in self.arcs:
+                        m.add(port[a, REDUCE] + port[a, COPY] <= 1)
                 for v in range(n):
                     out = [x for ((u, _), _), x in port.items() if u == v]
                     into = [x for ((_, w), _), x in port.items() if w == v]
                     if rules.send_or_receive:
                         m.add(sum(out) + sum(into) <= 1)
                     else:
-                        m.add(sum(out) <= 1)
-                        m.add(sum(into) <= 1)
+                        m.add(sum(out) <= ports)
+                        m.add(sum(into) <= ports)
 
     def _shape(self, c: int) -> list[Any]:
         """Chunk ``c``'s choices: its root, its swap's edge, every arc as parent and source."""

@@ -60,15 +60,13 @@ from gossipcert.formats.findings import Finding, Replay, Transfer
 from gossipcert.instance import (
     Instance,
     Model,
-    ModelKind,
     make_instance,
     parse_model,
     parse_problem,
 )
-from gossipcert.models import rules_of
 from gossipcert.schedule import Schedule, Transmission
 from gossipcert.search.watchdog import solve_within
-from gossipcert.simulate import simulate
+from gossipcert.simulate import PORT_RULES, simulate
 
 #: MSCCL's collective names and gossipcert's problems (with ``{k}`` the chunks per rank)
 PROBLEMS = {
@@ -296,12 +294,17 @@ def _loads(transfers: list[Transfer], procs: list[int]) -> dict[int, dict[tuple[
 def _model_findings(
     graph: nx.Graph, model: Model, loads: dict[int, dict[tuple[int, int], int]]
 ) -> tuple[list[Finding], int]:
-    """Links used that the topology lacks, and loads above capacity; the capacity needed."""
+    """Links used that the topology lacks, and loads above capacity (a port model: the chunks
+    through each GPU's port; arc capacities: each link's); the capacity needed."""
     out: list[Finding] = []
     spec = graph.graph.get("spec", "the topology")
     need = 0
+    limit = model.port_packets  # chunks through one GPU's ports a round (None: no port)
+    per_port = (
+        "one chunk out of and one into" if limit == 1 else f"{limit} chunks out of and {limit} into"
+    )
     for t, links in sorted(loads.items()):
-        if model.kind.value == "single-port":
+        if limit is not None:
             sent: dict[int, int] = defaultdict(int)
             got: dict[int, int] = defaultdict(int)
             for (u, v), c in links.items():
@@ -310,12 +313,12 @@ def _model_findings(
             for node, table, what in [(u, sent, "sends") for u in sent] + [
                 (v, got, "receives") for v in got
             ]:
-                if table[node] > 1:
+                if table[node] > limit:
                     out.append(
                         Finding(
                             "over-capacity",
                             f"round {t}: GPU {node} {what} {table[node]} chunks; "
-                            f"{spec} takes one chunk out of and one into each GPU a round",
+                            f"{spec} takes {per_port} each GPU a round",
                             t,
                             node,
                         )
@@ -347,25 +350,6 @@ def _model_findings(
     return out, need
 
 
-#: the verifier's rules about ports and links (:mod:`gossipcert.simulate`), which judge
-#: whether an algorithm fits a chosen model; its other rules are about the data, which the
-#: replay of the file judges
-PORT_RULES = frozenset(
-    {
-        "not-a-neighbour",
-        "no-receiver",
-        "multiple-receivers",
-        "two-calls",
-        "packet-cap",
-        "sends-twice",
-        "receives-twice",
-        "sends-and-receives",
-        "over-capacity",
-        "calls-per-round",
-    }
-)
-
-
 def _port_findings(
     graph: nx.Graph, model: Model, spec: str | None, replay: Replay, procs: list[int]
 ) -> tuple[list[Finding], int]:
@@ -386,7 +370,7 @@ def _port_findings(
     reduction = instance.problem.reduction
     build = reduction_schedule_from_transfers if reduction else schedule_from_transfers
     schedule = build(instance, replay.transfers, procs)
-    if not rules_of(model.kind).point_to_point:  # one transmission to several receivers
+    if not model.rules.point_to_point:  # one transmission to several receivers
         schedule = _multicast(schedule)
     rep = simulate(instance, schedule)
     out = [
@@ -422,9 +406,9 @@ def _comparable_model(model: Model, findings: list[Finding], need: int) -> Model
     topology lacks."""
     if not findings:
         return model
-    if model.kind is not ModelKind.ALL_PORT or any(f.rule == "not-a-link" for f in findings):
+    if not model.rules.arc_capacities or any(f.rule == "not-a-link" for f in findings):
         return None
-    return parse_model(f"all-port:c={need}")
+    return parse_model(f"{model.kind.value}:c={need}")
 
 
 def problem_spec(collective: str, chunks: int, ranks: int, root: int | None = None) -> str | None:
@@ -627,7 +611,7 @@ def assess(
     procs = graphs.processors(graph)
     loads = _loads(replay.transfers, procs)
     spec = problem_spec(collective, replay.chunks_per_rank, ranks, root)
-    plain = chosen is not None and chosen.kind is ModelKind.ALL_PORT and not chosen.calls_per_round
+    plain = chosen is not None and chosen.rules.arc_capacities and not chosen.calls_per_round
     if chosen is None or plain:
         model = default if chosen is None else chosen
         model_findings, need = _model_findings(graph, model, loads)

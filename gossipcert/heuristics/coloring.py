@@ -97,6 +97,18 @@ PRUNING = (
 )
 
 
+def check_model(instance: Instance) -> None:
+    """Raise :class:`UnsupportedModelError` unless telephone with unbounded packets and no
+    limit on calls per round (the model of Beier and Sibeyn's heuristic)."""
+    if instance.model.kind is not ModelKind.TELEPHONE or not instance.model.unbounded:
+        raise UnsupportedModelError(
+            f"the coloring heuristic is for telephone with unbounded packets; "
+            f"got {instance.model.spec()}"
+        )
+    if instance.model.calls_per_round is not None:
+        raise UnsupportedModelError("the coloring heuristic has no limit on calls per round")
+
+
 def coloring_heuristic(
     instance: Instance,
     matchings: list[Matching] | None = None,
@@ -172,13 +184,7 @@ def coloring_heuristic(
     ----------
     Beier and Sibeyn, sections 6 and 8.
     """
-    if instance.model.kind is not ModelKind.TELEPHONE or not instance.model.unbounded:
-        raise UnsupportedModelError(
-            f"the coloring heuristic is for telephone with unbounded packets; "
-            f"got {instance.model.spec()}"
-        )
-    if instance.model.calls_per_round is not None:
-        raise UnsupportedModelError("the coloring heuristic has no limit on calls per round")
+    check_model(instance)
     ms = [sorted(m) for m in (matchings if matchings is not None else _default_matchings(instance))]
     if not ms or len(ms) > 10:
         raise NotApplicableError(f"the coloring heuristic needs 1 to 10 matchings, got {len(ms)}")

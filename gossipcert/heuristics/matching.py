@@ -82,7 +82,7 @@ from gossipcert.heuristics.weights import (
     potential_weights,
     reach_sets,
 )
-from gossipcert.instance import Instance, Model, ModelKind, require_unit_latencies
+from gossipcert.instance import Instance, Model, require_unit_latencies
 from gossipcert.schedule import Round, Schedule, Transmission
 from gossipcert.simulate import simulate
 
@@ -285,7 +285,7 @@ class _Engine:
     """The packed instance and one round's choice of a matching."""
 
     def __init__(self, instance: Instance, params: MatchingParams) -> None:
-        self.half_duplex = instance.model.kind is ModelKind.HALF_DUPLEX
+        self.half_duplex = instance.model.rules.send_or_receive
         self.n = instance.n
         self.params = params
         # the matcher: "greedy" (approximate), "exact" (Edmonds) or "cover" (the double

@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gossipcert.graphs import capacity
-from gossipcert.instance import Instance, ModelKind
+from gossipcert.instance import Instance
 from gossipcert.schedule import Round, Schedule, Transmission
 
 
@@ -95,8 +95,8 @@ def fit_rounds(instance: Instance, rounds: Iterable[Round]) -> Schedule:
     rounds = list(rounds)
     if model.unbounded and model.calls_per_round is None:
         return Schedule(tuple(rounds))
-    all_port = model.kind is ModelKind.ALL_PORT
-    two_way = model.kind is ModelKind.TELEPHONE
+    all_port = model.rules.arc_capacities
+    two_way = model.rules.two_way_calls
     known = list(instance.holdings)
     out: list[Round] = []
     for rnd in rounds:

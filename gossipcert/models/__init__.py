@@ -6,7 +6,7 @@ model is one module here plus one line in :data:`MODELS` (see CONTRIBUTING.md).
 Examples
 --------
 >>> [str(kind) for kind in MODELS]
-['telephone', 'half-duplex', 'single-port', 'multicast', 'all-port']
+['telephone', 'half-duplex', 'single-port', 'multicast', 'all-port', 'k-port']
 >>> rules_of(ModelKind.MULTICAST).reversible
 False
 """
@@ -17,6 +17,7 @@ from gossipcert.errors import UnsupportedModelError
 from gossipcert.models.all_port import ALL_PORT
 from gossipcert.models.base import ModelKind, PortRules
 from gossipcert.models.half_duplex import HALF_DUPLEX
+from gossipcert.models.k_port import K_PORT
 from gossipcert.models.multicast import MULTICAST
 from gossipcert.models.single_port import SINGLE_PORT
 from gossipcert.models.telephone import TELEPHONE
@@ -25,7 +26,8 @@ __all__ = ["MODELS", "ModelKind", "PortRules", "require_linear_cost", "rules_of"
 
 #: every model, by kind, in the order of the design's table
 MODELS: dict[ModelKind, PortRules] = {
-    rules.kind: rules for rules in (TELEPHONE, HALF_DUPLEX, SINGLE_PORT, MULTICAST, ALL_PORT)
+    rules.kind: rules
+    for rules in (TELEPHONE, HALF_DUPLEX, SINGLE_PORT, MULTICAST, ALL_PORT, K_PORT)
 }
 
 

@@ -32,6 +32,7 @@ ALL_PORT = PortRules(
     source="Dimakopoulos-Dimopoulos (fat trees); SCCL-style topologies",
     point_to_point=False,
     one_port=False,
+    latencies=True,
     constructions=(
         "fattree-flood",
         "farthest-first",

@@ -23,13 +23,14 @@ from enum import StrEnum
 
 
 class ModelKind(StrEnum):
-    """The five communication models of the design (section 2)."""
+    """The communication models: the five of the design (section 2), and k-port."""
 
     TELEPHONE = "telephone"
     HALF_DUPLEX = "half-duplex"
     SINGLE_PORT = "single-port"
     MULTICAST = "multicast"
     ALL_PORT = "all-port"
+    K_PORT = "k-port"
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class PortRules:
         A transmission has exactly one receiver (False: any set of neighbours).
     one_port : bool
         A node sends at most one transmission and receives at most one per round (False:
-        every arc may be used in every round, bounded by its capacity).
+        ``k_ports`` or arc capacities).
     two_way_calls : bool
         A call ``{u, v}`` is the two transmissions ``u -> v`` and ``v -> u``, and the calls
         of a round form a matching (telephone); a packet cap bounds each way.
@@ -61,6 +62,14 @@ class PortRules:
     reversible : bool
         Reversing every arc and the order of the rounds maps a schedule to a schedule
         (the port rules are symmetric between sending and receiving).
+    k_ports : bool
+        A node sends at most ``k`` transmissions, at most one to each neighbour, and
+        receives at most ``k`` per round; ``k`` is the spec's ``k=N``
+        (:attr:`~gossipcert.models.spec.Model.ports`). With neither ``one_port`` nor
+        ``k_ports`` every arc may be used in every round, bounded by its capacity.
+    latencies : bool
+        Links may take more than one round (the edge attribute ``latency``); the other
+        models refuse a graph with a latency other than 1.
 
     Examples
     --------
@@ -80,11 +89,14 @@ class PortRules:
     default_packet_cap: int | None = None
     constructions: tuple[str, ...] = ()
     reversible: bool = True
+    k_ports: bool = False
+    latencies: bool = False
 
     @property
     def arc_capacities(self) -> bool:
-        """Packets per transmission are bounded by arc capacities, not by ``p``."""
-        return not self.one_port
+        """Packets per transmission are bounded by arc capacities, not by ``p``; no port
+        bounds what a node sends or receives."""
+        return not self.one_port and not self.k_ports
 
     @property
     def calls_form_matching(self) -> bool:
@@ -98,9 +110,10 @@ class PortRules:
         node sends) is defined and its CNF is sound: a node sends one transmission and hears
         one sender per round, so it learns at most what one node sends (one-port models).
 
-        With arc capacities (all-port) a node hears every neighbour at once and a
-        transmission to several receivers is one send, which the steps formula, counting
-        packets per arc and bounding what a node learns by one sender, does not state.
+        With arc capacities (all-port) or ``k`` ports a node hears several neighbours at
+        once and a transmission to several receivers is one send, which the steps formula,
+        counting packets per arc and bounding what a node learns by one sender, does not
+        state.
         """
         return self.one_port
 

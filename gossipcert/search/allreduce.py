@@ -17,8 +17,9 @@
   gossip schedule of the same length in every model. The gossip optimum is a lower bound;
 - ``receive``: with two contributors or more, every node holds every chunk incomplete at
   the start, so it receives each of the ``n K`` chunks at least once; a node ``v`` receives
-  at most ``in(v)`` chunks per round (``p`` in the one-port models with a packet cap, the
-  sum of its edges' capacities in all-port; no bound when packets are unbounded), hence
+  at most ``in(v)`` chunks per round (``p`` in the one-port models with a packet cap, ``k p``
+  with ``k`` ports, the sum of its edges' capacities in all-port; no bound when packets are
+  unbounded), hence
   ``R >= max_v ceil(n K / in(v))``. This exceeds gossip's own receive bound
   ``(n - 1) K / p``;
 - ``receipts`` (:func:`receipt_bound`): a chunk with ``m`` contributors and ``d``
@@ -36,8 +37,9 @@
   receivers, later receipts). This holds under ``sum`` and ``max`` alike. ``cap`` is the sum
   of the arc capacities in all-port (every arc may be used); else ``p`` times the most arcs
   one round may use: arcs with distinct tails and distinct heads in single-port (a maximum
-  matching between senders and receivers: 2 on a star), both ways of a matching of the
-  graph in telephone, one way in half-duplex, one arc into each node in multicast, at most
+  matching between senders and receivers: 2 on a star; with ``k`` ports at most ``k`` arcs
+  at each tail and at each head, a maximum flow), both ways of a matching of the graph in
+  telephone, one way in half-duplex, one arc into each node in multicast, at most
   ``calls=N`` calls; with unbounded packets there is no bound. On ``K_n`` in single-port
   with ``p = 1`` it is ``2 K (n - 1)``, the rounds of the ring allreduce;
 - ``one-round`` (:func:`gossipcert.closed_forms.allreduce_one_round.one_round_bound`): a
@@ -116,8 +118,7 @@ from gossipcert.encodings import allreduce_union as union
 from gossipcert.encodings.allreduce import decode, encodable, standalone
 from gossipcert.errors import NotApplicableError
 from gossipcert.finders import tree_allreduce
-from gossipcert.instance import Instance, ModelKind, Problem, ProblemKind, make_instance
-from gossipcert.models import rules_of
+from gossipcert.instance import Instance, Problem, ProblemKind, make_instance
 from gossipcert.proofs.checkers import ProofVerdict
 from gossipcert.proofs.refutation import (
     PROOF_SOLVER,
@@ -160,12 +161,12 @@ def receive_bound(instance: Instance) -> int | None:
         need = instance.demands[v].bit_count()
         if not need:
             continue
-        if model.kind is ModelKind.ALL_PORT:
+        if model.rules.arc_capacities:
             cap = sum(model.capacity or graphs.capacity(g, v, u) for u in g.adj[v])
-        elif model.packet_cap is None:
+        elif model.port_packets is None:
             return None
         else:
-            cap = model.packet_cap
+            cap = model.port_packets  # k ports of p packets each
         best = max(best, math.ceil(need / cap))
     return best
 
@@ -185,17 +186,19 @@ def receipts_per_round(instance: Instance) -> int | None:
     2
     """
     model, g, n = instance.model, instance.graph, instance.n
-    rules = rules_of(model.kind)
-    if rules.arc_capacities:
+    rules, ports = model.rules, model.ports
+    if ports is None:  # arc capacities
         return sum(model.capacity or graphs.capacity(g, u, v) for u in range(n) for v in g.adj[u])
     if model.packet_cap is None:
         return None
+    if (rules.two_way_calls or rules.send_or_receive) and ports != 1:
+        return None  # no such model: no bound rather than another model's
     if not rules.point_to_point:
-        arcs = n
+        arcs = n * ports
     elif rules.two_way_calls or rules.send_or_receive:
         matching = len(nx.max_weight_matching(g, maxcardinality=True))
         arcs = matching * (2 if rules.two_way_calls else 1)
-    else:
+    elif ports == 1:
         heads_and_tails = nx.Graph()
         tails = [("out", u) for u in range(n)]
         heads_and_tails.add_nodes_from(tails)
@@ -203,6 +206,15 @@ def receipts_per_round(instance: Instance) -> int | None:
             (("out", u), ("in", v)) for u in range(n) for v in g.adj[u] if v != u
         )
         arcs = len(bipartite.hopcroft_karp_matching(heads_and_tails, tails)) // 2
+    else:  # at most ``ports`` arcs out of and into each node, one transmission an arc
+        flow = nx.DiGraph()
+        for u in range(n):
+            flow.add_edge("s", ("out", u), capacity=ports)
+            flow.add_edge(("in", u), "t", capacity=ports)
+            for v in g.adj[u]:
+                if v != u:
+                    flow.add_edge(("out", u), ("in", v), capacity=1)
+        arcs = int(nx.maximum_flow_value(flow, "s", "t"))
     if model.calls_per_round is not None and rules.point_to_point:
         arcs = min(arcs, model.calls_per_round * (2 if rules.two_way_calls else 1))
     return arcs * model.packet_cap

@@ -3,7 +3,8 @@ pipeline every chunk must pass through twice, once in and once out.
 
 Let ``v`` be a node and ``C_1, ..., C_m`` the components of ``G - v``. In one round ``v``
 receives at most ``a`` chunks and sends at most ``b`` (``a = b = p`` in telephone,
-half-duplex and single-port with ``p`` packets per transmission; in all-port ``a`` and ``b``
+half-duplex and single-port with ``p`` packets per transmission, ``k p`` with ``k`` ports;
+in all-port ``a`` and ``b``
 are the sums of the capacities of ``v``'s arcs in and out; multicast, where one
 transmission reaches several components, and unbounded packets give no bound). For a chunk
 ``c`` call a component a *source* when it holds a contributor of ``c`` and some demander of
@@ -73,7 +74,6 @@ import networkx as nx
 
 from gossipcert.closed_forms.relay import port_rates
 from gossipcert.instance import Instance
-from gossipcert.models import rules_of
 
 
 def pipeline(
@@ -207,7 +207,7 @@ def _node_bound(instance: Instance, v: int, kinds: Kinds) -> int | None:
     if a <= 0 or b <= 0:
         return None
     g = instance.graph
-    one_port = rules_of(instance.model.kind).one_port
+    one_port = instance.model.ports == 1
     forward = _side(g, v, kinds, one_port)
     if forward is None:
         return None

@@ -2,11 +2,12 @@
 
 A bound by linear-programming duality, as for fractional packings [1]_:
 
-- **slots**: in all-port, arc ``(u, v)`` in round ``t``, which carries at most ``c(u, v)``
-  chunks; in the one-port models with a packet cap ``p`` (telephone, half-duplex,
-  single-port), the sending side of ``u`` in round ``t`` and the receiving side of ``v`` in
-  round ``t``, at most ``p`` chunks each (a node sends one transmission a round and receives
-  one, of at most ``p`` chunks). A transmission of chunk ``c`` over ``(u, v)`` in round
+- **slots**: with arc capacities (all-port), arc ``(u, v)`` in round ``t``, which carries at
+  most ``c(u, v)`` chunks; in the port models with a packet cap ``p`` (telephone,
+  half-duplex, single-port; ``k`` ports), the sending side of ``u`` in round ``t`` and the
+  receiving side of ``v`` in round ``t``, at most ``k p`` chunks each (a node sends ``k``
+  transmissions a round and receives ``k``, one in the one-port models, of at most ``p``
+  chunks each). A transmission of chunk ``c`` over ``(u, v)`` in round
   ``t`` takes its arc's slot, or its two sides' slots;
 - **weights**: give every slot ``s`` a weight ``y_s >= 0`` (an integer). A chunk's weight
   is the sum, over its transmissions, of the weights of the slots they take. The chunks of
@@ -61,7 +62,7 @@ from scipy.optimize import linprog
 from gossipcert.command_start import seconds_left
 from gossipcert.encodings import allreduce_union as union
 from gossipcert.encodings.allreduce import arc_cap, arcs_of, encodable, interchangeable
-from gossipcert.instance import Instance, ModelKind
+from gossipcert.instance import Instance
 from gossipcert.proofs.refutation import (
     StandaloneCNF,
     proof_record,
@@ -70,7 +71,7 @@ from gossipcert.proofs.refutation import (
 )
 from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
 
-#: a slot: ("arc", u, v, t) in all-port, ("out", u, t) or ("in", v, t) in the one-port models
+#: a slot: ("arc", u, v, t) with arc capacities, ("out", u, t) or ("in", v, t) with ports
 Slot = tuple[Any, ...]
 #: a transmission of one chunk: (u, v, t)
 Hop = tuple[int, int, int]
@@ -87,7 +88,7 @@ def applies(instance: Instance) -> str | None:
     if reason is not None:
         return reason
     model = instance.model
-    if model.kind is not ModelKind.ALL_PORT and model.packet_cap is None:
+    if not model.rules.arc_capacities and model.packet_cap is None:
         return "packets are unbounded"
     if max((len(c) for c in interchangeable(instance)), default=0) < 2:
         return "fewer than two interchangeable chunks"
@@ -99,11 +100,11 @@ def slots(instance: Instance, rounds: int) -> dict[Slot, int]:
     model = instance.model
     out: dict[Slot, int] = {}
     for t in range(1, rounds + 1):
-        if model.kind is ModelKind.ALL_PORT:
+        if model.rules.arc_capacities:
             for u, v in arcs_of(instance):
                 out[("arc", u, v, t)] = arc_cap(instance, u, v) or 0
         else:
-            cap = model.packet_cap or 0
+            cap = model.port_packets or 0
             for x in range(instance.n):
                 out[("out", x, t)] = cap
                 out[("in", x, t)] = cap
@@ -113,7 +114,7 @@ def slots(instance: Instance, rounds: int) -> dict[Slot, int]:
 def taken(instance: Instance, hop: Hop) -> list[Slot]:
     """The slots a transmission ``(u, v, t)`` of one chunk takes."""
     u, v, t = hop
-    if instance.model.kind is ModelKind.ALL_PORT:
+    if instance.model.rules.arc_capacities:
         return [("arc", u, v, t)]
     return [("out", u, t), ("in", v, t)]
 
@@ -353,7 +354,8 @@ def _cheapest(
     chunk in round ``t``), ``K[v, w, t]`` (``v`` knows contributor ``w`` after round ``t``,
     at most what some transmission brought), the port rules of one chunk (one arc out and
     one in per node and round in the one-port models), every demander knowing every
-    contributor at the end, and at least ``m + d - 2`` transmissions (implied)."""
+    contributor at the end, and at least ``m + d - 2`` transmissions (implied); ``k`` out and
+    ``k`` in with ``k`` ports."""
     g, n = single.graph, single.n
     dist = dict(nx.all_pairs_shortest_path_length(g))
     holders = [w for w in range(n) if single.holdings[w]]
@@ -361,11 +363,16 @@ def _cheapest(
     m = cp_model.CpModel()
     # X[u, v, t]: the chunk crosses arc (u, v) in round t
     x = {(u, v, t): m.new_bool_var("") for u, v in arcs_of(single) for t in range(1, rounds + 1)}
-    if single.model.kind is not ModelKind.ALL_PORT:
+    ports = single.model.ports
+    if ports is not None:
         for t in range(1, rounds + 1):
             for a in range(n):
-                m.add_at_most_one(x[(a, b, t)] for b in g.adj[a])
-                m.add_at_most_one(x[(b, a, t)] for b in g.adj[a])
+                if ports == 1:
+                    m.add_at_most_one(x[(a, b, t)] for b in g.adj[a])
+                    m.add_at_most_one(x[(b, a, t)] for b in g.adj[a])
+                else:
+                    m.add(sum(x[(a, b, t)] for b in g.adj[a]) <= ports)
+                    m.add(sum(x[(b, a, t)] for b in g.adj[a]) <= ports)
     # K[v, w, t]: v knows w's contribution after round t (0/1 where fixed)
     know: dict[tuple[int, int, int], Any] = {
         (v, w, 0): int(v == w) for v in range(n) for w in holders

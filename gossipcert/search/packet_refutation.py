@@ -56,7 +56,7 @@ import time
 from typing import Any
 
 from gossipcert import graphs
-from gossipcert.closed_forms.broadcast import SEND_ONE, layers_value
+from gossipcert.closed_forms.broadcast import layers_value
 from gossipcert.closed_forms.broadcast_walks import walks_value
 from gossipcert.closed_forms.packet_layers import budgeted_candidates
 from gossipcert.encodings.broadcast import broadcast_applies
@@ -113,7 +113,7 @@ def packet_instance(instance: Instance, packet: int) -> Instance | None:
     """
     bit = 1 << packet
     holders = [v for v in range(instance.n) if instance.holdings[v] & bit]
-    if not holders or instance.model.kind not in SEND_ONE:
+    if not holders or not instance.model.informs_one:
         return None
     ref = ",".join(str(graphs.node_ref(instance.graph, v)) for v in holders)
     sub = make_instance(instance.graph, instance.model, Problem(ProblemKind.BROADCAST, root=ref))

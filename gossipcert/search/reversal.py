@@ -73,13 +73,11 @@ from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import (
     Instance,
     Model,
-    ModelKind,
     Problem,
     ProblemKind,
     bits,
     make_instance,
 )
-from gossipcert.models import rules_of
 from gossipcert.schedule import Schedule, Transmission
 from gossipcert.simulate import simulate
 
@@ -98,15 +96,15 @@ def reversal_refusal(model: Model) -> str | None:
     >>> reversal_refusal(parse_model("multicast"))[:9]
     'multicast'
     """
-    if not rules_of(model.kind).reversible:
+    if not model.rules.reversible:
         return (
             f"{model.kind.value} is not symmetric under time reversal (one sender to several "
             "receivers becomes several senders to one receiver)"
         )
-    if model.kind is ModelKind.ALL_PORT and model.calls_per_round is not None:
+    if not model.rules.point_to_point and model.calls_per_round is not None:
         return (
-            "all-port with calls=N is not symmetric under time reversal (a transmission to "
-            "several receivers counts once, reversed it is one per receiver)"
+            f"{model.kind.value} with calls=N is not symmetric under time reversal (a "
+            "transmission to several receivers counts once, reversed it is one per receiver)"
         )
     return None
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gossipcert.encodings import EncodingOptions
+from gossipcert.encodings import REGISTRY, EncodingOptions
 from gossipcert.errors import SolverError, UnsupportedModelError
-from gossipcert.instance import Instance, ModelKind
+from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
 from gossipcert.search.cube_plans import STRICT_NODES, orbit_plan, strict_plan
 from gossipcert.search.cube_runs import CubeStore, dask_runner_for, local_runner
@@ -65,8 +65,8 @@ def _stored_refutation_holds(base: Base, cube: Cube, record: dict[str, Any]) -> 
 def check_split_applies(instance: Instance) -> None:
     """Refuse instances outside the split's argument: the orbit cover and the node colouring
     (:func:`~gossipcert.symmetry.automorphisms.node_cells`) are written for the knowledge encoding
-    (telephone or half-duplex, unbounded packets, no limit on calls), which reads no
-    capacities.
+    (the models that have one, telephone and half-duplex, with unbounded packets and no
+    limit on calls: :data:`gossipcert.encodings.REGISTRY`), which reads no capacities.
 
     Raises
     ------
@@ -74,14 +74,15 @@ def check_split_applies(instance: Instance) -> None:
         For every other model.
     """
     model = instance.model
+    knowledge = [kind for kind, (enc, _) in REGISTRY.items() if enc is not None]
     if (
-        model.kind not in (ModelKind.TELEPHONE, ModelKind.HALF_DUPLEX)
+        model.kind not in knowledge
         or model.packet_cap is not None
         or model.calls_per_round is not None
     ):
         raise UnsupportedModelError(
-            f"--split covers telephone and half-duplex with unbounded packets and no call "
-            f"limit, not {model.spec()}"
+            f"--split covers {' and '.join(k.value for k in knowledge)} with unbounded "
+            f"packets and no call limit, not {model.spec()}"
         )
 
 

@@ -71,7 +71,7 @@ from pysat.formula import IDPool
 from pysat.solvers import Solver
 
 from gossipcert.errors import NotApplicableError, SolverError, SpecError
-from gossipcert.instance import Instance, ModelKind, ProblemKind
+from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Schedule
 from gossipcert.search.backends import Status, solve_sliced
 from gossipcert.simulate import simulate
@@ -223,7 +223,7 @@ def check_generators(instance: Instance, generators: Sequence[Sequence[int]]) ->
         A generator is not a permutation of the nodes or does not map edges onto edges.
     """
     m = instance.model
-    if m.kind is not ModelKind.TELEPHONE or not m.unbounded or m.calls_per_round is not None:
+    if not m.rules.two_way_calls or not m.unbounded or m.calls_per_round is not None:
         raise NotApplicableError(
             "the symmetric and palindromic searches cover telephone with unbounded packets, "
             f"not {instance.model.spec()}"

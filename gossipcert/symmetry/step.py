@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from gossipcert.errors import NotApplicableError
-from gossipcert.instance import Instance, ModelKind, ProblemKind
+from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Schedule
 from gossipcert.search.backends import Status
 
@@ -56,11 +56,12 @@ Emit = Callable[[dict[str, Any]], None]
 
 
 def symmetric_step_applies(instance: Instance, min_nodes: int | None = None) -> bool:
-    """Whether :func:`symmetric_candidates` may run: telephone gossip, unbounded packets,
-    no call limit, at least ``min_nodes`` (default :data:`MIN_NODES`) nodes."""
+    """Whether :func:`symmetric_candidates` may run: telephone gossip (calls both ways,
+    ``two_way_calls``), unbounded packets, no call limit, at least ``min_nodes`` (default
+    :data:`MIN_NODES`) nodes."""
     m = instance.model
     return (
-        m.kind is ModelKind.TELEPHONE
+        m.rules.two_way_calls
         and m.unbounded
         and m.calls_per_round is None
         and instance.problem.kind is ProblemKind.GOSSIP

@@ -303,7 +303,7 @@ def machine_of(
         if lat is not None:
             note = f"every link's latency set to {lat:g} s"
     else:
-        if graph.graph.get("ports") == "single-port":
+        if graph.graph.get("ports"):  # nodes behind one switch (hub:N), one port each
             graph = _hub_star(len(procs), spec)
             procs = list(range(len(procs)))
         per = 1.0 if bw is None else bw
