@@ -351,8 +351,9 @@ def construct_cmd(
             help="ring-fd, ring-hd, ring-multicast, hamiltonian, product, simple, "
             "concurrent-updown, fattree-flood, farthest-first, fattree-total-exchange, "
             "ring-allgather, ring-alltoall, farthest-first-routes, shift-exchange, "
-            "hypercube-doubling, machine-pipeline, bermond, rows-columns, matching-sequence, "
-            "gather-spread, latency-flood.",
+            "hypercube-doubling, circulant-broadcast, ring-pipeline, scatter-allgather, "
+            "translated-allgather, machine-pipeline, bermond, rows-columns, "
+            "matching-sequence, gather-spread, latency-flood.",
         ),
     ],
     model: Annotated[

@@ -3,13 +3,14 @@
 Names (design section 5): ``ring-fd``, ``ring-hd``, ``ring-multicast``, ``hamiltonian``,
 ``product``, ``simple``, ``concurrent-updown``, ``fattree-flood``, ``farthest-first``,
 ``fattree-total-exchange``, ``ring-allgather``, ``ring-alltoall``, ``farthest-first-routes``,
-``shift-exchange``, ``hypercube-doubling``, ``machine-pipeline``, ``bermond``, ``rows-columns``,
-``matching-sequence`` (with a sequence of matching indices such as ``02102``; without one,
-the sequence of Beier and Sibeyn's Table 6 for the graph, if listed), and ``gather-spread``,
-the universal fallback that applies to every model and problem, so that the exact search
-always has a first upper bound. On a graph with latencies (all-port only) every
-construction but ``latency-flood`` declines, and ``latency-flood`` is that first upper
-bound.
+``shift-exchange``, ``hypercube-doubling``, ``circulant-broadcast``, ``ring-pipeline``,
+``scatter-allgather``, ``translated-allgather``, ``machine-pipeline``, ``bermond``,
+``rows-columns``, ``matching-sequence`` (with a sequence of matching indices such as
+``02102``; without one, the sequence of Beier and Sibeyn's Table 6 for the graph, if
+listed), and ``gather-spread``, the universal fallback that applies to every model and
+problem, so that the exact search always has a first upper bound. On a graph with
+latencies (all-port only) every construction but ``latency-flood`` declines, and
+``latency-flood`` is that first upper bound.
 
 Every function here returns unverified schedules; callers pass them through the verifier.
 """
@@ -159,6 +160,30 @@ def _doubling(inst: Instance, _: str | None) -> Schedule:
     from gossipcert.constructions.collectives import hypercube_doubling
 
     return hypercube_doubling(inst)
+
+
+def _circulant(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.circulant_broadcast import circulant_broadcast
+
+    return circulant_broadcast(inst)
+
+
+def _ring_pipeline(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.pipelined_rings import ring_pipeline_allgather
+
+    return ring_pipeline_allgather(inst)
+
+
+def _scatter_allgather(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.scatter_allgather import scatter_allgather_broadcast
+
+    return scatter_allgather_broadcast(inst)
+
+
+def _translated(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.translated import translated_allgather
+
+    return translated_allgather(inst)
 
 
 def _machine(inst: Instance, _: str | None) -> Schedule:
@@ -311,6 +336,34 @@ CONSTRUCTIONS: dict[str, Construction] = {
             "all-port",
         ),
         Construction(
+            "circulant-broadcast",
+            "K chunks from one source in K - 1 + ceil(log2 n) rounds on a circulant graph",
+            "Bar-Noy-Kipnis-Schieber 2000; Traff 2022-2023 (periodic pattern)",
+            _circulant,
+            "single-port",
+        ),
+        Construction(
+            "ring-pipeline",
+            "allgather of K chunks a node around a Hamiltonian cycle, p a round",
+            "Patarasuk-Yuan 2009, ring allgather",
+            _ring_pipeline,
+            "single-port",
+        ),
+        Construction(
+            "scatter-allgather",
+            "broadcast on K_n: scatter c(n-1) chunks a round, allgather them the next",
+            "Barnett et al. 1994 (InterCom); Chan et al. 2007",
+            _scatter_allgather,
+            "all-port",
+        ),
+        Construction(
+            "translated-allgather",
+            "allgather on a Cayley graph: one greedy broadcast, translated to every node",
+            "Patarasuk-Yuan 2009 (ring); Johnsson-Ho 1989 (hypercube spanning trees)",
+            _translated,
+            "all-port",
+        ),
+        Construction(
             "machine-pipeline",
             "hierarchical pipeline: slow inter-chassis links first, greedy time-expanded routes",
             "TACCL (Shah et al. 2023) sketches; TE-CCL (Liu et al. 2024) time-expanded network",
@@ -381,7 +434,16 @@ def construct(instance: Instance, name: str, sequence: str | None = None) -> Sch
 
 #: constructions that also split each node's data into chunks
 _CHUNKED = frozenset(
-    {"ring-alltoall", "farthest-first-routes", "shift-exchange", "machine-pipeline"}
+    {
+        "ring-alltoall",
+        "farthest-first-routes",
+        "shift-exchange",
+        "machine-pipeline",
+        "circulant-broadcast",
+        "ring-pipeline",
+        "scatter-allgather",
+        "translated-allgather",
+    }
 )
 
 

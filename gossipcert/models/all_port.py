@@ -40,6 +40,8 @@ ALL_PORT = PortRules(
         "ring-alltoall",
         "hypercube-doubling",
         "farthest-first-routes",
+        "scatter-allgather",
+        "translated-allgather",
         "machine-pipeline",
     ),
 )

@@ -50,13 +50,16 @@ transmission of the second part a ``copy``: node ``i`` sends its whole chunks ``
 and storing a whole chunk never counts twice), replayed by the verifier; or, when shorter,
 the ring allreduce along a Hamiltonian cycle
 (:func:`gossipcert.constructions.ring_allreduce.ring_allreduce`, single-port and all-port),
-replayed likewise; or the hub allreduce through a node adjacent to all others
-(:func:`gossipcert.constructions.hub_allreduce.hub_allreduce`, single-port and telephone),
-which meets the cut bound on stars. While the bracket is open, the tree-packing finder
-(:mod:`gossipcert.finders.tree_allreduce`: every chunk reduced up an in-tree and sent down an
-out-tree, the trees packed by CP-SAT on one core, with half the time left up to two
-minutes) may shorten it; its
-schedule is replayed like the others, and it is an upper bound only.
+replayed likewise; or the bidirectional ring allreduce (all-port, every chunk reduced from
+both sides towards a meeting edge and sent back,
+:func:`gossipcert.constructions.pipelined_rings.bidirectional_ring_allreduce`), which meets
+the receipts bound ``(n - 1) K`` on even cycles; or the hub allreduce through a node
+adjacent to all others (:func:`gossipcert.constructions.hub_allreduce.hub_allreduce`,
+single-port and telephone), which meets the cut bound on stars. While the bracket is open,
+the tree-packing finder (:mod:`gossipcert.finders.tree_allreduce`: every chunk reduced up
+an in-tree and sent down an out-tree, the trees packed by CP-SAT on one core, with half the
+time left up to two minutes) may shorten it; its schedule is replayed like the others, and
+it is an upper bound only.
 
 The answer is ``optimal`` when the best lower bound meets the composition, with that
 bound's evidence (the sub-problem's result as ``dual``, whose certificate a certificate
@@ -105,6 +108,7 @@ from gossipcert import graphs
 from gossipcert.children import Child, Send, may_fan_out, ready
 from gossipcert.command_start import limits_from_now, seconds_left
 from gossipcert.constructions.hub_allreduce import hub_allreduce
+from gossipcert.constructions.pipelined_rings import bidirectional_ring_allreduce
 from gossipcert.constructions.ring_allreduce import ring_allreduce
 from gossipcert.encodings import allreduce as exact
 from gossipcert.encodings import allreduce_union as union
@@ -360,8 +364,8 @@ def solve_allreduce(
             composed = compose(rs.schedule, ag.instance, ag.schedule)
             composition = f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})"
             offer(_replayed(instance, composed), composition)
-        for name, build in (("ring", ring_allreduce), ("hub", hub_allreduce)):
-            made = f"the {name} allreduce (gossipcert.constructions.{name}_allreduce)"
+        for name, module, build in CONSTRUCTIONS:
+            made = f"the {name} allreduce (gossipcert.constructions.{module})"
             offer(_construction(instance, build), made)
         if not stopped and best is not None and best[1].rounds > lower:
             known = best[1].rounds
@@ -393,6 +397,13 @@ def solve_allreduce(
         optimal = _meets(best, lower, sub)
     return _answer(instance, rs, ag, lower, best, evidence, source_of_upper, optimal, stopped, sub)
 
+
+#: the allreduce constructions tried for the upper bound: (name, module, function)
+CONSTRUCTIONS: tuple[tuple[str, str, Callable[[Instance], Schedule]], ...] = (
+    ("ring", "ring_allreduce", ring_allreduce),
+    ("hub", "hub_allreduce", hub_allreduce),
+    ("bidirectional ring", "pipelined_rings", bidirectional_ring_allreduce),
+)
 
 #: seconds the chunk-packing bound may take without a time limit
 PACKING_SECONDS = 120.0
