@@ -4,11 +4,12 @@ Names (design section 5): ``ring-fd``, ``ring-hd``, ``ring-multicast``, ``hamilt
 ``product``, ``simple``, ``concurrent-updown``, ``fattree-flood``, ``farthest-first``,
 ``fattree-total-exchange``, ``ring-allgather``, ``ring-alltoall``, ``farthest-first-routes``,
 ``shift-exchange``, ``hypercube-doubling``, ``circulant-broadcast``, ``ring-pipeline``,
-``scatter-allgather``, ``translated-allgather``, ``machine-pipeline``, ``bermond``,
-``rows-columns``, ``matching-sequence`` (with a sequence of matching indices such as
-``02102``; without one, the sequence of Beier and Sibeyn's Table 6 for the graph, if
-listed), and ``gather-spread``, the universal fallback that applies to every model and
-problem, so that the exact search always has a first upper bound. On a graph with
+``scatter-allgather``, ``two-stream-broadcast``, ``translated-allgather``,
+``machine-pipeline``, ``bermond``, ``rows-columns``, ``matching-sequence`` (with a sequence
+of matching indices such as ``02102``; without one, the sequence of Beier and Sibeyn's
+Table 6 for the graph, if listed), and ``gather-spread``, the universal fallback that
+applies to every model and problem, so that the exact search always has a first upper
+bound. On a graph with
 latencies (all-port only) every construction but ``latency-flood`` declines, and
 ``latency-flood`` is that first upper bound.
 
@@ -178,6 +179,12 @@ def _scatter_allgather(inst: Instance, _: str | None) -> Schedule:
     from gossipcert.constructions.scatter_allgather import scatter_allgather_broadcast
 
     return scatter_allgather_broadcast(inst)
+
+
+def _two_stream(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.pipelined_rings import two_stream_broadcast
+
+    return two_stream_broadcast(inst)
 
 
 def _translated(inst: Instance, _: str | None) -> Schedule:
@@ -357,6 +364,13 @@ CONSTRUCTIONS: dict[str, Construction] = {
             "all-port",
         ),
         Construction(
+            "two-stream-broadcast",
+            "broadcast around a Hamiltonian cycle: chunks up one way, down the other",
+            "ring pipelining (Patarasuk-Yuan 2009); optimal on rings by the flow bound",
+            _two_stream,
+            "all-port",
+        ),
+        Construction(
             "translated-allgather",
             "allgather on a Cayley graph: one greedy broadcast, translated to every node",
             "Patarasuk-Yuan 2009 (ring); Johnsson-Ho 1989 (hypercube spanning trees)",
@@ -442,6 +456,7 @@ _CHUNKED = frozenset(
         "circulant-broadcast",
         "ring-pipeline",
         "scatter-allgather",
+        "two-stream-broadcast",
         "translated-allgather",
     }
 )

@@ -1,5 +1,16 @@
-"""Rings with many chunks: the pipelined ring allgather (one-port) and the bidirectional
-ring allreduce (all-port), along a Hamiltonian cycle ``c_0, ..., c_{n-1}``.
+"""Rings with many chunks: the two-stream ring broadcast and the bidirectional ring allreduce
+(all-port), and the pipelined ring allgather (one-port), along a Hamiltonian cycle
+``c_0, ..., c_{n-1}``.
+
+**Two-stream ring broadcast** (all-port, every cycle arc carrying ``c`` chunks a round): the
+source ``c_0`` starts two streams, clockwise with the chunks in increasing order and
+counter-clockwise in decreasing order, ``c`` a round each, and every node passes each stream
+on in the next round. Node ``c_d`` holds after round ``R`` the first ``a = c (R - d + 1)``
+chunks and the last ``b = c (R - (n - d) + 1)`` ones, all of them when ``a + b >= K``
+(``a, b`` clipped to ``[0, K]``). That is the ``flow-over-time`` bound of
+:mod:`gossipcert.closed_forms.pipelined` for node ``c_d`` on a ring (its two paths from the
+source, of lengths ``d`` and ``n - d``), so on a ring the schedule's ``R`` (the least for
+which every node is covered) is the optimum.
 
 **Pipelined ring allgather** (single-port or multicast with a packet cap ``p``; all-port):
 every node forwards to its successor, ``p`` packets a round, first its own ``K`` chunks and
@@ -57,7 +68,7 @@ from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ModelKind, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
 
-__all__ = ["bidirectional_ring_allreduce", "ring_pipeline_allgather"]
+__all__ = ["bidirectional_ring_allreduce", "ring_pipeline_allgather", "two_stream_broadcast"]
 
 
 def _cycle(instance: Instance, cycle: Sequence[int] | None) -> list[int]:
@@ -153,6 +164,82 @@ def ring_pipeline_allgather(instance: Instance, cycle: Sequence[int] | None = No
             for b in sent:
                 mask |= 1 << b
             rnd.append(Transmission(c[i], (c[succ],), mask))
+        rounds.append(tuple(rnd))
+    return Schedule(tuple(rounds))
+
+
+def two_stream_broadcast(instance: Instance, cycle: Sequence[int] | None = None) -> Schedule:
+    """The two-stream ring broadcast of the module docstring.
+
+    Parameters
+    ----------
+    instance : Instance
+        ``broadcast:S`` (one source, any ``chunks=K``), all-port, no routers.
+    cycle : sequence of int, optional
+        A Hamiltonian cycle as a node order (default: one found by
+        :func:`~gossipcert.constructions.hamiltonian_cycles.hamiltonian_cycle`); it is
+        rotated to start at the source.
+
+    Returns
+    -------
+    Schedule
+
+    Raises
+    ------
+    NotApplicableError
+        Another problem or model, routers, or no Hamiltonian cycle.
+
+    Examples
+    --------
+    >>> from gossipcert.instance import parse_instance
+    >>> from gossipcert.simulate import simulate
+    >>> inst = parse_instance("ring:16", "all-port", "broadcast:0,chunks=64")
+    >>> simulate(inst, two_stream_broadcast(inst)).rounds
+    39
+    """
+    m = instance.model
+    if instance.problem.kind is not ProblemKind.BROADCAST:
+        raise NotApplicableError("the two-stream ring broadcast is a schedule for broadcast")
+    if m.kind is not ModelKind.ALL_PORT or m.calls_per_round is not None:
+        raise NotApplicableError(
+            f"the two-stream ring broadcast uses both arcs of every edge; got {m.spec()}"
+        )
+    if graphs.routers(instance.graph):
+        raise NotApplicableError("the two-stream ring broadcast needs no routers")
+    sources = [v for v in range(instance.n) if instance.holdings[v]]
+    if len(sources) != 1:
+        raise NotApplicableError("the two-stream ring broadcast has one source")
+    c = _cycle(instance, cycle)
+    start = c.index(sources[0])
+    c = c[start:] + c[:start]
+    n = len(c)
+    k = instance.problem.chunks
+    per = min(_arc_capacity(instance, c[i], c[(i + 1) % n]) for i in range(n))
+
+    def covered(r: int) -> bool:
+        return all(
+            min(k, max(0, per * (r - d + 1))) + min(k, max(0, per * (r - n + d + 1))) >= k
+            for d in range(1, n)
+        )
+
+    rounds_needed = 1
+    while not covered(rounds_needed):
+        rounds_needed += 1
+    # the stream entering round t carries chunks per*(t-1) .. per*t - 1 (clockwise, in
+    # increasing order; counter-clockwise the same positions counted from the top)
+    rounds: list[Round] = []
+    for t in range(1, rounds_needed + 1):
+        rnd: list[Transmission] = []
+        for hop in range(1, n):  # the stream entering in round t - hop + 1 is at hop ``hop``
+            entered = t - hop + 1
+            if entered < 1:
+                break
+            low = [b for b in range(per * (entered - 1), per * entered) if b < k]
+            if low:
+                mask = sum(1 << b for b in low)
+                rnd.append(Transmission(c[hop - 1], (c[hop],), mask))
+                top = sum(1 << (k - 1 - b) for b in low)
+                rnd.append(Transmission(c[(n - hop + 1) % n], (c[n - hop],), top))
         rounds.append(tuple(rnd))
     return Schedule(tuple(rounds))
 

@@ -41,6 +41,7 @@ ALL_PORT = PortRules(
         "hypercube-doubling",
         "farthest-first-routes",
         "scatter-allgather",
+        "two-stream-broadcast",
         "translated-allgather",
         "machine-pipeline",
     ),

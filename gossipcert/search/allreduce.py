@@ -53,8 +53,10 @@ the ring allreduce along a Hamiltonian cycle
 replayed likewise; or the bidirectional ring allreduce (all-port, every chunk reduced from
 both sides towards a meeting edge and sent back,
 :func:`gossipcert.constructions.pipelined_rings.bidirectional_ring_allreduce`), which meets
-the receipts bound ``(n - 1) K`` on even cycles; or the hub allreduce through a node
-adjacent to all others (:func:`gossipcert.constructions.hub_allreduce.hub_allreduce`,
+the receipts bound ``(n - 1) K`` on even cycles; or, on a star, the switch allreduce
+(every leaf's partials combined at the centre and copied back,
+:func:`gossipcert.constructions.switch_allreduce.switch_allreduce`); or the hub allreduce
+through a node adjacent to all others (:func:`gossipcert.constructions.hub_allreduce.hub_allreduce`,
 single-port and telephone), which meets the cut bound on stars. While the bracket is open,
 the tree-packing finder (:mod:`gossipcert.finders.tree_allreduce`: every chunk reduced up
 an in-tree and sent down an out-tree, the trees packed by CP-SAT on one core, with half the
@@ -110,9 +112,11 @@ from gossipcert.command_start import limits_from_now, seconds_left
 from gossipcert.constructions.hub_allreduce import hub_allreduce
 from gossipcert.constructions.pipelined_rings import bidirectional_ring_allreduce
 from gossipcert.constructions.ring_allreduce import ring_allreduce
+from gossipcert.constructions.switch_allreduce import switch_allreduce
 from gossipcert.encodings import allreduce as exact
 from gossipcert.encodings import allreduce_union as union
 from gossipcert.encodings.allreduce import decode, encodable, standalone
+from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import NotApplicableError
 from gossipcert.finders import tree_allreduce
 from gossipcert.instance import Instance, ModelKind, Problem, ProblemKind, make_instance
@@ -132,6 +136,7 @@ from gossipcert.search.allreduce_packing import applies as packing_applies
 from gossipcert.search.allreduce_packing import packing_bound
 from gossipcert.search.backends import allow_long_slices, solve_sliced
 from gossipcert.search.heartbeat import heartbeats
+from gossipcert.search.outcome import SolveResult
 from gossipcert.simulate import simulate
 
 
@@ -316,6 +321,11 @@ def solve_allreduce(
     recv = receive_bound(instance)
     receipts = receipt_bound(instance)
     cut = cut_bound(instance)
+    quick = _closed_answer(instance, recv, receipts, cut, seeds, start)
+    if quick is not None:  # a construction meets a closed bound: no sub-problem needed
+        emit({"event": "lower-bound", "value": quick.lower_bound, "source": "allreduce bound"})
+        emit({"event": "upper-bound", "value": quick.upper_bound, "source": quick.upper_source})
+        return quick
     # a third of the time each for the sub-problems, from now; the rest for the exact search
     emit({"event": "stage", "what": "allreduce: first its reduce-scatter sub-problem"})
     rs = _sub(solve_other, sub_problem(instance, ProblemKind.REDUCE_SCATTER), third)
@@ -403,7 +413,50 @@ CONSTRUCTIONS: tuple[tuple[str, str, Callable[[Instance], Schedule]], ...] = (
     ("ring", "ring_allreduce", ring_allreduce),
     ("hub", "hub_allreduce", hub_allreduce),
     ("bidirectional ring", "pipelined_rings", bidirectional_ring_allreduce),
+    ("switch", "switch_allreduce", switch_allreduce),
 )
+
+
+def _closed_answer(
+    instance: Instance,
+    recv: int | None,
+    receipts: int | None,
+    cut: int | None,
+    seeds: list[tuple[str, Schedule]] | None,
+    start: float,
+) -> SolveResult | None:
+    """The optimum, when a construction of :data:`CONSTRUCTIONS` meets the largest of the
+    closed bounds (``receive``, ``receipts``, ``cut``): the sub-problems then add nothing,
+    and on many chunks they are the slow part. None otherwise (or with ``seeds``)."""
+    bounds = {"receive": recv, "receipts": receipts, "cut": cut}
+    source, lower = max(bounds.items(), key=lambda kv: kv[1] or 0)
+    if seeds or not lower:
+        return None
+    for name, module, build in CONSTRUCTIONS:
+        made = _construction(instance, build)
+        if made is not None and made[1].rounds == lower:
+            evidence = {
+                "kind": "allreduce-bracket",
+                "source": source,
+                "value": lower,
+                "bounds": {"reduce-scatter": None, "gossip": None, **bounds},
+            }
+            return SolveResult(
+                instance,
+                "optimal",
+                lower,
+                lower,
+                lower,
+                made[0],
+                made[1],
+                evidence,
+                f"the {name} allreduce (gossipcert.constructions.{module})",
+                "sat",
+                EncodingOptions(),
+                times={"total": time.monotonic() - start},
+            )
+    return None
+
 
 #: seconds the chunk-packing bound may take without a time limit
 PACKING_SECONDS = 120.0
