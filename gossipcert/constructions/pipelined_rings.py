@@ -43,7 +43,9 @@ that meets the receipts bound of :mod:`gossipcert.search.allreduce` for even ``n
 every chunk is received ``2n - 2`` times and the ``2n`` arcs carry ``2n`` receipts a round,
 ``ceil(n K (2n - 2) / 2n) = (n - 1) K``. For odd ``n`` the longer side has ``(n - 1)/2``
 positions and a chunk takes ``n`` rounds. Given several edge-disjoint Hamiltonian cycles
-(a torus has two), the waves are dealt to the cycles in turn.
+(a torus has two), the waves are dealt to the cycles in turn: on the ``k x k`` torus (and the
+hypercube of dimension 4, the ``4 x 4`` torus) the two cycles of :func:`torus_cycles`, which
+meet the receipts bound ``ceil((n - 1) K / 2)`` for even ``K``.
 
 Both schedules are returned unverified; callers replay them.
 
@@ -68,7 +70,12 @@ from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ModelKind, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
 
-__all__ = ["bidirectional_ring_allreduce", "ring_pipeline_allgather", "two_stream_broadcast"]
+__all__ = [
+    "bidirectional_ring_allreduce",
+    "ring_pipeline_allgather",
+    "torus_cycles",
+    "two_stream_broadcast",
+]
 
 
 def _cycle(instance: Instance, cycle: Sequence[int] | None) -> list[int]:
@@ -80,6 +87,59 @@ def _cycle(instance: Instance, cycle: Sequence[int] | None) -> list[int]:
     ):
         raise NotApplicableError("the ring schedules need a Hamiltonian cycle of the graph")
     return c
+
+
+def torus_cycles(k: int) -> list[list[int]]:
+    """Two edge-disjoint Hamiltonian cycles of the ``k x k`` torus (node ``(r, c)`` numbered
+    ``r k + c``), ``k >= 3``.
+
+    The first runs along row ``i`` from column ``-i`` to column ``-i - 1`` (every horizontal
+    edge of the row but one) and steps down to row ``i + 1`` at column ``-i - 1``, where row
+    ``i + 1`` starts; the second is the rest: column ``j`` from row ``-j`` down to row
+    ``-j - 1`` and across to column ``j + 1`` on the one horizontal edge row ``-j - 1`` left
+    out, where column ``j + 1`` starts.
+
+    Examples
+    --------
+    >>> a, b = torus_cycles(4)
+    >>> a[:6], b[:6]
+    ([0, 1, 2, 3, 7, 4], [0, 4, 8, 12, 13, 1])
+    """
+    first = []
+    for i in range(k):
+        first.extend(i * k + (-i + j) % k for j in range(k))
+    second = []
+    for j in range(k):
+        second.extend(((-j + i) % k) * k + j for i in range(k))
+    return [first, second]
+
+
+def _decomposition(instance: Instance) -> list[list[int]] | None:
+    """The two cycles of :func:`torus_cycles` when the graph is a ``k x k`` torus (or the
+    hypercube of dimension 4 relabelled as the ``4 x 4`` torus), as its spec builds it."""
+    spec = str(instance.graph.graph.get("spec", ""))
+    name, _, args = spec.partition(":")
+    relabel: list[int] | None = None
+    if name == "torus" and "x" in args:
+        a, _, b = args.partition("x")
+        if not (a.isdigit() and a == b and int(a) >= 3):
+            return None
+        k = int(a)
+    elif spec == "hypercube:4":
+        k = 4
+        gray = [0, 1, 3, 2]  # position on C_4 -> two bits; Q_4 = C_4 x C_4
+        relabel = [gray[v // 4] * 4 + gray[v % 4] for v in range(16)]
+    else:
+        return None
+    cycles = torus_cycles(k)
+    if relabel is not None:
+        cycles = [[relabel[v] for v in c] for c in cycles]
+    g = instance.graph
+    if g.number_of_nodes() != k * k or any(
+        not g.has_edge(c[i], c[(i + 1) % len(c)]) for c in cycles for i in range(len(c))
+    ):
+        return None
+    return cycles
 
 
 def _chunk_bits(instance: Instance, owner: int) -> list[int]:
@@ -275,7 +335,8 @@ def bidirectional_ring_allreduce(
     instance : Instance
         ``allreduce``, any ``chunks=K`` and operator, all-port, no routers.
     cycles : sequence of sequences of int, optional
-        Edge-disjoint Hamiltonian cycles as node orders (default: one found by
+        Edge-disjoint Hamiltonian cycles as node orders (default: the two of
+        :func:`torus_cycles` on a square torus or ``Q_4``, else one found by
         :func:`~gossipcert.constructions.hamiltonian_cycles.hamiltonian_cycle`).
 
     Returns
@@ -304,6 +365,8 @@ def bidirectional_ring_allreduce(
         )
     if graphs.routers(instance.graph):
         raise NotApplicableError("the bidirectional ring allreduce needs no routers")
+    if cycles is None:
+        cycles = _decomposition(instance)
     rings = (
         [_cycle(instance, c) for c in cycles] if cycles is not None else [_cycle(instance, None)]
     )
