@@ -105,10 +105,10 @@ def torus_cycles(k: int) -> list[list[int]]:
     >>> a[:6], b[:6]
     ([0, 1, 2, 3, 7, 4], [0, 4, 8, 12, 13, 1])
     """
-    first = []
+    first: list[int] = []
     for i in range(k):
         first.extend(i * k + (-i + j) % k for j in range(k))
-    second = []
+    second: list[int] = []
     for j in range(k):
         second.extend(((-j + i) % k) * k + j for i in range(k))
     return [first, second]
