@@ -261,6 +261,11 @@ def cut_value(instance: Instance, side: frozenset[int], data: CutData | None = N
     return (data or CutData(instance)).value(side)
 
 
+def cut_family(instance: Instance) -> Iterator[frozenset[int]]:
+    """The sides ``S`` the cut bound tries (module docstring), each once."""
+    return _cuts(instance)
+
+
 def _cuts(instance: Instance) -> Iterator[frozenset[int]]:
     g = instance.graph
     n = instance.n

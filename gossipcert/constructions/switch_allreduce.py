@@ -88,7 +88,7 @@ def switch_allreduce(instance: Instance) -> Schedule:
         now: list[Transmission] = []
         if t < len(batches):
             now.extend(Transmission(v, (hub,), batches[t], "reduce") for v in leaves)
-        if t >= 1:
-            now.append(Transmission(hub, tuple(leaves), batches[t - 1], "copy"))
+        if t >= 1:  # one transmission per link (all-port allows one to all, the same load)
+            now.extend(Transmission(hub, (v,), batches[t - 1], "copy") for v in leaves)
         rounds.append(tuple(now))
     return Schedule(tuple(rounds))

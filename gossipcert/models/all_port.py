@@ -44,5 +44,6 @@ ALL_PORT = PortRules(
         "ring-alltoall",
         "farthest-first-routes",
         "machine-pipeline",
+        "tree-broadcast",
     ),
 )
