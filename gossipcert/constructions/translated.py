@@ -55,7 +55,7 @@ from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
 
-__all__ = ["Translations", "base_broadcast", "translated_allgather", "translations"]
+__all__ = ["OrbitPlan", "Translations", "orbit_allgather", "translated_allgather", "translations"]
 
 #: most base demands ``(n - 1) K`` the greedy routes (a search a demand)
 MAX_BASE_DEMANDS = 50_000
@@ -208,38 +208,163 @@ ORDERS: tuple[Callable[[tuple[int, int, int]], tuple[int, ...]], ...] = (
 )
 
 
-def base_broadcast(
-    instance: Instance, group: Translations, order: int = 0
-) -> list[tuple[int, int, int, int]]:
-    """The base broadcast of node ``0``'s chunks for one priority order: its hops
-    ``(sender, receiver, chunk, round)``, every generator used at most its capacity a
-    round in total."""
+class OrbitPlan:
+    """What a group of automorphisms acting freely on the processors makes of an allgather:
+    the base sources (one processor an orbit), each processor as the image of its source
+    (``place[v] = (source, element)``), and the arcs' orbits with the capacity each base
+    transmission in an orbit may use (an arc's capacity over its stabiliser's order: every
+    translate of a base transmission lands on each arc of its orbit that many times).
+
+    Parameters
+    ----------
+    instance : Instance
+    group : list of list of int
+        Every element of the group, as node permutations (the identity among them).
+
+    Raises
+    ------
+    NotApplicableError
+        An element fixes a processor without being the identity, or moves an arc to one of
+        another capacity.
+    """
+
+    def __init__(self, instance: Instance, group: list[list[int]]) -> None:
+        g = instance.graph
+        n = instance.n
+        procs = graphs.processors(g)
+        identity = list(range(n))
+        for perm in group:
+            if perm != identity and any(perm[v] == v for v in procs):
+                raise NotApplicableError("the group must move every processor")
+        self.group = group
+        self.place: dict[int, tuple[int, int]] = {}
+        self.sources: list[int] = []
+        for v in procs:
+            if v in self.place:
+                continue
+            self.sources.append(v)
+            for i, perm in enumerate(group):
+                self.place[perm[v]] = (v, i)
+        #: arc -> its orbit's id; orbit id -> base transmissions it takes a round
+        self.orbit: dict[tuple[int, int], int] = {}
+        self.cap: dict[int, int] = {}
+        for a, b in g.edges():
+            for u, w in ((a, b), (b, a)):
+                if (u, w) in self.orbit:
+                    continue
+                key = len(self.cap)
+                cap = _arc_capacity(instance, u, w)
+                stabiliser = 0
+                for perm in group:
+                    image = (perm[u], perm[w])
+                    if _arc_capacity(instance, *image) != cap:
+                        raise NotApplicableError("the group must keep the capacities")
+                    self.orbit[image] = key
+                    stabiliser += image == (u, w)
+                self.cap[key] = cap // stabiliser
+
+    def base(self, instance: Instance, order: int) -> list[tuple[int, int, int, int, int]]:
+        """One base broadcast from every source for a priority order of :data:`ORDERS`: its
+        hops ``(sender, receiver, source, chunk, round)``."""
+        g = instance.graph
+        n = instance.n
+        chunks = instance.problem.chunks
+        procs = set(graphs.processors(g))
+        nbrs = [[(w, self.orbit[v, w]) for w in sorted(g.adj[v])] for v in range(n)]
+        key = ORDERS[order]
+        demands: list[tuple[tuple[int, ...], int, int, int]] = []
+        for u in self.sources:
+            dist = nx.single_source_shortest_path_length(g, u)
+            for v in procs:
+                if v != u:
+                    demands.extend((key((dist[v], k, v)), u, k, v) for k in range(chunks))
+        demands.sort()
+        slots = _Slots(self.cap)
+        known: dict[tuple[int, int], dict[int, int]] = {}
+        hops: list[tuple[int, int, int, int, int]] = []
+        for _, u, k, v in demands:
+            have = known.setdefault((u, k), {u: 0})
+            if v in have:
+                continue
+            for a, b, s, r in _earliest_route(nbrs, slots, have, v):
+                slots.take(s, r)
+                have[b] = r
+                hops.append((a, b, u, k, r))
+        return hops
+
+
+def orbit_allgather(instance: Instance, group: list[list[int]]) -> Schedule:
+    """An allgather as base broadcasts, one from each orbit of ``group``, translated by
+    every element (:class:`OrbitPlan`); the best of the priority orders.
+
+    Parameters
+    ----------
+    instance : Instance
+        ``gossip`` (allgather), any ``chunks=K``, all-port; routers allowed.
+    group : list of list of int
+        The elements of a group of automorphisms of the graph (capacities kept) that moves
+        every processor.
+
+    Returns
+    -------
+    Schedule
+        Unverified (callers replay it).
+
+    Raises
+    ------
+    NotApplicableError
+        Another model or problem, a group that fixes a processor, or more than
+        :data:`MAX_BASE_DEMANDS` base demands.
+    """
+    _require_all_port(instance, "the translated allgather")
+    if instance.problem.kind is not ProblemKind.GOSSIP:
+        raise NotApplicableError(
+            f"the translated allgather is a schedule for gossip; got {instance.problem.spec()}"
+        )
+    plan = OrbitPlan(instance, group)
     g = instance.graph
-    n = instance.n
+    procs = graphs.processors(g)
     chunks = instance.problem.chunks
-    nbrs: list[list[tuple[int, int]]] = [
-        [(w, group.sub(w, v)) for w in sorted(g.adj[v])] for v in range(n)
+    if len(plan.sources) * (len(procs) - 1) * chunks > MAX_BASE_DEMANDS:
+        raise NotApplicableError(
+            f"the translated allgather routes more than {MAX_BASE_DEMANDS} base demands"
+        )
+    # a node receives (P - 1) K chunks, at most its in-capacity a round: no order does better
+    floor = max(
+        -(-(len(procs) - 1) * chunks // sum(_arc_capacity(instance, w, v) for w in g[v]))
+        for v in procs
+    )
+    best: list[tuple[int, int, int, int, int]] | None = None
+    for order in range(len(ORDERS)):
+        hops = plan.base(instance, order)
+        if best is None or max(h[4] for h in hops) < max(h[4] for h in best):
+            best = hops
+        if max((h[4] for h in best), default=0) <= floor:
+            break
+    assert best is not None
+    ref = graphs.node_ref
+
+    def bit(v: int, k: int) -> int:
+        name = ref(g, v)
+        return instance.packet_index((name, k) if chunks > 1 else name)
+
+    last = max((h[4] for h in best), default=0)
+    sends: list[dict[tuple[int, int], int]] = [{} for _ in range(last + 1)]
+    for a, b, u, k, r in best:
+        arcs = sends[r]
+        for perm in group:
+            arc = (perm[a], perm[b])
+            arcs[arc] = arcs.get(arc, 0) | 1 << bit(perm[u], k)
+    rounds: list[Round] = [
+        tuple(Transmission(u, (w,), mask) for (u, w), mask in sorted(arcs.items()))
+        for arcs in sends[1:]
     ]
-    cap = {group.sub(w, 0): _arc_capacity(instance, 0, w) for w in g.adj[0]}
-    dist = nx.single_source_shortest_path_length(g, 0)
-    key = ORDERS[order]
-    demands = sorted((key((dist[v], k, v)), k, v) for v in range(1, n) for k in range(chunks))
-    slots = _Slots(cap)
-    known: list[dict[int, int]] = [{0: 0} for _ in range(chunks)]
-    hops: list[tuple[int, int, int, int]] = []
-    for _, k, v in demands:
-        if v in known[k]:
-            continue
-        for u, w, s, r in _earliest_route(nbrs, slots, known[k], v):
-            slots.take(s, r)
-            known[k][w] = r
-            hops.append((u, w, k, r))
-    return hops
+    return Schedule(tuple(rounds))
 
 
 def translated_allgather(instance: Instance) -> Schedule:
-    """The allgather of the module docstring: the best base broadcast over the priority
-    orders, translated to every node.
+    """The allgather of the module docstring: the translations of a ring, torus, hypercube
+    or complete graph as the group of :func:`orbit_allgather` (one base broadcast).
 
     Parameters
     ----------
@@ -282,38 +407,4 @@ def translated_allgather(instance: Instance) -> Schedule:
             "spec builds it"
         )
     n = instance.n
-    chunks = instance.problem.chunks
-    if (n - 1) * chunks > MAX_BASE_DEMANDS:
-        raise NotApplicableError(
-            f"the translated allgather routes {(n - 1) * chunks} base demands, more than "
-            f"{MAX_BASE_DEMANDS}"
-        )
-    # a node receives (n - 1) K chunks, at most its in-capacity a round: no order does better
-    floor = -(-(n - 1) * chunks // sum(_arc_capacity(instance, w, 0) for w in instance.graph[0]))
-    best: list[tuple[int, int, int, int]] | None = None
-    for order in range(len(ORDERS)):
-        hops = base_broadcast(instance, group, order)
-        if best is None or max(h[3] for h in hops) < max(h[3] for h in best):
-            best = hops
-        if max((h[3] for h in best), default=0) <= floor:
-            break
-    assert best is not None
-    ref = graphs.node_ref
-    bit = [
-        [instance.packet_index((ref(instance.graph, g), k)) for k in range(chunks)]
-        if chunks > 1
-        else [instance.packet_index(ref(instance.graph, g))]
-        for g in range(n)
-    ]
-    last = max((h[3] for h in best), default=0)
-    sends: list[dict[tuple[int, int], int]] = [{} for _ in range(last + 1)]
-    for u, w, k, r in best:
-        arcs = sends[r]
-        for g in range(n):
-            arc = (group.add(u, g), group.add(w, g))
-            arcs[arc] = arcs.get(arc, 0) | 1 << bit[g][k]
-    rounds: list[Round] = [
-        tuple(Transmission(u, (w,), mask) for (u, w), mask in sorted(arcs.items()))
-        for arcs in sends[1:]
-    ]
-    return Schedule(tuple(rounds))
+    return orbit_allgather(instance, [[group.add(x, g) for x in range(n)] for g in range(n)])
