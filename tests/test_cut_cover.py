@@ -87,3 +87,14 @@ def test_tree_broadcast_is_valid_and_splits_the_chunks() -> None:
         inst = parse_instance(spec, "all-port", f"broadcast:0,chunks={k}")
         report = simulate(inst, tree_broadcast(inst))
         assert report.ok and report.rounds is not None
+
+
+def test_switch_alltoall_meets_the_chassis_cut_of_two_mi250() -> None:
+    """``32 K + 3``: two rounds to the switch, one packet a NIC link and round, one round to
+    leave the last NIC (the brackets [35, 38] and [67, 70] closed)."""
+    from gossipcert.constructions.switch_alltoall import switch_alltoall
+
+    for k in (1, 2):
+        inst = parse_instance("mi250:2", "all-port", f"total-exchange:chunks={k}")
+        report = simulate(inst, switch_alltoall(inst))
+        assert report.ok and report.rounds == 32 * k + 3 == cut_bound(inst).value  # type: ignore[union-attr]

@@ -352,7 +352,8 @@ def construct_cmd(
             "concurrent-updown, fattree-flood, farthest-first, fattree-total-exchange, "
             "ring-allgather, ring-alltoall, farthest-first-routes, shift-exchange, "
             "hypercube-doubling, circulant-broadcast, ring-pipeline, scatter-allgather, "
-            "two-stream-broadcast, translated-allgather, machine-pipeline, tree-broadcast, "
+            "two-stream-broadcast, translated-allgather, switch-alltoall, machine-pipeline, "
+            "tree-broadcast, "
             "bermond, rows-columns, "
             "matching-sequence, gather-spread, latency-flood.",
         ),

@@ -5,13 +5,13 @@ Names (design section 5): ``ring-fd``, ``ring-hd``, ``ring-multicast``, ``hamilt
 ``fattree-total-exchange``, ``ring-allgather``, ``ring-alltoall``, ``farthest-first-routes``,
 ``shift-exchange``, ``hypercube-doubling``, ``circulant-broadcast``, ``ring-pipeline``,
 ``scatter-allgather``, ``two-stream-broadcast``, ``translated-allgather``,
-``machine-pipeline``, ``tree-broadcast``, ``bermond``, ``rows-columns``,
-``matching-sequence`` (with a sequence of matching indices such as ``02102``; without one,
-the sequence of Beier and Sibeyn's Table 6 for the graph, if listed), and
-``gather-spread``, the universal fallback that applies to every model and problem, so that
-the exact search always has a first upper bound. On a graph with latencies (all-port only)
-every construction but ``latency-flood`` declines, and ``latency-flood`` is that first
-upper bound.
+``switch-alltoall``, ``machine-pipeline``, ``tree-broadcast``, ``bermond``,
+``rows-columns``, ``matching-sequence`` (with a sequence of matching indices such as
+``02102``; without one, the sequence of Beier and Sibeyn's Table 6 for the graph, if
+listed), and ``gather-spread``, the universal fallback that applies to every model and
+problem, so that the exact search always has a first upper bound. On a graph with
+latencies (all-port only) every construction but ``latency-flood`` declines, and
+``latency-flood`` is that first upper bound.
 
 Every function here returns unverified schedules; callers pass them through the verifier.
 """
@@ -191,6 +191,12 @@ def _translated(inst: Instance, _: str | None) -> Schedule:
     from gossipcert.constructions.translated import translated_allgather
 
     return translated_allgather(inst)
+
+
+def _switch_alltoall(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.switch_alltoall import switch_alltoall
+
+    return switch_alltoall(inst)
 
 
 def _tree_broadcast(inst: Instance, _: str | None) -> Schedule:
@@ -391,6 +397,13 @@ CONSTRUCTIONS: dict[str, Construction] = {
             "all-port",
         ),
         Construction(
+            "switch-alltoall",
+            "alltoall across NICs and one switch: a Latin square keeps every NIC link busy",
+            "TACCL (Shah et al. 2023) hierarchical sketch; Konig 1916 (edge colourings)",
+            _switch_alltoall,
+            "all-port",
+        ),
+        Construction(
             "tree-broadcast",
             "broadcast of K chunks pipelined down lambda arc-disjoint spanning trees",
             "Edmonds 1973; Johnsson-Ho 1989 (hypercubes); ForestColl (Zhao et al. 2024)",
@@ -472,6 +485,7 @@ _CHUNKED = frozenset(
         "two-stream-broadcast",
         "translated-allgather",
         "tree-broadcast",
+        "switch-alltoall",
     }
 )
 

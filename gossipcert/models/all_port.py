@@ -43,6 +43,7 @@ ALL_PORT = PortRules(
         "translated-allgather",
         "ring-alltoall",
         "farthest-first-routes",
+        "switch-alltoall",
         "machine-pipeline",
         "tree-broadcast",
     ),
