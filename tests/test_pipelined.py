@@ -274,3 +274,23 @@ def test_switch_allreduce_meets_the_bounds() -> None:
         assert rounds_of(inst, switch_allreduce(inst)) == 16 * k + 1
     with pytest.raises(NotApplicableError):
         switch_allreduce(parse_instance("ring:5", "all-port", "allreduce"))
+
+
+def test_translated_allreduce_meets_the_receipts_bound() -> None:
+    """Reduce and broadcast trees a wave, list-scheduled and translated: the receipts bound
+    on Q_3 to Q_5 for 2 to 16 chunks (the composition of reduce-scatter and allgather pays
+    a partly idle round twice on Q_3 with 4 chunks: 20) and on odd rings."""
+    from gossipcert.constructions.translated_allreduce import translated_allreduce
+
+    for spec in ("hypercube:3", "hypercube:4", "hypercube:5"):
+        for k in (2, 4, 16):
+            inst = parse_instance(spec, "all-port", f"allreduce:chunks={k}")
+            assert rounds_of(inst, translated_allreduce(inst)) == receipt_bound(inst)
+    for n in (5, 7, 9):
+        for k in (1, 2, 3):
+            for redop in ("sum", "max"):
+                spec = f"allreduce:chunks={k},redop={redop}"
+                inst = parse_instance(f"ring:{n}", "all-port", spec)
+                assert rounds_of(inst, translated_allreduce(inst)) == receipt_bound(inst)
+    with pytest.raises(NotApplicableError):
+        translated_allreduce(parse_instance("petersen", "all-port", "allreduce"))

@@ -55,7 +55,10 @@ both sides towards a meeting edge and sent back,
 :func:`gossipcert.constructions.pipelined_rings.bidirectional_ring_allreduce`), which meets
 the receipts bound ``(n - 1) K`` on even cycles; or, on a star, the switch allreduce
 (every leaf's partials combined at the centre and copied back,
-:func:`gossipcert.constructions.switch_allreduce.switch_allreduce`); or the hub allreduce
+:func:`gossipcert.constructions.switch_allreduce.switch_allreduce`); or, on a Cayley graph,
+the translated allreduce (a reduce tree and a broadcast tree a wave, list-scheduled once
+and translated, :func:`gossipcert.constructions.translated_allreduce.translated_allreduce`),
+whose waves overlap; or the hub allreduce
 through a node adjacent to all others (:func:`gossipcert.constructions.hub_allreduce.hub_allreduce`,
 single-port and telephone), which meets the cut bound on stars. While the bracket is open,
 the tree-packing finder (:mod:`gossipcert.finders.tree_allreduce`: every chunk reduced up
@@ -113,6 +116,7 @@ from gossipcert.constructions.hub_allreduce import hub_allreduce
 from gossipcert.constructions.pipelined_rings import bidirectional_ring_allreduce
 from gossipcert.constructions.ring_allreduce import ring_allreduce
 from gossipcert.constructions.switch_allreduce import switch_allreduce
+from gossipcert.constructions.translated_allreduce import translated_allreduce
 from gossipcert.encodings import allreduce as exact
 from gossipcert.encodings import allreduce_union as union
 from gossipcert.encodings.allreduce import decode, encodable, standalone
@@ -376,7 +380,8 @@ def solve_allreduce(
             offer(_replayed(instance, composed), composition)
         for name, module, build in CONSTRUCTIONS:
             made = f"the {name} allreduce (gossipcert.constructions.{module})"
-            offer(_construction(instance, build), made)
+            shorter = None if best is None else best[1].rounds - 1
+            offer(_construction(instance, build, shorter), made)
         if not stopped and best is not None and best[1].rounds > lower:
             known = best[1].rounds
             bracket = {"rounds": known - 1, "lower": lower, "upper": known}
@@ -410,10 +415,11 @@ def solve_allreduce(
 
 #: the allreduce constructions tried for the upper bound: (name, module, function)
 CONSTRUCTIONS: tuple[tuple[str, str, Callable[[Instance], Schedule]], ...] = (
-    ("ring", "ring_allreduce", ring_allreduce),
-    ("hub", "hub_allreduce", hub_allreduce),
     ("bidirectional ring", "pipelined_rings", bidirectional_ring_allreduce),
     ("switch", "switch_allreduce", switch_allreduce),
+    ("translated", "translated_allreduce", translated_allreduce),
+    ("ring", "ring_allreduce", ring_allreduce),
+    ("hub", "hub_allreduce", hub_allreduce),
 )
 
 
@@ -433,7 +439,7 @@ def _closed_answer(
     if seeds or not lower:
         return None
     for name, module, build in CONSTRUCTIONS:
-        made = _construction(instance, build)
+        made = _construction(instance, build, lower)
         if made is not None and made[1].rounds == lower:
             evidence = {
                 "kind": "allreduce-bracket",
@@ -568,12 +574,16 @@ TREE_SECONDS = 120.0
 
 
 def _construction(
-    instance: Instance, build: Callable[[Instance], Schedule]
+    instance: Instance, build: Callable[[Instance], Schedule], most: int | None = None
 ) -> tuple[Schedule, Any] | None:
-    """The schedule ``build`` makes and its verifier's report, when it applies and is valid."""
+    """The schedule ``build`` makes and its verifier's report, when it applies, is valid and
+    has at most ``most`` rounds (a longer one is not replayed: with many chunks the replay
+    is the slow part)."""
     try:
         schedule = build(instance)
     except NotApplicableError:
+        return None
+    if most is not None and len(schedule) > most:
         return None
     return _replayed(instance, schedule)
 
