@@ -98,3 +98,15 @@ def test_switch_alltoall_meets_the_chassis_cut_of_two_mi250() -> None:
         inst = parse_instance("mi250:2", "all-port", f"total-exchange:chunks={k}")
         report = simulate(inst, switch_alltoall(inst))
         assert report.ok and report.rounds == 32 * k + 3 == cut_bound(inst).value  # type: ignore[union-attr]
+
+
+def test_tree_mix_meets_the_flow_bound_on_the_dgx1() -> None:
+    """Six disjoint trees of depth 4 carry the first chunks, shallower trees the last: the
+    flow bound for 16, 32 and 64 chunks (the trees alone take a round more)."""
+    from gossipcert.closed_forms.pipelined import flow_over_time_bound
+    from gossipcert.constructions.tree_mix import tree_mix_broadcast
+
+    for k in (16, 32, 64):
+        inst = parse_instance("dgx1", "all-port", f"broadcast:0,chunks={k}")
+        report = simulate(inst, tree_mix_broadcast(inst))
+        assert report.ok and report.rounds == flow_over_time_bound(inst).value  # type: ignore[union-attr]

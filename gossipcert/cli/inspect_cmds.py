@@ -353,7 +353,7 @@ def construct_cmd(
             "ring-allgather, ring-alltoall, farthest-first-routes, shift-exchange, "
             "hypercube-doubling, circulant-broadcast, ring-pipeline, scatter-allgather, "
             "two-stream-broadcast, translated-allgather, switch-alltoall, machine-pipeline, "
-            "tree-broadcast, "
+            "tree-mix, tree-broadcast, "
             "bermond, rows-columns, "
             "matching-sequence, gather-spread, latency-flood.",
         ),

@@ -5,7 +5,7 @@ Names (design section 5): ``ring-fd``, ``ring-hd``, ``ring-multicast``, ``hamilt
 ``fattree-total-exchange``, ``ring-allgather``, ``ring-alltoall``, ``farthest-first-routes``,
 ``shift-exchange``, ``hypercube-doubling``, ``circulant-broadcast``, ``ring-pipeline``,
 ``scatter-allgather``, ``two-stream-broadcast``, ``translated-allgather``,
-``switch-alltoall``, ``machine-pipeline``, ``tree-broadcast``, ``bermond``,
+``switch-alltoall``, ``machine-pipeline``, ``tree-mix``, ``tree-broadcast``, ``bermond``,
 ``rows-columns``, ``matching-sequence`` (with a sequence of matching indices such as
 ``02102``; without one, the sequence of Beier and Sibeyn's Table 6 for the graph, if
 listed), and ``gather-spread``, the universal fallback that applies to every model and
@@ -197,6 +197,12 @@ def _switch_alltoall(inst: Instance, _: str | None) -> Schedule:
     from gossipcert.constructions.switch_alltoall import switch_alltoall
 
     return switch_alltoall(inst)
+
+
+def _tree_mix(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.tree_mix import tree_mix_broadcast
+
+    return tree_mix_broadcast(inst)
 
 
 def _tree_broadcast(inst: Instance, _: str | None) -> Schedule:
@@ -404,6 +410,13 @@ CONSTRUCTIONS: dict[str, Construction] = {
             "all-port",
         ),
         Construction(
+            "tree-mix",
+            "broadcast of K interchangeable chunks: how many take each timed tree, by CP-SAT",
+            "Edmonds 1973; Johnsson-Ho 1989; chunk symmetry (counts per tree and round)",
+            _tree_mix,
+            "all-port",
+        ),
+        Construction(
             "tree-broadcast",
             "broadcast of K chunks pipelined down lambda arc-disjoint spanning trees",
             "Edmonds 1973; Johnsson-Ho 1989 (hypercubes); ForestColl (Zhao et al. 2024)",
@@ -485,6 +498,7 @@ _CHUNKED = frozenset(
         "two-stream-broadcast",
         "translated-allgather",
         "tree-broadcast",
+        "tree-mix",
         "switch-alltoall",
     }
 )

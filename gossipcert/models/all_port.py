@@ -45,6 +45,7 @@ ALL_PORT = PortRules(
         "farthest-first-routes",
         "switch-alltoall",
         "machine-pipeline",
+        "tree-mix",
         "tree-broadcast",
     ),
 )
