@@ -294,3 +294,14 @@ def test_translated_allreduce_meets_the_receipts_bound() -> None:
                 assert rounds_of(inst, translated_allreduce(inst)) == receipt_bound(inst)
     with pytest.raises(NotApplicableError):
         translated_allreduce(parse_instance("petersen", "all-port", "allreduce"))
+
+
+def test_tree_list_allreduce_is_valid_through_a_switch_and_without_one() -> None:
+    from gossipcert.constructions.tree_allreduce_list import tree_list_allreduce
+
+    for spec, k in (("dgx2", 2), ("ndv2:4", 1), ("dgx1", 2), ("fattree:8", 1), ("petersen", 1)):
+        for redop in ("sum", "max"):
+            inst = parse_instance(spec, "all-port", f"allreduce:chunks={k},redop={redop}")
+            assert rounds_of(inst, tree_list_allreduce(inst)) >= receipt_bound(inst)
+    inst = parse_instance("dgx2", "all-port", "allreduce:chunks=2")
+    assert rounds_of(inst, tree_list_allreduce(inst)) == 33

@@ -58,9 +58,12 @@ the receipts bound ``(n - 1) K`` on even cycles; or, on a star, the switch allre
 :func:`gossipcert.constructions.switch_allreduce.switch_allreduce`); or, on a Cayley graph,
 the translated allreduce (a reduce tree and a broadcast tree a wave, list-scheduled once
 and translated, :func:`gossipcert.constructions.translated_allreduce.translated_allreduce`),
-whose waves overlap; or the hub allreduce
-through a node adjacent to all others (:func:`gossipcert.constructions.hub_allreduce.hub_allreduce`,
-single-port and telephone), which meets the cut bound on stars. While the bracket is open,
+whose waves overlap; or, on any fabric, a reduce tree and a broadcast tree a chunk through a
+switch or a node of its own, list-scheduled
+(:func:`gossipcert.constructions.tree_allreduce_list.tree_list_allreduce`); or the hub
+allreduce through a node adjacent to all others
+(:func:`gossipcert.constructions.hub_allreduce.hub_allreduce`, single-port and telephone),
+which meets the cut bound on stars. While the bracket is open,
 the tree-packing finder (:mod:`gossipcert.finders.tree_allreduce`: every chunk reduced up
 an in-tree and sent down an out-tree, the trees packed by CP-SAT on one core, with half the
 time left up to two minutes) may shorten it; its schedule is replayed like the others, and
@@ -117,6 +120,7 @@ from gossipcert.constructions.pipelined_rings import bidirectional_ring_allreduc
 from gossipcert.constructions.ring_allreduce import ring_allreduce
 from gossipcert.constructions.switch_allreduce import switch_allreduce
 from gossipcert.constructions.translated_allreduce import translated_allreduce
+from gossipcert.constructions.tree_allreduce_list import tree_list_allreduce
 from gossipcert.encodings import allreduce as exact
 from gossipcert.encodings import allreduce_union as union
 from gossipcert.encodings.allreduce import decode, encodable, standalone
@@ -418,6 +422,7 @@ CONSTRUCTIONS: tuple[tuple[str, str, Callable[[Instance], Schedule]], ...] = (
     ("bidirectional ring", "pipelined_rings", bidirectional_ring_allreduce),
     ("switch", "switch_allreduce", switch_allreduce),
     ("translated", "translated_allreduce", translated_allreduce),
+    ("tree (list-scheduled)", "tree_allreduce_list", tree_list_allreduce),
     ("ring", "ring_allreduce", ring_allreduce),
     ("hub", "hub_allreduce", hub_allreduce),
 )
