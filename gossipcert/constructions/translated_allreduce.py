@@ -49,34 +49,34 @@ import heapq
 import networkx as nx
 
 from gossipcert import graphs
-from gossipcert.constructions.collectives import _arc_capacity, _require_all_port
-from gossipcert.constructions.translated import translations
+from gossipcert.constructions.collectives import _require_all_port
+from gossipcert.constructions.translated import OrbitPlan, translations
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
 
-__all__ = ["translated_allreduce"]
+__all__ = ["orbit_allreduce", "translated_allreduce"]
 
 #: most base transmissions list-scheduled (2 (n - 1) K)
 MAX_JOBS = 200_000
 
 
 def _trees(
-    n: int,
+    root: int,
     nbrs: list[list[int]],
     gen: dict[tuple[int, int], int],
     dist: dict[int, int],
     count: int,
+    load: dict[int, int],
 ) -> list[dict[int, int]]:
-    """``count`` breadth-first parent maps towards ``0``, each parent on the generator (of
-    the arc between the node and its parent) used least so far."""
-    load: dict[int, int] = {}
-    order = sorted(range(1, n), key=lambda v: (dist[v], v))
+    """``count`` breadth-first parent maps towards ``root``, each parent on the generator (of
+    the arc between the node and its parent) used least so far (``load``, updated)."""
+    order = sorted((v for v in dist if v != root), key=lambda v: (dist[v], v))
     trees = []
     for _ in range(count):
         parent = {}
         for v in order:
-            ups = [u for u in nbrs[v] if dist[u] == dist[v] - 1]
+            ups = [u for u in nbrs[v] if dist.get(u, -1) == dist[v] - 1]
             u = min(ups, key=lambda u: (load.get(gen[v, u], 0), gen[v, u]))
             parent[v] = u
             load[gen[v, u]] = load.get(gen[v, u], 0) + 1
@@ -119,31 +119,65 @@ def translated_allreduce(instance: Instance) -> Schedule:
         raise NotApplicableError(
             "the translated allreduce needs a ring, torus, hypercube or complete graph"
         )
+    n = instance.n
+    return orbit_allreduce(instance, [[group.add(x, h) for x in range(n)] for h in range(n)])
+
+
+def orbit_allreduce(instance: Instance, group: list[list[int]]) -> Schedule:
+    """The allreduce of the module docstring for any group of automorphisms that moves every
+    node (capacities kept): one base pattern a wave and orbit representative, list-scheduled
+    with every arc orbit taking its capacity over its stabiliser's order a round, translated
+    by every element.
+
+    Parameters
+    ----------
+    instance : Instance
+        ``allreduce``, any ``chunks=K``, all-port, no routers.
+    group : list of list of int
+        Every element, as node permutations (the identity among them).
+
+    Returns
+    -------
+    Schedule
+        Unverified (callers replay it).
+
+    Raises
+    ------
+    NotApplicableError
+        Another problem or model, routers, a group that fixes a node or changes a
+        capacity, or too many jobs.
+    """
+    _require_all_port(instance, "the translated allreduce")
+    if instance.problem.kind is not ProblemKind.ALLREDUCE:
+        raise NotApplicableError("the translated allreduce is a schedule for allreduce")
     g = instance.graph
     n = instance.n
+    if graphs.routers(g):
+        raise NotApplicableError("the translated allreduce needs no routers")
+    plan = OrbitPlan(instance, group)
     waves = instance.problem.chunks
-    if 2 * (n - 1) * waves > MAX_JOBS:
+    if 2 * (n - 1) * waves * len(plan.sources) > MAX_JOBS:
         raise NotApplicableError(f"the translated allreduce schedules at most {MAX_JOBS} jobs")
     nbrs = [sorted(g.adj[v]) for v in range(n)]
-    # the generator of arc u -> v, and the transmissions it may carry a round
-    gen = {(u, v): group.sub(v, u) for u in range(n) for v in nbrs[u]}
-    cap = {gen[0, v]: _arc_capacity(instance, 0, v) for v in nbrs[0]}
-    dist = nx.single_source_shortest_path_length(g, 0)
-    trees = _trees(n, nbrs, gen, dist, 2 * waves)
-    jobs = _jobs(trees, waves, gen, n)
-    rounds_of = _list_schedule(jobs, cap)
+    load: dict[int, int] = {}
+    jobs: list[_Job] = []
+    for u in plan.sources:
+        dist = nx.single_source_shortest_path_length(g, u)
+        trees = _trees(u, nbrs, plan.orbit, dist, 2 * waves, load)
+        jobs.extend(_jobs(trees, waves, plan.orbit, u, len(jobs)))
+    rounds_of = _list_schedule(jobs, plan.cap)
     ref = graphs.node_ref
-    bit = [
-        [instance.packet_index((ref(g, h), k) if waves > 1 else ref(g, h)) for k in range(waves)]
-        for h in range(n)
-    ]
+
+    def bit(v: int, k: int) -> int:
+        return instance.packet_index((ref(g, v), k) if waves > 1 else ref(g, v))
+
     last = max(rounds_of.values(), default=0)
     sends: list[dict[tuple[int, int, str], int]] = [{} for _ in range(last + 1)]
-    for job, (u, v, k, op, *_) in enumerate(jobs):
+    for job, (u, v, k, op, _, _, _, root) in enumerate(jobs):
         arcs = sends[rounds_of[job]]
-        for h in range(n):
-            key = (group.add(u, h), group.add(v, h), op)
-            arcs[key] = arcs.get(key, 0) | 1 << bit[h][k]
+        for perm in group:
+            key = (perm[u], perm[v], op)
+            arcs[key] = arcs.get(key, 0) | 1 << bit(perm[root], k)
     rounds: list[Round] = [
         tuple(Transmission(u, (v,), mask, op) for (u, v, op), mask in sorted(arcs.items()))
         for arcs in sends[1:]
@@ -151,45 +185,51 @@ def translated_allreduce(instance: Instance) -> Schedule:
     return Schedule(tuple(rounds))
 
 
-#: a base transmission: sender, receiver, wave, op, generator, the jobs it waits for, and
-#: its level (the longest chain of jobs from it to the end, itself included)
-_Job = tuple[int, int, int, str, int, list[int], int]
+#: a base transmission: sender, receiver, wave, op, generator (arc orbit), the jobs it waits
+#: for, its level (the longest chain of jobs from it to the end, itself included) and the
+#: root of its pattern (the orbit representative whose chunk it carries)
+_Job = tuple[int, int, int, str, int, list[int], int, int]
 
 
 def _jobs(
-    trees: list[dict[int, int]], waves: int, gen: dict[tuple[int, int], int], n: int
+    trees: list[dict[int, int]],
+    waves: int,
+    gen: dict[tuple[int, int], int],
+    root: int,
+    offset: int,
 ) -> list[_Job]:
-    """The base transmissions of every wave: a reduce tree, then a broadcast tree."""
+    """The base transmissions of every wave of ``root``'s chunks: a reduce tree, then a
+    broadcast tree (job numbers from ``offset`` on)."""
     jobs: list[_Job] = []
     for k in range(waves):
         up, down = trees[2 * k], trees[2 * k + 1]
-        kids: dict[int, list[int]] = {v: [] for v in range(n)}
+        kids: dict[int, list[int]] = {v: [] for v in (*up, root)}
         for v, u in up.items():
             kids[u].append(v)
-        below: dict[int, list[int]] = {v: [] for v in range(n)}
+        below: dict[int, list[int]] = {v: [] for v in (*down, root)}
         for v, u in down.items():
             below[u].append(v)
-        height = _heights(below)
-        depth_up = {v: _depth(up, v) for v in up}
+        height = _heights(below, root)
+        depth_up = {v: _depth(up, v, root) for v in up}
         reduce_job: dict[int, int] = {}
         for v in sorted(up, key=lambda v: -depth_up[v]):  # children before parents
             waits = [reduce_job[c] for c in kids[v]]
-            reduce_job[v] = len(jobs)
-            level = depth_up[v] + height[0] - 1
-            jobs.append((v, up[v], k, "reduce", gen[v, up[v]], waits, level))
-        complete = [reduce_job[c] for c in kids[0]]
+            reduce_job[v] = offset + len(jobs)
+            level = depth_up[v] + height[root] - 1
+            jobs.append((v, up[v], k, "reduce", gen[v, up[v]], waits, level, root))
+        complete = [reduce_job[c] for c in kids[root]]
         bcast_job: dict[int, int] = {}
-        for v in sorted(down, key=lambda v: _depth(down, v)):  # parents before children
-            waits = complete if down[v] == 0 else [bcast_job[down[v]]]
-            bcast_job[v] = len(jobs)
-            jobs.append((down[v], v, k, "copy", gen[down[v], v], waits, height[v]))
+        for v in sorted(down, key=lambda v: _depth(down, v, root)):  # parents first
+            waits = complete if down[v] == root else [bcast_job[down[v]]]
+            bcast_job[v] = offset + len(jobs)
+            jobs.append((down[v], v, k, "copy", gen[down[v], v], waits, height[v], root))
     return jobs
 
 
-def _heights(below: dict[int, list[int]]) -> dict[int, int]:
+def _heights(below: dict[int, list[int]], root: int) -> dict[int, int]:
     """Per node, the most nodes on a path down from it (itself included)."""
     out: dict[int, int] = {}
-    order = [0]
+    order = [root]
     for v in order:
         order.extend(below[v])
     for v in reversed(order):
@@ -197,9 +237,9 @@ def _heights(below: dict[int, list[int]]) -> dict[int, int]:
     return out
 
 
-def _depth(parent: dict[int, int], v: int) -> int:
+def _depth(parent: dict[int, int], v: int, root: int) -> int:
     d = 0
-    while v != 0:
+    while v != root:
         v = parent[v]
         d += 1
     return d
