@@ -576,6 +576,10 @@ def _sub(solve_other: Callable[..., Any], sub: Instance, seconds: float | None) 
 
 #: the most seconds the tree packing takes within a time limit
 TREE_SECONDS = 120.0
+#: the tree packing is skipped above this many chunk x arc x round choices: building its
+#: model is not bounded by the time limit (mi250 with 16 chunks a node, 1.2 million
+#: choices: a minute to build, after the limit)
+TREE_MAX_CHOICES = 300_000
 
 
 def _construction(
@@ -603,6 +607,9 @@ def _tree_packing(
     better spent on the exact model."""
     if not tree_allreduce.applies(instance):
         return None
+    arcs = 2 * instance.graph.number_of_edges()
+    if instance.n_packets * arcs * upper > TREE_MAX_CHOICES:
+        return None  # its model alone would take longer to build than the time left
     seconds = tree_allreduce.DEFAULT_SECONDS
     if deadline is not None:
         seconds = min(seconds_left(deadline) / 2, TREE_SECONDS)
