@@ -39,6 +39,14 @@ class Partials:
                 self.partial[v][c] = 1 << v
         self.sum = instance.problem.redop == "sum"
         self.receipts: list[tuple[int, int, int, bool, int]] = []
+        #: how many demanded (node, chunk) pairs still lack a contribution (kept up to date
+        #: by :meth:`combine`, so that :meth:`unmet` needs no pass over every chunk)
+        self.open = sum(
+            1
+            for v, need in enumerate(instance.demands)
+            for c in bits(need)
+            if self.full[c] & ~self.partial[v][c]
+        )
 
     def receive(self, sender: int, receiver: int, mask: int, op: str) -> None:
         """Note that ``receiver`` gets ``sender``'s partials of the chunks in ``mask``."""
@@ -49,20 +57,21 @@ class Partials:
     def combine(self, t: int, report: Any, ref: Any) -> int:
         """Apply round ``t``'s receipts, report double counts; the contributions gained."""
         names = self.instance.packet_names
+        demands = self.instance.demands
+        full = self.full
         by_target: dict[tuple[int, int], list[tuple[int, bool, int]]] = defaultdict(list)
         for v, c, u, copy, value in self.receipts:
             by_target[(v, c)].append((u, copy, value))
         self.receipts = []
         gained = 0
         for (v, c), got in sorted(by_target.items()):
-            chunk = chunk_text(names[c])
             copies = [(u, value) for u, copy, value in got if copy]
             if len(copies) > 1:
                 report(
                     t,
                     (v, *(u for u, _ in copies)),
                     "copied-twice",
-                    f"node {ref(v)} stores chunk {chunk} from "
+                    f"node {ref(v)} stores chunk {chunk_text(names[c])} from "
                     f"{', '.join(str(ref(u)) for u, _ in copies)} at once (one copy kept)",
                 )
             old = self.partial[v][c]
@@ -77,22 +86,19 @@ class Partials:
                             t,
                             (v, u, w),
                             "double-count",
-                            f"node {ref(v)} combines chunk {chunk} holding rank {ref(w)}'s "
-                            f"contribution twice (from {ref(u)})",
+                            f"node {ref(v)} combines chunk {chunk_text(names[c])} holding "
+                            f"rank {ref(w)}'s contribution twice (from {ref(u)})",
                         )
                 value |= received
             self.partial[v][c] = value
             gained += (value & ~old).bit_count()
+            if demands[v] >> c & 1:  # a copy may also replace a complete partial
+                self.open += bool(full[c] & ~value) - bool(full[c] & ~old)
         return gained
 
     def unmet(self) -> bool:
         """Whether some demanded chunk still lacks a contribution."""
-        full = self.full
-        for v, need in enumerate(self.instance.demands):
-            row = self.partial[v]
-            if any(full[c] & ~row[c] for c in bits(need)):
-                return True
-        return False
+        return self.open > 0
 
     def missing(self) -> list[tuple[int, int, int]]:
         """Every ``(node, chunk, contributor)`` whose contribution a demanded chunk lacks."""

@@ -60,7 +60,9 @@ def test_interrupt_after_a_refutation_keeps_the_proof(monkeypatch: pytest.Monkey
 
 
 def test_interrupt_in_a_sub_problem_stops_there() -> None:
-    inst = parse_instance("ring:5", "single-port", "allreduce:chunks=2")
+    # Q_3, one chunk a node: no construction meets the closed bounds (receipts: 5), so the
+    # sub-problems are asked
+    inst = parse_instance("hypercube:3", "all-port", "allreduce")
     asked = []
 
     def solve_other(sub: Any, *limit: float) -> Any:
@@ -69,10 +71,10 @@ def test_interrupt_in_a_sub_problem_stops_there() -> None:
 
     res = allreduce.solve_allreduce(inst, solve_other)
     assert asked == ["reduce-scatter"]  # the gossip sub-problem is not started
-    # the constructions, built in an instant, are kept: the ring allreduce, 2 (n - 1) K steps
+    # the constructions, built in an instant, are kept: the translated allreduce, 6 rounds
     assert res.interrupted and res.status == "feasible" and res.schedule is not None
-    assert simulate(inst, res.schedule).rounds == res.upper_bound == 16
-    assert res.upper_source.startswith("the ring allreduce")
+    assert simulate(inst, res.schedule).rounds == res.upper_bound == 6
+    assert res.upper_source.startswith("the translated allreduce")
     assert res.lower_bound >= res.evidence["bounds"]["reduce-scatter"]
     assert res.evidence["bounds"]["gossip"] is None
 

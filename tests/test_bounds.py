@@ -760,6 +760,7 @@ def test_routers_only_for_fat_tree_bounds() -> None:
     assert names == {
         "distance",
         "cut",
+        "cut-cover",
         "dd-gossip",
         "dd-gossip-upper",
         "dd-gossip-no-queue-upper",

@@ -352,9 +352,10 @@ def construct_cmd(
             help="ring-fd, ring-hd, ring-multicast, hamiltonian, product, simple, "
             "concurrent-updown, fattree-flood, farthest-first, fattree-total-exchange, "
             "ring-allgather, ring-alltoall, farthest-first-routes, shift-exchange, "
-            "hypercube-doubling, nccl-ring, nccl-pat, machine-pipeline, bermond, rows-columns, "
-            "matching-sequence, "
-            "gather-spread, latency-flood.",
+            "hypercube-doubling, nccl-ring, nccl-pat, circulant-broadcast, ring-pipeline, "
+            "scatter-allgather, two-stream-broadcast, translated-allgather, switch-alltoall, "
+            "machine-pipeline, tree-mix, tree-broadcast, bermond, rows-columns, "
+            "matching-sequence, gather-spread, latency-flood.",
         ),
     ],
     model: Annotated[

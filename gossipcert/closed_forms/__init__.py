@@ -41,11 +41,12 @@ Conventions used in the hypotheses
   equals the one the spec builds (same edges, capacities, routers), so that a graph read
   from a file or edited after construction never inherits a family's bound. Paths, cycles and
   complete graphs are recognised by their structure.
-* Bounds on graphs with routers are only those of the fat-tree paper and the cut bound.
+* Bounds on graphs with routers are only those of the fat-tree paper, the cut bounds and
+  the pipeline bounds.
 * On a graph with latencies (all-port only, an edge's ``latency`` ``L``: a packet entering
   it in round ``t`` arrives after round ``t + L - 1``) only :data:`LATENCY_BOUNDS` apply,
-  ``distance`` and ``cut``, stated with distances weighted by the latencies; every other
-  bound assumes one round per edge and declines.
+  ``distance``, ``flow-over-time`` and ``cut``, stated with distances weighted by the
+  latencies; every other bound assumes one round per edge and declines.
 
 Bounds (name: hypothesis -- value)
 ----------------------------------
@@ -56,8 +57,18 @@ and ``2n-3`` for gossip on the star ``K_{1,n-1}``).
 Half-duplex (:mod:`.half_duplex`): ``half-duplex-golden`` (any packet cap: the knowledge
 matrix's norm grows at most by the golden ratio per round; ``log_phi n`` for gossip).
 
+Pipelines (:mod:`.pipelined`, several chunks): ``pipelined-broadcast`` (one-port models
+and multicast with a packet cap ``p``, broadcast of ``K`` chunks from one source: ``ceil(K/p) -
+1`` rounds before the last chunk leaves the source, then a one-packet broadcast;
+Bar-Noy-Kipnis), ``flow-over-time`` (all-port, or a packet cap: the most distinct packets that
+can reach a node from their one holder by round ``R``, a temporally repeated flow;
+Ford-Fulkerson).
+
 Cuts (:mod:`.cuts`): ``cut`` (all-port or a packet cap: the packets that must cross a cut
-over the most that can cross it in a round, plus the distance before and after it).
+over the most that can cross it in a round, plus the distance before and after it);
+``cut-cover`` (:mod:`.cut_cover`, the same cuts: a packet's crossings must reach every
+demander beyond the cut in time, so a crossing in the last rounds counts for the share of
+them near its head).
 :mod:`.relay`: ``relay`` (point-to-point models with a packet cap, and all-port: a cut
 vertex sends every packet a component of the rest lacks into it, and receives every packet
 one component alone holds, at most its port's load per round).
@@ -186,6 +197,7 @@ from gossipcert.closed_forms.broadcast_order import broadcast_order_bound
 from gossipcert.closed_forms.broadcast_ranks import broadcast_ranks_bound
 from gossipcert.closed_forms.broadcast_siblings import broadcast_siblings_bound
 from gossipcert.closed_forms.broadcast_walks import broadcast_walks_bound
+from gossipcert.closed_forms.cut_cover import cut_cover_bound
 from gossipcert.closed_forms.cuts import cut_bound
 from gossipcert.closed_forms.dimakopoulos import (
     dimakopoulos_half_duplex_bound,
@@ -234,6 +246,7 @@ from gossipcert.closed_forms.packet_layers import (
     packet_ranks_bound,
     packet_walks_bound,
 )
+from gossipcert.closed_forms.pipelined import flow_over_time_bound, pipelined_broadcast_bound
 from gossipcert.closed_forms.relay import relay_bound
 from gossipcert.graphs import latencies
 from gossipcert.instance import Instance
@@ -289,6 +302,7 @@ __all__ = [
     "broadcast_siblings_bound",
     "broadcast_walks_bound",
     "cut_bound",
+    "cut_cover_bound",
     "dd_broadcast_bound",
     "dd_broadcast_upper_bound",
     "dd_gossip_bound",
@@ -306,6 +320,7 @@ __all__ = [
     "dimakopoulos_receive_bound",
     "distance_bound",
     "doubling_bound",
+    "flow_over_time_bound",
     "gonzalez_broadcast_upper_bound",
     "gonzalez_hamiltonian_upper_bound",
     "gonzalez_n_plus_r_upper_bound",
@@ -318,6 +333,7 @@ __all__ = [
     "packet_ranks_bound",
     "packet_walks_bound",
     "pendant_leaves_bound",
+    "pipelined_broadcast_bound",
     "receive_bound",
     "relay_bound",
     "telephone_gossip_odd_bound",
@@ -365,7 +381,10 @@ LOWER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     bermond_p1_bound,
     bermond_2n4_bound,
     relay_bound,
-    cut_bound,  # last: a paper's bound of the same value is named first
+    pipelined_broadcast_bound,
+    cut_bound,  # a paper's bound of the same value is named first
+    cut_cover_bound,  # after the cut bound: the same cuts, the last rounds' crossings weighed
+    flow_over_time_bound,  # after the cut bound, which it meets on most instances
 )
 LOWER_COST_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     beier_sibeyn_linear_cost_bound,
@@ -405,7 +424,11 @@ UPPER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
 
 #: the bounds stated with latencies (weighted distances): on a graph with an edge whose
 #: latency is not 1 only these apply, every other bound declines
-LATENCY_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (distance_bound, cut_bound)
+LATENCY_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
+    distance_bound,
+    flow_over_time_bound,
+    cut_bound,
+)
 
 
 def all_bounds(instance: Instance) -> list[Bound]:

@@ -49,8 +49,11 @@ balls in the distance weighted by latency), on trees every subtree
 (which the bridges give), and up to 256 nodes the ``n - 1`` cuts of a Gomory-Hu tree of the
 capacities, which hold a least cut between every pair of nodes: on a machine of chassis
 joined by slower links (``mi250:2``, ``ndv2:K``) a chassis and its NICs against the rest,
-the cut that bounds every allgather and alltoall. With routers the holdings and demands are
-the processors' only, as in every problem.
+the cut that bounds every allgather and alltoall; and, up to the same size, the sides of
+:mod:`gossipcert.closed_forms.cut_sides` (the exact throughput cuts of allgather and
+reduce-scatter, and the clusters of a capacity dendrogram: the balanced cuts of a machine
+such as the two halves of ``mi250``). With routers the holdings and demands are the
+processors' only, as in every problem.
 
 References
 ----------
@@ -72,6 +75,7 @@ import numpy.typing as npt
 
 from gossipcert import graphs
 from gossipcert.closed_forms.base import _LOWER, Bound, _memo
+from gossipcert.closed_forms.cut_sides import extra_sides
 from gossipcert.instance import Instance, bits
 
 #: every subset of the nodes is tried up to this many nodes
@@ -260,6 +264,11 @@ def cut_value(instance: Instance, side: frozenset[int], data: CutData | None = N
     return (data or CutData(instance)).value(side)
 
 
+def cut_family(instance: Instance) -> Iterator[frozenset[int]]:
+    """The sides ``S`` the cut bound tries (module docstring), each once."""
+    return _cuts(instance)
+
+
 def _cuts(instance: Instance) -> Iterator[frozenset[int]]:
     g = instance.graph
     n = instance.n
@@ -294,6 +303,8 @@ def _cuts(instance: Instance) -> Iterator[frozenset[int]]:
                 yield from fresh(frozenset(w for w, d in weighted.items() if d <= r))
     if n <= GOMORY_HU_MAX_NODES and nx.is_connected(g):
         for side in _gomory_hu_sides(g):
+            yield from fresh(side)
+        for side in extra_sides(g):
             yield from fresh(side)
 
 

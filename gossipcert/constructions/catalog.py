@@ -3,13 +3,15 @@
 Names (design section 5): ``ring-fd``, ``ring-hd``, ``ring-multicast``, ``hamiltonian``,
 ``product``, ``simple``, ``concurrent-updown``, ``fattree-flood``, ``farthest-first``,
 ``fattree-total-exchange``, ``ring-allgather``, ``ring-alltoall``, ``farthest-first-routes``,
-``shift-exchange``, ``hypercube-doubling``, ``machine-pipeline``, ``bermond``, ``rows-columns``,
-``matching-sequence`` (with a sequence of matching indices such as ``02102``; without one,
-the sequence of Beier and Sibeyn's Table 6 for the graph, if listed), and ``gather-spread``,
-the universal fallback that applies to every model and problem, so that the exact search
-always has a first upper bound. On a graph with latencies (all-port only) every
-construction but ``latency-flood`` declines, and ``latency-flood`` is that first upper
-bound.
+``shift-exchange``, ``hypercube-doubling``, ``circulant-broadcast``, ``ring-pipeline``,
+``scatter-allgather``, ``two-stream-broadcast``, ``translated-allgather``,
+``switch-alltoall``, ``machine-pipeline``, ``tree-mix``, ``tree-broadcast``, ``bermond``,
+``rows-columns``, ``matching-sequence`` (with a sequence of matching indices such as
+``02102``; without one, the sequence of Beier and Sibeyn's Table 6 for the graph, if
+listed), and ``gather-spread``, the universal fallback that applies to every model and
+problem, so that the exact search always has a first upper bound. On a graph with
+latencies (all-port only) every construction but ``latency-flood`` declines, and
+``latency-flood`` is that first upper bound.
 
 Every function here returns unverified schedules; callers pass them through the verifier.
 """
@@ -171,6 +173,54 @@ def _nccl_pat(inst: Instance, _: str | None) -> Schedule:
     from gossipcert.constructions.nccl import nccl_allgather
 
     return nccl_allgather(inst, "pat")
+
+
+def _circulant(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.circulant_broadcast import circulant_broadcast
+
+    return circulant_broadcast(inst)
+
+
+def _ring_pipeline(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.pipelined_rings import ring_pipeline_allgather
+
+    return ring_pipeline_allgather(inst)
+
+
+def _scatter_allgather(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.scatter_allgather import scatter_allgather_broadcast
+
+    return scatter_allgather_broadcast(inst)
+
+
+def _two_stream(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.pipelined_rings import two_stream_broadcast
+
+    return two_stream_broadcast(inst)
+
+
+def _translated(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.translated import translated_allgather
+
+    return translated_allgather(inst)
+
+
+def _switch_alltoall(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.switch_alltoall import switch_alltoall
+
+    return switch_alltoall(inst)
+
+
+def _tree_mix(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.tree_mix import tree_mix_broadcast
+
+    return tree_mix_broadcast(inst)
+
+
+def _tree_broadcast(inst: Instance, _: str | None) -> Schedule:
+    from gossipcert.constructions.tree_broadcast import tree_broadcast
+
+    return tree_broadcast(inst)
 
 
 def _machine(inst: Instance, _: str | None) -> Schedule:
@@ -335,10 +385,66 @@ CONSTRUCTIONS: dict[str, Construction] = {
             _nccl_pat,
         ),
         Construction(
+            "circulant-broadcast",
+            "K chunks from one source in K - 1 + ceil(log2 n) rounds on a circulant graph",
+            "Bar-Noy-Kipnis-Schieber 2000; Traff 2022-2023 (periodic pattern)",
+            _circulant,
+            "single-port",
+        ),
+        Construction(
+            "ring-pipeline",
+            "allgather of K chunks a node around a Hamiltonian cycle, p a round",
+            "Patarasuk-Yuan 2009, ring allgather",
+            _ring_pipeline,
+            "single-port",
+        ),
+        Construction(
+            "scatter-allgather",
+            "broadcast on K_n: scatter c(n-1) chunks a round, allgather them the next",
+            "Barnett et al. 1994 (InterCom); Chan et al. 2007",
+            _scatter_allgather,
+            "all-port",
+        ),
+        Construction(
+            "two-stream-broadcast",
+            "broadcast around a Hamiltonian cycle: chunks up one way, down the other",
+            "ring pipelining (Patarasuk-Yuan 2009); optimal on rings by the flow bound",
+            _two_stream,
+            "all-port",
+        ),
+        Construction(
+            "translated-allgather",
+            "allgather on a Cayley graph: one greedy broadcast, translated to every node",
+            "Patarasuk-Yuan 2009 (ring); Johnsson-Ho 1989 (hypercube spanning trees)",
+            _translated,
+            "all-port",
+        ),
+        Construction(
             "machine-pipeline",
             "hierarchical pipeline: slow inter-chassis links first, greedy time-expanded routes",
             "TACCL (Shah et al. 2023) sketches; TE-CCL (Liu et al. 2024) time-expanded network",
             _machine,
+            "all-port",
+        ),
+        Construction(
+            "switch-alltoall",
+            "alltoall across NICs and one switch: a Latin square keeps every NIC link busy",
+            "TACCL (Shah et al. 2023) hierarchical sketch; Konig 1916 (edge colourings)",
+            _switch_alltoall,
+            "all-port",
+        ),
+        Construction(
+            "tree-mix",
+            "broadcast of K interchangeable chunks: how many take each timed tree, by CP-SAT",
+            "Edmonds 1973; Johnsson-Ho 1989; chunk symmetry (counts per tree and round)",
+            _tree_mix,
+            "all-port",
+        ),
+        Construction(
+            "tree-broadcast",
+            "broadcast of K chunks pipelined down lambda arc-disjoint spanning trees",
+            "Edmonds 1973; Johnsson-Ho 1989 (hypercubes); ForestColl (Zhao et al. 2024)",
+            _tree_broadcast,
             "all-port",
         ),
         Construction(
@@ -405,7 +511,20 @@ def construct(instance: Instance, name: str, sequence: str | None = None) -> Sch
 
 #: constructions that also split each node's data into chunks
 _CHUNKED = frozenset(
-    {"ring-alltoall", "farthest-first-routes", "shift-exchange", "machine-pipeline"}
+    {
+        "ring-alltoall",
+        "farthest-first-routes",
+        "shift-exchange",
+        "machine-pipeline",
+        "circulant-broadcast",
+        "ring-pipeline",
+        "scatter-allgather",
+        "two-stream-broadcast",
+        "translated-allgather",
+        "tree-broadcast",
+        "tree-mix",
+        "switch-alltoall",
+    }
 )
 
 

@@ -17,5 +17,11 @@ SINGLE_PORT = PortRules(
     point_to_point=True,
     one_port=True,
     default_packet_cap=1,
-    constructions=("hamiltonian", "product", "shift-exchange"),
+    constructions=(
+        "hamiltonian",
+        "product",
+        "shift-exchange",
+        "circulant-broadcast",
+        "ring-pipeline",
+    ),
 )

@@ -56,13 +56,24 @@ transmission of the second part a ``copy``: node ``i`` sends its whole chunks ``
 and storing a whole chunk never counts twice), replayed by the verifier; or, when shorter,
 the ring allreduce along a Hamiltonian cycle
 (:func:`gossipcert.constructions.ring_allreduce.ring_allreduce`, single-port and all-port),
-replayed likewise; or the hub allreduce through a node adjacent to all others
+replayed likewise; or the bidirectional ring allreduce (all-port, every chunk reduced from
+both sides towards a meeting edge and sent back,
+:func:`gossipcert.constructions.pipelined_rings.bidirectional_ring_allreduce`), which meets
+the receipts bound ``(n - 1) K`` on even cycles; or, on a star, the switch allreduce
+(every leaf's partials combined at the centre and copied back,
+:func:`gossipcert.constructions.switch_allreduce.switch_allreduce`); or, on a Cayley graph,
+the translated allreduce (a reduce tree and a broadcast tree a wave, list-scheduled once
+and translated, :func:`gossipcert.constructions.translated_allreduce.translated_allreduce`),
+whose waves overlap; or, on any fabric, a reduce tree and a broadcast tree a chunk through a
+switch or a node of its own, list-scheduled
+(:func:`gossipcert.constructions.tree_allreduce_list.tree_list_allreduce`); or the hub
+allreduce through a node adjacent to all others
 (:func:`gossipcert.constructions.hub_allreduce.hub_allreduce`, single-port and telephone),
-which meets the cut bound on stars. While the bracket is open, the tree-packing finder
-(:mod:`gossipcert.finders.tree_allreduce`: every chunk reduced up an in-tree and sent down an
-out-tree, the trees packed by CP-SAT on one core, with half the time left up to two
-minutes) may shorten it; its
-schedule is replayed like the others, and it is an upper bound only.
+which meets the cut bound on stars. While the bracket is open,
+the tree-packing finder (:mod:`gossipcert.finders.tree_allreduce`: every chunk reduced up
+an in-tree and sent down an out-tree, the trees packed by CP-SAT on one core, with half the
+time left up to two minutes) may shorten it; its schedule is replayed like the others, and
+it is an upper bound only.
 
 The answer is ``optimal`` when the best lower bound meets the composition, with that
 bound's evidence (the sub-problem's result as ``dual``, whose certificate a certificate
@@ -112,10 +123,15 @@ from gossipcert.children import Child, Send, may_fan_out, ready
 from gossipcert.closed_forms.allreduce_one_round import one_round_value
 from gossipcert.command_start import limits_from_now, seconds_left
 from gossipcert.constructions.hub_allreduce import hub_allreduce
+from gossipcert.constructions.pipelined_rings import bidirectional_ring_allreduce
 from gossipcert.constructions.ring_allreduce import ring_allreduce
+from gossipcert.constructions.switch_allreduce import switch_allreduce
+from gossipcert.constructions.translated_allreduce import translated_allreduce
+from gossipcert.constructions.tree_allreduce_list import tree_list_allreduce
 from gossipcert.encodings import allreduce as exact
 from gossipcert.encodings import allreduce_union as union
 from gossipcert.encodings.allreduce import decode, encodable, standalone
+from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import NotApplicableError
 from gossipcert.finders import tree_allreduce
 from gossipcert.instance import Instance, Problem, ProblemKind, make_instance
@@ -134,6 +150,7 @@ from gossipcert.search.allreduce_packing import applies as packing_applies
 from gossipcert.search.allreduce_packing import packing_bound
 from gossipcert.search.backends import allow_long_slices, solve_sliced
 from gossipcert.search.heartbeat import heartbeats
+from gossipcert.search.outcome import SolveResult
 from gossipcert.simulate import simulate
 
 
@@ -331,6 +348,11 @@ def solve_allreduce(
     receipts = receipt_bound(instance)
     cut = cut_bound(instance)
     one = one_round_value(instance)
+    quick = _closed_answer(instance, recv, receipts, cut, one, seeds, start)
+    if quick is not None:  # a construction meets a closed bound: no sub-problem needed
+        emit({"event": "lower-bound", "value": quick.lower_bound, "source": "allreduce bound"})
+        emit({"event": "upper-bound", "value": quick.upper_bound, "source": quick.upper_source})
+        return quick
     # a third of the time each for the sub-problems, from now; the rest for the exact search
     emit({"event": "stage", "what": "allreduce: first its reduce-scatter sub-problem"})
     rs = _sub(solve_other, sub_problem(instance, ProblemKind.REDUCE_SCATTER), third)
@@ -381,9 +403,10 @@ def solve_allreduce(
             composed = compose(rs.schedule, ag.instance, ag.schedule)
             composition = f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})"
             offer(_replayed(instance, composed), composition)
-        for name, build in (("ring", ring_allreduce), ("hub", hub_allreduce)):
-            made = f"the {name} allreduce (gossipcert.constructions.{name}_allreduce)"
-            offer(_construction(instance, build), made)
+        for name, module, build in CONSTRUCTIONS:
+            made = f"the {name} allreduce (gossipcert.constructions.{module})"
+            shorter = None if best is None else best[1].rounds - 1
+            offer(_construction(instance, build, shorter), made)
         if not stopped and best is not None and best[1].rounds > lower:
             known = best[1].rounds
             bracket = {"rounds": known - 1, "lower": lower, "upper": known}
@@ -413,6 +436,59 @@ def solve_allreduce(
             sub = None
         optimal = _meets(best, lower, sub)
     return _answer(instance, rs, ag, lower, best, evidence, source_of_upper, optimal, stopped, sub)
+
+
+#: the allreduce constructions tried for the upper bound: (name, module, function)
+CONSTRUCTIONS: tuple[tuple[str, str, Callable[[Instance], Schedule]], ...] = (
+    ("bidirectional ring", "pipelined_rings", bidirectional_ring_allreduce),
+    ("switch", "switch_allreduce", switch_allreduce),
+    ("translated", "translated_allreduce", translated_allreduce),
+    ("tree (list-scheduled)", "tree_allreduce_list", tree_list_allreduce),
+    ("ring", "ring_allreduce", ring_allreduce),
+    ("hub", "hub_allreduce", hub_allreduce),
+)
+
+
+def _closed_answer(
+    instance: Instance,
+    recv: int | None,
+    receipts: int | None,
+    cut: int | None,
+    one: int | None,
+    seeds: list[tuple[str, Schedule]] | None,
+    start: float,
+) -> SolveResult | None:
+    """The optimum, when a construction of :data:`CONSTRUCTIONS` meets the largest of the
+    closed bounds (``receive``, ``receipts``, ``cut``, ``one-round``): the sub-problems then add nothing,
+    and on many chunks they are the slow part. None otherwise (or with ``seeds``)."""
+    bounds = {"receive": recv, "receipts": receipts, "cut": cut, "one-round": one}
+    source, lower = max(bounds.items(), key=lambda kv: kv[1] or 0)
+    if seeds or not lower:
+        return None
+    for name, module, build in CONSTRUCTIONS:
+        made = _construction(instance, build, lower)
+        if made is not None and made[1].rounds == lower:
+            evidence = {
+                "kind": "allreduce-bracket",
+                "source": source,
+                "value": lower,
+                "bounds": {"reduce-scatter": None, "gossip": None, **bounds},
+            }
+            return SolveResult(
+                instance,
+                "optimal",
+                lower,
+                lower,
+                lower,
+                made[0],
+                made[1],
+                evidence,
+                f"the {name} allreduce (gossipcert.constructions.{module})",
+                "sat",
+                EncodingOptions(),
+                times={"total": time.monotonic() - start},
+            )
+    return None
 
 
 #: seconds the chunk-packing bound may take without a time limit
@@ -522,15 +598,23 @@ def _sub(solve_other: Callable[..., Any], sub: Instance, seconds: float | None) 
 
 #: the most seconds the tree packing takes within a time limit
 TREE_SECONDS = 120.0
+#: the tree packing is skipped above this many chunk x arc x round choices: building its
+#: model is not bounded by the time limit (mi250 with 16 chunks a node, 1.2 million
+#: choices: a minute to build, after the limit)
+TREE_MAX_CHOICES = 300_000
 
 
 def _construction(
-    instance: Instance, build: Callable[[Instance], Schedule]
+    instance: Instance, build: Callable[[Instance], Schedule], most: int | None = None
 ) -> tuple[Schedule, Any] | None:
-    """The schedule ``build`` makes and its verifier's report, when it applies and is valid."""
+    """The schedule ``build`` makes and its verifier's report, when it applies, is valid and
+    has at most ``most`` rounds (a longer one is not replayed: with many chunks the replay
+    is the slow part)."""
     try:
         schedule = build(instance)
     except NotApplicableError:
+        return None
+    if most is not None and len(schedule) > most:
         return None
     return _replayed(instance, schedule)
 
@@ -545,6 +629,9 @@ def _tree_packing(
     better spent on the exact model."""
     if not tree_allreduce.applies(instance):
         return None
+    arcs = 2 * instance.graph.number_of_edges()
+    if instance.n_packets * arcs * upper > TREE_MAX_CHOICES:
+        return None  # its model alone would take longer to build than the time left
     seconds = tree_allreduce.DEFAULT_SECONDS
     if deadline is not None:
         seconds = min(seconds_left(deadline) / 2, TREE_SECONDS)
