@@ -459,8 +459,9 @@ def _closed_answer(
     start: float,
 ) -> SolveResult | None:
     """The optimum, when a construction of :data:`CONSTRUCTIONS` meets the largest of the
-    closed bounds (``receive``, ``receipts``, ``cut``, ``one-round``): the sub-problems then add nothing,
-    and on many chunks they are the slow part. None otherwise (or with ``seeds``)."""
+    closed bounds (``receive``, ``receipts``, ``cut``, ``one-round``): the sub-problems
+    then add nothing, and on many chunks they are the slow part. None otherwise (or with
+    ``seeds``)."""
     bounds = {"receive": recv, "receipts": receipts, "cut": cut, "one-round": one}
     source, lower = max(bounds.items(), key=lambda kv: kv[1] or 0)
     if seeds or not lower:
