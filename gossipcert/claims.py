@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gossipcert.errors import SpecError
+from gossipcert.statuses import SolveStatus
 
 #: the claim kinds a sweep's ``[group.claim]`` may give, in display order
 CLAIM_KINDS: tuple[str, ...] = ("value", "lower", "upper", "heuristic")
@@ -319,7 +320,7 @@ def judge(values: Mapping[str, int], status: str | None, low: Any, high: Any) ->
         return "-"
     lo = None if low is None or _missing(low) else int(low)
     hi = None if high is None or _missing(high) else int(high)
-    if status not in ("optimal", "feasible", "unknown") or lo is None:
+    if status not in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE, SolveStatus.UNKNOWN) or lo is None:
         return "open"
     ups = [values[k] for k in ("upper", "heuristic") if k in values]
     if "value" in values:
@@ -330,7 +331,7 @@ def judge(values: Mapping[str, int], status: str | None, low: Any, high: Any) ->
         return "differs"
     if any(u < lo for u in ups):
         return "differs"
-    if status != "optimal":
+    if status != SolveStatus.OPTIMAL:
         return "open"
     if ups and lo < min(ups):
         return "better"

@@ -15,6 +15,8 @@ from rich.console import Console
 from rich.markup import escape as esc
 from rich.table import Table
 
+from gossipcert.statuses import QueryStatus, SolveStatus
+
 console = Console(soft_wrap=True, emoji=False, highlight=False)
 err_console = Console(stderr=True, soft_wrap=True, emoji=False, highlight=False)
 
@@ -139,7 +141,9 @@ class Progress:
                     f"{t}  {esc(doing)}; bounds so far [{event['lower']}, {event['upper']}]"
                 )
         elif kind == "query":
-            colour = {"sat": "green", "unsat": "red"}.get(event["status"], "yellow")
+            colour = {QueryStatus.SAT: "green", QueryStatus.UNSAT: "red"}.get(
+                event["status"], "yellow"
+            )
             how = f", {esc(str(event['method']))}" if "method" in event else ""
             self._print(
                 f"{t}  {rounds_text(event['rounds'])}: [{colour}]{event['status']}[/] "
@@ -183,12 +187,12 @@ def print_solve_result(res: Any, evidence: dict[str, Any], show: bool) -> None:
     title = head(res.instance)
     if show and res.schedule is not None:
         show_schedule(res.schedule, res.instance)
-    if res.status == "optimal" and not res.certified:
+    if res.status is SolveStatus.OPTIMAL and not res.certified:
         console.print(
             f"{title}: [bold yellow]optimum {rounds_text(res.optimum)}, not certified[/] "
             f"(the lower bound is the solver's word)"
         )
-    elif res.status == "optimal":
+    elif res.status is SolveStatus.OPTIMAL:
         console.print(f"{title}: [bold green]optimum {rounds_text(res.optimum)}[/]")
     else:
         high = res.upper_bound if res.upper_bound is not None else "?"
@@ -208,7 +212,7 @@ def print_solve_result(res: Any, evidence: dict[str, Any], show: bool) -> None:
         )
     console.print(f"  lower bound: {esc(evidence_text(evidence))}")
     no_solver = [e for e in res.log if e.get("event") == "no-solver"]
-    if no_solver and res.status != "optimal":
+    if no_solver and res.status is not SolveStatus.OPTIMAL:
         console.print(
             f"  not certified: no solver encoding covers this model "
             f"({esc(str(no_solver[0]['reason']))}), and the closed-form bounds do not meet"
@@ -216,7 +220,11 @@ def print_solve_result(res: Any, evidence: dict[str, Any], show: bool) -> None:
     if res.timed_out:
         console.print(
             f"  time limit reached after {res.times.get('total', 0.0):.1f}s: "
-            + ("the optimum is not proved" if res.status != "optimal" else "proof not finished")
+            + (
+                "the optimum is not proved"
+                if res.status is not SolveStatus.OPTIMAL
+                else "proof not finished"
+            )
         )
     if res.interrupted:
         console.print(

@@ -35,6 +35,7 @@ from gossipcert.errors import GossipcertError, ScheduleFormatError
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule, json_name
 from gossipcert.simulate import simulate
+from gossipcert.statuses import SolveStatus
 
 Positions = dict[int, tuple[float, float]]
 FORMATS = (".png", ".svg")
@@ -497,7 +498,7 @@ def draw_table(df: Any, title: str | None = None) -> Figure:
         )
         heur = part["heuristic"].astype(float)
         ax.plot(n, heur, "x", color="#ff7f0e", markersize=7, zorder=4, label="matching heuristic")
-        done = part[part["status"] == "optimal"]
+        done = part[part["status"] == SolveStatus.OPTIMAL]
         ax.plot(
             done["n"].astype(float),
             done["optimum"].astype(float),
@@ -505,7 +506,7 @@ def draw_table(df: Any, title: str | None = None) -> Figure:
             color="#1f77b4",
             label="certified optimum",
         )
-        open_ = part[part["status"].isin(["feasible", "unknown"])]
+        open_ = part[part["status"].isin([SolveStatus.FEASIBLE, SolveStatus.UNKNOWN])]
         for r in open_.itertuples(index=False):
             hi = r.upper if r.upper is not None and r.upper == r.upper else r.lower
             ax.vlines(float(r.n), float(r.lower), float(hi), color=_ARROW, linewidth=3)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -20,23 +19,9 @@ from gossipcert.instance import Instance, bits
 from gossipcert.names import node_name, packet_name
 from gossipcert.schedule import Schedule, to_json
 from gossipcert.search.outcome import SolveResult
+from gossipcert.statuses import SolveStatus
 
 __all__ = ["BoundsResult", "Result", "SolveStatus"]
-
-
-class SolveStatus(StrEnum):
-    """How far :func:`solve` got."""
-
-    #: the optimum is proved: a verified schedule meets a lower bound with evidence beyond a
-    #: solver's word (a closed form, or checked proofs)
-    OPTIMAL = "optimal"
-    #: a verified schedule is known, but not proved shortest (its bracket may be closed by a
-    #: solver's word alone: ``Result.decided_by_solver``)
-    FEASIBLE = "feasible"
-    #: no schedule was found in time
-    UNKNOWN = "unknown"
-    #: no schedule can exist (some demand can never be met)
-    INFEASIBLE = "infeasible"
 
 
 @dataclass(frozen=True)
@@ -106,7 +91,7 @@ class Result:
         """
         fields = res.status_fields()
         return cls(
-            SolveStatus(fields["status"]),
+            fields["status"],
             fields["optimum"],
             res.lower_bound,
             res.upper_bound,

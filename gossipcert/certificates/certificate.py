@@ -57,6 +57,7 @@ from gossipcert.schedule import FORMAT as SCHEDULE_FORMAT
 from gossipcert.schedule import Schedule, from_json, to_json
 from gossipcert.search.outcome import SolveResult
 from gossipcert.simulate import simulate
+from gossipcert.statuses import CheckStatus, SolveStatus
 from gossipcert.store import certificate_text
 
 FORMAT = "gossipcert-certificate/1"
@@ -65,7 +66,7 @@ STEPS_FORMAT = "gossipcert-steps-certificate/1"
 
 def build_certificate(result: SolveResult) -> dict[str, Any]:
     """The certificate of an ``optimal`` result."""
-    if result.status != "optimal" or result.schedule is None:
+    if result.status is not SolveStatus.OPTIMAL or result.schedule is None:
         raise CertificateError(f"only an optimal result has a certificate (got {result.status})")
     inst = result.instance
     evidence = result.evidence
@@ -181,20 +182,20 @@ def instance_from_certificate(cert: dict[str, Any]) -> Instance:
     return make_instance(g, model, problem)
 
 
-def step_verdict(ok: bool | None, claim: bool = False) -> str:
+def step_verdict(ok: bool | None, claim: bool = False) -> CheckStatus:
     """``holds``, ``fails``, ``timeout`` (``ok`` None) or ``unproved`` (a solver's claim
     that agrees) for one step of a check.
 
     Examples
     --------
-    >>> step_verdict(True), step_verdict(True, claim=True), step_verdict(None)
-    ('holds', 'unproved', 'timeout')
+    >>> step_verdict(True), step_verdict(True, claim=True).value, step_verdict(None).value
+    (<CheckStatus.HOLDS: 'holds'>, 'unproved', 'timeout')
     """
     if ok is None:
-        return "timeout"
+        return CheckStatus.TIMEOUT
     if not ok:
-        return "fails"
-    return "unproved" if claim else "holds"
+        return CheckStatus.FAILS
+    return CheckStatus.UNPROVED if claim else CheckStatus.HOLDS
 
 
 @dataclass
@@ -213,7 +214,7 @@ class CheckReport:
         bound re-derived (each proof and each checker), with a sentence.
     ok : bool
         Every step holds and none rests on a solver's word alone (property).
-    status : str
+    status : CheckStatus
         ``holds``, ``fails``, ``timeout`` (none fails, some undecided) or ``unproved``
         (property).
     unproved : bool
@@ -240,7 +241,7 @@ class CheckReport:
         if self.listener is not None:
             self.listener(ok, text, claim)
 
-    def step_status(self, index: int) -> str:
+    def step_status(self, index: int) -> CheckStatus:
         """``holds``, ``fails``, ``timeout`` or ``unproved`` for step ``index``.
 
         Examples
@@ -248,7 +249,7 @@ class CheckReport:
         >>> rep = CheckReport()
         >>> rep.add(True, "schedule verified")
         >>> rep.add(True, "solver claim re-solved: unsat", claim=True)
-        >>> [rep.step_status(i) for i in range(2)], rep.status
+        >>> [rep.step_status(i).value for i in range(2)], rep.status.value
         (['holds', 'unproved'], 'unproved')
         """
         return step_verdict(self.steps[index][0], index in self.claims)
@@ -256,19 +257,19 @@ class CheckReport:
     @property
     def ok(self) -> bool:
         """Every step holds, and none rests on a solver's word alone."""
-        return self.status == "holds"
+        return self.status is CheckStatus.HOLDS
 
     @property
-    def status(self) -> str:
+    def status(self) -> CheckStatus:
         """``holds``; ``fails`` (some step fails); ``timeout`` (none fails, some undecided);
         or ``unproved`` (every step agrees, but the lower bound is a solver's word re-solved,
         with no proof: not a certificate)."""
         verdicts = {v for v, _ in self.steps}
         if False in verdicts:
-            return "fails"
+            return CheckStatus.FAILS
         if None in verdicts:
-            return "timeout"
-        return "unproved" if self.unproved else "holds"
+            return CheckStatus.TIMEOUT
+        return CheckStatus.UNPROVED if self.unproved else CheckStatus.HOLDS
 
 
 def check_certificate(

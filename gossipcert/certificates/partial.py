@@ -22,7 +22,7 @@ Examples
 >>> res = solve(parse_instance("ring:6", "telephone", "gossip"))
 >>> data = partial_record(res)
 >>> data["format"], data["status"], data["upper_bound"], data["decided_by_solver"]
-('gossipcert-partial/1', 'optimal', 3, False)
+('gossipcert-partial/1', <SolveStatus.OPTIMAL: 'optimal'>, 3, False)
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from gossipcert.instance import Instance
 from gossipcert.schedule import FORMAT as SCHEDULE_FORMAT
 from gossipcert.schedule import Schedule, from_json, to_json
 from gossipcert.search.outcome import SolveResult
+from gossipcert.statuses import SolveStatus
 
 FORMAT = "gossipcert-partial/1"
 
@@ -64,9 +65,9 @@ def partial_record(result: SolveResult) -> dict[str, Any]:
     }
 
 
-def _note(status: str, decided_by_solver: bool) -> str:
+def _note(status: SolveStatus, decided_by_solver: bool) -> str:
     """What a partial file says of itself, by what its evidence proves."""
-    if status == "optimal":
+    if status is SolveStatus.OPTIMAL:
         what = "the optimum is proved (the evidence below), but no certificate was written"
     elif decided_by_solver:
         what = "the bounds met on the solver's word only: the optimum is not proved"

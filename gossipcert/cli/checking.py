@@ -26,17 +26,23 @@ from gossipcert.cli_text import (
     print_json,
 )
 from gossipcert.errors import GossipcertError
+from gossipcert.statuses import CheckStatus
 
 #: the mark ``check`` prints before a step or a certificate, per verdict
 CHECK_MARK = {
-    "holds": "[green]✓[/]",
-    "fails": "[red]✗[/]",
-    "timeout": "[yellow]?[/]",
-    "unproved": "[yellow]~[/]",
+    CheckStatus.HOLDS: "[green]✓[/]",
+    CheckStatus.FAILS: "[red]✗[/]",
+    CheckStatus.TIMEOUT: "[yellow]?[/]",
+    CheckStatus.UNPROVED: "[yellow]~[/]",
 }
 
 #: exit status of ``check`` per verdict
-CHECK_EXIT = {"holds": 0, "fails": 1, "timeout": 3, "unproved": 4}
+CHECK_EXIT = {
+    CheckStatus.HOLDS: 0,
+    CheckStatus.FAILS: 1,
+    CheckStatus.TIMEOUT: 3,
+    CheckStatus.UNPROVED: 4,
+}
 #: the key under which a certificate stores a DRAT proof (check --upgrade counts them)
 _DRAT_KEY = '"proof_xz_base64"'
 #: check prints a heartbeat line after this many seconds without a decided step
@@ -156,7 +162,7 @@ def check_cmd(
                 "optimum": cert.get("optimum"),
                 "steps": [
                     {
-                        "ok": rep.step_status(i) == "holds",
+                        "ok": rep.step_status(i) is CheckStatus.HOLDS,
                         "status": rep.step_status(i),
                         "check": text,
                     }
@@ -168,10 +174,10 @@ def check_cmd(
         for i, (_, text) in enumerate(rep.steps[shown:], start=shown):
             console.print(f"{CHECK_MARK[rep.step_status(i)]} {esc(text)}", highlight=False)
         verdict = {
-            "holds": "[bold green]certificate holds[/]",
-            "fails": "[bold red]certificate FAILS[/]",
-            "timeout": "[bold yellow]could not re-check in time[/] (no verdict)",
-            "unproved": "[bold yellow]certificate NOT proved[/] (its lower bound is the "
+            CheckStatus.HOLDS: "[bold green]certificate holds[/]",
+            CheckStatus.FAILS: "[bold red]certificate FAILS[/]",
+            CheckStatus.TIMEOUT: "[bold yellow]could not re-check in time[/] (no verdict)",
+            CheckStatus.UNPROVED: "[bold yellow]certificate NOT proved[/] (its lower bound is the "
             "solver's word, re-solved; no proof is stored)",
         }[rep.status]
         # a steps certificate's claim was compared with its points; a round certificate is
@@ -181,7 +187,9 @@ def check_cmd(
         console.print(f"{verdict}: {esc(str(claim))}", highlight=False)
     if upgrade is not None:
         drat = json.dumps(cert).count(_DRAT_KEY)
-        _write_upgraded(upgrade, upgraded if rep.status == "holds" else None, as_json, drat)
+        _write_upgraded(
+            upgrade, upgraded if rep.status is CheckStatus.HOLDS else None, as_json, drat
+        )
     raise typer.Exit(CHECK_EXIT[rep.status])
 
 
@@ -228,24 +236,26 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool)
             first = next(
                 (t for i, (_, t) in enumerate(rep.steps) if rep.step_status(i) == status), ""
             )
-            if status == "holds":
+            if status is CheckStatus.HOLDS:
                 first = ""
-            if status == "unproved":
+            if status is CheckStatus.UNPROVED:
                 first = "its lower bound is a solver's word (no proof stored): " + first
         except GossipcertError as exc:
-            status, first = "fails", str(exc)
+            status, first = CheckStatus.FAILS, str(exc)
         results.append({"certificate": str(f), "status": status, "first_problem": first})
         if not as_json:
-            extra = f": {esc(first)}" if status != "holds" else ""
+            extra = f": {esc(first)}" if status is not CheckStatus.HOLDS else ""
             console.print(f"{CHECK_MARK[status]} {esc(f.name)}{extra}", highlight=False)
     counts = {k: sum(r["status"] == k for r in results) for k in CHECK_EXIT}
     if as_json:
         print_json({"counts": counts, "certificates": results})
     else:
         console.print(
-            f"{len(results)} certificates: {counts['holds']} hold, {counts['fails']} fail, "
-            f"{counts['timeout']} undecided in time, {counts['unproved']} on a solver's word",
+            f"{len(results)} certificates: {counts[CheckStatus.HOLDS]} hold, "
+            f"{counts[CheckStatus.FAILS]} fail, {counts[CheckStatus.TIMEOUT]} undecided in "
+            f"time, {counts[CheckStatus.UNPROVED]} on a solver's word",
             highlight=False,
         )
-    worst = next((k for k in ("fails", "timeout", "unproved") if counts[k]), "holds")
+    order = (CheckStatus.FAILS, CheckStatus.TIMEOUT, CheckStatus.UNPROVED)
+    worst = next((k for k in order if counts[k]), CheckStatus.HOLDS)
     raise typer.Exit(CHECK_EXIT[worst])

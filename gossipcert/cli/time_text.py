@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from rich.markup import escape as esc
 
 from gossipcert.cli_text import console
+from gossipcert.statuses import SolveStatus
 from gossipcert.timed.sizes import format_size
 
 if TYPE_CHECKING:  # pragma: no cover - annotations only
@@ -76,7 +77,7 @@ def _discrete_text(report: TimeReport) -> str:
     d = report.discrete
     if not d.available:
         return f"none ({d.reason})"
-    if d.status == "optimal":
+    if d.status is SolveStatus.OPTIMAL:
         what = f"{d.lower} round(s)" + (" (certified)" if d.certified else " (the solver's word)")
     else:
         what = f"between {d.lower} and {'?' if d.upper is None else d.upper} rounds (time limit)"

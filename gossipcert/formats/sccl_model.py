@@ -50,6 +50,7 @@ from gossipcert.proofs.refutation import StandaloneCNF, refutation_status
 from gossipcert.schedule import Schedule, Transmission
 from gossipcert.search.backends import solve_sliced
 from gossipcert.simulate import Report, simulate
+from gossipcert.statuses import QueryStatus
 
 __all__ = ["SCCLOutcome", "decide_sccl", "sccl_cnf"]
 
@@ -60,7 +61,7 @@ class SCCLOutcome:
 
     Attributes
     ----------
-    status : str
+    status : QueryStatus
         ``sat`` (an algorithm, replayed by the verifier), ``unsat`` (refuted, the proof
         checked) or ``unknown``.
     step_rounds : tuple of int
@@ -76,7 +77,7 @@ class SCCLOutcome:
 
     steps: int
     rounds: int
-    status: str
+    status: QueryStatus
     step_rounds: tuple[int, ...] = ()
     schedule: Schedule | None = None
     report: Report | None = None
@@ -218,7 +219,7 @@ def decide_sccl(
 
     >>> from gossipcert.instance import parse_instance
     >>> out = decide_sccl(parse_instance("dgx1", "all-port", "gossip:chunks=2"), 2, 3)
-    >>> out.status, out.report.valid and out.report.complete, len(out.schedule) <= 3
+    >>> out.status.value, out.report.valid and out.report.complete, len(out.schedule) <= 3
     ('sat', True, True)
     """
     start = time.monotonic()
@@ -229,18 +230,19 @@ def decide_sccl(
         status, result = refutation_status(
             cnf, deadline, f"the proof that no {steps}-step, {rounds}-round algorithm exists"
         )
-        if status == "unsat" and result is not None:
-            return SCCLOutcome(steps, rounds, "unsat", proof=result[1].summary(),
+        if status is QueryStatus.UNSAT and result is not None:
+            return SCCLOutcome(steps, rounds, QueryStatus.UNSAT, proof=result[1].summary(),
                                seconds=time.monotonic() - start)  # fmt: skip
-        if status == "unknown":
-            return SCCLOutcome(steps, rounds, "unknown", seconds=time.monotonic() - start)
+        if status is QueryStatus.UNKNOWN:
+            return SCCLOutcome(steps, rounds, QueryStatus.UNKNOWN, seconds=time.monotonic() - start)
     with Solver(name="cadical195", bootstrap_with=clauses) as solver:
         found = solve_sliced(solver, [], deadline)
         if not found:
-            return SCCLOutcome(steps, rounds, "unknown", seconds=time.monotonic() - start)
+            return SCCLOutcome(steps, rounds, QueryStatus.UNKNOWN, seconds=time.monotonic() - start)
         true = {x for x in solver.get_model() or [] if x > 0}
     per_step, schedule = _schedule(instance, pool, true, steps)
     report = simulate(instance, schedule)
     ok = report.valid and report.complete and len(schedule) <= rounds
-    return SCCLOutcome(steps, rounds, "sat" if ok else "unknown", per_step, schedule, report,
+    status = QueryStatus.SAT if ok else QueryStatus.UNKNOWN
+    return SCCLOutcome(steps, rounds, status, per_step, schedule, report,
                        seconds=time.monotonic() - start)  # fmt: skip

@@ -55,6 +55,7 @@ from gossipcert.formats.teccl_model import EpochModel
 from gossipcert.formats.teccl_replay import TOLERANCE, EpochReplay, replay_allgather
 from gossipcert.proofs.refutation import StandaloneCNF, refutation_status
 from gossipcert.search.backends import solve_sliced
+from gossipcert.statuses import QueryStatus
 
 __all__ = ["ExactOutcome", "allgather_cnf", "decide_allgather"]
 
@@ -68,7 +69,7 @@ class ExactOutcome:
     Attributes
     ----------
     epochs : int
-    status : str
+    status : QueryStatus
         ``sat`` (a schedule, replayed and valid), ``unsat`` (refuted, proof checked) or
         ``unknown`` (out of time, or a model the replay refused).
     replay : EpochReplay or None
@@ -81,7 +82,7 @@ class ExactOutcome:
     """
 
     epochs: int
-    status: str
+    status: QueryStatus
     replay: EpochReplay | None = None
     flows: tuple[Flow, ...] = ()
     proof: str = ""
@@ -263,19 +264,19 @@ def decide_allgather(
             status, result = refutation_status(
                 cnf, deadline, f"the proof that no allgather of {epochs} epochs exists"
             )
-            if status == "unsat" and result is not None:
-                return ExactOutcome(epochs, "unsat", proof=result[1].summary(),
+            if status is QueryStatus.UNSAT and result is not None:
+                return ExactOutcome(epochs, QueryStatus.UNSAT, proof=result[1].summary(),
                                     seconds=time.monotonic() - start)  # fmt: skip
-            if status == "unknown":
-                return ExactOutcome(epochs, "unknown", seconds=time.monotonic() - start)
+            if status is QueryStatus.UNKNOWN:
+                return ExactOutcome(epochs, QueryStatus.UNKNOWN, seconds=time.monotonic() - start)
         with Solver(name="cadical195", bootstrap_with=clauses) as solver:
             found = solve_sliced(solver, [], deadline)
             if not found:
-                return ExactOutcome(epochs, "unknown", seconds=time.monotonic() - start)
+                return ExactOutcome(epochs, QueryStatus.UNKNOWN, seconds=time.monotonic() - start)
             true = {x for x in solver.get_model() or [] if x > 0}
         flows = _decode(model, pool, true, chunks)
         rep = replay_allgather(model, flows, chunks)
         if rep.valid and rep.epochs <= epochs:
-            return ExactOutcome(epochs, "sat", rep, tuple(flows),
+            return ExactOutcome(epochs, QueryStatus.SAT, rep, tuple(flows),
                                 seconds=time.monotonic() - start)  # fmt: skip
-    return ExactOutcome(epochs, "unknown", seconds=time.monotonic() - start)
+    return ExactOutcome(epochs, QueryStatus.UNKNOWN, seconds=time.monotonic() - start)

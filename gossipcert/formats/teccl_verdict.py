@@ -42,6 +42,7 @@ from gossipcert.formats.findings import Finding
 from gossipcert.formats.teccl import TecclSchedule, read_teccl_schedule, teccl_json
 from gossipcert.formats.teccl_bounds import EpochBound, epoch_lower_bound
 from gossipcert.formats.teccl_construct import greedy_allgather, greedy_alltoall
+from gossipcert.statuses import QueryStatus
 
 __all__ = ["CLAIMS", "TecclJudgement", "judge_teccl", "teccl_claim", "verdict_of"]
 
@@ -248,7 +249,7 @@ def _improve(
             from gossipcert.formats.teccl_exact import decide_allgather
 
             out = decide_allgather(model, best[0] - 1, sched.chunks, seconds=exact_seconds)
-            if out.status == "sat" and out.replay is not None:
+            if out.status is QueryStatus.SAT and out.replay is not None:
                 data = teccl_json(model, out.replay, flows=list(out.flows))
                 best = (out.replay.epochs, "CNF", data)
         return best
@@ -330,7 +331,7 @@ def judge_teccl(
         from gossipcert.formats.teccl_exact import decide_allgather
 
         out = decide_allgather(sched.model, bound.value, sched.chunks, seconds=exact_seconds)
-        if out.status == "unsat":
+        if out.status is QueryStatus.UNSAT:
             bound = EpochBound(bound.value + 1, "exact",
                                f"{bound.value} epochs refuted: {out.proof}")  # fmt: skip
     claim = claim or teccl_claim(sched.collective, path)

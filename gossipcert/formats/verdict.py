@@ -67,6 +67,7 @@ from gossipcert.instance import (
 from gossipcert.schedule import Schedule, Transmission
 from gossipcert.search.watchdog import solve_within
 from gossipcert.simulate import PORT_RULES, simulate
+from gossipcert.statuses import SolveStatus
 
 #: MSCCL's collective names and gossipcert's problems (with ``{k}`` the chunks per rank)
 PROBLEMS = {
@@ -454,7 +455,8 @@ def _optimum(
         lower_source += f": {evidence.get('name') or evidence.get('source')}"
     fields = res.status_fields()
     # the lower end rests on evidence beyond a solver's word (bounds that met: the result's)
-    proved = fields["status"] == "optimal" if res.status == "optimal" else proves(evidence)
+    optimal = res.status is SolveStatus.OPTIMAL
+    proved = fields["status"] is SolveStatus.OPTIMAL if optimal else proves(evidence)
     return {
         "available": True,
         **fields,

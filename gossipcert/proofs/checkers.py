@@ -98,6 +98,7 @@ from gossipcert.proofs.lrat_solver import compiled_available
 from gossipcert.proofs.propagated import CHECKER_NAME as PROPAGATED_NAME
 from gossipcert.proofs.propagated import DELETIONS as PROPAGATED_DELETIONS
 from gossipcert.proofs.propagated import check_propagated
+from gossipcert.statuses import Verdict
 
 try:  # the optional Rust engine of dratify registers itself on import
     import cdclkit  # noqa: F401
@@ -107,9 +108,14 @@ except ImportError:  # pragma: no cover - optional accelerator
 #: environment variable naming a drat-trim binary (else ``drat-trim`` on the PATH)
 DRAT_TRIM_ENV = "GOSSIPCERT_DRAT_TRIM"
 
-VERIFIED, REJECTED, TIMEOUT, ERROR = "verified", "rejected", "timeout", "error"
+VERIFIED, REJECTED, TIMEOUT, ERROR = (
+    Verdict.VERIFIED,
+    Verdict.REJECTED,
+    Verdict.TIMEOUT,
+    Verdict.ERROR,
+)
 #: the project's checker stopped at its budget: no verdict, and not needed for one
-OVER_BUDGET = "over-budget"
+OVER_BUDGET = Verdict.OVER_BUDGET
 
 #: the project's checker gets at least this many seconds, or this many times dratify's time
 OWN_BUDGET_SECONDS = 60.0
@@ -124,7 +130,7 @@ class CheckOutcome:
     ----------
     checker : str
         Name, version and engine.
-    status : str
+    status : Verdict
         ``verified``, ``rejected``, ``timeout`` (no verdict in time) or ``error`` (the
         checker failed to run; counts as a rejection).
     deletions : str
@@ -134,10 +140,13 @@ class CheckOutcome:
     """
 
     checker: str
-    status: str
+    status: Verdict
     deletions: str
     seconds: float
     message: str
+
+    def __post_init__(self) -> None:  # a member, also when a checker gives its value
+        object.__setattr__(self, "status", Verdict(self.status))
 
     @property
     def ok(self) -> bool:
@@ -153,7 +162,7 @@ def _remaining(deadline: float | None) -> float | None:
     return None if deadline is None else max(0.0, deadline - time.monotonic())
 
 
-def _dratify_verdict(cnf_text: str, proof: str, engine: str) -> tuple[str, str]:
+def _dratify_verdict(cnf_text: str, proof: str, engine: str) -> tuple[Verdict, str]:
     try:
         result = dratify.check_proof(
             dratify.parse_dimacs(cnf_text), proof, engine=engine, apply_deletions=False
@@ -165,7 +174,7 @@ def _dratify_verdict(cnf_text: str, proof: str, engine: str) -> tuple[str, str]:
     return REJECTED, f"proof rejected: {getattr(result, 'reason', result)}"
 
 
-def _dratify_child(send: Any, cnf_text: str, proof: str, engine: str) -> tuple[str, str]:
+def _dratify_child(send: Any, cnf_text: str, proof: str, engine: str) -> tuple[Verdict, str]:
     return _dratify_verdict(cnf_text, proof, engine)
 
 
@@ -318,15 +327,18 @@ class ProofVerdict:
 
     Attributes
     ----------
-    status : str
+    status : Verdict
         ``verified`` (every checker verified, the project's own one possibly stopped at its
         budget), ``rejected`` (some checker rejected or failed) or ``timeout`` (none
         rejected, some gave no verdict in the caller's time).
     outcomes : tuple of CheckOutcome
     """
 
-    status: str
+    status: Verdict
     outcomes: tuple[CheckOutcome, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Verdict(self.status))
 
     @property
     def ok(self) -> bool:
@@ -389,9 +401,9 @@ def check_proof(
     Examples
     --------
     >>> check_proof("p cnf 2 2\\n1 0\\n-1 -2 0\\n", "d -1 -2 0\\n2 0\\n0\\n").status
-    'rejected'
+    <Verdict.REJECTED: 'rejected'>
     >>> check_proof("p cnf 1 2\\n1 0\\n-1 0\\n", "0\\n").status
-    'verified'
+    <Verdict.VERIFIED: 'verified'>
     """
     binary = drat_trim_binary() if drat_trim else None
     trim, lrat = None, None
@@ -412,7 +424,7 @@ def check_proof(
     return ProofVerdict(status, tuple(outcomes))
 
 
-def _combined(outcomes: list[CheckOutcome]) -> str:
+def _combined(outcomes: list[CheckOutcome]) -> Verdict:
     """The combined status of several checkers' outcomes (:class:`ProofVerdict`)."""
     statuses = {o.status for o in outcomes}
     if statuses & {REJECTED, ERROR}:
@@ -461,9 +473,9 @@ def check_lrat_proof(
     --------
     >>> cnf = "p cnf 2 3\\n1 2 0\\n-1 2 0\\n-2 0\\n"
     >>> check_lrat_proof(cnf, "4 2 0 1 2 0\\n5 0 4 3 0\\n").status
-    'verified'
+    <Verdict.VERIFIED: 'verified'>
     >>> check_lrat_proof(cnf, "4 2 0 1 3 0\\n5 0 4 3 0\\n").status
-    'rejected'
+    <Verdict.REJECTED: 'rejected'>
     """
     try:
         nvars, clauses = formula if formula is not None else parse_dimacs(cnf_text)

@@ -48,6 +48,8 @@ import re
 import time
 from dataclasses import dataclass
 
+from gossipcert.statuses import Verdict
+
 #: how many proof steps pass between two looks at the clock
 _CLOCK_EVERY = 2048
 
@@ -60,7 +62,7 @@ class DratVerdict:
 
     Attributes
     ----------
-    status : str
+    status : Verdict
         ``"verified"``, ``"rejected"`` or ``"timeout"`` (no verdict: the deadline passed).
     message : str
         One line for a person: why the proof was rejected, or what was checked.
@@ -73,7 +75,7 @@ class DratVerdict:
     seconds : float
     """
 
-    status: str
+    status: Verdict
     message: str
     additions: int
     deletions: int
@@ -84,7 +86,7 @@ class DratVerdict:
     @property
     def ok(self) -> bool:
         """True when the proof was verified."""
-        return self.status == "verified"
+        return self.status == Verdict.VERIFIED
 
 
 class _RejectedError(Exception):
@@ -367,14 +369,14 @@ def check_drat_text(cnf_text: str, proof_text: str, deadline: float | None = Non
     The minimal forged proof: deleting the reason for ``-2`` must not leave ``-2`` behind.
 
     >>> check_drat_text("p cnf 2 2\\n1 0\\n-1 -2 0\\n", "d -1 -2 0\\n2 0\\n0\\n").status
-    'rejected'
+    <Verdict.REJECTED: 'rejected'>
     >>> check_drat_text("p cnf 1 2\\n1 0\\n-1 0\\n", "0\\n").status
-    'verified'
+    <Verdict.VERIFIED: 'verified'>
     """
     start = time.monotonic()
     counts = {"a": 0, "d": 0, "ignored": 0, "rat": 0}
 
-    def verdict(status: str, message: str) -> DratVerdict:
+    def verdict(status: Verdict, message: str) -> DratVerdict:
         return DratVerdict(
             status,
             message,
@@ -388,11 +390,11 @@ def check_drat_text(cnf_text: str, proof_text: str, deadline: float | None = Non
     try:
         nvars, clauses = parse_dimacs(cnf_text)
     except ValueError as exc:
-        return verdict("rejected", f"formula cannot be read: {exc}")
+        return verdict(Verdict.REJECTED, f"formula cannot be read: {exc}")
     try:
         steps = _parse_proof(proof_text)
     except _RejectedError as exc:
-        return verdict("rejected", str(exc))
+        return verdict(Verdict.REJECTED, str(exc))
     # variables beyond the formula's (extension variables of RAT steps) are numbered on from
     # nvars in order of appearance, so memory follows the proof's size, not its numbers
     extra: dict[int, int] = {}
@@ -407,13 +409,15 @@ def check_drat_text(cnf_text: str, proof_text: str, deadline: float | None = Non
         return _internal_clause(dimacs)
 
     if deadline is not None and time.monotonic() > deadline:
-        return verdict("timeout", "deadline passed while reading the formula and the proof")
+        return verdict(Verdict.TIMEOUT, "deadline passed while reading the formula and the proof")
     chk = _Checker(nvars + len(extra), deadline)
     for c in clauses:
         chk.add(_internal_clause(c))
     for number, (deleting, dimacs) in enumerate(steps, 1):
         if deadline is not None and number % _CLOCK_EVERY == 0 and time.monotonic() > deadline:
-            return verdict("timeout", f"deadline passed after {number - 1} of {len(steps)} steps")
+            return verdict(
+                Verdict.TIMEOUT, f"deadline passed after {number - 1} of {len(steps)} steps"
+            )
         lits = internal(dimacs)
         if deleting:
             counts["d"] += 1
@@ -425,22 +429,24 @@ def check_drat_text(cnf_text: str, proof_text: str, deadline: float | None = Non
             try:
                 justified = bool(lits) and chk.rat(lits, lits[0])
             except _DeadlineError:
-                return verdict("timeout", f"deadline passed at step {number} of {len(steps)}")
+                return verdict(Verdict.TIMEOUT, f"deadline passed at step {number} of {len(steps)}")
             if not justified:
                 what = "the empty clause" if not lits else f"clause {' '.join(map(str, dimacs))}"
-                return verdict("rejected", f"proof step {number}: {what} is neither RUP nor RAT")
+                return verdict(
+                    Verdict.REJECTED, f"proof step {number}: {what} is neither RUP nor RAT"
+                )
             counts["rat"] += 1
         if not lits:
             return verdict(
-                "verified",
+                Verdict.VERIFIED,
                 f"empty clause derived at step {number} of {len(steps)}; every addition RUP or "
                 f"RAT ({counts['rat']} RAT), {counts['ignored']} deletions ignored",
             )
         chk.add(lits)
     if chk.refuted:
         return verdict(
-            "verified",
+            Verdict.VERIFIED,
             f"all {len(steps)} steps checked; unit propagation refutes the clause set at the end "
             "(no explicit empty clause)",
         )
-    return verdict("rejected", "the proof ends without deriving the empty clause")
+    return verdict(Verdict.REJECTED, "the proof ends without deriving the empty clause")

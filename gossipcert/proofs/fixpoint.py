@@ -52,6 +52,7 @@ import numpy as np
 
 from gossipcert.proofs.lrat_compiled import CompiledVerdict
 from gossipcert.proofs.trim import DELETION_TOKEN, LINE_END_TOKEN
+from gossipcert.statuses import Verdict
 
 CHECKER_NAME = "hint-fixpoint"
 DELETIONS = "applied (each step propagates only the clauses it names)"
@@ -311,7 +312,7 @@ def check_fixpoint(
     Examples
     --------
     >>> check_fixpoint([[1, 2], [-1, 2], [-2]], b"4 2 0 2 1 0\\n5 0 3 4 0\\n", 2).status
-    'verified'
+    <Verdict.VERIFIED: 'verified'>
     >>> check_fixpoint([[1, 2], [-1, 2], [-2]], b"4 2 0 1 0\\n5 0 4 3 0\\n", 2) is None
     True
     """
@@ -353,7 +354,7 @@ def check_fixpoint(
             return None
         if deadline is not None and time.monotonic() > deadline:
             return CompiledVerdict(
-                "timeout",
+                Verdict.TIMEOUT,
                 f"deadline passed at token {stop}",
                 int(state[2]),
                 int(state[3]),
@@ -364,7 +365,7 @@ def check_fixpoint(
     line = int(np.searchsorted(ends_at, state[5])) + 1
     message = f"empty clause derived at line {line}: {additions} clauses added, {deletions} deleted"
     return CompiledVerdict(
-        "verified", message, additions, deletions, ignored, time.monotonic() - start
+        Verdict.VERIFIED, message, additions, deletions, ignored, time.monotonic() - start
     )
 
 

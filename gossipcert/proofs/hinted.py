@@ -40,6 +40,8 @@ from typing import Any
 
 import dratify
 
+from gossipcert.statuses import Verdict
+
 try:  # the optional Rust engine of dratify registers itself on import
     import cdclkit  # noqa: F401
 except ImportError:  # pragma: no cover - optional accelerator
@@ -68,14 +70,14 @@ class HintedVerdict:
 
     Attributes
     ----------
-    status : str
+    status : Verdict
         ``"verified"``, ``"rejected"`` or ``"timeout"``.
     message : str
     additions, deletions, ignored_deletions : int
     seconds : float
     """
 
-    status: str
+    status: Verdict
     message: str
     additions: int
     deletions: int
@@ -154,7 +156,7 @@ def check_hinted(
     Examples
     --------
     >>> check_hinted([[1, 2], [-1, 2], [-2]], ["4 2 0 1 2 0", "5 0 4 3 0"]).status
-    'verified'
+    <Verdict.VERIFIED: 'verified'>
     >>> check_hinted([[1, 2], [-1, 2], [-2]], ["4 2 0 1 0", "5 0 4 3 0"]).message
     'line 1: the clause does not follow from its hints by unit propagation'
     """
@@ -164,10 +166,10 @@ def check_hinted(
     table = {i: _stored(c) for i, c in enumerate(clauses, start=1)}
     last = len(clauses)
     additions = deletions = ignored = 0
-    status, message = "rejected", "the proof ends without deriving the empty clause"
+    status, message = Verdict.REJECTED, "the proof ends without deriving the empty clause"
     for number, line in enumerate(lines, start=1):
         if number % _CLOCK_EVERY == 0 and deadline is not None and time.monotonic() > deadline:
-            status, message = "timeout", f"deadline passed at line {number}"
+            status, message = Verdict.TIMEOUT, f"deadline passed at line {number}"
             break
         tokens = line.split()
         if not tokens or tokens[0] == "c":
@@ -204,7 +206,7 @@ def check_hinted(
             break
         additions += 1
         if not lits:
-            status = "verified"
+            status = Verdict.VERIFIED
             message = (
                 f"empty clause derived at line {number}: {additions} clauses added, "
                 f"{deletions} deleted"

@@ -69,6 +69,7 @@ from pathlib import Path
 from typing import Any
 
 from gossipcert.proofs.drat import parse_dimacs
+from gossipcert.statuses import Verdict
 
 #: how many proof lines pass between two looks at the clock
 _CLOCK_EVERY = 4096
@@ -83,7 +84,7 @@ class LratVerdict:
 
     Attributes
     ----------
-    status : str
+    status : Verdict
         ``"verified"``, ``"rejected"`` or ``"timeout"`` (no verdict: the deadline passed).
     message : str
         One line for a person: why the proof was rejected, or what was checked.
@@ -96,7 +97,7 @@ class LratVerdict:
     seconds : float
     """
 
-    status: str
+    status: Verdict
     message: str
     additions: int
     deletions: int
@@ -107,7 +108,7 @@ class LratVerdict:
     @property
     def ok(self) -> bool:
         """True when the proof was verified."""
-        return self.status == "verified"
+        return self.status == Verdict.VERIFIED
 
 
 class _RejectedError(Exception):
@@ -281,18 +282,18 @@ def check_lrat(
     Examples
     --------
     >>> check_lrat([[1, 2], [-1, 2], [-2]], ["4 2 0 1 2 0", "5 0 4 3 0"]).status
-    'verified'
+    <Verdict.VERIFIED: 'verified'>
     >>> check_lrat([[1, 2], [-1, 2], [-2]], ["4 2 0 9 0", "5 0 4 3 0"]).message
     'line 1 (clause 4): hint 9 is not a live clause'
     """
     start = time.monotonic()
     checker = _Checker(clauses)
     number = 0
-    status, message = "rejected", "the proof ends without deriving the empty clause"
+    status, message = Verdict.REJECTED, "the proof ends without deriving the empty clause"
     try:
         for number, line in enumerate(lines, start=1):
             if number % _CLOCK_EVERY == 0 and deadline is not None and time.monotonic() > deadline:
-                status, message = "timeout", f"deadline passed at line {number}"
+                status, message = Verdict.TIMEOUT, f"deadline passed at line {number}"
                 break
             tokens = line.split()
             if not tokens or tokens[0] == "c":
@@ -314,7 +315,7 @@ def check_lrat(
                 if k + 1 == len(nums) or 0 in hints:
                     raise _RejectedError("an addition is not 'i l1 .. lk 0 h1 .. hm 0'")
                 if checker.add(nums[0], nums[1:k], hints):
-                    status = "verified"
+                    status = Verdict.VERIFIED
                     message = (
                         f"empty clause derived at line {number}: {checker.additions} clauses "
                         f"added ({checker.rat_steps} by RAT), {checker.deletions} deleted"
@@ -344,7 +345,7 @@ def check_lrat_text(cnf_text: str, proof: str, deadline: float | None = None) ->
     try:
         _, clauses = parse_dimacs(cnf_text)
     except ValueError as exc:
-        return LratVerdict("rejected", f"formula: {exc}", 0, 0, 0, 0, 0.0)
+        return LratVerdict(Verdict.REJECTED, f"formula: {exc}", 0, 0, 0, 0, 0.0)
     return check_lrat(clauses, proof.splitlines(), deadline)
 
 
@@ -354,6 +355,6 @@ def check_lrat_file(cnf_text: str, path: Path, deadline: float | None = None) ->
     try:
         _, clauses = parse_dimacs(cnf_text)
     except ValueError as exc:
-        return LratVerdict("rejected", f"formula: {exc}", 0, 0, 0, 0, 0.0)
+        return LratVerdict(Verdict.REJECTED, f"formula: {exc}", 0, 0, 0, 0, 0.0)
     with path.open() as handle:
         return check_lrat(clauses, handle, deadline)

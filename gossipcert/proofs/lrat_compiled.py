@@ -38,6 +38,7 @@ import numba
 import numpy as np
 
 from gossipcert.proofs.lrat_kernels import OK, ProofArrays, read_proof
+from gossipcert.statuses import Verdict
 
 #: proof lines checked between two looks at the clock
 CHUNK = 250_000
@@ -51,14 +52,14 @@ class CompiledVerdict:
 
     Attributes
     ----------
-    status : str
+    status : Verdict
         ``"verified"`` or ``"timeout"``.
     message : str
     additions, deletions, ignored : int
     seconds : float
     """
 
-    status: str
+    status: Verdict
     message: str
     additions: int
     deletions: int
@@ -222,7 +223,7 @@ def check_compiled(
     Examples
     --------
     >>> check_compiled([[1, 2], [-1, 2], [-2]], b"4 2 0 1 2 0\\n5 0 4 3 0\\n", 2).status
-    'verified'
+    <Verdict.VERIFIED: 'verified'>
     >>> check_compiled([[1, 2], [-1, 2], [-2]], b"4 2 0 1 3 0\\n5 0 4 3 0\\n", 2) is None
     True
     """
@@ -262,7 +263,7 @@ def check_compiled(
             return None  # no empty clause
         if deadline is not None and time.monotonic() > deadline:
             return CompiledVerdict(
-                "timeout",
+                Verdict.TIMEOUT,
                 f"deadline passed at step {stop}",
                 int(state[2]),
                 int(state[3]),
@@ -275,5 +276,5 @@ def check_compiled(
         f"(0 by RAT), {deletions} deleted"
     )
     return CompiledVerdict(
-        "verified", message, additions, deletions, ignored, time.monotonic() - start
+        Verdict.VERIFIED, message, additions, deletions, ignored, time.monotonic() - start
     )

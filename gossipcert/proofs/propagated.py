@@ -52,6 +52,7 @@ from collections.abc import Iterable
 from pysat.solvers import Solver
 
 from gossipcert.proofs.hinted import HintedVerdict
+from gossipcert.statuses import Verdict
 
 #: the PySAT solver whose propagation judges each step
 PROPAGATOR = "minisat22"
@@ -93,7 +94,7 @@ def check_propagated(
     Examples
     --------
     >>> check_propagated([[1, 2], [-1, 2], [-2]], ["4 2 0 1 2 0", "5 0 4 3 0"]).status
-    'verified'
+    <Verdict.VERIFIED: 'verified'>
     >>> check_propagated([[1, 2], [-1, 2], [-2]], ["4 2 0 1 0", "5 0 4 3 0"]).message
     'line 1: the clause does not follow from its hints by unit propagation'
     """
@@ -147,10 +148,10 @@ def _check(
 
     last = len(clauses)
     additions = deletions = ignored = 0
-    status, message = "rejected", "the proof ends without deriving the empty clause"
+    status, message = Verdict.REJECTED, "the proof ends without deriving the empty clause"
     for number, line in enumerate(lines, start=1):
         if number % _CLOCK_EVERY == 0 and deadline is not None and time.monotonic() > deadline:
-            status, message = "timeout", f"deadline passed at line {number}"
+            status, message = Verdict.TIMEOUT, f"deadline passed at line {number}"
             break
         tokens = line.split()
         if not tokens or tokens[0] == "c":
@@ -204,7 +205,7 @@ def _check(
             break
         additions += 1
         if not lits:
-            status = "verified"
+            status = Verdict.VERIFIED
             message = (
                 f"empty clause derived at line {number}: {additions} clauses added, "
                 f"{deletions} deleted"
@@ -212,7 +213,7 @@ def _check(
             break
         top += 2
         if top + 1 > shift:  # cannot happen (the bound above); never let the numbers meet
-            status, message = "rejected", f"line {number}: more clauses than the proof has"
+            status, message = Verdict.REJECTED, f"line {number}: more clauses than the proof has"
             break
         active[cid] = top
         add([-top, -top - 1, *shifted])

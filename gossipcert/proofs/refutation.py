@@ -36,6 +36,7 @@ from gossipcert.proofs.checkers import ProofVerdict, check_refutation
 from gossipcert.proofs.lrat_solver import LratSolver
 from gossipcert.schedule import Schedule
 from gossipcert.search.backends import solve_sliced
+from gossipcert.statuses import QueryStatus, Verdict
 from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 PROOF_SOLVER = "cadical195"
@@ -103,7 +104,7 @@ def cnf_of(formula: Formula, rounds: int, options: EncodingOptions, gens: int) -
 class ProofResult:
     """Outcome of trying to prove a CNF unsatisfiable."""
 
-    status: str  # "unsat", "sat" or "unknown"
+    status: QueryStatus
     proof: str | None
     seconds: float
     #: ``drat`` (the proof as the solver wrote it) or ``lrat`` (trimmed, with hints)
@@ -161,14 +162,14 @@ def checked_refutation(
         The CNF is satisfiable (with ``if_sat`` given), or a checker rejects the proof.
     """
     status, out = refutation_status(cnf, deadline, proof_name)
-    if status == "sat" and if_sat is not None:
+    if status is QueryStatus.SAT and if_sat is not None:
         raise SolverError(if_sat)
     return out
 
 
 def refutation_status(
     cnf: StandaloneCNF, deadline: float | None, proof_name: str
-) -> tuple[str, tuple[ProofResult, ProofVerdict] | None]:
+) -> tuple[QueryStatus, tuple[ProofResult, ProofVerdict] | None]:
     """:func:`checked_refutation`, telling apart why there is no refutation.
 
     Returns
@@ -184,28 +185,28 @@ def refutation_status(
         A checker rejects the proof.
     """
     pr = prove_unsat(cnf, deadline, lrat=True)
-    if pr.status == "sat":
-        return "sat", None
-    if pr.status != "unsat" or pr.proof is None:
-        return "unknown", None
+    if pr.status is QueryStatus.SAT:
+        return QueryStatus.SAT, None
+    if pr.status is not QueryStatus.UNSAT or pr.proof is None:
+        return QueryStatus.UNKNOWN, None
     verdict = check_refutation(
         cnf.dimacs(), pr.proof, pr.proof_format, deadline, formula=(cnf.nvars, cnf.clauses)
     )
-    if verdict.status == "rejected":
+    if verdict.status is Verdict.REJECTED:
         raise SolverError(f"{proof_name} was rejected: {verdict.summary()}")
     if not verdict.ok:
-        return "unknown", None
-    return "unsat", (pr, verdict)
+        return QueryStatus.UNKNOWN, None
+    return QueryStatus.UNSAT, (pr, verdict)
 
 
 def _proof_result(solver: Any, found: bool | None, seconds: float) -> ProofResult:
     """What a proof-writing solver's answer ``found`` (None: out of time) means, with its
     DRAT proof when it refuted the formula."""
     if found is None:
-        return ProofResult("unknown", None, seconds)
+        return ProofResult(QueryStatus.UNKNOWN, None, seconds)
     if found:
-        return ProofResult("sat", None, seconds)
-    return ProofResult("unsat", "\n".join(solver.get_proof() or []) + "\n", seconds)
+        return ProofResult(QueryStatus.SAT, None, seconds)
+    return ProofResult(QueryStatus.UNSAT, "\n".join(solver.get_proof() or []) + "\n", seconds)
 
 
 def _lrat_result(prover: LratSolver, found: bool | None, start: float) -> ProofResult:
@@ -215,7 +216,7 @@ def _lrat_result(prover: LratSolver, found: bool | None, start: float) -> ProofR
         return _proof_result(prover.solver, found, time.monotonic() - start)
     trimmed = prover.trimmed()
     return ProofResult(
-        "unsat", trimmed.text, time.monotonic() - start, "lrat", trimmed.original_lines
+        QueryStatus.UNSAT, trimmed.text, time.monotonic() - start, "lrat", trimmed.original_lines
     )
 
 
@@ -286,7 +287,7 @@ def decide_with_proof(
     >>> from gossipcert.instance import parse_instance
     >>> inst = parse_instance("path:4", "telephone", "gossip")
     >>> decide_with_proof(inst, 2, EncodingOptions()).result.status
-    'unsat'
+    <QueryStatus.UNSAT: 'unsat'>
     >>> len(decide_with_proof(inst, 3, EncodingOptions()).schedule.rounds)
     3
     """
@@ -420,13 +421,15 @@ def recheck_stored_proof(
     )
     lines: list[tuple[bool | None, str]] = [
         (
-            {"verified": True, "over-budget": True, "timeout": None}.get(o.status, False),
+            {Verdict.VERIFIED: True, Verdict.OVER_BUDGET: True, Verdict.TIMEOUT: None}.get(
+                o.status, False
+            ),
             f"{proof_format.upper()} proof ({count} lines) re-checked by {o.checker} "
             f"(deletions: {o.deletions}): {o.status} in {o.seconds:.1f}s ({o.message})",
         )
         for o in verdict.outcomes
     ]
-    if verdict.status == "rejected" and any(o.ok for o in verdict.outcomes):
+    if verdict.status is Verdict.REJECTED and any(o.ok for o in verdict.outcomes):
         lines.append((False, "THE PROOF CHECKERS DISAGREE: " + verdict.summary()))
     return lines
 
@@ -547,10 +550,10 @@ def upgrade_evidence(
     """
     deadline = None if time_limit is None else time.monotonic() + time_limit
     pr = prove_unsat(cnf, deadline, lrat=True)
-    if pr.status == "sat":
+    if pr.status is QueryStatus.SAT:
         return [(False, "the regenerated CNF is satisfiable: the stored refutation is wrong")]
     verdict = None
-    if pr.status == "unsat" and pr.proof is not None:
+    if pr.status is QueryStatus.UNSAT and pr.proof is not None:
         verdict = check_refutation(
             cnf.dimacs(), pr.proof, "lrat", deadline, formula=(cnf.nvars, cnf.clauses)
         )
@@ -558,7 +561,7 @@ def upgrade_evidence(
         kept: list[tuple[bool | None, str]] = [
             (None, "no LRAT proof verified within the time limit: the DRAT proof is kept")
         ]
-        if verdict is not None and verdict.status == "rejected":
+        if verdict is not None and verdict.status is Verdict.REJECTED:
             kept = [(False, f"the new LRAT proof was rejected: {verdict.summary()}")]
         packed, lines = ev.get("proof_xz_base64"), ev.get("proof_lines")
         return kept + recheck_stored_proof(cnf, packed, time_limit, False, lines, "drat")

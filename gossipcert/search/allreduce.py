@@ -152,6 +152,7 @@ from gossipcert.search.backends import allow_long_slices, solve_sliced
 from gossipcert.search.heartbeat import heartbeats
 from gossipcert.search.outcome import SolveResult
 from gossipcert.simulate import simulate
+from gossipcert.statuses import QueryStatus, SolveStatus
 
 
 def receive_bound(instance: Instance) -> int | None:
@@ -331,7 +332,7 @@ def solve_allreduce(
     >>> from gossipcert.search.entry import solve
     >>> res = solve(parse_instance("ring:4", "single-port", "allreduce"))
     >>> res.status, res.optimum, res.evidence["kind"], res.evidence["source"]
-    ('optimal', 6, 'allreduce-bracket', 'receipts')
+    (<SolveStatus.OPTIMAL: 'optimal'>, 6, 'allreduce-bracket', 'receipts')
     >>> res = solve(parse_instance("path:4", "all-port", "allreduce"))
     >>> res.optimum, res.evidence["kind"], res.evidence["source"]
     (6, 'allreduce-bracket', 'cut')
@@ -477,7 +478,7 @@ def _closed_answer(
             }
             return SolveResult(
                 instance,
-                "optimal",
+                SolveStatus.OPTIMAL,
                 lower,
                 lower,
                 lower,
@@ -521,9 +522,13 @@ def _packing(
             with heartbeats(emit, f"the chunk-packing bound at {lower} rounds", bracket.copy):
                 ev = packing_bound(instance, lower, until, strict)
             if ev is None:
-                emit(_query(lower, "unknown", began, "the chunk-packing bound does not reach"))
+                emit(
+                    _query(
+                        lower, QueryStatus.UNKNOWN, began, "the chunk-packing bound does not reach"
+                    )
+                )
                 break
-            emit(_query(lower, "unsat", began, "the chunk-packing bound, proof checked"))
+            emit(_query(lower, QueryStatus.UNSAT, began, "the chunk-packing bound, proof checked"))
             emit({"event": "lower-bound", "value": lower + 1, "source": "allreduce-packing"})
             packed, lower = ev, lower + 1
     except KeyboardInterrupt:
@@ -537,7 +542,7 @@ def _meets(best: tuple[Schedule, Any] | None, lower: int, sub: Any | None) -> bo
     to that optimum (a bound without a certificate of its own stays a bracket)."""
     if best is None or best[1].rounds > lower:
         return False
-    return sub is None or (sub.status == "optimal" and sub.optimum == lower)
+    return sub is None or (sub.status is SolveStatus.OPTIMAL and sub.optimum == lower)
 
 
 def _answer(
@@ -557,7 +562,13 @@ def _answer(
     whose bound gave ``lower`` (its ``dual`` when ``optimal``); ``interrupted`` (Ctrl-C)
     keeps the bounds known so far."""
     upper = None if best is None else best[1].rounds
-    status = "optimal" if optimal else ("feasible" if upper is not None else "unknown")
+    status = (
+        SolveStatus.OPTIMAL
+        if optimal
+        else SolveStatus.FEASIBLE
+        if upper is not None
+        else SolveStatus.UNKNOWN
+    )
     parts = [rs] if ag is None else [rs, ag]
     return replace(
         rs,
@@ -649,7 +660,7 @@ def _tree_packing(
 
 def find(
     instance: Instance, rounds: int, deadline: float | None, symmetry: bool = True
-) -> tuple[str, Schedule | None]:
+) -> tuple[QueryStatus, Schedule | None]:
     """Look for a schedule of ``rounds`` rounds: ``("sat", schedule)``, ``("unsat", None)``
     or ``("unknown", None)`` at ``deadline`` (a ``time.monotonic()`` value). With
     ``symmetry`` the model orders interchangeable chunks (family 7 of
@@ -660,10 +671,10 @@ def find(
     with Solver(name=PROOF_SOLVER, bootstrap_with=f.cnf_since(0)) as solver:
         found = solve_sliced(solver, [], deadline)
         if found is None:
-            return "unknown", None
+            return QueryStatus.UNKNOWN, None
         if not found:
-            return "unsat", None
-        return "sat", decode(f, solver.get_model() or [], rounds)
+            return QueryStatus.UNSAT, None
+        return QueryStatus.SAT, decode(f, solver.get_model() or [], rounds)
 
 
 def refute(
@@ -736,27 +747,27 @@ def _exact(
             bracket = {"rounds": r, "lower": r, "upper": upper}
             with heartbeats(emit, f"deciding {r} rounds: {_TRYING}", bracket.copy):
                 relaxed, relaxed_record, status, schedule = decide(instance, r, deadline, strict)
-            if relaxed == "unsat":
+            if relaxed is QueryStatus.UNSAT:
                 refuted, record = r, relaxed_record
-                told(_query(r, "unsat", began, "the union relaxation, proof checked"))
+                told(_query(r, QueryStatus.UNSAT, began, "the union relaxation, proof checked"))
                 told({"event": "lower-bound", "value": r + 1, "source": "allreduce-drat"})
                 continue
             found = None if schedule is None else _replayed(instance, schedule)
-            if status == "sat" and found is not None:
-                told(_query(r, "sat", began, "the exact model, schedule verified"))
+            if status is QueryStatus.SAT and found is not None:
+                told(_query(r, QueryStatus.SAT, began, "the exact model, schedule verified"))
                 told({"event": "upper-bound", "value": r, "source": "the allreduce model"})
                 return found, refuted, record, False
             proved = None
-            if status == "unsat":
+            if status is QueryStatus.UNSAT:
                 what = f"the exact model has no schedule of {r} rounds: its proof"
                 with heartbeats(emit, what, bracket.copy):
                     proved = refute(instance, r, deadline)
             if proved is None:
-                told(_query(r, "unknown", began, "out of time"))
+                told(_query(r, QueryStatus.UNKNOWN, began, "out of time"))
                 break
             cnf, pr, verdict = proved
             refuted, record = r, proof_record(cnf, pr, verdict)
-            told(_query(r, "unsat", began, "the exact model, proof checked"))
+            told(_query(r, QueryStatus.UNSAT, began, "the exact model, proof checked"))
             told({"event": "lower-bound", "value": r + 1, "source": "allreduce-drat"})
     except KeyboardInterrupt:
         return None, refuted, record, True
@@ -767,7 +778,7 @@ def _exact(
 _TRYING = "the union relaxation (a refutation) and the exact model (a schedule)"
 
 
-def _query(rounds: int, status: str, began: float, method: str) -> dict[str, Any]:
+def _query(rounds: int, status: QueryStatus, began: float, method: str) -> dict[str, Any]:
     """The progress event of a horizon decided (or not) since ``began``."""
     seconds = round(time.monotonic() - began, 3)
     return {
@@ -809,7 +820,9 @@ def decide(
     # each child and what it answers: the relaxation's refutation ("union"), or a search of
     # the exact model with (True) or without (False) family 7
     running: dict[Child, str | bool] = {}
-    relaxed, record, status, schedule = "unknown", None, "unknown", None
+    relaxed: str = QueryStatus.UNKNOWN
+    status: str = QueryStatus.UNKNOWN
+    record, schedule = None, None
     answered: set[str] = set()
     try:
         running[Child(_union_in_child, (instance, rounds, strict), allow_long_slices)] = "union"
@@ -838,11 +851,11 @@ def decide(
                                 other.reap()
                 if child.done:
                     child.reap()
-            if relaxed == "unsat":
+            if relaxed is QueryStatus.UNSAT:
                 return relaxed, record, "skipped", None
-            if status == "sat":
+            if status is QueryStatus.SAT:
                 return "skipped", None, status, schedule
-            if relaxed == "sat" and "find" not in answered and len(running) == 2:
+            if relaxed is QueryStatus.SAT and "find" not in answered and len(running) == 2:
                 # the relaxation's core is free: a second search of the exact model, without
                 # family 7 (the two configurations are fastest on different horizons)
                 running[Child(_find_in_child, (instance, rounds, False), allow_long_slices)] = False
@@ -853,7 +866,7 @@ def decide(
         # a child ended without an answer (killed by the system, a crash in the solver):
         # what it would have said is decided here
         if "find" in answered:  # the exact model is unsatisfiable: the caller proves it
-            return "unknown", None, status, None
+            return QueryStatus.UNKNOWN, None, status, None
         if "union" in answered:
             return (relaxed, None, *find(instance, rounds, deadline))
         return _in_turn(instance, rounds, deadline, strict)
@@ -866,7 +879,7 @@ def _in_turn(
     """:func:`decide` on one core: the relaxation first, the exact model when it is
     satisfiable."""
     relaxed, record = refute_union(instance, rounds, deadline, strict)
-    if relaxed != "sat":
+    if relaxed is not QueryStatus.SAT:
         return relaxed, record, "skipped", None
     status, schedule = find(instance, rounds, deadline)
     return relaxed, None, status, schedule

@@ -24,7 +24,6 @@ import time
 import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from enum import StrEnum
 from typing import Any
 
 from ortools.sat.python import cp_model
@@ -33,14 +32,10 @@ from pysat.solvers import Solver
 from gossipcert.encodings.formula import Formula
 from gossipcert.errors import SolverError
 from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
+from gossipcert.statuses import QueryStatus
 
-
-class Status(StrEnum):
-    """Answer of a back-end to one query."""
-
-    SAT = "sat"
-    UNSAT = "unsat"
-    UNKNOWN = "unknown"
+#: the answer of a back-end to one query
+Status = QueryStatus
 
 
 BACKENDS = ("sat", "cpsat")

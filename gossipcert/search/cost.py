@@ -52,6 +52,7 @@ from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
 from gossipcert.search.entry import solve
 from gossipcert.search.outcome import SolveResult
 from gossipcert.simulate import simulate
+from gossipcert.statuses import SolveStatus
 from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 
@@ -111,7 +112,9 @@ class FrontResult:
     @property
     def proved(self) -> bool:
         """Every point proved (and the round optimum certified)."""
-        return self.round_result.proved_status == "optimal" and all(p.proved for p in self.points)
+        return self.round_result.proved_status is SolveStatus.OPTIMAL and all(
+            p.proved for p in self.points
+        )
 
     def pareto(self) -> list[FrontPoint]:
         """The points where the least ``S`` strictly drops (the Pareto front of ``(R, S)``)."""

@@ -17,6 +17,7 @@ from gossipcert.errors import GossipcertError
 from gossipcert.instance import Instance
 from gossipcert.parallel import DaskRunner, local_map
 from gossipcert.search.cubes import Base, Cube, base_formula, cube_literals, refute_cnf
+from gossipcert.statuses import QueryStatus
 
 # ---------------------------------------------------------------------------- one cube
 
@@ -47,7 +48,7 @@ def solve_cube(job: dict[str, Any]) -> dict[str, Any]:
     base = _base_cached(inst, job["rounds"], options)
     cube = Cube.from_json(job["cube"])
     rec = refute_cnf(base.with_units(cube_literals(base.index, cube)), job["seconds"])
-    if rec["status"] == "sat":
+    if rec["status"] == QueryStatus.SAT:
         model = set(rec.pop("model"))
         rec["schedule"] = base.encoding.decode(job["rounds"], lambda v: v in model)
     return {"cube": cube.to_json(), **rec}
@@ -103,7 +104,7 @@ class CubeStore:
             return None
         if data.get("cnf_sha256") != sha or data.get("cube") != cube.to_json():
             return None
-        return data if data.get("status") == "unsat" else None
+        return data if data.get("status") == QueryStatus.UNSAT else None
 
     def put(self, sha: str, record: dict[str, Any]) -> None:
         """Store a refuted cube (atomically)."""

@@ -70,6 +70,7 @@ from gossipcert.proofs.refutation import (
     read_stored_proof,
 )
 from gossipcert.search.backends import solve_sliced
+from gossipcert.statuses import QueryStatus, Verdict
 from gossipcert.symmetry.automorphisms import orbit_roots
 
 Key = tuple[int, ...]
@@ -225,15 +226,19 @@ def refute_cnf(cnf: StandaloneCNF, seconds: float | None) -> dict[str, Any]:
     with Solver(name=PROOF_SOLVER, bootstrap_with=cnf.clauses, with_proof=True) as solver:
         result = solve_sliced(solver, [], deadline)
         if result is None:
-            return {"status": "unknown", "seconds": round(time.monotonic() - t0, 3)}
+            return {"status": QueryStatus.UNKNOWN, "seconds": round(time.monotonic() - t0, 3)}
         if result:
             model = [lit for lit in solver.get_model() or [] if lit > 0]
-            return {"status": "sat", "model": model, "seconds": round(time.monotonic() - t0, 3)}
+            return {
+                "status": QueryStatus.SAT,
+                "model": model,
+                "seconds": round(time.monotonic() - t0, 3),
+            }
         proof = "\n".join(solver.get_proof() or []) + "\n"
     solved = time.monotonic() - t0
     verdict = check_proof(cnf.dimacs(), proof, deadline)
     return {
-        "status": "unsat" if verdict.ok else verdict.status,
+        "status": QueryStatus.UNSAT if verdict.ok else verdict.status,
         "solve_seconds": round(solved, 3),
         "seconds": round(time.monotonic() - t0, 3),
         "proof_lines": proof.count("\n"),
@@ -258,5 +263,5 @@ def check_refutation(
     if proof is None:
         return False, f"{what}: {problem}"
     verdict = check_proof(cnf.dimacs(), proof, deadline, full=full)
-    ok = {"verified": True, "rejected": False}.get(verdict.status)
+    ok = {Verdict.VERIFIED: True, Verdict.REJECTED: False}.get(verdict.status)
     return ok, f"{what}: {verdict.summary()}"

@@ -11,6 +11,7 @@ from gossipcert.errors import SolverError, UnsupportedModelError
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
 from gossipcert.simulate import Report
+from gossipcert.statuses import SolveStatus
 
 #: the choices of ``solve(encoding=...)``
 ENCODINGS = ("auto", "broadcast", "knowledge", "tree")
@@ -22,7 +23,7 @@ class SolveResult:
 
     Attributes
     ----------
-    status : str
+    status : SolveStatus
         The search's own word: ``optimal`` (the bounds met, by whatever evidence: the
         solver's word too), ``feasible`` (a schedule, the bounds apart), ``unknown`` (no
         schedule), ``infeasible`` (demands can never be met). Every record a user reads
@@ -38,7 +39,7 @@ class SolveResult:
     """
 
     instance: Instance
-    status: str
+    status: SolveStatus
     optimum: int | None
     lower_bound: int
     upper_bound: int | None
@@ -57,23 +58,26 @@ class SolveResult:
     #: a reduction solved by time reversal: the result of its dual (broadcast or gossip)
     dual: SolveResult | None = None
 
+    def __post_init__(self) -> None:
+        self.status = SolveStatus(self.status)  # a member, also when given its value
+
     @property
     def certified(self) -> bool:
         """An optimum whose lower bound has evidence beyond the solver's word (a closed form
         or checked proofs): not ``solver-claim``, as with ``--no-proof`` or a proof cut short
         by the time limit (for a reduction solved by reversal: its dual's)."""
         if self.dual is not None:
-            return self.status == "optimal" and self.dual.certified
-        return self.status == "optimal" and self.evidence.get("kind") != "solver-claim"
+            return self.status is SolveStatus.OPTIMAL and self.dual.certified
+        return self.status is SolveStatus.OPTIMAL and self.evidence.get("kind") != "solver-claim"
 
     @property
     def decided_by_solver(self) -> bool:
         """The bounds met, but the lower bound is a solver's word only (``--no-proof``, a
         proof cut short by the time limit or by Ctrl-C): the optimum is not proved."""
-        return self.status == "optimal" and not self.certified
+        return self.status is SolveStatus.OPTIMAL and not self.certified
 
     @property
-    def proved_status(self) -> str:
+    def proved_status(self) -> SolveStatus:
         """The status the evidence proves: ``optimal`` only with a lower bound beyond the
         solver's word (:attr:`certified`); an optimum the solver decided is ``feasible``
         (its bracket closed by the solver's word: :attr:`decided_by_solver`).
@@ -83,10 +87,10 @@ class SolveResult:
         >>> from gossipcert.instance import parse_instance
         >>> from gossipcert.search.entry import solve
         >>> res = solve(parse_instance("ring:5", "half-duplex", "gossip"), proof=False)
-        >>> res.status, res.proved_status, res.decided_by_solver, res.lower_bound
+        >>> res.status.value, res.proved_status.value, res.decided_by_solver, res.lower_bound
         ('optimal', 'feasible', True, 6)
         """
-        return "feasible" if self.decided_by_solver else self.status
+        return SolveStatus.FEASIBLE if self.decided_by_solver else self.status
 
     @property
     def certifiable(self) -> bool:
@@ -94,7 +98,7 @@ class SolveResult:
         partial result: the bounds met, with evidence beyond the solver's word (even if a
         signal came after it), or on the solver's word in a run that ended by itself (its
         certificate's check says ``unproved``)."""
-        return self.status == "optimal" and (self.certified or not self.interrupted)
+        return self.status is SolveStatus.OPTIMAL and (self.certified or not self.interrupted)
 
     def status_fields(self) -> dict[str, Any]:
         """The fields every record of a result shares (``solve --json``, the API's
@@ -110,7 +114,7 @@ class SolveResult:
             "status": self.proved_status,
             "certified": self.certified,
             "decided_by_solver": self.decided_by_solver,
-            "optimum": self.optimum if self.proved_status == "optimal" else None,
+            "optimum": self.optimum if self.proved_status is SolveStatus.OPTIMAL else None,
             "lower_bound": self.lower_bound,
             "upper_bound": self.upper_bound,
         }

@@ -71,6 +71,7 @@ from gossipcert.proofs.refutation import (
     standalone_cnf,
     stored_options,
 )
+from gossipcert.statuses import QueryStatus
 
 #: the evidence kind
 KIND = "drat-packet"
@@ -351,7 +352,7 @@ def packet_step(search: Any) -> None:
                 {
                     "event": "query",
                     "rounds": r,
-                    "status": "unsat" if evidence is not None else "not refuted",
+                    "status": QueryStatus.UNSAT if evidence is not None else "not refuted",
                     "seconds": round(time.monotonic() - start, 3),
                     "method": f"packet {packet} broadcast alone",
                     "packet": packet,

@@ -76,6 +76,7 @@ from gossipcert.proofs.refutation import (
 from gossipcert.schedule import Schedule
 from gossipcert.search.backends import solve_sliced
 from gossipcert.simulate import simulate
+from gossipcert.statuses import QueryStatus
 
 #: the evidence kind of a relaxation refutation
 KIND = "drat-relaxed"
@@ -94,7 +95,7 @@ class RelaxationResult:
     ``rows`` and ``columns`` are those in the formula at the end, in the order added.
     """
 
-    status: str
+    status: QueryStatus
     rounds: int
     rows: list[int]
     columns: list[int]
@@ -272,9 +273,9 @@ def refute_by_relaxation(
     >>> from gossipcert.instance import parse_instance
     >>> inst = parse_instance("path:4", "telephone", "gossip")
     >>> refute_by_relaxation(inst, 2, proof=False).status
-    'unsat'
+    <QueryStatus.UNSAT: 'unsat'>
     >>> refute_by_relaxation(inst, 3, proof=False).status
-    'sat'
+    <QueryStatus.SAT: 'sat'>
     """
     start = time.monotonic()
     r_order, c_order = row_order(instance), column_order(instance)
@@ -291,7 +292,7 @@ def refute_by_relaxation(
     solver = Solver(name=PROOF_SOLVER)
     mark, iterations = 0, 0
 
-    def result(status: str, **kw: Any) -> RelaxationResult:
+    def result(status: QueryStatus, **kw: Any) -> RelaxationResult:
         return RelaxationResult(
             status,
             rounds,
@@ -315,14 +316,18 @@ def refute_by_relaxation(
                 "rounds": rounds,
                 "rows": len(rel.rows),
                 "columns": len(rel.columns),
-                "status": {None: "unknown", True: "sat", False: "unsat"}[found],
+                "status": {
+                    None: QueryStatus.UNKNOWN,
+                    True: QueryStatus.SAT,
+                    False: QueryStatus.UNSAT,
+                }[found],
                 "seconds": round(time.monotonic() - t0, 3),
             }
             log.append(event)
             if progress is not None:
                 progress(event)
             if found is None:
-                return result("unknown")
+                return result(QueryStatus.UNKNOWN)
             if not found:
                 break
             true = {x for x in solver.get_model() or [] if x > 0}
@@ -334,13 +339,13 @@ def refute_by_relaxation(
                 )
             if rep.complete:
                 assert rep.rounds is not None
-                return result("sat", schedule=Schedule(sched.rounds[: rep.rounds]))
+                return result(QueryStatus.SAT, schedule=Schedule(sched.rounds[: rep.rounds]))
             by_packet = Counter(p for _, p in rep.unmet)
             by_node = Counter(v for v, _ in rep.unmet)
             p = _pick(by_packet, rel.rows, r_order, row_slack)
             q = _pick(by_node, rel.columns, c_order, column_slack)
             if max_rows is not None and len(rel.rows) >= max_rows:
-                return result("unknown")
+                return result(QueryStatus.UNKNOWN)
             if p is not None:
                 rel.add_row(p)
             if q is not None:
@@ -348,9 +353,9 @@ def refute_by_relaxation(
     finally:
         solver.delete()
     if not proof:
-        return result("unsat")
+        return result(QueryStatus.UNSAT)
     return result(
-        "unsat", evidence=prove_relaxed(instance, rounds, rel.rows, rel.columns, deadline)
+        QueryStatus.UNSAT, evidence=prove_relaxed(instance, rounds, rel.rows, rel.columns, deadline)
     )
 
 
@@ -498,14 +503,14 @@ def relaxation_step(search: Any) -> None:
                 "columns": out.columns,
             }
         )
-        if out.status == "sat" and out.schedule is not None:
+        if out.status is QueryStatus.SAT and out.schedule is not None:
             rep = simulate(search.instance, out.schedule)
             if not rep.ok:
                 raise SolverError("the relaxation's schedule failed verification")
             search.best = (out.schedule, rep)
             search.upper_source = "relaxation"
             search.tell_upper()
-        elif out.status == "unsat" and out.evidence is not None:
+        elif out.status is QueryStatus.UNSAT and out.evidence is not None:
             search.lower, search.lower_evidence = r + 1, out.evidence
             search.emit({"event": "lower-bound", "value": search.lower, "source": METHOD})
         else:

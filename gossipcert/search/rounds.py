@@ -69,6 +69,7 @@ from gossipcert.search.outcome import SolveResult
 from gossipcert.search.upper import Progress, schedule_by_horizon, upper_bound_schedules
 from gossipcert.search.upper import verified as _verified
 from gossipcert.simulate import Report, simulate
+from gossipcert.statuses import SolveStatus, Verdict
 from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 #: the events after which a stopped search's state has changed (:meth:`_Search.state`)
@@ -168,7 +169,7 @@ class _Search:
         return None if self.best is None else self.best[1].rounds
 
     def result(
-        self, status: str, evidence: dict[str, Any] | None = None, interrupted: bool = False
+        self, status: SolveStatus, evidence: dict[str, Any] | None = None, interrupted: bool = False
     ) -> SolveResult:
         now = time.monotonic()
         self.times["total"] = now - self.start
@@ -177,7 +178,7 @@ class _Search:
         return SolveResult(
             self.instance,
             status,
-            self.upper if status == "optimal" else None,
+            self.upper if status is SolveStatus.OPTIMAL else None,
             self.lower,
             self.upper,
             sched,
@@ -385,7 +386,7 @@ class _Search:
         q0 = time.monotonic()
         got = self.prover.solve(until, lambda: self.heartbeat(r))
         dt = time.monotonic() - q0
-        status = {"sat": Status.SAT, "unsat": Status.UNSAT}.get(got.result.status, Status.UNKNOWN)
+        status = got.result.status
         self.emit({"event": "query", "rounds": r, "status": status.value, "seconds": round(dt, 3)})
         if status is Status.UNKNOWN:
             return status
@@ -464,8 +465,8 @@ class _Search:
                 "seconds": round(pr.seconds, 3),
             }
         )
-        if pr.status != "unsat" or pr.proof is None:
-            if pr.status == "sat":
+        if pr.status is not Status.UNSAT or pr.proof is None:
+            if pr.status is Status.SAT:
                 raise SolverError(
                     f"back-ends disagree: the standalone CNF for {rounds} rounds is satisfiable"
                 )
@@ -484,7 +485,7 @@ class _Search:
             )
         self.times["proof"] = time.monotonic() - p0
         self.emit({"event": "proof-check", "status": verdict.status, "summary": verdict.summary()})
-        if verdict.status == "rejected":
+        if verdict.status is Verdict.REJECTED:
             raise SolverError(f"the proof for {rounds} rounds was rejected: {verdict.summary()}")
         if not verdict.ok:  # a required checker ran out of time: the solver's word is all
             return self.claim()
@@ -505,10 +506,9 @@ class _Search:
     def interrupted(self) -> SolveResult:
         """The answer at Ctrl-C: the bounds known at that moment."""
         self.times.update(find=self.t_find, prove=self.t_prove)
-        optimal = self.upper is not None and self.lower == self.upper
         refuted = self.unsat_at is not None and self.unsat_at + 1 == self.lower
         return self.result(
-            "optimal" if optimal else "feasible" if self.best is not None else "unknown",
+            SolveStatus.of_bracket(self.lower, self.upper),
             self.claim() if refuted else self.lower_evidence,
             interrupted=True,
         )
@@ -535,19 +535,21 @@ class _Search:
         if self.upper is not None and self.upper > self.lower:
             self.relaxation()
         if self.upper is not None and self.upper == self.lower:
-            return self.result("optimal")
+            return self.result(SolveStatus.OPTIMAL)
         try:
             enc = self.encode()
             if enc is None:
-                return self.result("feasible" if self.best is not None else "unknown")
+                return self.result(
+                    SolveStatus.FEASIBLE if self.best is not None else SolveStatus.UNKNOWN
+                )
             if self.best is None:
                 self.first_schedule()
             if not self.search(enc):
-                status = "feasible" if self.best is not None else "unknown"
+                status = SolveStatus.FEASIBLE if self.best is not None else SolveStatus.UNKNOWN
                 return self.result(
                     status, self.lower_evidence if self.unsat_at is None else self.claim()
                 )
-            return self.result("optimal", self.prove())
+            return self.result(SolveStatus.OPTIMAL, self.prove())
         except KeyboardInterrupt:
             return self.interrupted()
 

@@ -28,6 +28,7 @@ from gossipcert.search.cube_plans import STRICT_NODES
 from gossipcert.search.outcome import SolveResult
 from gossipcert.search.rounds import _Search, _verified
 from gossipcert.search.split_refutation import check_split_applies, refute_by_cubes
+from gossipcert.statuses import QueryStatus, SolveStatus
 
 #: the one-piece search gets at most this many seconds ...
 ONE_PIECE_SECONDS = 120.0
@@ -88,14 +89,16 @@ class SplitSearch(_Search):
             if self.upper is not None and self.upper > self.lower:
                 self.relaxation()
             if self.upper is not None and self.upper == self.lower:
-                return self.result("optimal")
+                return self.result(SolveStatus.OPTIMAL)
             enc = self.encode()
             if enc is None:
-                return self.result("feasible" if self.best is not None else "unknown")
+                return self.result(
+                    SolveStatus.FEASIBLE if self.best is not None else SolveStatus.UNKNOWN
+                )
             if self.best is None:
                 self.first_schedule()
             if self.one_piece(enc):
-                return self.result("optimal", self.prove())
+                return self.result(SolveStatus.OPTIMAL, self.prove())
             evidence = None  # the split refutation of the largest horizon refuted so far
             while self.upper is None or self.lower < self.upper:
                 r = self.lower
@@ -122,21 +125,21 @@ class SplitSearch(_Search):
                         "refuted": out.refuted,
                     }
                 )
-                if out.status == "sat" and out.schedule is not None:
+                if out.status is QueryStatus.SAT and out.schedule is not None:
                     self.best = _verified(self.instance, out.schedule, "split solver's")
                     self.upper_source = "split-cube"
                     self.emit({"event": "upper-bound", "value": self.upper, "source": "split"})
-                elif out.status == "unsat" and out.evidence is not None:
+                elif out.status is QueryStatus.UNSAT and out.evidence is not None:
                     self.unsat_at, self.lower, evidence = r, r + 1, out.evidence
                     self.emit({"event": "lower-bound", "value": self.lower, "source": "split"})
                 else:
                     break
             if self.upper is None or self.lower < self.upper:
-                status = "feasible" if self.best is not None else "unknown"
+                status = SolveStatus.FEASIBLE if self.best is not None else SolveStatus.UNKNOWN
                 return self.result(status, evidence or self._open_evidence())
             if evidence is not None and evidence["rounds"] + 1 == self.upper:
-                return self.result("optimal", evidence)
-            return self.result("optimal", self.prove())
+                return self.result(SolveStatus.OPTIMAL, evidence)
+            return self.result(SolveStatus.OPTIMAL, self.prove())
         except KeyboardInterrupt:
             return self.interrupted()
 

@@ -36,6 +36,7 @@ from gossipcert.search.cubes import (
     cubes_digest,
     refute_cnf,
 )
+from gossipcert.statuses import QueryStatus, Verdict
 
 Progress = Callable[[dict[str, Any]], None]
 
@@ -44,7 +45,7 @@ Progress = Callable[[dict[str, Any]], None]
 class SplitOutcome:
     """What a split found: ``unsat`` (with evidence), ``sat`` (a schedule), ``unknown``."""
 
-    status: str
+    status: QueryStatus
     evidence: dict[str, Any] | None = None
     schedule: Schedule | None = None
     refuted: int = 0
@@ -55,7 +56,7 @@ class SplitOutcome:
 def _stored_refutation_holds(base: Base, cube: Cube, record: dict[str, Any]) -> bool:
     """Whether a refutation read back from the cube store is one the checkers verify now
     (a stored file may be corrupted or edited: such a cube is solved again)."""
-    if record.get("status") != "unsat" or "proof_xz_base64" not in record:
+    if record.get("status") != QueryStatus.UNSAT or "proof_xz_base64" not in record:
         return False
     cnf = base.with_units(cube_literals(base.index, cube))
     ok, _ = check_refutation(cube.describe(), cnf, record["proof_xz_base64"])
@@ -137,7 +138,7 @@ def refute_by_cubes(
     --------
     >>> from gossipcert.instance import parse_instance
     >>> out = refute_by_cubes(parse_instance("ring:6", "telephone", "gossip"), 2)
-    >>> out.status, out.evidence["kind"], out.refuted == out.cubes
+    >>> out.status.value, out.evidence["kind"], out.refuted == out.cubes
     ('unsat', 'drat-cubes', True)
     """
     check_split_applies(instance)
@@ -177,31 +178,31 @@ def refute_by_cubes(
     found: Schedule | None = None
     for j, rec in run(work, jobs, deadline):
         i = todo[j]
-        if rec["status"] == "sat":
+        if rec["status"] == QueryStatus.SAT:
             found = rec["schedule"]
             break
-        if rec["status"] == "rejected":
+        if rec["status"] == Verdict.REJECTED:
             raise SolverError(f"the DRAT proof of cube {cubes[i].describe()} was rejected")
-        if rec["status"] != "unsat":
+        if rec["status"] != QueryStatus.UNSAT:
             continue  # no verdict in time; the split stays open
         records[i] = rec
         if shelf is not None:
             shelf.put(sha, rec)
         emit({"event": "cube", "cube": cubes[i].describe(), "seconds": rec["seconds"]})
-    out = SplitOutcome("unknown", refuted=len(records), cubes=len(cubes))
+    out = SplitOutcome(QueryStatus.UNKNOWN, refuted=len(records), cubes=len(cubes))
     if found is not None:
-        out.status, out.schedule = "sat", found
+        out.status, out.schedule = QueryStatus.SAT, found
     elif len(records) == len(cubes):
         if coverage["kind"] == "tautology":
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             clauses = [[-lit for lit in cube_literals(base.index, c)] for c in cubes]
             cov = refute_cnf(base.with_clauses(clauses), left)
-            if cov["status"] == "unsat":
+            if cov["status"] == QueryStatus.UNSAT:
                 coverage = {"kind": "tautology", **cov}
             else:
                 coverage = {}
         if coverage:
-            out.status = "unsat"
+            out.status = QueryStatus.UNSAT
             out.evidence = _evidence(base, cubes, records, coverage)
     out.seconds = time.monotonic() - t0
     return out

@@ -41,6 +41,7 @@ from gossipcert.search.entry import _solve_reduction
 from gossipcert.search.outcome import SolveResult
 from gossipcert.search.rounds import Progress, _Search, _verified
 from gossipcert.search.split import SplitSearch, SplitSettings
+from gossipcert.statuses import SolveStatus
 
 #: the child gets the limit minus this fraction of it ...
 MARGIN_FRACTION = 0.03
@@ -257,7 +258,7 @@ def _from_state(
     upper = None if best is None else best[1].rounds
     lower = int(state["lower"])
     optimal = upper is not None and lower == upper
-    status = "optimal" if optimal else "feasible" if best is not None else "unknown"
+    status = SolveStatus.of_bracket(lower, upper)
     evidence = state["evidence"] or {
         "kind": "closed-form",
         "name": "trivial",

@@ -18,6 +18,7 @@ from typing import Any
 
 from gossipcert.errors import GossipcertError
 from gossipcert.instance import Instance, parse_instance
+from gossipcert.statuses import SolveStatus
 from gossipcert.tables.sweeps import spec_key
 
 
@@ -130,10 +131,10 @@ def _solve(instance: Instance, task: Task) -> tuple[dict[str, Any], dict[str, An
         "optimum": fields["optimum"],
         "lower": res.lower_bound,
         "upper": res.upper_bound,
-        "evidence": res.evidence.get("kind") if res.status == "optimal" else None,
+        "evidence": res.evidence.get("kind") if res.status is SolveStatus.OPTIMAL else None,
         "schedule_source": res.upper_source if res.schedule is not None else None,
         "time_limit": task.time_limit,
         "backend": task.backend,
         "seconds": round(time.monotonic() - t0, 2),
     }
-    return outcome, (build_certificate(res) if res.status == "optimal" else None)
+    return outcome, (build_certificate(res) if res.status is SolveStatus.OPTIMAL else None)

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from gossipcert.statuses import SolveStatus
 from gossipcert.tables.sweeps import Sweep
 
 MARKDOWN_MARK = "<!-- gossipcert table: generated from {source}; do not edit -->"
@@ -58,13 +59,13 @@ def markdown(df: pd.DataFrame, source: str, sweep: Sweep | None = None) -> str:
         lines += [sweep.intro.strip(), ""]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in df.itertuples(index=False):
-        if r.evidence == "solver-claim" and r.status in ("optimal", "feasible"):
+        if r.evidence == "solver-claim" and r.status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE):
             # the bounds met on the solver's word (stored before as "optimal")
-            decided = r.optimum if r.status == "optimal" else r.upper
+            decided = r.optimum if r.status == SolveStatus.OPTIMAL else r.upper
             answer = f"{decided} (optimal by the solver's word, no checked proof)"
-        elif r.status == "optimal":
+        elif r.status == SolveStatus.OPTIMAL:
             answer = f"**{r.optimum}** (optimal)"
-        elif r.status in ("feasible", "unknown"):
+        elif r.status in (SolveStatus.FEASIBLE, SolveStatus.UNKNOWN):
             up = "?" if r.upper is pd.NA else r.upper
             answer = f"{r.status}, between {r.lower} and {up}"
         else:

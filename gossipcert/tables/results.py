@@ -14,6 +14,7 @@ import pandas as pd
 
 from gossipcert.claims import describe_values, judge
 from gossipcert.instance import Instance
+from gossipcert.statuses import SolveStatus
 from gossipcert.store import Store
 from gossipcert.tables.sweeps import Sweep, spec_key
 
@@ -84,10 +85,10 @@ def _certified_answer(row: dict[str, Any]) -> tuple[str, Any, Any]:
     verdict then uses the closed-form lower bound and the verified schedule's rounds.
     """
     status = row["status"]
-    if status == "optimal" and row["evidence"] != "solver-claim":
+    if status == SolveStatus.OPTIMAL and row["evidence"] != "solver-claim":
         return status, row["optimum"], row["optimum"]
-    if status == "optimal":
-        return "feasible", row["lower_bound"], row["optimum"]
+    if status == SolveStatus.OPTIMAL:
+        return SolveStatus.FEASIBLE, row["lower_bound"], row["optimum"]
     return status, row["lower_bound"], row["upper"]
 
 
@@ -110,7 +111,7 @@ def _claim_variables(instance: Instance, size: str | None) -> dict[str, Any]:
 def certified_count(df: pd.DataFrame) -> int:
     """Rows of a sweep's table whose optimum is certified: optimal, with evidence other than
     the solver's word."""
-    return int(((df["status"] == "optimal") & (df["evidence"] != "solver-claim")).sum())
+    return int(((df["status"] == SolveStatus.OPTIMAL) & (df["evidence"] != "solver-claim")).sum())
 
 
 def summary(sweeps: list[Sweep]) -> pd.DataFrame:

@@ -17,6 +17,7 @@ from typing import Any
 
 from gossipcert.instance import Instance
 from gossipcert.parallel import DaskRunner, local_map
+from gossipcert.statuses import SolveStatus
 from gossipcert.store import Store, entry_stem
 from gossipcert.tables.evaluation import Task, evaluate
 from gossipcert.tables.sweeps import Sweep, spec_key
@@ -27,7 +28,7 @@ def _reusable(outcome: dict[str, Any] | None, time_limit: float | None) -> bool:
     as much time as this run would give."""
     if not outcome:
         return False
-    if outcome.get("status") == "optimal":
+    if outcome.get("status") == SolveStatus.OPTIMAL:
         return True
     if outcome.get("status") == "error":
         return False

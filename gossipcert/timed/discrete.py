@@ -42,6 +42,7 @@ from gossipcert.children import call_in_child
 from gossipcert.errors import GossipcertError
 from gossipcert.instance import Instance, make_instance, parse_model, parse_problem
 from gossipcert.schedule import Schedule
+from gossipcert.statuses import SolveStatus
 from gossipcert.timed.machine import Machine
 
 __all__ = ["DiscreteBound", "discrete_bound", "relaxed_instance"]
@@ -59,7 +60,7 @@ class DiscreteBound:
         Whether a round count was sought (``reason`` says why not).
     problem, model, topology : str
         The round model's instance.
-    status : str
+    status : SolveStatus
         The search's status (``optimal``, ``feasible``, ``unknown``).
     lower, upper : int or None
         The proved lower end and the best schedule's rounds.
@@ -77,7 +78,7 @@ class DiscreteBound:
     problem: str = ""
     model: str = ""
     topology: str = ""
-    status: str = ""
+    status: SolveStatus = SolveStatus.UNKNOWN
     lower: int | None = None
     upper: int | None = None
     certified: bool = False
@@ -168,7 +169,7 @@ def discrete_bound(
     >>> from gossipcert.graphs import from_spec
     >>> from gossipcert.timed.machine import machine_of
     >>> d = discrete_bound(machine_of(from_spec("ring:4"), 4), "gossip", 4, time_limit=30)
-    >>> d.status, d.lower, d.time(4.0)  # 2 rounds of one unit each
+    >>> d.status.value, d.lower, d.time(4.0)  # 2 rounds of one unit each
     ('optimal', 2, 2.0)
     """
     if problem is None:
