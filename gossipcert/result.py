@@ -21,7 +21,7 @@ from gossipcert.schedule import Schedule, to_json
 from gossipcert.search.outcome import SolveResult
 from gossipcert.statuses import SolveStatus
 
-__all__ = ["BoundsResult", "Result", "SolveStatus"]
+__all__ = ["BoundsResult", "Result", "SolveStatus", "solve_record", "without_proofs"]
 
 
 @dataclass(frozen=True)
@@ -191,29 +191,37 @@ class Result:
         ]
         return {"format": FORMAT, "rounds": rounds}
 
-    def to_json(self) -> dict[str, Any]:
-        """The fields of ``gossipcert solve --json``: ``status``, ``optimum``,
-        ``lower_bound``, ``upper_bound``, ``schedule``, ``evidence`` and the instance.
+    def to_json(
+        self, certificate: str | None = None, partial_result: str | None = None
+    ) -> dict[str, Any]:
+        """The record of the result: what ``gossipcert solve --json`` prints, field for
+        field (``docs/statuses.md`` lists the fields).
+
+        Parameters
+        ----------
+        certificate, partial_result : str, optional
+            The file the certificate (or the partial result) was written to, as ``solve
+            -o FILE`` writes it; None (the default) when none was.
 
         Returns
         -------
         dict
-            JSON-ready; nodes named by their text (``str`` of a networkx node).
+            JSON-ready: the instance (``graph``, ``model``, ``problem``, ``n``, ``m``,
+            ``packets``), the status fields (``status``, ``certified``,
+            ``decided_by_solver``, ``optimum``, ``lower_bound``, ``upper_bound``),
+            ``schedule``, ``schedule_source``, ``evidence`` (without its stored proofs:
+            the certificate carries them), ``backend``, ``times``, ``timed_out``,
+            ``interrupted``, ``certificate`` and ``partial_result``; nodes named by their
+            text (``str`` of a networkx node).
 
         Examples
         --------
         >>> from gossipcert import solve
-        >>> solve("ring:4").to_json()["optimum"]
-        2
+        >>> record = solve("ring:4").to_json()
+        >>> record["status"].value, record["optimum"], record["certificate"]
+        ('optimal', 2, None)
         """
-        return {
-            **self.instance.describe(),
-            **self.raw.status_fields(),
-            "schedule": to_json(self.schedule, self.instance) if self.schedule else None,
-            "schedule_source": self.upper_source,
-            "evidence": self.lower_evidence,
-            "timed_out": self.timed_out,
-        }
+        return solve_record(self.raw, certificate, partial_result)
 
     def certificate(self) -> dict[str, Any]:
         """The certificate of an optimum (what ``gossipcert check`` re-checks); with
@@ -348,6 +356,58 @@ class Result:
         if self.raw.certifiable:
             return self.write_certificate(path, overwrite)
         return self.write_partial(path, overwrite)
+
+
+def solve_record(
+    res: SolveResult, certificate: str | None = None, partial_result: str | None = None
+) -> dict[str, Any]:
+    """The one record of a search's result (:meth:`Result.to_json`, ``solve --json``).
+
+    Parameters
+    ----------
+    res : SolveResult
+        What the search returned.
+    certificate, partial_result : str, optional
+        The file the certificate (or the partial result) was written to, if any.
+
+    Returns
+    -------
+    dict
+        The fields :meth:`Result.to_json` lists, in that order.
+    """
+    return {
+        **res.instance.describe(),
+        **res.status_fields(),
+        "schedule": to_json(res.schedule, res.instance) if res.schedule else None,
+        "schedule_source": res.upper_source,
+        "evidence": without_proofs(res.evidence),
+        "backend": res.backend,
+        "times": {k: round(v, 3) for k, v in res.times.items()},
+        "timed_out": res.timed_out,
+        "interrupted": res.interrupted,
+        "certificate": certificate,
+        "partial_result": partial_result,
+    }
+
+
+def without_proofs(evidence: dict[str, Any]) -> dict[str, Any]:
+    """The evidence without its stored proofs (and those of its cubes, its coverage, a
+    reduction's dual, sub-problem or bracket): what a record of a result shows of it.
+
+    Examples
+    --------
+    >>> without_proofs({"kind": "drat", "proof_xz_base64": "...", "dual": {"lrat_xz_base64": ""}})
+    {'kind': 'drat', 'dual': {}}
+    """
+    out = {k: v for k, v in evidence.items() if k not in ("proof_xz_base64", "lrat_xz_base64")}
+    if isinstance(out.get("cubes"), list):
+        out["cubes"] = [without_proofs(c) for c in out["cubes"]]
+    if isinstance(out.get("coverage"), dict):
+        out["coverage"] = without_proofs(out["coverage"])
+    for key in ("dual", "sub", "bracket"):  # a reduction's dual, sub-problem or bracket
+        if isinstance(out.get(key), dict):
+            out[key] = without_proofs(out[key])
+    return out
 
 
 def _write_new(path: str | os.PathLike[str], overwrite: bool, text: Callable[[], str]) -> Path:

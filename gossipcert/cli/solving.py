@@ -189,8 +189,9 @@ def solve_cmd(
     from gossipcert.certificates.certificate import build_certificate
     from gossipcert.certificates.partial import partial_text, resume_seed
     from gossipcert.instance import parse_instance
-    from gossipcert.schedule import to_json
+    from gossipcert.result import solve_record, without_proofs
     from gossipcert.search.watchdog import solve_within
+    from gossipcert.statuses import SolveStatus
     from gossipcert.store import certificate_text
 
     _refuse_unused_options(
@@ -266,8 +267,8 @@ def solve_cmd(
                 }
             )
         raise typer.Exit(130) from None
-    evidence = _without_proofs(res.evidence)
-    proved = res.proved_status == "optimal"  # not on the solver's word alone
+    evidence = without_proofs(res.evidence)
+    proved = res.proved_status is SolveStatus.OPTIMAL  # not on the solver's word alone
     written: str | None = None
     if output and res.certifiable:
         _write_text(output, certificate_text(build_certificate(res)))
@@ -276,21 +277,12 @@ def solve_cmd(
         _write_text(output, partial_text(res))
         written = "partial"
     if as_json:
-        print_json(
-            {
-                **instance.describe(),
-                **res.status_fields(),
-                "certified": proved,
-                "schedule": to_json(res.schedule, instance) if res.schedule else None,
-                "schedule_source": res.upper_source,
-                "evidence": evidence,
-                "backend": res.backend,
-                "times": {k: round(v, 3) for k, v in res.times.items()},
-                "timed_out": res.timed_out,
-                "interrupted": res.interrupted,
-                "certificate": output if written == "certificate" else None,
-                "partial_result": output if written == "partial" else None,
-            }
+        print_json(  # the record the API's Result.to_json() returns
+            solve_record(
+                res,
+                certificate=output if written == "certificate" else None,
+                partial_result=output if written == "partial" else None,
+            )
         )
     else:
         print_solve_result(res, evidence, show)
@@ -319,19 +311,6 @@ def _refuse_unused_options(unused: bool, owner: str, values: dict[str, Any]) -> 
             f"{' and '.join(given)} only {'applies' if len(given) == 1 else 'apply'} with "
             f"{owner}; leave {'it' if len(given) == 1 else 'them'} out or add {owner}"
         )
-
-
-def _without_proofs(evidence: dict[str, Any]) -> dict[str, Any]:
-    """The evidence without its stored proofs (and those of its cubes), for printing."""
-    out = {k: v for k, v in evidence.items() if k not in ("proof_xz_base64", "lrat_xz_base64")}
-    if isinstance(out.get("cubes"), list):
-        out["cubes"] = [_without_proofs(c) for c in out["cubes"]]
-    if isinstance(out.get("coverage"), dict):
-        out["coverage"] = _without_proofs(out["coverage"])
-    for key in ("dual", "sub", "bracket"):  # a reduction's dual, sub-problem or bracket
-        if isinstance(out.get(key), dict):
-            out[key] = _without_proofs(out[key])
-    return out
 
 
 def _solve_cost(
