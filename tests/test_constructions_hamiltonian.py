@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from gossipcert import graphs
+from gossipcert.closed_forms.hamiltonian import hamiltonian_cycle
 from gossipcert.constructions.hamiltonian import hamiltonian_gossip, path_pipeline
-from gossipcert.constructions.hamiltonian_cycles import hamiltonian_cycle
 from gossipcert.constructions.product_factors import product_factors
 from gossipcert.constructions.products import product
 from gossipcert.constructions.rings import (

@@ -183,7 +183,7 @@ def _dimakopoulos_factor(spec: str, kind: ModelKind) -> tuple[int, int] | None:
     n = g.number_of_nodes()
     if graphs.routers(g) or not nx.is_connected(g):
         return None
-    if n >= 3 and _hamiltonian_cycle_of(g, spec) is None:
+    if n >= 3 and _hamiltonian_cycle_of(g) is None:
         return None
     return n, _dimakopoulos_value(n, kind)
 

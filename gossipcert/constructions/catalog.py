@@ -61,7 +61,7 @@ def _require_model(inst: Instance, name: str, kinds: tuple[ModelKind, ...], why:
 
 
 def _ring_fd(inst: Instance, _: str | None) -> Schedule:
-    from gossipcert.constructions.hamiltonian_cycles import hamiltonian_cycle
+    from gossipcert.closed_forms.hamiltonian import hamiltonian_cycle
     from gossipcert.constructions.rings import ring_full_duplex
 
     _require_model(inst, "ring-fd", _DIRECTED_PORTS, "every node sends clockwise while it receives")
@@ -69,7 +69,7 @@ def _ring_fd(inst: Instance, _: str | None) -> Schedule:
 
 
 def _ring_hd(inst: Instance, _: str | None) -> Schedule:
-    from gossipcert.constructions.hamiltonian_cycles import hamiltonian_cycle
+    from gossipcert.closed_forms.hamiltonian import hamiltonian_cycle
     from gossipcert.constructions.rings import ring_half_duplex
 
     _require_model(
@@ -82,7 +82,7 @@ def _ring_hd(inst: Instance, _: str | None) -> Schedule:
 
 
 def _ring_mc(inst: Instance, _: str | None) -> Schedule:
-    from gossipcert.constructions.hamiltonian_cycles import hamiltonian_cycle
+    from gossipcert.closed_forms.hamiltonian import hamiltonian_cycle
     from gossipcert.constructions.rings import ring_multicast_clockwise
 
     _require_model(

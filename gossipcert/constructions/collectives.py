@@ -45,7 +45,7 @@ from collections.abc import Sequence
 import networkx as nx
 
 from gossipcert import graphs
-from gossipcert.constructions.hamiltonian_cycles import hamiltonian_cycle
+from gossipcert.closed_forms.hamiltonian import hamiltonian_cycle
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ModelKind, ProblemKind, bits
 from gossipcert.schedule import Round, Schedule, Transmission
@@ -92,7 +92,7 @@ def ring_allgather(instance: Instance, cycle: Sequence[int] | None = None) -> Sc
         Gossip (allgather), one packet a node, all-port, no routers.
     cycle : sequence of int, optional
         A Hamiltonian cycle of the graph as a node order (default: one found by
-        :func:`~gossipcert.constructions.hamiltonian_cycles.hamiltonian_cycle`).
+        :func:`~gossipcert.closed_forms.hamiltonian.hamiltonian_cycle`).
 
     Returns
     -------
@@ -295,7 +295,7 @@ def ring_alltoall(instance: Instance, cycle: Sequence[int] | None = None) -> Sch
         All-port, personalized (total exchange, scatter, gather; chunks allowed), no routers.
     cycle : sequence of int, optional
         A Hamiltonian cycle of the graph as a node order (default: one found by
-        :func:`~gossipcert.constructions.hamiltonian_cycles.hamiltonian_cycle`).
+        :func:`~gossipcert.closed_forms.hamiltonian.hamiltonian_cycle`).
 
     Returns
     -------

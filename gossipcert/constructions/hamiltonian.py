@@ -6,7 +6,7 @@ pipeline baseline for paths.
 depend only on ``n`` and are met by the ring algorithms, so any graph with a Hamiltonian
 cycle gossips optimally through the links of its cycle. The ring schedules are those of
 :mod:`gossipcert.constructions.rings`; the cycle is found by
-:mod:`gossipcert.constructions.hamiltonian_cycles`.
+:mod:`gossipcert.closed_forms.hamiltonian`.
 
 A path has no Hamiltonian cycle, and Dimakopoulos gives no path algorithm; so that meshes
 (products of paths) can be composed (:mod:`gossipcert.constructions.products`),
@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gossipcert import graphs
-from gossipcert.constructions.hamiltonian_cycles import hamiltonian_cycle, is_hamiltonian_cycle
+from gossipcert.closed_forms.hamiltonian import hamiltonian_cycle, is_hamiltonian_cycle
 from gossipcert.constructions.rings import (
     origin_packet,
     ring_full_duplex,
@@ -82,7 +82,7 @@ def hamiltonian_gossip(instance: Instance, cycle: Sequence[int] | None = None) -
         routers; optimal for one packet per step (``p = 1``), valid for any ``p``.
     cycle : sequence of int, optional
         The cycle to use (default
-        :func:`~gossipcert.constructions.hamiltonian_cycles.hamiltonian_cycle`).
+        :func:`~gossipcert.closed_forms.hamiltonian.hamiltonian_cycle`).
 
     Returns
     -------

@@ -64,8 +64,8 @@ from collections import deque
 from collections.abc import Sequence
 
 from gossipcert import graphs
+from gossipcert.closed_forms.hamiltonian import hamiltonian_cycle
 from gossipcert.constructions.collectives import _arc_capacity
-from gossipcert.constructions.hamiltonian_cycles import hamiltonian_cycle
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ModelKind, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
@@ -161,7 +161,7 @@ def ring_pipeline_allgather(instance: Instance, cycle: Sequence[int] | None = No
         packet cap, or all-port, without routers.
     cycle : sequence of int, optional
         A Hamiltonian cycle as a node order (default: one found by
-        :func:`~gossipcert.constructions.hamiltonian_cycles.hamiltonian_cycle`).
+        :func:`~gossipcert.closed_forms.hamiltonian.hamiltonian_cycle`).
 
     Returns
     -------
@@ -237,7 +237,7 @@ def two_stream_broadcast(instance: Instance, cycle: Sequence[int] | None = None)
         ``broadcast:S`` (one source, any ``chunks=K``), all-port, no routers.
     cycle : sequence of int, optional
         A Hamiltonian cycle as a node order (default: one found by
-        :func:`~gossipcert.constructions.hamiltonian_cycles.hamiltonian_cycle`); it is
+        :func:`~gossipcert.closed_forms.hamiltonian.hamiltonian_cycle`); it is
         rotated to start at the source.
 
     Returns
@@ -337,7 +337,7 @@ def bidirectional_ring_allreduce(
     cycles : sequence of sequences of int, optional
         Edge-disjoint Hamiltonian cycles as node orders (default: the two of
         :func:`torus_cycles` on a square torus or ``Q_4``, else one found by
-        :func:`~gossipcert.constructions.hamiltonian_cycles.hamiltonian_cycle`).
+        :func:`~gossipcert.closed_forms.hamiltonian.hamiltonian_cycle`).
 
     Returns
     -------

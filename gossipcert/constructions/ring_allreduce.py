@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gossipcert import graphs
-from gossipcert.constructions.hamiltonian_cycles import hamiltonian_cycle
+from gossipcert.closed_forms.hamiltonian import hamiltonian_cycle
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ModelKind, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
@@ -50,7 +50,7 @@ def ring_allreduce(instance: Instance, cycle: Sequence[int] | None = None) -> Sc
         cap or all-port without ``calls=N``, on a graph without routers.
     cycle : sequence of int, optional
         A Hamiltonian cycle as a node order (default: one found by
-        :func:`~gossipcert.constructions.hamiltonian_cycles.hamiltonian_cycle`).
+        :func:`~gossipcert.closed_forms.hamiltonian.hamiltonian_cycle`).
 
     Returns
     -------

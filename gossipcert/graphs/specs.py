@@ -318,3 +318,28 @@ def from_spec(spec: str) -> nx.Graph:
     except SpecError as exc:
         raise SpecError(f"{exc} (in the product {text!r})") from None
     return graph
+
+
+_GRID = re.compile(r"(mesh|torus):(\d+)x(\d+)")
+
+
+def factor_specs(spec: str) -> tuple[str, str] | None:
+    """The specs of ``A`` and ``B`` when ``spec`` names a product ``A x B`` (else None).
+
+    ``f1*f2*...*fk`` is left-associative, so ``B = fk``; ``torus:AxB`` is ``ring:A*ring:B``,
+    ``mesh:AxB`` is ``path:A*path:B`` and ``hypercube:K`` is ``hypercube:K-1*path:2``, all
+    with the node numbering ``a * n2 + b`` of :func:`gossipcert.graphs.cartesian_product`.
+    """
+    if "*" in spec and "/" not in spec:
+        left, _, right = spec.rpartition("*")
+        return left, right
+    grid = _GRID.fullmatch(spec)
+    if grid:
+        kind = "ring" if grid.group(1) == "torus" else "path"
+        return f"{kind}:{grid.group(2)}", f"{kind}:{grid.group(3)}"
+    if spec.startswith("hypercube:"):
+        k = int(spec.partition(":")[2])
+        if k >= 2:
+            inner = "path:2" if k == 2 else f"hypercube:{k - 1}"
+            return inner, "path:2"
+    return None
