@@ -44,16 +44,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from gossipcert.children import Child, ready
 from gossipcert.errors import GossipcertError, UnsupportedModelError
 from gossipcert.graphs import latencies
+from gossipcert.heuristics.portfolio import PortfolioResult
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
 from gossipcert.search.upper import schedule_by_horizon, upper_bound_schedules
-from gossipcert.simulate import Report, simulate
+from gossipcert.simulate import simulate
 
 Send = Callable[[str, Schedule], None]
 
@@ -78,23 +79,6 @@ class PortfolioSettings:
     jobs: int = 2
     workers: int = 1
     seeds: int = 2
-
-
-@dataclass
-class PortfolioResult:
-    """The best verified schedule (``None``: no entrant found one), the entrant that found it,
-    whether it reached the target (``won``), and one log row per report."""
-
-    schedule: Schedule | None
-    report: Report | None
-    entrant: str
-    won: bool
-    log: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def rounds(self) -> int | None:
-        """Length of the best schedule."""
-        return None if self.report is None else self.report.rounds
 
 
 def entrant_names(instance: Instance, settings: PortfolioSettings) -> list[str]:
@@ -350,7 +334,7 @@ def race(
         target = best_lower_bound(instance).value
     start = time.monotonic()
     deadline = start + settings.seconds
-    res = PortfolioResult(None, None, "none", False)
+    res = PortfolioResult(None, None, "none", False, lower_bound=target)
     if latencies(instance.graph):
         return res  # its entrants move a packet one edge a round
 
@@ -363,6 +347,7 @@ def race(
             res.schedule = Schedule(sched.rounds[: rep.rounds])
             res.report, res.entrant = rep, f"{entrant}: {label}" if label != entrant else entrant
             res.won = rep.rounds is not None and rep.rounds <= target
+            res.cost = float(rep.rounds)
             if progress is not None:
                 progress({"event": "portfolio", "entrant": res.entrant, "rounds": rep.rounds})
 

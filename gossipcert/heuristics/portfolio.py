@@ -49,9 +49,11 @@ References
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from gossipcert.errors import (
     HeuristicError,
@@ -69,7 +71,7 @@ from gossipcert.heuristics.matching import (
 )
 from gossipcert.instance import Instance, ModelKind
 from gossipcert.schedule import Schedule
-from gossipcert.simulate import simulate
+from gossipcert.simulate import Report, simulate
 
 #: the budget of ``gossipcert heuristic`` without options (seconds)
 DEFAULT_SECONDS = 60.0
@@ -87,21 +89,30 @@ COLORING = "coloring"
 Entry = MatchingParams | str
 
 
-@dataclass(frozen=True)
+@dataclass
 class PortfolioResult:
-    """The best schedule of a portfolio and every entry tried.
+    """The best verified schedule of a portfolio, what found it and what was tried: of the
+    papers' heuristics one after the other (:func:`run_portfolio`), or of entrants racing
+    in processes (:func:`gossipcert.finders.portfolio.race`).
 
     Attributes
     ----------
-    schedule : Schedule
-        Verified.
+    schedule : Schedule or None
+        Verified; None when no entrant of a race found one.
+    report : Report or None
+        The verifier's report on it (a race keeps it).
+    entrant : str
+        What found it: a heuristic's setting (:meth:`MatchingParams.describe`, or
+        ``coloring sequence 0120...``), or a racing entrant and its label; ``none``.
+    won : bool
+        It reached ``lower_bound``, where the portfolio stops.
+    log : list of dict
+        A race: one row per schedule reported (entrant, label, valid, rounds, time).
     method : str
-        ``"matching"`` or ``"coloring"``: the heuristic that found it.
-    setting : str
-        Its setting (:meth:`MatchingParams.describe`, or ``coloring sequence 0120...``).
+        ``"matching"`` or ``"coloring"``: the heuristic that found it (``run_portfolio``).
     cost : float
-        Rounds, or under linear cost ``R + tau*h*S``.
-    lower_bound : int
+        Rounds, or under linear cost ``R + tau*h*S`` (infinite: no schedule).
+    lower_bound : int or None
         The bound the portfolio stops at.
     seconds : float
         The whole run.
@@ -111,14 +122,24 @@ class PortfolioResult:
         The coloring heuristic's matching sequence when it won.
     """
 
-    schedule: Schedule
-    method: str
-    setting: str
-    cost: float
-    lower_bound: int
-    seconds: float
+    schedule: Schedule | None
+    report: Report | None
+    entrant: str
+    won: bool = False
+    log: list[dict[str, Any]] = field(default_factory=list)
+    method: str = ""
+    cost: float = math.inf
+    lower_bound: int | None = None
+    seconds: float = 0.0
     tried: list[tuple[str, int | None, float]] = field(default_factory=list)
     sequence: str | None = None
+
+    @property
+    def rounds(self) -> int | None:
+        """Length of the best schedule (None: none)."""
+        if self.report is not None:
+            return self.report.rounds
+        return None if self.schedule is None else len(self.schedule)
 
 
 def coloring_fits(instance: Instance) -> bool:
@@ -281,7 +302,7 @@ def run_portfolio(
                 callback = progress() if progress is not None else None
                 res = run_matching(instance, entry, progress=callback)
                 name = res.params.describe()
-                found = PortfolioResult(res.schedule, "matching", name, res.cost, lower_bound, 0.0)
+                found = PortfolioResult(res.schedule, None, name, method="matching", cost=res.cost)
                 kind = bool(entry.look_ahead)
                 slowest[kind] = max(slowest[kind], time.monotonic() - began)
             else:  # the coloring heuristic, at most its share of the budget
@@ -291,8 +312,8 @@ def run_portfolio(
             error = exc
         took = time.monotonic() - began
         label = entry.describe() if isinstance(entry, MatchingParams) else str(entry)
-        rounds = None if found is None else len(found.schedule)
-        tried.append((found.setting if found else label, rounds, took))
+        rounds = None if found is None else found.rounds
+        tried.append((found.entrant if found else label, rounds, took))
         if log is not None:
             text = "no schedule" if found is None else f"{rounds} rounds"
             if found is not None and found.cost != rounds:  # linear cost
@@ -304,7 +325,9 @@ def run_portfolio(
             break
     if best is None:
         raise HeuristicError(f"no heuristic of the portfolio found a schedule ({error})")
-    return replace(best, seconds=time.monotonic() - start, tried=tried)
+    took = time.monotonic() - start
+    won = best.cost <= lower_bound
+    return replace(best, won=won, lower_bound=lower_bound, seconds=took, tried=tried)
 
 
 def _coloring(instance: Instance, seconds: float, lower_bound: int) -> PortfolioResult:
@@ -318,10 +341,9 @@ def _coloring(instance: Instance, seconds: float, lower_bound: int) -> Portfolio
     setting = f"coloring sequence {res.sequence}"
     return PortfolioResult(
         res.schedule,
-        "coloring",
+        rep,
         setting,
-        float(len(res.schedule)),
-        lower_bound,
-        0.0,
+        method="coloring",
+        cost=float(len(res.schedule)),
         sequence=res.sequence,
     )

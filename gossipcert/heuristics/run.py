@@ -117,7 +117,7 @@ def run_default_portfolio(
         for line in current:
             line.close()
     extra: dict[str, Any] = {
-        "params": res.setting,
+        "params": res.entrant,
         "lower_bound": res.lower_bound,
         "portfolio": [
             {"params": name, "rounds": rounds, "seconds": round(sec, 3)}
@@ -128,8 +128,9 @@ def run_default_portfolio(
     if res.sequence is not None:
         extra["sequence"] = res.sequence
     if log is not None:
-        cost = "" if res.cost == len(res.schedule) else f", cost {res.cost:g}"
-        log(f"best: {res.setting}: {len(res.schedule)} rounds{cost}")
+        cost = "" if res.cost == res.rounds else f", cost {res.cost:g}"
+        log(f"best: {res.entrant}: {res.rounds} rounds{cost}")
+    assert res.schedule is not None  # run_portfolio raises when no entry finds one
     return res.method, res.schedule, extra
 
 
