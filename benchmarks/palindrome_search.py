@@ -4,7 +4,7 @@ For a graph and a horizon ``R``, each map ``phi`` gets :func:`palindrome_search`
 ``R + 1 - t`` are ``phi`` of rounds ``t``) with a time limit. A row says ``sat`` (such a
 schedule of ``R`` rounds, expanded and verified: an upper bound), ``unsat`` (no palindrome
 up to ``phi`` of ``R`` rounds; this says nothing about the instance) or ``unknown`` (time
-limit). The maps are those of :func:`gossipcert.finders.palindrome.palindrome_maps` (nauty's
+limit). The maps are those of :func:`gossipcert.research.palindrome.palindrome_maps` (nauty's
 generators, their products, and the identity at odd ``R``); on ``star-graph:5`` also the
 maps ``pi -> sigma o pi o tau`` named by ``--star`` (``sigma`` on values, ``tau`` on
 positions 1..4), e.g. ``--star 01234:02134`` (then only those, unless ``--maps``).
@@ -30,9 +30,9 @@ import time
 from pathlib import Path
 
 from gossipcert.encodings import EncodingOptions
-from gossipcert.finders.palindrome import PalindromeEncoding, palindrome_maps, palindrome_search
 from gossipcert.instance import parse_instance
 from gossipcert.proofs.refutation import StandaloneCNF
+from gossipcert.research.palindrome import PalindromeEncoding, palindrome_maps, palindrome_search
 from gossipcert.schedule import write_schedule
 from gossipcert.symmetry.groups import left_map, right_map
 

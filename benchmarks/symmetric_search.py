@@ -12,7 +12,7 @@ Run with the project's Python, e.g.
 ``--store DIR`` writes each found schedule to ``DIR`` as schedule JSON. Times on a busy
 machine vary. ``--mirror-right TAU`` (star graphs; e.g. ``02134``) asks only for schedules
 whose round ``R + 1 - t`` is the right map ``pi -> pi o tau`` of round ``t``
-(palindromes, :mod:`gossipcert.finders.palindrome`); right maps commute with the left groups.
+(palindromes, :mod:`gossipcert.research.palindrome`); right maps commute with the left groups.
 ``--mirror NAME`` does the same with one of nauty's maps (``g0``, ``g0*g1``, ...), which
 must map the group's edge orbits onto orbits (always so when the map is in the group);
 groups it does not fit are listed as skipped.

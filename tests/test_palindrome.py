@@ -13,8 +13,8 @@ from pysat.formula import CNF
 from pysat.solvers import Solver
 
 from gossipcert.errors import NotApplicableError, SpecError
-from gossipcert.finders.palindrome import palindrome_maps, palindrome_search
 from gossipcert.instance import Instance, parse_instance
+from gossipcert.research.palindrome import palindrome_maps, palindrome_search
 from gossipcert.schedule import Schedule, read_schedule
 from gossipcert.search.backends import Status
 from gossipcert.simulate import simulate

@@ -3,7 +3,6 @@
 Modules
 -------
 - :mod:`.portfolio`: several finders race in processes; the shortest verified schedule wins.
-- :mod:`.palindrome`: schedules whose matching sequence reads the same backwards.
 - :mod:`.shortest_routes`: personalized all-port problems routed along shortest paths.
 - :mod:`.tree_allreduce`: allreduce with every chunk reduced up a tree and sent down one, the
   trees packed by CP-SAT (:mod:`.tree_intervals`: the same packing as a scheduling model).

@@ -48,7 +48,7 @@ Constraint families:
 - *mirror* (optional, a further restriction): ``call(e, t) <-> call(phi(e), R + 1 - t)``
   for the rounds ``t <= R / 2``, for an automorphism ``phi`` that maps the edge orbits of
   ``H`` onto edge orbits: the schedule is a palindrome up to ``phi``
-  (:mod:`gossipcert.finders.palindrome` explains why such schedules are worth asking for).
+  (:mod:`gossipcert.research.palindrome` explains why such schedules are worth asking for).
 
 References
 ----------
@@ -347,7 +347,7 @@ class SymmetricEncoding(ClauseSink):
 
     def _mirror(self, phi_seq: Sequence[int]) -> None:
         """Round ``R + 1 - t`` is ``phi`` (round ``t``): one equivalence per edge orbit and
-        round of the first half (see :mod:`gossipcert.finders.palindrome`).
+        round of the first half (see :mod:`gossipcert.research.palindrome`).
 
         ``phi`` must map every edge orbit of ``H`` into one edge orbit (then onto it, as
         ``phi`` is a bijection of the edges): e.g. any ``phi`` in ``H``, or a right map of the
@@ -529,7 +529,7 @@ def symmetric_search(
     mirror : sequence of int, optional
         An automorphism ``phi`` that maps each edge orbit of ``H`` onto an edge orbit: only
         schedules whose round ``R + 1 - t`` is ``phi`` (round ``t``) are sought
-        (palindromes up to ``phi``, as in :mod:`gossipcert.finders.palindrome`).
+        (palindromes up to ``phi``, as in :mod:`gossipcert.research.palindrome`).
 
     Returns
     -------
