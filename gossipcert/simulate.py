@@ -74,190 +74,19 @@ References
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from collections import defaultdict
+from dataclasses import dataclass
 
 from gossipcert import graphs
-from gossipcert.errors import GossipcertError
 from gossipcert.gc_pause import paused_gc
-from gossipcert.instance import Instance, Model, bits
-from gossipcert.names import node_name, packet_name
-from gossipcert.partials import Partials, chunk_text
-from gossipcert.schedule import Schedule, Transmission, json_name
+from gossipcert.instance import Instance, bits
+from gossipcert.partials import Partials
+from gossipcert.schedule import Schedule, Transmission
+from gossipcert.verifier.plain import and_not, plain_round
+from gossipcert.verifier.ports import PORT_RULES, check_ports, check_round_limits
+from gossipcert.verifier.report import Report, RoundStats, Violation, join_and
 
-
-@dataclass(frozen=True)
-class Violation:
-    """One broken rule: the round, the nodes involved, the rule's key and a sentence."""
-
-    round: int
-    nodes: tuple[int, ...]
-    rule: str
-    message: str
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "round": self.round,
-            "nodes": list(self.nodes),
-            "rule": self.rule,
-            "message": self.message,
-        }
-
-
-@dataclass(frozen=True)
-class RoundStats:
-    """What happened in one round."""
-
-    transmissions: int
-    calls: int
-    packets_moved: int
-    max_sent: int
-    learned: int
-
-
-@dataclass
-class Report:
-    """The verdict on a schedule.
-
-    Attributes
-    ----------
-    valid : bool
-        No rule of the model is broken.
-    complete : bool
-        Every demand is met after the last round.
-    rounds : int or None
-        The round after which all demands are met (0 if they are met before round 1),
-        None if they never are.
-    length : int
-        Number of rounds in the schedule (trailing empty rounds dropped); with latencies, the
-        round of the last arrival when that is later.
-    errors : list of Violation
-    unmet : list of (node, packet)
-        Demands still unmet at the end (internal node and packet numbers).
-    per_round : list of RoundStats
-    steps : int
-        ``S = Σ_t max_u s_{u,t}``.
-    cost : float or None
-        ``T = R + τ·h·S`` under linear cost (``R`` the length), else None.
-    knowledge : list of int
-        Final knowledge bitmask of each node (in a reduction: the chunks of which it holds a
-        partial result).
-    missing : list of (node, chunk, contributor)
-        Reductions: each contribution a demanded chunk still lacks at the end.
-    instance : Instance or None
-        The instance replayed (:func:`simulate` sets it), which :meth:`named_unmet` and
-        :meth:`named_missing` name nodes and packets by.
-    ok : bool
-        Valid and complete (property).
-    """
-
-    valid: bool
-    complete: bool
-    rounds: int | None
-    length: int
-    errors: list[Violation]
-    unmet: list[tuple[int, int]]
-    per_round: list[RoundStats]
-    steps: int
-    cost: float | None
-    knowledge: list[int] = field(repr=False)
-    missing: list[tuple[int, int, int]] = field(default_factory=list)
-    instance: Instance | None = field(default=None, repr=False, compare=False)
-
-    def named_unmet(self) -> list[tuple[Any, Any]]:
-        """:attr:`unmet` with the graph's own names: ``(node, packet)`` per demand unmet at
-        the end, named as :meth:`gossipcert.Result.named_rounds` names them.
-
-        Returns
-        -------
-        list of (node, packet)
-
-        Examples
-        --------
-        >>> import networkx as nx
-        >>> from gossipcert import verify
-        >>> verify(nx.path_graph(["a", "b"]), [], "telephone", "gossip").named_unmet()
-        [('a', 'b'), ('b', 'a')]
-        """
-        inst = self._instance()
-        return [(node_name(inst.graph, v), packet_name(inst, p)) for v, p in self.unmet]
-
-    def named_missing(self) -> list[tuple[Any, Any, Any]]:
-        """:attr:`missing` with the graph's own names: ``(node, chunk, contributor)`` per
-        contribution a reduction's demanded chunk lacks at the end.
-
-        Returns
-        -------
-        list of (node, chunk, contributor)
-
-        Examples
-        --------
-        >>> import networkx as nx
-        >>> from gossipcert import verify
-        >>> verify(nx.path_graph(["a", "b"]), [], "telephone", "reduce:a").named_missing()
-        [('a', 'a', 'b')]
-        """
-        inst = self._instance()
-        g = inst.graph
-        return [
-            (node_name(g, v), packet_name(inst, c), node_name(g, w)) for v, c, w in self.missing
-        ]
-
-    def _instance(self) -> Instance:
-        if self.instance is None:
-            raise GossipcertError("this report was not made by simulate(): it has no instance")
-        return self.instance
-
-    def incomplete(self, instance: Instance, limit: int | None = None) -> list[str]:
-        """One sentence per contribution a reduction's result lacks at the end, e.g.
-        "after round 4 node 0 holds chunk 1 without rank 3's contribution"."""
-        ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
-        return [
-            f"after round {self.length} node {ref(v)} holds chunk "
-            f"{chunk_text(instance.packet_names[c])} without rank {ref(w)}'s contribution"
-            for v, c, w in self.missing[:limit]
-        ]
-
-    @property
-    def ok(self) -> bool:
-        """Valid and complete."""
-        return self.valid and self.complete
-
-    def to_json(self, instance: Instance, max_unmet: int = 100) -> dict[str, Any]:
-        """JSON-ready form, nodes and packets by their external names."""
-        ref = lambda v: graphs.node_ref(instance.graph, v)  # noqa: E731
-        name = lambda p: json_name(instance.packet_names[p])  # noqa: E731
-        return {
-            "valid": self.valid,
-            "complete": self.complete,
-            "rounds": self.rounds,
-            "length": self.length,
-            "errors": [{**e.to_json(), "nodes": [ref(v) for v in e.nodes]} for e in self.errors],
-            "unmet_count": len(self.unmet),
-            "unmet": [{"node": ref(v), "packet": name(p)} for v, p in self.unmet[:max_unmet]],
-            **(
-                {
-                    "missing_count": len(self.missing),
-                    "missing": [
-                        {"node": ref(v), "chunk": name(c), "contribution": ref(w)}
-                        for v, c, w in self.missing[:max_unmet]
-                    ],
-                    "incomplete": self.incomplete(instance, max_unmet),
-                }
-                if instance.problem.reduction
-                else {}
-            ),
-            "per_round": [vars(s) for s in self.per_round],
-            "steps": self.steps,
-            "cost": self.cost,
-        }
-
-
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+__all__ = ["PORT_RULES", "Report", "RoundStats", "Violation", "simulate"]
 
 
 def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = None) -> Report:
@@ -282,68 +111,142 @@ def simulate(instance: Instance, schedule: Schedule, max_errors: int | None = No
     1
     """
     with paused_gc():  # a replay builds many short lists and tuples, and no cycles
-        report = _replay(instance, schedule, max_errors)
+        report = _Replay(instance, max_errors).run(schedule)
     report.instance = instance
     return report
 
 
-def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> Report:
-    """The replay behind :func:`simulate`."""
-    g = instance.graph
-    model = instance.model
-    rules = model.rules
-    adj = [set(g.adj[v]) for v in range(instance.n)]
-    ref = lambda v: graphs.node_ref(g, v)  # noqa: E731
-    know = list(instance.holdings)
-    demands = instance.demands
-    errors: list[Violation] = []
-    stats: list[RoundStats] = []
-    under = f"under {model.spec()}"
-    # per-model switches, decided once (the loops below run once per transmission)
-    point_to_point = rules.point_to_point
-    cap_per_transmission = (
-        model.packet_cap if model.packet_cap is not None and not rules.two_way_calls else None
-    )
-    # arc loads are needed for the telephone packet cap and all-port capacities only
-    track_arcs = rules.arc_capacities or (rules.two_way_calls and model.packet_cap is not None)
+@dataclass
+class _Sends:
+    """What the transmissions of one round did, before the round's rules are checked."""
 
-    def report(t: int, nodes: tuple[int, ...], rule: str, text: str) -> None:
-        if max_errors is None or len(errors) < max_errors:
-            errors.append(Violation(t, nodes, rule, f"round {t}: {text}"))
+    #: per node, the packets arriving at the end of the round
+    incoming: list[int]
+    #: the nodes whose ``incoming`` became non-empty, in order
+    touched: list[int]
+    #: sender -> receivers (one entry per receiver of each transmission)
+    sent_by: dict[int, list[int]]
+    #: receiver -> senders
+    recv_from: dict[int, list[int]]
+    #: packets entering each arc
+    arc_load: dict[tuple[int, int], int]
+    #: sender -> packets sent
+    sent_count: dict[int, int]
+    #: sender -> transmissions
+    n_sent: dict[int, int]
+    #: packets moved (``|S|·|D|`` summed)
+    moved: int
 
-    reduction = Partials(instance) if instance.problem.reduction else None
-    # links slower than one round (all-port only, see make_instance): the packets in flight,
-    # by the round at whose end they arrive, and per node the round each arrives by
-    slow = graphs.latencies(g)
-    landing: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    in_flight: dict[tuple[int, int], int] = {}
 
-    def unmet_now() -> bool:
-        if reduction is not None:
-            return reduction.unmet()
-        return any(_and_not(demands, know))
+class _Replay:
+    """One replay of :func:`simulate`: the knowledge of every node, the violations found,
+    the packets in flight; :meth:`run` replays a schedule round by round."""
 
-    done_at: int | None = None if unmet_now() else 0
-    length = len(schedule)
-    for t, rnd in enumerate(schedule.rounds[:length], start=1):
-        plain = (
-            _plain_round(rnd, know, adj, model)
-            if not rules.arc_capacities and reduction is None and not slow
-            else None
+    def __init__(self, instance: Instance, max_errors: int | None) -> None:
+        g = instance.graph
+        self.instance = instance
+        self.model = model = instance.model
+        self.max_errors = max_errors
+        self.adj = [set(g.adj[v]) for v in range(instance.n)]
+        self.ref = lambda v: graphs.node_ref(g, v)
+        self.know = list(instance.holdings)
+        self.errors: list[Violation] = []
+        self.stats: list[RoundStats] = []
+        self.under = f"under {model.spec()}"
+        rules = model.rules
+        # per-model switches, decided once (the loops below run once per transmission)
+        self.cap_per_transmission = (
+            model.packet_cap if model.packet_cap is not None and not rules.two_way_calls else None
         )
-        if plain is not None:
-            stats.append(plain)
-            if done_at is None and plain.learned and not unmet_now():
+        # arc loads are needed for the telephone packet cap and all-port capacities only
+        self.track_arcs = rules.arc_capacities or (
+            rules.two_way_calls and model.packet_cap is not None
+        )
+        self.reduction = Partials(instance) if instance.problem.reduction else None
+        # links slower than one round (all-port only, see make_instance): the packets in
+        # flight, by the round at whose end they arrive, and per node the round each arrives by
+        self.slow = graphs.latencies(g)
+        self.landing: dict[int, list[tuple[int, int]]] = defaultdict(list)
+        self.in_flight: dict[tuple[int, int], int] = {}
+
+    def report(self, t: int, nodes: tuple[int, ...], rule: str, text: str) -> None:
+        """Record a violation (up to ``max_errors``)."""
+        if self.max_errors is None or len(self.errors) < self.max_errors:
+            self.errors.append(Violation(t, nodes, rule, f"round {t}: {text}"))
+
+    def unmet_now(self) -> bool:
+        """Whether some demand is still unmet."""
+        if self.reduction is not None:
+            return self.reduction.unmet()
+        return any(and_not(self.instance.demands, self.know))
+
+    def run(self, schedule: Schedule) -> Report:
+        """Replay every round of ``schedule``; the report."""
+        rules = self.model.rules
+        whole_rounds = not rules.arc_capacities and self.reduction is None and not self.slow
+        done_at: int | None = None if self.unmet_now() else 0
+        length = len(schedule)
+        for t, rnd in enumerate(schedule.rounds[:length], start=1):
+            stats = plain_round(rnd, self.know, self.adj, self.model) if whole_rounds else None
+            if stats is None:
+                stats = self.round(t, rnd)
+            self.stats.append(stats)
+            if done_at is None and stats.learned and not self.unmet_now():
                 done_at = t
-            continue
-        incoming = [0] * instance.n
-        sent_by: dict[int, list[int]] = defaultdict(list)  # sender -> receivers, per transmission
-        recv_from: dict[int, list[int]] = defaultdict(list)  # receiver -> senders
-        arc_load: dict[tuple[int, int], int] = defaultdict(int)
-        sent_count: dict[int, int] = defaultdict(int)  # sender -> packets sent
-        n_sent: dict[int, int] = defaultdict(int)  # sender -> transmissions
+        # packets still in flight after the last round arrive in the rounds after it
+        for t in sorted(self.landing):
+            for r, mask in self.landing[t]:
+                self.know[r] |= mask
+            length = max(length, t)
+            if done_at is None and not self.unmet_now():
+                done_at = t
+        return self.finish(length, done_at)
+
+    def round(self, t: int, rnd: tuple[Transmission, ...]) -> RoundStats:
+        """Replay round ``t`` transmission by transmission, reporting what breaks a rule."""
+        model, rules, know = self.model, self.model.rules, self.know
+        sends = self.transmit(t, rnd)
+        calls = check_ports(
+            t, model, sends.n_sent, sends.sent_by, sends.recv_from, self.report, self.ref,
+            self.under,
+        )  # fmt: skip
+        n_calls = len(calls) if rules.two_way_calls else len(rnd)
+        check_round_limits(
+            t, model, self.instance.graph, n_calls, sends.arc_load, self.report, self.ref,
+            bool(self.slow),
+        )  # fmt: skip
+        incoming, touched = sends.incoming, sends.touched
+        for r, mask in self.landing.pop(t, ()):
+            if not incoming[r]:
+                touched.append(r)
+            incoming[r] |= mask
+        learned = 0
+        for v in touched:  # every other node received nothing this round
+            new = incoming[v] & ~know[v]
+            if new:
+                learned += new.bit_count()
+                know[v] |= new
+        if self.reduction is not None:
+            learned = self.reduction.combine(t, self.report, self.ref)
+        largest = max(sends.sent_count.values(), default=0)
+        return RoundStats(len(rnd), n_calls, sends.moved, largest, learned)
+
+    def transmit(self, t: int, rnd: tuple[Transmission, ...]) -> _Sends:
+        """The transmissions of round ``t``, one by one: their receivers, packets and loads,
+        and the rules one transmission can break."""
+        instance, model, report, ref = self.instance, self.model, self.report, self.ref
+        adj, know, reduction, slow = self.adj, self.know, self.reduction, self.slow
+        point_to_point = model.rules.point_to_point
+        cap, track_arcs = self.cap_per_transmission, self.track_arcs
+        landing, in_flight = self.landing, self.in_flight
+        out = _Sends(
+            [0] * instance.n, [], defaultdict(list), defaultdict(list), defaultdict(int),
+            defaultdict(int), defaultdict(int), 0,
+        )  # fmt: skip
+        incoming, touched, recv_from, arc_load = (
+            out.incoming, out.touched, out.recv_from, out.arc_load
+        )  # fmt: skip
         moved = 0
-        touched: list[int] = []  # the nodes whose incoming set became non-empty this round
         for tr in rnd:
             u = tr.sender
             receivers = tr.receivers
@@ -356,8 +259,8 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
                         t,
                         (u, *receivers),
                         "multiple-receivers",
-                        f"node {ref(u)} sends to {_and([str(ref(r)) for r in receivers])} at "
-                        f"once, but {model.kind.value} is point-to-point",
+                        f"node {ref(u)} sends to {join_and([str(ref(r)) for r in receivers])} "
+                        f"at once, but {model.kind.value} is point-to-point",
                     )
             if not neighbours.issuperset(receivers):
                 for r in receivers:
@@ -366,27 +269,8 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
                         report(t, (u, r), "not-a-neighbour", f"node {ref(u)} sends to {what}")
             known = know[u]
             mask = known if tr.packets is None else tr.packets
-            unknown = mask & ~known
-            if unknown:
-                names = [repr(instance.packet_names[p]) for p in bits(unknown)[:5]]
-                flying = [in_flight[u, p] for p in bits(unknown)[:5] if (u, p) in in_flight]
-                late = (
-                    f" (it is in flight to it until the end of round {max(flying)})"
-                    if flying
-                    else ""
-                )
-                more = "" if unknown.bit_count() <= 5 else f" (and {unknown.bit_count() - 5} more)"
-                s_ = "s" if len(names) > 1 else ""
-                report(
-                    t,
-                    (u,),
-                    "unknown-packet",
-                    f"node {ref(u)} sends packet{s_} {_and(names)}{more}, which it does not "
-                    f"know yet{late}"
-                    if reduction is None
-                    else f"node {ref(u)} sends chunk{s_} {_and(names)}{more}, of which it "
-                    "holds no partial result yet",
-                )
+            if mask & ~known:
+                self.unknown_packets(t, u, mask & ~known)
                 mask &= known
             if tr.op != "copy" and reduction is None:
                 report(
@@ -397,9 +281,9 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
                     "is no reduction (only copies)",
                 )
             size = mask.bit_count()
-            sent_count[u] += size
-            n_sent[u] += 1
-            sent_by[u].extend(receivers)
+            out.sent_count[u] += size
+            out.n_sent[u] += 1
+            out.sent_by[u].extend(receivers)
             for r in receivers:
                 delay = slow.get((min(u, r), max(u, r)), 1) - 1 if slow else 0
                 if delay and r in neighbours:
@@ -419,7 +303,7 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
                     if track_arcs:
                         arc_load[(u, r)] += size
                     moved += size
-            if cap_per_transmission is not None and size > cap_per_transmission:
+            if cap is not None and size > cap:
                 all_note = ' ("all" here is that many)' if tr.packets is None else ""
                 report(
                     t,
@@ -428,250 +312,50 @@ def _replay(instance: Instance, schedule: Schedule, max_errors: int | None) -> R
                     f"node {ref(u)} sends {size} packets in one transmission, more than "
                     f"p={model.packet_cap}{all_note}",
                 )
+        out.moved = moved
+        return out
 
-        calls = _check_ports(t, model, n_sent, sent_by, recv_from, report, ref, under)
-        n_calls = len(calls) if rules.two_way_calls else len(rnd)
-        if model.calls_per_round is not None and n_calls > model.calls_per_round:
-            what = "calls" if rules.two_way_calls else "transmissions"
-            report(
-                t,
-                (),
-                "calls-per-round",
-                f"{n_calls} {what}, more than the {model.calls_per_round} allowed {under}",
-            )
-        if rules.two_way_calls and model.packet_cap is not None:
-            for (u, r), load in sorted(arc_load.items()):
-                if load > model.packet_cap:
-                    report(
-                        t,
-                        (u, r),
-                        "packet-cap",
-                        f"node {ref(u)} sends {load} packets to {ref(r)}, more than "
-                        f"p={model.packet_cap}",
-                    )
-        if rules.arc_capacities:
-            for (u, r), load in sorted(arc_load.items()):
-                cap = model.capacity or graphs.capacity(g, u, r)
-                if load > cap:
-                    report(
-                        t,
-                        (u, r),
-                        "over-capacity",
-                        f"arc {ref(u)}->{ref(r)} carries {load} packets, over its capacity {cap}"
-                        + (
-                            " (packets entering the link in this round; it is pipelined)"
-                            if slow
-                            else ""
-                        ),
-                    )
-        for r, mask in landing.pop(t, ()):
-            if not incoming[r]:
-                touched.append(r)
-            incoming[r] |= mask
-
-        learned = 0
-        for v in touched:  # every other node received nothing this round
-            new = incoming[v] & ~know[v]
-            if new:
-                learned += new.bit_count()
-                know[v] |= new
-        if reduction is not None:
-            learned = reduction.combine(t, report, ref)
-        stats.append(
-            RoundStats(len(rnd), n_calls, moved, max(sent_count.values(), default=0), learned)
+    def unknown_packets(self, t: int, u: int, unknown: int) -> None:
+        """Report node ``u`` sending the packets ``unknown`` (a mask) it does not know."""
+        names = [repr(self.instance.packet_names[p]) for p in bits(unknown)[:5]]
+        flying = [self.in_flight[u, p] for p in bits(unknown)[:5] if (u, p) in self.in_flight]
+        late = f" (it is in flight to it until the end of round {max(flying)})" if flying else ""
+        more = "" if unknown.bit_count() <= 5 else f" (and {unknown.bit_count() - 5} more)"
+        s_ = "s" if len(names) > 1 else ""
+        self.report(
+            t,
+            (u,),
+            "unknown-packet",
+            f"node {self.ref(u)} sends packet{s_} {join_and(names)}{more}, which it does not "
+            f"know yet{late}"
+            if self.reduction is None
+            else f"node {self.ref(u)} sends chunk{s_} {join_and(names)}{more}, of which it "
+            "holds no partial result yet",
         )
-        if done_at is None and learned and not unmet_now():
-            done_at = t
 
-    # packets still in flight after the last round arrive in the rounds after it
-    for t in sorted(landing):
-        for r, mask in landing[t]:
-            know[r] |= mask
-        length = max(length, t)
-        if done_at is None and not unmet_now():
-            done_at = t
-    if reduction is None:
-        unmet = [(v, p) for v in range(instance.n) for p in bits(demands[v] & ~know[v])]
-        missing: list[tuple[int, int, int]] = []
-    else:
-        missing = reduction.missing()
-        unmet = list(dict.fromkeys((v, c) for v, c, _ in missing))
-    steps = sum(s.max_sent for s in stats)
-    cost = None if model.tau is None else length + model.tau * model.h * steps
-    return Report(
-        valid=not errors,
-        complete=not unmet,
-        rounds=done_at,
-        length=length,
-        errors=errors,
-        unmet=unmet,
-        per_round=stats,
-        steps=steps,
-        cost=cost,
-        knowledge=know,
-        missing=missing,
-    )
-
-
-def _plain_round(
-    rnd: tuple[Transmission, ...], know: list[int], adj: list[set[int]], model: Model
-) -> RoundStats | None:
-    """Replay a round that visibly breaks no rule, by whole-round operations; else None.
-
-    A round is *plain* when every transmission has one receiver, a neighbour of its sender;
-    no node sends twice and no node receives twice; every packet sent is known to its sender;
-    the packet caps hold; and the model's port rule holds (half-duplex: no node both sends
-    and receives; telephone: the transmissions pair up into a matching of calls). Such a
-    round breaks no rule, and its effect and counts are those of the per-transmission replay
-    in :func:`simulate`: each receiver learns the one set sent to it. On a plain round
-    ``know`` is updated and the round's counts are returned; any other round returns None
-    with ``know`` untouched, and the per-transmission replay reports what is wrong.
-    """
-    # Whole-round operations: map over the columns, so that the per-transmission work runs in
-    # C; ``_and_not(a, b)`` is ``a & ~b`` element by element.
-    if not rnd:
-        return None
-    senders, targets, packets, ops = zip(*rnd, strict=True)
-    if ops.count("copy") != len(ops):
-        return None  # "reduce" outside a reduction: the replay reports it
-    if set(map(len, targets)) != {1}:
-        return None
-    receivers = [target[0] for target in targets]
-    if len(set(senders)) != len(senders) or len(set(receivers)) != len(receivers):
-        return None
-    if not all(map(set.__contains__, map(adj.__getitem__, senders), receivers)):
-        return None  # a receiver that is not its sender's neighbour
-    sender_know = list(map(know.__getitem__, senders))
-    masks = (
-        packets
-        if None not in packets
-        else [k if p is None else p for k, p in zip(sender_know, packets, strict=True)]
-    )
-    if any(_and_not(masks, sender_know)):
-        return None  # a packet its sender does not know
-    sizes = list(map(int.bit_count, masks))
-    largest = max(sizes)
-    rules = model.rules
-    if model.packet_cap is not None and largest > model.packet_cap:
-        return None
-    calls = len(rnd)
-    if rules.send_or_receive and not set(senders).isdisjoint(receivers):
-        return None
-    if rules.two_way_calls:
-        target_of = dict(zip(senders, receivers, strict=True))
-        source_of = dict(zip(receivers, senders, strict=True))
-        if any(
-            target_of.get(v, u) != u or source_of.get(u, v) != v
-            for u, v in zip(senders, receivers, strict=True)
-        ):
-            return None  # not a matching of calls
-        calls -= sum(target_of.get(v) == u for u, v in zip(senders, receivers, strict=True)) // 2
-    if model.calls_per_round is not None and calls > model.calls_per_round:
-        return None
-    receiver_know = list(map(know.__getitem__, receivers))
-    learned = sum(map(int.bit_count, _and_not(masks, receiver_know)))
-    # receivers are distinct: each learns the one set sent to it
-    know_after = map(int.__or__, receiver_know, masks)
-    deque(map(know.__setitem__, receivers, know_after), maxlen=0)
-    return RoundStats(len(rnd), calls, sum(sizes), largest, learned)
-
-
-def _and_not(a: Iterable[int], b: Iterable[int]) -> Iterator[int]:
-    """``x & ~y`` for the pairs of ``a`` and ``b``."""
-    return map(int.__and__, a, map(int.__invert__, b))
-
-
-#: the rules a node breaks by sending or receiving more than ``k > 1`` transmissions a round
-_OVER_PORTS = ("sends-over-k", "receives-over-k")
-
-#: the rules about ports and links, which judge whether a schedule fits a model (the
-#: others are about the data); :mod:`gossipcert.formats.verdict` judges other tools'
-#: algorithms by them
-PORT_RULES = frozenset(
-    {
-        "not-a-neighbour",
-        "no-receiver",
-        "multiple-receivers",
-        "two-calls",
-        "packet-cap",
-        "sends-twice",
-        "receives-twice",
-        *_OVER_PORTS,
-        "arc-twice",
-        "sends-and-receives",
-        "over-capacity",
-        "calls-per-round",
-    }
-)
-
-
-def _check_ports(
-    t: int,
-    model: Model,
-    n_sent: dict[int, int],
-    sent_by: dict[int, list[int]],
-    recv_from: dict[int, list[int]],
-    report: Any,
-    ref: Any,
-    under: str,
-) -> set[frozenset[int]]:
-    """Check the per-node port rules of a round; return the telephone calls."""
-    calls: set[frozenset[int]] = set()
-    names = lambda vs: _and([str(ref(v)) for v in vs])  # noqa: E731
-    rules, ports = model.rules, model.ports
-    if rules.two_way_calls:
-        partners: dict[int, set[int]] = defaultdict(set)
-        for u, rs in sent_by.items():
-            for r in rs:
-                partners[u].add(r)
-                partners[r].add(u)
-                calls.add(frozenset((u, r)))
-        for v in sorted(partners):
-            if len(partners[v]) > 1:
-                report(
-                    t,
-                    (v, *sorted(partners[v])),
-                    "two-calls",
-                    f"node {ref(v)} is in calls with {names(sorted(partners[v]))} {under}",
-                )
-        return calls
-    if ports is None:  # arc capacities
-        return calls
-    # at most ``ports`` transmissions sent and received per node (one: half-duplex,
-    # single-port, multicast; k with k ports)
-    sends, receives = ("sends-twice", "receives-twice") if ports == 1 else _OVER_PORTS
-    for u in sorted(sent_by):
-        if n_sent[u] > ports:
-            report(
-                t,
-                (u, *sent_by[u]),
-                sends,
-                f"node {ref(u)} sends {n_sent[u]} transmissions (to {names(sent_by[u])}) {under}",
-            )
-    for v in sorted(recv_from):
-        if len(recv_from[v]) > ports:
-            report(
-                t,
-                (v, *recv_from[v]),
-                receives,
-                f"node {ref(v)} receives from {names(recv_from[v])} {under}",
-            )
-    if ports > 1:  # k ports: at most one transmission on an arc a round
-        for u in sorted(sent_by):
-            for r in sorted({r for r in sent_by[u] if sent_by[u].count(r) > 1}):
-                report(
-                    t,
-                    (u, r),
-                    "arc-twice",
-                    f"node {ref(u)} sends {sent_by[u].count(r)} transmissions to {ref(r)} {under}",
-                )
-    if rules.send_or_receive:
-        for v in sorted(set(sent_by) & set(recv_from)):
-            report(
-                t,
-                (v,),
-                "sends-and-receives",
-                f"node {ref(v)} sends to {names(sent_by[v])} and receives from "
-                f"{names(recv_from[v])} {under}",
-            )
-    return calls
+    def finish(self, length: int, done_at: int | None) -> Report:
+        """The report once every round (and every packet in flight) has been replayed."""
+        instance, know, model = self.instance, self.know, self.model
+        if self.reduction is None:
+            unmet = [
+                (v, p) for v in range(instance.n) for p in bits(instance.demands[v] & ~know[v])
+            ]
+            missing: list[tuple[int, int, int]] = []
+        else:
+            missing = self.reduction.missing()
+            unmet = list(dict.fromkeys((v, c) for v, c, _ in missing))
+        steps = sum(s.max_sent for s in self.stats)
+        cost = None if model.tau is None else length + model.tau * model.h * steps
+        return Report(
+            valid=not self.errors,
+            complete=not unmet,
+            rounds=done_at,
+            length=length,
+            errors=self.errors,
+            unmet=unmet,
+            per_round=self.stats,
+            steps=steps,
+            cost=cost,
+            knowledge=know,
+            missing=missing,
+        )
