@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.markup import escape as esc
@@ -24,10 +24,27 @@ from gossipcert.cli.common import (
     _check_output,
     _chunked,
     _no_reduction,
-    _seconds_or_zero,
-    _time_limit_option,
     _write_text,
     app,
+)
+from gossipcert.cli.solve_options import (
+    CertificateOutOpt,
+    CubeStoreOpt,
+    EncodingOpt,
+    HOpt,
+    JobsOpt,
+    MaxRoundsOpt,
+    ObjectiveOpt,
+    PortfolioOpt,
+    ProofOpt,
+    QuietOpt,
+    ResumeOpt,
+    SchedulerOpt,
+    SolveTimeLimitOpt,
+    SplitDepthOpt,
+    SplitOpt,
+    StrictOpt,
+    TauOpt,
 )
 from gossipcert.cli_text import (
     Progress,
@@ -59,118 +76,26 @@ def solve_cmd(
     chunks: ChunksOpt = None,
     redop: RedopOpt = None,
     backend: BackendOpt = "sat",
-    time_limit: Annotated[
-        float | None, _time_limit_option("Seconds for search and proof (default: no limit).")
-    ] = None,
-    strict: Annotated[
-        bool,
-        typer.Option(
-            "--strict",
-            help="No symmetry breaking or dominance: the DRAT proof then covers the whole claim.",
-        ),
-    ] = False,
+    time_limit: SolveTimeLimitOpt = None,
+    strict: StrictOpt = False,
     counting: CountingOpt = False,
-    encoding: Annotated[
-        str,
-        typer.Option(
-            "--encoding",
-            help="auto (default: broadcast for single-packet problems, tree for all-port on "
-            "trees), broadcast, knowledge (the generic one) or tree.",
-            metavar="NAME",
-        ),
-    ] = "auto",
-    proof: Annotated[
-        bool,
-        typer.Option(
-            "--proof/--no-proof", help="Re-prove R*-1 infeasible with a checked DRAT proof."
-        ),
-    ] = True,
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Write the certificate (JSON) here; if the optimum is not certified, the "
-            "partial result (best verified schedule and both bounds) instead.",
-            metavar="FILE",
-        ),
-    ] = None,
+    encoding: EncodingOpt = "auto",
+    proof: ProofOpt = True,
+    output: CertificateOutOpt = None,
     force: ForceOpt = False,
-    resume: Annotated[
-        str | None,
-        typer.Option(
-            "--resume",
-            help="Start from the schedule of a partial-results file or certificate written by "
-            "an earlier solve -o (verified again before use).",
-            metavar="FILE",
-        ),
-    ] = None,
+    resume: ResumeOpt = None,
     show: ShowOpt = False,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress lines on stderr.")
-    ] = False,
-    objective: Annotated[
-        str,
-        typer.Option(
-            "--objective",
-            help="rounds (default); steps: least S for each R up to --max-rounds (the Pareto "
-            "front of linear cost); cost: least T = R + tau*h*S.",
-        ),
-    ] = "rounds",
-    max_rounds: Annotated[
-        int | None,
-        typer.Option(
-            "--max-rounds",
-            help="Largest R of the front (steps, cost); solving stops sooner, at "
-            "the first R with a proved S <= R, after which S no longer changes.",
-        ),
-    ] = None,
-    tau: Annotated[
-        float | None, typer.Option("--tau", help="Linear cost: time per packet and hop.")
-    ] = None,
-    h: Annotated[int | None, typer.Option("--h", help="Linear cost: hops per link.")] = None,
-    split: Annotated[
-        bool,
-        typer.Option(
-            "--split",
-            help="Prove R*-1 impossible by cubes on the first round's calls, one per orbit "
-            "under the automorphisms (with --strict: cubes covering every call, and a proof "
-            "that they do), each with its DRAT proof.",
-        ),
-    ] = False,
-    depth: Annotated[
-        int | None,
-        typer.Option("--split-depth", help="--split: calls fixed per cube (1 or 2; default 1)."),
-    ] = None,
-    jobs: Annotated[
-        int | None,
-        typer.Option(
-            "--jobs", "-j", help="--split, --portfolio: local worker processes (default 1).", min=1
-        ),
-    ] = None,
-    scheduler: Annotated[
-        str | None,
-        typer.Option("--scheduler", help="--split: run the cubes on this Dask scheduler."),
-    ] = None,
-    cube_store: Annotated[
-        str | None,
-        typer.Option(
-            "--cube-store",
-            help="--split: folder of refuted cubes, read first and written as cubes finish.",
-            metavar="DIR",
-        ),
-    ] = None,
-    portfolio: Annotated[
-        float,
-        typer.Option(
-            "--portfolio",
-            help="Seconds for the schedule portfolio (constructions, heuristics, earlier "
-            "schedules, CP-SAT seeds, SAT with phase hints racing in --jobs processes) "
-            "before the search; 0: off.",
-            metavar="SECONDS",
-            callback=_seconds_or_zero,
-        ),
-    ] = 0.0,
+    quiet: QuietOpt = False,
+    objective: ObjectiveOpt = "rounds",
+    max_rounds: MaxRoundsOpt = None,
+    tau: TauOpt = None,
+    h: HOpt = None,
+    split: SplitOpt = False,
+    depth: SplitDepthOpt = None,
+    jobs: JobsOpt = None,
+    scheduler: SchedulerOpt = None,
+    cube_store: CubeStoreOpt = None,
+    portfolio: PortfolioOpt = 0.0,
     as_json: JsonOpt = False,
 ) -> None:
     """Find the minimum number of rounds and prove that one round fewer is impossible.
@@ -186,13 +111,8 @@ def solve_cmd(
 
     Example: gossipcert solve petersen --model telephone --problem gossip -o petersen.json
     """
-    from gossipcert.certificates.certificate import build_certificate
-    from gossipcert.certificates.partial import partial_text, resume_seed
+    from gossipcert.certificates.partial import resume_seed
     from gossipcert.instance import parse_instance
-    from gossipcert.result import solve_record, without_proofs
-    from gossipcert.search.watchdog import solve_within
-    from gossipcert.statuses import SolveStatus
-    from gossipcert.store import certificate_text
 
     _refuse_unused_options(
         objective == "rounds",
@@ -215,8 +135,6 @@ def solve_cmd(
         {"--scheduler": scheduler, "--cube-store": cube_store, "--split-depth": depth},
     )
     _refuse_unused_options(not split and not portfolio, "--split or --portfolio", {"--jobs": jobs})
-    depth = 1 if depth is None else depth
-    jobs = 1 if jobs is None else jobs
     _check_output(output, force)
     instance = parse_instance(graph, model, _chunked(problem, chunks, redop))
     if objective != "rounds":
@@ -225,20 +143,14 @@ def solve_cmd(
             instance, objective, max_rounds, tau, h, backend, time_limit, strict, as_json, output
         )
     seeds = resume_seed(resume, instance) if resume else []
-    settings = None
-    if split:
-        from gossipcert.search.split import SplitSettings
-
-        if depth not in (1, 2) or jobs < 1:
-            raise GossipcertError("--split-depth must be 1 or 2, and --jobs at least 1")
-        settings = SplitSettings(strict, depth, jobs, scheduler, cube_store)
-    race = None
-    if portfolio > 0:
-        from gossipcert.finders.portfolio import PortfolioSettings
-
-        race = PortfolioSettings(portfolio, jobs=max(1, jobs))
+    settings, race = _split_and_race(
+        strict, split, 1 if depth is None else depth, 1 if jobs is None else jobs, scheduler,
+        cube_store, portfolio,
+    )  # fmt: skip
     progress = Progress(not quiet)
     try:
+        from gossipcert.search.watchdog import solve_within
+
         res = solve_within(  # the search in a child process killed at the time limit
             instance,
             backend=backend,
@@ -254,20 +166,62 @@ def solve_cmd(
             in_child=True,  # SIGINT or SIGTERM answers at once from the last reported state
         )
     except KeyboardInterrupt:
-        low = "?" if progress.lower is None else progress.lower
-        high = "?" if progress.upper is None else progress.upper
-        err_console.print(f"interrupted; bounds so far: between {low} and {high} rounds")
-        if as_json:
-            print_json(
-                {
-                    "error": "interrupted",
-                    "exit": interrupts.exit_code(130),
-                    "lower_bound": progress.lower,
-                    "upper_bound": progress.upper,
-                }
-            )
-        raise typer.Exit(130) from None
-    evidence = without_proofs(res.evidence)
+        _interrupted(progress, as_json)
+    _solve_outcome(res, output, as_json, show)
+
+
+def _split_and_race(
+    strict: bool,
+    split: bool,
+    depth: int,
+    jobs: int,
+    scheduler: str | None,
+    cube_store: str | None,
+    portfolio: float,
+) -> tuple[Any, Any]:
+    """The settings of ``--split`` and ``--portfolio`` (None: not asked for)."""
+    settings = None
+    if split:
+        from gossipcert.search.split import SplitSettings
+
+        if depth not in (1, 2) or jobs < 1:
+            raise GossipcertError("--split-depth must be 1 or 2, and --jobs at least 1")
+        settings = SplitSettings(strict, depth, jobs, scheduler, cube_store)
+    race = None
+    if portfolio > 0:
+        from gossipcert.finders.portfolio import PortfolioSettings
+
+        race = PortfolioSettings(portfolio, jobs=max(1, jobs))
+    return settings, race
+
+
+def _interrupted(progress: Progress, as_json: bool) -> NoReturn:
+    """Ctrl-C (or SIGTERM) before the search answered: the bounds reported so far; exit 130."""
+    low = "?" if progress.lower is None else progress.lower
+    high = "?" if progress.upper is None else progress.upper
+    err_console.print(f"interrupted; bounds so far: between {low} and {high} rounds")
+    if as_json:
+        print_json(
+            {
+                "error": "interrupted",
+                "exit": interrupts.exit_code(130),
+                "lower_bound": progress.lower,
+                "upper_bound": progress.upper,
+            }
+        )
+    raise typer.Exit(130) from None
+
+
+def _solve_outcome(res: Any, output: str | None, as_json: bool, show: bool) -> NoReturn:
+    """Write the certificate (or the partial result) to ``output``, print the result (the
+    record of :func:`gossipcert.result.solve_record` with ``--json``) and exit: 0 certified,
+    1 not, 130 interrupted."""
+    from gossipcert.certificates.certificate import build_certificate
+    from gossipcert.certificates.partial import partial_text
+    from gossipcert.result import solve_record, without_proofs
+    from gossipcert.statuses import SolveStatus
+    from gossipcert.store import certificate_text
+
     proved = res.proved_status is SolveStatus.OPTIMAL  # not on the solver's word alone
     written: str | None = None
     if output and res.certifiable:
@@ -285,7 +239,7 @@ def solve_cmd(
             )
         )
     else:
-        print_solve_result(res, evidence, show)
+        print_solve_result(res, without_proofs(res.evidence), show)
         if written == "certificate":
             label = "" if proved else " (its lower bound is the solver's word)"
             console.print(
