@@ -310,9 +310,8 @@ def run_portfolio(
                 found = _coloring(instance, share, lower_bound)
         except (HeuristicError, NotApplicableError, UnsupportedModelError) as exc:
             error = exc
-        took = time.monotonic() - began
+        took, rounds = time.monotonic() - began, None if found is None else found.rounds
         label = entry.describe() if isinstance(entry, MatchingParams) else str(entry)
-        rounds = None if found is None else found.rounds
         tried.append((found.entrant if found else label, rounds, took))
         if log is not None:
             text = "no schedule" if found is None else f"{rounds} rounds"
@@ -325,8 +324,7 @@ def run_portfolio(
             break
     if best is None:
         raise HeuristicError(f"no heuristic of the portfolio found a schedule ({error})")
-    took = time.monotonic() - start
-    won = best.cost <= lower_bound
+    took, won = time.monotonic() - start, best.cost <= lower_bound
     return replace(best, won=won, lower_bound=lower_bound, seconds=took, tried=tried)
 
 

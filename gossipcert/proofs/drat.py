@@ -415,9 +415,8 @@ def check_drat_text(cnf_text: str, proof_text: str, deadline: float | None = Non
         chk.add(_internal_clause(c))
     for number, (deleting, dimacs) in enumerate(steps, 1):
         if deadline is not None and number % _CLOCK_EVERY == 0 and time.monotonic() > deadline:
-            return verdict(
-                Verdict.TIMEOUT, f"deadline passed after {number - 1} of {len(steps)} steps"
-            )
+            late = f"deadline passed after {number - 1} of {len(steps)} steps"
+            return verdict(Verdict.TIMEOUT, late)
         lits = internal(dimacs)
         if deleting:
             counts["d"] += 1
@@ -432,9 +431,8 @@ def check_drat_text(cnf_text: str, proof_text: str, deadline: float | None = Non
                 return verdict(Verdict.TIMEOUT, f"deadline passed at step {number} of {len(steps)}")
             if not justified:
                 what = "the empty clause" if not lits else f"clause {' '.join(map(str, dimacs))}"
-                return verdict(
-                    Verdict.REJECTED, f"proof step {number}: {what} is neither RUP nor RAT"
-                )
+                wrong = f"proof step {number}: {what} is neither RUP nor RAT"
+                return verdict(Verdict.REJECTED, wrong)
             counts["rat"] += 1
         if not lits:
             return verdict(

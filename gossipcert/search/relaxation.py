@@ -86,6 +86,10 @@ METHOD = "row-column relaxation"
 Progress = Callable[[dict[str, Any]], None]
 
 
+#: a solver's answer (None: out of time) as a query's status
+_ANSWER = {None: QueryStatus.UNKNOWN, True: QueryStatus.SAT, False: QueryStatus.UNSAT}
+
+
 @dataclass
 class RelaxationResult:
     """Outcome of :func:`refute_by_relaxation`.
@@ -316,11 +320,7 @@ def refute_by_relaxation(
                 "rounds": rounds,
                 "rows": len(rel.rows),
                 "columns": len(rel.columns),
-                "status": {
-                    None: QueryStatus.UNKNOWN,
-                    True: QueryStatus.SAT,
-                    False: QueryStatus.UNSAT,
-                }[found],
+                "status": _ANSWER[found],
                 "seconds": round(time.monotonic() - t0, 3),
             }
             log.append(event)
