@@ -14,7 +14,6 @@ from rich.table import Table
 from gossipcert.cli import formats_cmds as fc
 from gossipcert.cli.common import (
     MODEL_HELP,
-    PROBLEM_HELP,
     ChunksOpt,
     ForceOpt,
     GraphArg,
@@ -28,9 +27,30 @@ from gossipcert.cli.common import (
     _check_output,
     _chunked,
     _no_reduction,
-    _time_limit_option,
     _write_text,
     app,
+)
+from gossipcert.cli.inspect_options import (
+    HeuristicApproxOpt,
+    HeuristicBandOpt,
+    HeuristicDistExpDecayOpt,
+    HeuristicDistExpOpt,
+    HeuristicLookAheadOpt,
+    HeuristicMethodOpt,
+    HeuristicNumExpOpt,
+    HeuristicQuietOpt,
+    HeuristicRoundsOpt,
+    HeuristicSeedOpt,
+    HeuristicStartOpt,
+    HeuristicStepsOpt,
+    HeuristicSweepParamsOpt,
+    HeuristicTimeLimitOpt,
+    HeuristicWeightsOpt,
+    VerifyFromFormatOpt,
+    VerifyModelOpt,
+    VerifyProblemOpt,
+    VerifyScheduleOpt,
+    VerifyTimeLimitOpt,
 )
 from gossipcert.cli.stored import stored_or_given_instance
 from gossipcert.cli_text import (
@@ -98,55 +118,17 @@ def graph_cmd(
 @_bad_input
 def verify_cmd(
     graph: GraphArg,
-    schedule: Annotated[
-        str | None,
-        typer.Argument(
-            help="Schedule file (.json or .csv), or a certificate or partial-results file "
-            "written by solve -o (its schedule is checked). A .json file that carries its "
-            "instance may be given alone, as GRAPH (verify s.json). Not with --from.",
-            metavar="SCHEDULE",
-        ),
-    ] = None,
-    model: Annotated[
-        str | None,
-        typer.Option(
-            "--model",
-            "-m",
-            help=MODEL_HELP + " Default: the model stored in a certificate or partial "
-            "result, else telephone.",
-            metavar="MODEL",
-        ),
-    ] = None,
-    problem: Annotated[
-        str | None,
-        typer.Option(
-            "--problem",
-            "-p",
-            help=PROBLEM_HELP + " Default: the problem stored in a certificate or partial "
-            "result, else gossip.",
-            metavar="PROBLEM",
-        ),
-    ] = None,
+    schedule: VerifyScheduleOpt = None,
+    model: VerifyModelOpt = None,
+    problem: VerifyProblemOpt = None,
     chunks: ChunksOpt = None,
-    from_format: Annotated[
-        str | None,
-        typer.Option(
-            "--from",
-            help="Read another tool's algorithm instead: msccl-xml, mscclpp-plan (an MSCCL++ "
-            "execution plan), sccl-json or teccl-json; "
-            "GRAPH is then that file (verify --from msccl-xml algo.xml).",
-            metavar="FORMAT",
-        ),
-    ] = None,
+    from_format: VerifyFromFormatOpt = None,
     topology: fc.TopologyOpt = None,
     size: fc.SizeOpt = None,
     alpha: fc.AlphaOpt = None,
     bandwidth: fc.BandwidthOpt = None,
     switch: fc.SwitchOpt = "cut-through",
-    time_limit: Annotated[
-        float | None,
-        _time_limit_option("--from: seconds for the certified optimum (default 60)."),
-    ] = None,
+    time_limit: VerifyTimeLimitOpt = None,
     redop: RedopOpt = None,
     show: ShowOpt = False,
     as_json: JsonOpt = False,
@@ -416,126 +398,21 @@ def heuristic_cmd(
     graph: GraphArg,
     model: ModelOpt = "telephone",
     problem: ProblemOpt = "gossip",
-    method: Annotated[
-        str | None,
-        typer.Option(
-            "--method",
-            help="Default (no --method and no matching option): a portfolio of the "
-            "paper's settings of both heuristics within --time-limit, stopped at the "
-            "closed-form lower bound. "
-            "matching: one run, a maximum-weight matching per round (every model; rounds split "
-            "for a packet cap, arc capacities or a limit on calls). "
-            "coloring: a search over sequences of fixed matchings (telephone; the section-8 "
-            "matchings of CCC, butterfly, star and pancake graphs, else an edge colouring). "
-            "anneal: simulated annealing over --rounds maximal matchings (telephone).",
-            show_default=False,
-        ),
-    ] = None,
-    time_limit: Annotated[
-        float | None,
-        _time_limit_option(
-            "Seconds for the default portfolio (default 60; its first run of the matching "
-            "heuristic always runs to the end), the coloring search, the --sweep or the "
-            "annealing (default 10)."
-        ),
-    ] = None,
-    weights: Annotated[
-        str | None,
-        typer.Option(
-            "--weights",
-            help="Matching: edge weights: auto, flow (BFS approach with node counts), bfs "
-            "(its bitset form, for large graphs) or potential [default: auto].",
-            show_default=False,
-        ),
-    ] = None,
-    dist_exp: Annotated[
-        float | None,
-        typer.Option(
-            "--dist-exp",
-            help="Matching: Dist_Exp of the BFS weights [default: 8].",
-            show_default=False,
-        ),
-    ] = None,
-    dist_exp_decay: Annotated[
-        float | None,
-        typer.Option(
-            "--dist-exp-decay",
-            help="Matching: Dist_Exp is multiplied by this each round [default: 1].",
-            show_default=False,
-        ),
-    ] = None,
-    num_exp: Annotated[
-        float | None,
-        typer.Option(
-            "--num-exp",
-            help="Matching: Num_Exp of the flow weights [default: 1].",
-            show_default=False,
-        ),
-    ] = None,
-    band: Annotated[
-        int | None,
-        typer.Option(
-            "--band",
-            help="Matching: eccentricity band of the bitset weights [default: 0].",
-            show_default=False,
-        ),
-    ] = None,
-    look_ahead: Annotated[
-        int | None,
-        typer.Option(
-            "--look-ahead",
-            help="Matching: rounds of look-ahead [default: 0, none].",
-            show_default=False,
-        ),
-    ] = None,
-    approx: Annotated[
-        bool | None,
-        typer.Option(
-            "--approx/--exact",
-            help="Matching: greedy (improved) or exact maximum-weight matching "
-            "(default: exact up to 300 nodes, above them an assignment on the double "
-            "cover, exact on bipartite graphs).",
-        ),
-    ] = None,
-    seed: Annotated[
-        int | None,
-        typer.Option(
-            "--seed",
-            help="Matching: seed of the look-ahead; anneal: its seed [default: 0].",
-            show_default=False,
-        ),
-    ] = None,
-    rounds: Annotated[
-        int | None,
-        typer.Option(
-            "--rounds",
-            help="Anneal: the rounds of the schedule sought (default: the best closed-form "
-            "lower bound).",
-        ),
-    ] = None,
-    steps: Annotated[
-        int | None,
-        typer.Option(
-            "--steps",
-            help="Anneal: most moves tried (a machine-independent budget; the run also stops "
-            "at --time-limit, so give a large one to make the step budget decide).",
-        ),
-    ] = None,
-    start: Annotated[
-        str,
-        typer.Option(
-            "--start", help="Anneal: start from the matching or coloring heuristic, or random."
-        ),
-    ] = "matching",
-    sweep_params: Annotated[
-        bool,
-        typer.Option(
-            "--sweep",
-            help="Matching: try several Dist_Exp/look-ahead settings within --time-limit and "
-            "keep the shortest verified schedule.",
-        ),
-    ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
+    method: HeuristicMethodOpt = None,
+    time_limit: HeuristicTimeLimitOpt = None,
+    weights: HeuristicWeightsOpt = None,
+    dist_exp: HeuristicDistExpOpt = None,
+    dist_exp_decay: HeuristicDistExpDecayOpt = None,
+    num_exp: HeuristicNumExpOpt = None,
+    band: HeuristicBandOpt = None,
+    look_ahead: HeuristicLookAheadOpt = None,
+    approx: HeuristicApproxOpt = None,
+    seed: HeuristicSeedOpt = None,
+    rounds: HeuristicRoundsOpt = None,
+    steps: HeuristicStepsOpt = None,
+    start: HeuristicStartOpt = "matching",
+    sweep_params: HeuristicSweepParamsOpt = False,
+    quiet: HeuristicQuietOpt = False,
     output: ScheduleOutOpt = None,
     force: ForceOpt = False,
     show: ShowOpt = False,
