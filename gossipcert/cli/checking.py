@@ -49,49 +49,57 @@ _DRAT_KEY = '"proof_xz_base64"'
 CHECK_HEARTBEAT_SECONDS = 8.0
 
 
+CheckCertificateOpt = Annotated[
+    str | None,
+    typer.Argument(help="Certificate written by solve -o.", metavar="CERTIFICATE"),
+]
+CheckAllDirOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--all",
+        help="Check every certificate in this folder (*.cert.json and *-cert.json, the "
+        "names the README uses).",
+    ),
+]
+CheckTimeLimitOpt = Annotated[
+    float | None, _time_limit_option("Seconds for re-checking a proof or re-solving a claim.")
+]
+CheckFullOpt = Annotated[
+    bool,
+    typer.Option(
+        "--full",
+        help="Let the project's own proof checker run to the end (by default it stops at "
+        "max(60 s, dratify's time) on very long proofs, and the proof then rests on "
+        "dratify and drat-trim).",
+    ),
+]
+CheckQuietOpt = Annotated[
+    bool,
+    typer.Option("--quiet", "-q", help="No heartbeat lines on stderr during a long step."),
+]
+CheckUpgradeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--upgrade",
+        metavar="NEW.json",
+        help="Prove every stored DRAT refutation again with a trimmed LRAT proof (checked "
+        "by gossipcert-lrat and minisat-hints in its place) and, when the certificate "
+        "holds, write it with those proofs to NEW.json: its later checks are fast. The "
+        "certificate given is not changed.",
+    ),
+]
+
+
 @app.command("check")
 @_bad_input
 def check_cmd(
-    certificate: Annotated[
-        str | None,
-        typer.Argument(help="Certificate written by solve -o.", metavar="CERTIFICATE"),
-    ] = None,
-    all_dir: Annotated[
-        str | None,
-        typer.Option(
-            "--all",
-            help="Check every certificate in this folder (*.cert.json and *-cert.json, the "
-            "names the README uses).",
-        ),
-    ] = None,
-    time_limit: Annotated[
-        float | None, _time_limit_option("Seconds for re-checking a proof or re-solving a claim.")
-    ] = None,
-    full: Annotated[
-        bool,
-        typer.Option(
-            "--full",
-            help="Let the project's own proof checker run to the end (by default it stops at "
-            "max(60 s, dratify's time) on very long proofs, and the proof then rests on "
-            "dratify and drat-trim).",
-        ),
-    ] = False,
+    certificate: CheckCertificateOpt = None,
+    all_dir: CheckAllDirOpt = None,
+    time_limit: CheckTimeLimitOpt = None,
+    full: CheckFullOpt = False,
     as_json: JsonOpt = False,
-    quiet: Annotated[
-        bool,
-        typer.Option("--quiet", "-q", help="No heartbeat lines on stderr during a long step."),
-    ] = False,
-    upgrade: Annotated[
-        str | None,
-        typer.Option(
-            "--upgrade",
-            metavar="NEW.json",
-            help="Prove every stored DRAT refutation again with a trimmed LRAT proof (checked "
-            "by gossipcert-lrat and minisat-hints in its place) and, when the certificate "
-            "holds, write it with those proofs to NEW.json: its later checks are fast. The "
-            "certificate given is not changed.",
-        ),
-    ] = None,
+    quiet: CheckQuietOpt = False,
+    upgrade: CheckUpgradeOpt = None,
     force: ForceOpt = False,
 ) -> None:
     """Re-check a certificate from scratch: rebuild the instance, replay the schedule,
@@ -106,7 +114,7 @@ def check_cmd(
     every step agrees but the lower bound is a solver's word (solve --no-proof, or a proof
     not checked in time): re-solving it is the solver's word again, not a proof.
     """
-    from gossipcert.certificates.certificate import STEPS_FORMAT, read_certificate, step_verdict
+    from gossipcert.certificates.certificate import read_certificate, step_verdict
     from gossipcert.search.watchdog import check_within, upgrade_within
 
     if (certificate is None) == (all_dir is None):
@@ -154,6 +162,20 @@ def check_cmd(
             rep = check_within(cert, time_limit, full, on_step=arrived, in_child=True)
         else:
             rep, upgraded = upgrade_within(cert, time_limit, on_step=arrived, in_child=True)
+    _print_report(rep, cert, as_json, shown)
+    if upgrade is not None:
+        drat = json.dumps(cert).count(_DRAT_KEY)
+        _write_upgraded(
+            upgrade, upgraded if rep.status is CheckStatus.HOLDS else None, as_json, drat
+        )
+    raise typer.Exit(CHECK_EXIT[rep.status])
+
+
+def _print_report(rep: Any, cert: dict[str, Any], as_json: bool, shown: int) -> None:
+    """The check's steps (those not yet ``shown`` as they were decided) and its verdict; with
+    ``as_json``, the whole report as one JSON object."""
+    from gossipcert.certificates.certificate import STEPS_FORMAT
+
     if as_json:
         print_json(
             {
@@ -185,12 +207,6 @@ def check_cmd(
         steps = cert.get("format") == STEPS_FORMAT
         claim = cert.get("claim") if steps else f"optimum {cert.get('optimum')}"
         console.print(f"{verdict}: {esc(str(claim))}", highlight=False)
-    if upgrade is not None:
-        drat = json.dumps(cert).count(_DRAT_KEY)
-        _write_upgraded(
-            upgrade, upgraded if rep.status is CheckStatus.HOLDS else None, as_json, drat
-        )
-    raise typer.Exit(CHECK_EXIT[rep.status])
 
 
 def _write_upgraded(output: str, cert: dict[str, Any] | None, as_json: bool, drat: int) -> None:

@@ -17,88 +17,100 @@ if TYPE_CHECKING:  # pragma: no cover - annotations only
     from gossipcert.formats.teccl_verdict import TecclJudgement
 
 
+TecclScheduleOpt = Annotated[
+    str,
+    typer.Argument(
+        help="A schedule TE-CCL wrote (its JSON output; .json.gz read too).",
+        metavar="FILE",
+    ),
+]
+TecclMachineOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--machine",
+        help="TE-CCL's machine: ndv2:K, dgx2:2, amd:K, mesh:S or dgx1 (default: the one "
+        "whose GPUs and links the file uses).",
+        metavar="MACHINE",
+    ),
+]
+TecclChunkOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--chunk",
+        help="Chunk size in GB (default: from the file's algorithmic bandwidth and finish "
+        "time, as TE-CCL computes them).",
+        metavar="GB",
+    ),
+]
+TecclImproveOpt = Annotated[
+    bool,
+    typer.Option(
+        "--improve/--no-improve",
+        help="Where the lower bound is below TE-CCL's epochs, look for a shorter schedule "
+        "(seconds to minutes on 32 GPUs).",
+    ),
+]
+TecclTriesOpt = Annotated[
+    int, typer.Option("--tries", min=1, max=64, help="Chunk orders the greedy tries.")
+]
+TecclExactSecondsOpt = Annotated[
+    float,
+    typer.Option(
+        "--exact-seconds",
+        min=0.0,
+        help="Seconds for the exact allgather model (a SAT formula; its refutations are "
+        "proof-checked) where a gap stays; 0: not used.",
+    ),
+]
+TecclSwitchCopyOpt = Annotated[
+    bool,
+    typer.Option(
+        "--switch-copy/--no-switch-copy",
+        help="TE-CCL's switch_copy: a switch sends what it receives on several links.",
+    ),
+]
+TecclSwitchToGpuLinkOpt = Annotated[
+    bool,
+    typer.Option(
+        "--switch-to-gpu-link/--instant-switch-to-gpu",
+        help="TE-CCL's switch_to_gpu_link_on: a switch-to-GPU link takes its alpha and "
+        "transmission epochs (default: instantaneous, TE-CCL's default).",
+    ),
+]
+TecclOutputOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--output",
+        "-o",
+        help="Write gossipcert's shorter schedule here, in TE-CCL's own format.",
+        metavar="FILE",
+    ),
+]
+TecclClaimOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--claim",
+        help="What TE-CCL's run optimised: epochs (its binary search over horizons), "
+        "early-stop (one horizon, a MIP gap) or alltoall-lp (its AlltoAll program); only "
+        "epochs makes fewer epochs a refutation. Default: alltoall-lp for an alltoall, "
+        "early-stop under a folder named *Early_Stop*, else epochs.",
+    ),
+]
+
+
 @app.command("teccl")
 @_bad_input
 def teccl_cmd(
-    schedule: Annotated[
-        str,
-        typer.Argument(
-            help="A schedule TE-CCL wrote (its JSON output; .json.gz read too).",
-            metavar="FILE",
-        ),
-    ],
-    machine: Annotated[
-        str | None,
-        typer.Option(
-            "--machine",
-            help="TE-CCL's machine: ndv2:K, dgx2:2, amd:K, mesh:S or dgx1 (default: the one "
-            "whose GPUs and links the file uses).",
-            metavar="MACHINE",
-        ),
-    ] = None,
-    chunk: Annotated[
-        float | None,
-        typer.Option(
-            "--chunk",
-            help="Chunk size in GB (default: from the file's algorithmic bandwidth and finish "
-            "time, as TE-CCL computes them).",
-            metavar="GB",
-        ),
-    ] = None,
-    improve: Annotated[
-        bool,
-        typer.Option(
-            "--improve/--no-improve",
-            help="Where the lower bound is below TE-CCL's epochs, look for a shorter schedule "
-            "(seconds to minutes on 32 GPUs).",
-        ),
-    ] = True,
-    tries: Annotated[
-        int, typer.Option("--tries", min=1, max=64, help="Chunk orders the greedy tries.")
-    ] = 4,
-    exact_seconds: Annotated[
-        float,
-        typer.Option(
-            "--exact-seconds",
-            min=0.0,
-            help="Seconds for the exact allgather model (a SAT formula; its refutations are "
-            "proof-checked) where a gap stays; 0: not used.",
-        ),
-    ] = 0.0,
-    switch_copy: Annotated[
-        bool,
-        typer.Option(
-            "--switch-copy/--no-switch-copy",
-            help="TE-CCL's switch_copy: a switch sends what it receives on several links.",
-        ),
-    ] = True,
-    switch_to_gpu_link: Annotated[
-        bool,
-        typer.Option(
-            "--switch-to-gpu-link/--instant-switch-to-gpu",
-            help="TE-CCL's switch_to_gpu_link_on: a switch-to-GPU link takes its alpha and "
-            "transmission epochs (default: instantaneous, TE-CCL's default).",
-        ),
-    ] = False,
-    output: Annotated[
-        str | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Write gossipcert's shorter schedule here, in TE-CCL's own format.",
-            metavar="FILE",
-        ),
-    ] = None,
-    claim: Annotated[
-        str | None,
-        typer.Option(
-            "--claim",
-            help="What TE-CCL's run optimised: epochs (its binary search over horizons), "
-            "early-stop (one horizon, a MIP gap) or alltoall-lp (its AlltoAll program); only "
-            "epochs makes fewer epochs a refutation. Default: alltoall-lp for an alltoall, "
-            "early-stop under a folder named *Early_Stop*, else epochs.",
-        ),
-    ] = None,
+    schedule: TecclScheduleOpt,
+    machine: TecclMachineOpt = None,
+    chunk: TecclChunkOpt = None,
+    improve: TecclImproveOpt = True,
+    tries: TecclTriesOpt = 4,
+    exact_seconds: TecclExactSecondsOpt = 0.0,
+    switch_copy: TecclSwitchCopyOpt = True,
+    switch_to_gpu_link: TecclSwitchToGpuLinkOpt = False,
+    output: TecclOutputOpt = None,
+    claim: TecclClaimOpt = None,
     force: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
