@@ -154,32 +154,7 @@ def reduction_xml(
             scratch[v] += 1
             tbs[recv_key].append(["r", ("s", slot), ("s", slot), None])
             got[(v, c)].append((op, slot, (recv_key, len(tbs[recv_key]) - 1)))
-        for (v, c), receipts in sorted(got.items()):
-            receipts.sort(key=lambda x: x[0] != "copy")  # the copy first
-            key: Key = ("local", v, -1, local_group[v])
-            steps = tbs[key]
-            fold = 2 * len(receipts) + len(unwaited[(v, c)])
-            if steps and len(steps) + fold > EXECUTOR_MAX_STEPS - 3:
-                previous = (key, len(steps) - 1)
-                local_group[v] += 1
-                key = ("local", v, -1, local_group[v])
-                steps = tbs[key]
-                steps.append(["nop", None, None, previous])
-            for ref in unwaited.pop((v, c), []):  # nothing overwrites it before it is sent
-                steps.append(["nop", None, None, ref])
-            target = where.get((v, c), ("i", c))
-            if root is not None and target == ("i", c):  # reduce: a partial leaves the input
-                if v == root:
-                    target = ("o", c)
-                else:
-                    target = ("s", scratch[v])
-                    scratch[v] += 1
-                where[(v, c)] = target
-                if receipts[0][0] != "copy":  # (a step after nops needs a dependency)
-                    steps.append(["cpy", ("i", c), target, receipts[0][2]])
-            for op, slot, ref in receipts:
-                steps.append(["cpy" if op == "copy" else "re", ("s", slot), target, ref])
-                last_write[(v, c)] = (key, len(steps) - 1)
+        _fold(got, tbs, local_group, unwaited, where, root, scratch, last_write)
         order.next_round()
     if root is not None:  # a root that never receives (one rank): its output is its input
         for c in range(k):
@@ -188,6 +163,47 @@ def reduction_xml(
                     ["cpy", ("i", c), ("o", c), None]
                 )
     return _text(instance, coll, n, k, tbs, scratch, name, proto)
+
+
+def _fold(
+    got: dict[tuple[int, int], list[tuple[str, int, Ref]]],
+    tbs: dict[Key, list[list[Any]]],
+    local_group: list[int],
+    unwaited: dict[tuple[int, int], list[Ref]],
+    where: dict[tuple[int, int], Slot],
+    root: int | None,
+    scratch: list[int],
+    last_write: dict[tuple[int, int], Ref],
+) -> None:
+    """Each rank's local steps at the end of a round: the partials it received (``got``,
+    per rank and chunk: the op, the scratch slot and the receive) copied or reduced into the
+    chunk's partial, the copy first, after the sends that still read the old partial."""
+    for (v, c), receipts in sorted(got.items()):
+        receipts.sort(key=lambda x: x[0] != "copy")  # the copy first
+        key: Key = ("local", v, -1, local_group[v])
+        steps = tbs[key]
+        fold = 2 * len(receipts) + len(unwaited[(v, c)])
+        if steps and len(steps) + fold > EXECUTOR_MAX_STEPS - 3:
+            previous = (key, len(steps) - 1)
+            local_group[v] += 1
+            key = ("local", v, -1, local_group[v])
+            steps = tbs[key]
+            steps.append(["nop", None, None, previous])
+        for ref in unwaited.pop((v, c), []):  # nothing overwrites it before it is sent
+            steps.append(["nop", None, None, ref])
+        target = where.get((v, c), ("i", c))
+        if root is not None and target == ("i", c):  # reduce: a partial leaves the input
+            if v == root:
+                target = ("o", c)
+            else:
+                target = ("s", scratch[v])
+                scratch[v] += 1
+            where[(v, c)] = target
+            if receipts[0][0] != "copy":  # (a step after nops needs a dependency)
+                steps.append(["cpy", ("i", c), target, receipts[0][2]])
+        for op, slot, ref in receipts:
+            steps.append(["cpy" if op == "copy" else "re", ("s", slot), target, ref])
+            last_write[(v, c)] = (key, len(steps) - 1)
 
 
 def _text(

@@ -216,74 +216,100 @@ def msccl_xml_from_schedule(
     rank = {v: r for r, v in enumerate(procs)}
     if instance.problem.reduction:
         return reduction_xml(schedule, instance, rank, name, proto)
-    # per thread block key (role, rank, peer, channel): its steps
-    # a step: (type, buffer, offset, dependency (tb key, index) or None)
-    tbs: dict[tuple[str, int, int, int], list[list[Any]]] = defaultdict(list)
-    arrived: dict[tuple[int, int], tuple[tuple[str, int, int, int], int]] = {}
-    scratch: dict[int, dict[int, int]] = defaultdict(dict)
-    root = next((rank[v] for v in procs if instance.holdings[v]), -1)
+    blocks = _CopyBlocks(instance, coll, procs, k)
+    if coll == "broadcast":
+        blocks.root_copies()
+    blocks.add_rounds(_rounds(schedule, instance))
+    return _xml_text(instance, coll, n, k, blocks.tbs, blocks.scratch, name, proto)
 
-    def slot(r: int, packet: int, receiving: bool) -> tuple[str, int]:
-        table = scratch[r]
-        if coll == "broadcast":  # the root sends from its input, the others from their output
-            return ("i" if r == root else "o"), packet
-        origin, dest, piece = _chunk_of(instance, n, k, packet)
+
+class _CopyBlocks:
+    """The thread blocks of a copy collective's MSCCL algorithm, built round by round
+    (:func:`msccl_xml_from_schedule`)."""
+
+    def __init__(self, instance: Instance, coll: str, procs: list[int], k: int) -> None:
+        self.instance, self.coll, self.procs, self.k = instance, coll, procs, k
+        self.n = len(procs)
+        self.rank = {v: r for r, v in enumerate(procs)}
+        # per thread block key (role, rank, peer, channel): its steps
+        # a step: (type, buffer, offset, dependency (tb key, index) or None)
+        self.tbs: dict[tuple[str, int, int, int], list[list[Any]]] = defaultdict(list)
+        self.arrived: dict[tuple[int, int], tuple[tuple[str, int, int, int], int]] = {}
+        self.scratch: dict[int, dict[int, int]] = defaultdict(dict)
+        self.root = next((self.rank[v] for v in procs if instance.holdings[v]), -1)
+
+    def slot(self, r: int, packet: int, receiving: bool) -> tuple[str, int]:
+        """The buffer and offset of ``packet`` at rank ``r``."""
+        table = self.scratch[r]
+        if self.coll == "broadcast":  # the root sends from its input, the others from output
+            return ("i" if r == self.root else "o"), packet
+        origin, dest, piece = _chunk_of(self.instance, self.n, self.k, packet)
         if dest is None:
-            return "o", origin * k + piece
+            return "o", origin * self.k + piece
         if r == origin:
-            return "i", dest * k + piece
+            return "i", dest * self.k + piece
         if r == dest:
-            return "o", origin * k + piece
+            return "o", origin * self.k + piece
         if packet not in table:
             if not receiving:  # pragma: no cover - the verifier already refused this
                 raise FormatError(f"rank {r} sends a chunk it never received")
             table[packet] = len(table)
         return "s", table[packet]
 
-    if coll == "broadcast":  # the root copies its chunks to its output before sending them
+    def root_copies(self) -> None:
+        """A broadcast's root copies its chunks to its output before sending them."""
+        root, k = self.root, self.k
         most = EXECUTOR_MAX_COUNT - 1  # the chunks one step moves at most
         for p in range(k):
             if p % most == 0:
-                tbs[("local", root, -1, 0)].append(["cpy", "i", p, None, min(most, k - p)])
-            arrived[(root, p)] = (("local", root, -1, 0), p // most)
-    serial = not rules_of(instance.model.kind).arc_capacities
-    rounds = _rounds(schedule, instance)
-    width: dict[tuple[int, int], int] = defaultdict(int)
-    for moves in rounds:
-        for u, v, packets in moves:
-            width[(rank[u], rank[v])] = max(width[(rank[u], rank[v])], len(packets))
-    order = SendOrder(tbs, lambda dep: ["nop", "i", -1, dep], lambda dep: ["cpy", "o", 0, dep, 0])
-    held = {(rank[v], p) for v in procs for p in bits(instance.holdings[v])}
-    lane_last: dict[tuple[int, int, int], tuple[tuple[str, int, int, int], int]] = {}
-    group: dict[tuple[int, int, int], int] = defaultdict(int)
-    for moves in rounds:
-        for u, v, packets in sorted(moves):
-            ru, rv = rank[u], rank[v]
-            for i, p in enumerate(packets):
-                lane = (ru, rv, i)
-                chan = lane_channel(tbs, group, width[(ru, rv)], lane, 3)
-                send_key, recv_key = ("send", ru, rv, chan), ("recv", rv, ru, chan)
-                # what this send waits for: its chunk's arrival, the GPU's previous send
-                # (point-to-point models), the lane's previous send (a new thread block)
-                waits = [arrived.get((ru, p)), order.wait(ru) if serial else None,
-                         lane_last.get(lane)]  # fmt: skip
-                deps = list(dict.fromkeys(w for w in waits if w is not None and w[0] != send_key))
-                for dep in deps[:-1]:  # one dependency a step: the others on nops (ncclize)
-                    tbs[send_key].append(["nop", "i", -1, dep])
-                tbs[send_key].append(["s", *slot(ru, p, False), deps[-1] if deps else None])
-                lane_last[lane] = (send_key, len(tbs[send_key]) - 1)
-                if serial:
-                    order.sent(ru, lane_last[lane])
-                if (rv, p) in held:  # a chunk it has already: into a scratch slot of its own
-                    table = scratch[rv]
-                    table[-1 - len(table)] = len(table)
-                    tbs[recv_key].append(["r", "s", len(table) - 1, None])
-                    continue
-                held.add((rv, p))
-                tbs[recv_key].append(["r", *slot(rv, p, True), None])
-                arrived[(rv, p)] = (recv_key, len(tbs[recv_key]) - 1)
-        order.next_round()
-    return _xml_text(instance, coll, n, k, tbs, scratch, name, proto)
+                self.tbs[("local", root, -1, 0)].append(["cpy", "i", p, None, min(most, k - p)])
+            self.arrived[(root, p)] = (("local", root, -1, 0), p // most)
+
+    def add_rounds(self, rounds: list[Any]) -> None:
+        """The sends and receives of every round, each waiting for what it needs."""
+        tbs, arrived, scratch, rank = self.tbs, self.arrived, self.scratch, self.rank
+        serial = not rules_of(self.instance.model.kind).arc_capacities
+        width: dict[tuple[int, int], int] = defaultdict(int)
+        for moves in rounds:
+            for u, v, packets in moves:
+                width[(rank[u], rank[v])] = max(width[(rank[u], rank[v])], len(packets))
+        order = SendOrder(
+            tbs, lambda dep: ["nop", "i", -1, dep], lambda dep: ["cpy", "o", 0, dep, 0]
+        )
+        held = {(rank[v], p) for v in self.procs for p in bits(self.instance.holdings[v])}
+        lane_last: dict[tuple[int, int, int], tuple[tuple[str, int, int, int], int]] = {}
+        group: dict[tuple[int, int, int], int] = defaultdict(int)
+        for moves in rounds:
+            for u, v, packets in sorted(moves):
+                ru, rv = rank[u], rank[v]
+                for i, p in enumerate(packets):
+                    lane = (ru, rv, i)
+                    chan = lane_channel(tbs, group, width[(ru, rv)], lane, 3)
+                    send_key, recv_key = ("send", ru, rv, chan), ("recv", rv, ru, chan)
+                    # what this send waits for: its chunk's arrival, the GPU's previous send
+                    # (point-to-point models), the lane's previous send (a new thread block)
+                    waits = [arrived.get((ru, p)), order.wait(ru) if serial else None,
+                             lane_last.get(lane)]  # fmt: skip
+                    deps = list(
+                        dict.fromkeys(w for w in waits if w is not None and w[0] != send_key)
+                    )
+                    for dep in deps[:-1]:  # one dependency a step: the others on nops (ncclize)
+                        tbs[send_key].append(["nop", "i", -1, dep])
+                    tbs[send_key].append(
+                        ["s", *self.slot(ru, p, False), deps[-1] if deps else None]
+                    )
+                    lane_last[lane] = (send_key, len(tbs[send_key]) - 1)
+                    if serial:
+                        order.sent(ru, lane_last[lane])
+                    if (rv, p) in held:  # a chunk it has already: into a scratch slot of its own
+                        table = scratch[rv]
+                        table[-1 - len(table)] = len(table)
+                        tbs[recv_key].append(["r", "s", len(table) - 1, None])
+                        continue
+                    held.add((rv, p))
+                    tbs[recv_key].append(["r", *self.slot(rv, p, True), None])
+                    arrived[(rv, p)] = (recv_key, len(tbs[recv_key]) - 1)
+            order.next_round()
 
 
 def _transfer_ends(
@@ -435,22 +461,9 @@ def sccl_json_from_schedule(schedule: Schedule, instance: Instance, name: str | 
                 base = origin if dest is None else dest * n + origin
                 sends.append([base * k + piece, rank[u], rank[v]])
         steps.append({"msccl_type": "step", "rounds": 1, "sends": sorted(sends)})
-    links = [[0] * n for _ in range(n)]
     graph = instance.graph
-    for a in range(n):
-        for b in range(n):
-            if graph.has_edge(procs[a], procs[b]):
-                links[b][a] = int(graph[procs[a]][procs[b]].get("capacity", 1))
     title = name or f"{instance.problem.spec()} on {graph.graph.get('spec', 'graph')}"
-    inputs: dict[int, list[int]] = {r: [] for r in range(n)}
-    outputs: dict[int, list[int]] = {r: [] for r in range(n)}
-    for chunk in chunks:
-        for piece in range(k):
-            addr = chunk["addr"] * k + piece
-            for r in chunk["pre"]:
-                inputs[r].append(addr)
-            for r in chunk["post"]:
-                outputs[r].append(addr)
+    inputs, outputs = _buffer_maps(chunks, n, k)
     data = {
         "msccl_type": "algorithm",
         "name": title,
@@ -477,11 +490,40 @@ def sccl_json_from_schedule(schedule: Schedule, instance: Instance, name: str | 
         "topology": {
             "msccl_type": "topology",
             "name": str(graph.graph.get("spec", "graph")),
-            "links": links,
+            "links": _sccl_links(graph, procs),
             "switches": [],
         },
     }
     return json.dumps(data) + "\n"
+
+
+def _sccl_links(graph: Any, procs: list[int]) -> list[list[int]]:
+    """SCCL's link matrix: ``links[b][a]`` the capacity of the link from rank ``a`` to ``b``
+    (0: none)."""
+    n = len(procs)
+    links = [[0] * n for _ in range(n)]
+    for a in range(n):
+        for b in range(n):
+            if graph.has_edge(procs[a], procs[b]):
+                links[b][a] = int(graph[procs[a]][procs[b]].get("capacity", 1))
+    return links
+
+
+def _buffer_maps(
+    chunks: list[dict[str, Any]], n: int, k: int
+) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """Per rank, the addresses of the chunk pieces it holds before (``pre``) and after
+    (``post``) the collective."""
+    inputs: dict[int, list[int]] = {r: [] for r in range(n)}
+    outputs: dict[int, list[int]] = {r: [] for r in range(n)}
+    for chunk in chunks:
+        for piece in range(k):
+            addr = chunk["addr"] * k + piece
+            for r in chunk["pre"]:
+                inputs[r].append(addr)
+            for r in chunk["post"]:
+                outputs[r].append(addr)
+    return inputs, outputs
 
 
 WRITERS = {
