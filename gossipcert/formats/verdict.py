@@ -71,6 +71,7 @@ from gossipcert.schedule import Schedule, Transmission
 from gossipcert.search.watchdog import solve_within
 from gossipcert.simulate import PORT_RULES, simulate
 from gossipcert.statuses import SolveStatus
+from gossipcert.verifier.ports import check_loads
 
 #: MSCCL's collective names and gossipcert's problems (with ``{k}`` the chunks per rank)
 PROBLEMS = {
@@ -126,61 +127,23 @@ def _loads(transfers: list[Transfer], procs: list[int]) -> dict[int, dict[tuple[
 
 
 def _model_findings(
-    graph: nx.Graph, model: Model, loads: dict[int, dict[tuple[int, int], int]]
+    graph: nx.Graph, model: Model, loads: dict[int, dict[tuple[int, int], int]], procs: list[int]
 ) -> tuple[list[Finding], int]:
-    """Links used that the topology lacks, and loads above capacity (a port model: the chunks
-    through each GPU's port; arc capacities: each link's); the capacity needed."""
+    """The verifier's rules on the chunks each link carries a round
+    (:func:`gossipcert.verifier.ports.check_loads`): links the topology lacks, and loads
+    above capacity (a port model: the chunks through each GPU's ports; arc capacities: each
+    link's); and the capacity needed."""
     out: list[Finding] = []
-    spec = graph.graph.get("spec", "the topology")
+
+    def found(t: int, nodes: tuple[int, ...], rule: str, text: str) -> None:
+        rank = procs.index(nodes[0]) if nodes and nodes[0] in procs else None
+        rule = "not-a-link" if rule == "not-a-neighbour" else rule
+        out.append(Finding(rule, f"round {t}: {text}", t, rank))
+
+    ref = lambda v: graphs.node_ref(graph, v)  # noqa: E731
     need = 0
-    limit = model.port_packets  # chunks through one GPU's ports a round (None: no port)
-    per_port = (
-        "one chunk out of and one into" if limit == 1 else f"{limit} chunks out of and {limit} into"
-    )
     for t, links in sorted(loads.items()):
-        if limit is not None:
-            sent: dict[int, int] = defaultdict(int)
-            got: dict[int, int] = defaultdict(int)
-            for (u, v), c in links.items():
-                sent[u] += c
-                got[v] += c
-            for node, table, what in [(u, sent, "sends") for u in sent] + [
-                (v, got, "receives") for v in got
-            ]:
-                if table[node] > limit:
-                    out.append(
-                        Finding(
-                            "over-capacity",
-                            f"round {t}: GPU {node} {what} {table[node]} chunks; "
-                            f"{spec} takes {per_port} each GPU a round",
-                            t,
-                            node,
-                        )
-                    )
-            need = max(need, *sent.values(), *got.values())
-            continue
-        for (u, v), c in sorted(links.items()):
-            need = max(need, c)
-            if not graph.has_edge(u, v):
-                out.append(
-                    Finding(
-                        "not-a-link",
-                        f"round {t}: GPU {u} sends to GPU {v}, which {spec} does not link to it",
-                        t,
-                        u,
-                    )
-                )
-                continue
-            cap = model.capacity or int(graph[u][v].get("capacity", 1))
-            if c > cap:
-                out.append(
-                    Finding(
-                        "over-capacity",
-                        f"round {t}: link {u} -> {v} carries {c} chunks, its capacity is {cap}",
-                        t,
-                        u,
-                    )
-                )
+        need = max(need, check_loads(t, model, graph, links, found, ref))
     return out, need
 
 
@@ -371,7 +334,7 @@ def assess(
     plain = chosen is not None and chosen.rules.arc_capacities and not chosen.calls_per_round
     if chosen is None or plain:
         model = default if chosen is None else chosen
-        model_findings, need = _model_findings(graph, model, loads)
+        model_findings, need = _model_findings(graph, model, loads, procs)
     else:
         model = chosen
         model_findings, need = _port_findings(graph, model, spec, replay, procs)

@@ -12,7 +12,7 @@ from gossipcert import graphs
 from gossipcert.instance import Model
 from gossipcert.verifier.report import join_and
 
-__all__ = ["PORT_RULES", "check_ports", "check_round_limits"]
+__all__ = ["PORT_RULES", "check_loads", "check_ports", "check_round_limits"]
 
 #: what a replay calls with each violation: ``(round, nodes, rule, sentence)``
 Reporter = Callable[[int, tuple[int, ...], str, str], None]
@@ -149,17 +149,83 @@ def check_round_limits(
                     f"p={model.packet_cap}",
                 )
     if rules.arc_capacities:
-        for (u, r), load in sorted(arc_load.items()):
-            cap = model.capacity or graphs.capacity(graph, u, r)
-            if load > cap:
+        check_loads(t, model, graph, arc_load, report, ref, pipelined)
+
+
+def check_loads(
+    t: int,
+    model: Model,
+    graph: Any,
+    loads: dict[tuple[int, int], int],
+    report: Reporter,
+    ref: Any,
+    pipelined: bool = False,
+) -> int:
+    """Check the packets each arc carries in round ``t`` (``loads``), where what makes up a
+    transmission need not be known (another tool's transfers, counted per link): under arc
+    capacities an arc the graph lacks (``not-a-neighbour``) and the packets entering each
+    arc, at most its capacity (``over-capacity``; ``pipelined``: links with latencies); under
+    a port model with a packet cap, the packets through each node's ports, at most ``k p``
+    sent and ``k p`` received (``over-capacity``). Return the capacity the round needs: the
+    most packets on one arc, or through one node's ports.
+
+    Examples
+    --------
+    >>> from gossipcert.graphs import from_spec
+    >>> from gossipcert.instance import parse_model
+    >>> said = []
+    >>> tell = lambda t, nodes, rule, text: said.append((rule, text))
+    >>> ring = from_spec("ring:4")
+    >>> check_loads(1, parse_model("all-port"), ring, {(0, 1): 2, (0, 2): 1}, tell, str)
+    2
+    >>> [rule for rule, _ in said]
+    ['over-capacity', 'not-a-neighbour']
+    >>> check_loads(1, parse_model("single-port:p=1"), ring, {(0, 1): 1, (0, 3): 1}, tell, str)
+    2
+    >>> said[-1][1]
+    'node 0 sends 2 packets, more than the 1 its ports take in a round under single-port'
+    """
+    limit = None if model.rules.arc_capacities else model.port_packets
+    if limit is not None:  # packets through each node's ports
+        sent: dict[int, int] = defaultdict(int)
+        got: dict[int, int] = defaultdict(int)
+        for (u, v), c in loads.items():
+            sent[u] += c
+            got[v] += c
+        for node, table, what in [(u, sent, "sends") for u in sent] + [
+            (v, got, "receives") for v in got
+        ]:
+            if table[node] > limit:
                 report(
                     t,
-                    (u, r),
+                    (node,),
                     "over-capacity",
-                    f"arc {ref(u)}->{ref(r)} carries {load} packets, over its capacity {cap}"
-                    + (
-                        " (packets entering the link in this round; it is pipelined)"
-                        if pipelined
-                        else ""
-                    ),
+                    f"node {ref(node)} {what} {table[node]} packets, more than the {limit} its "
+                    f"ports take in a round under {model.spec()}",
                 )
+        return max([0, *sent.values(), *got.values()])
+    need = 0
+    for (u, r), load in sorted(loads.items()):
+        need = max(need, load)
+        if not graph.has_edge(u, r):
+            report(
+                t,
+                (u, r),
+                "not-a-neighbour",
+                f"node {ref(u)} sends to {ref(r)}, which is not its neighbour",
+            )
+            continue
+        cap = model.capacity or graphs.capacity(graph, u, r)
+        if load > cap:
+            report(
+                t,
+                (u, r),
+                "over-capacity",
+                f"arc {ref(u)}->{ref(r)} carries {load} packets, over its capacity {cap}"
+                + (
+                    " (packets entering the link in this round; it is pipelined)"
+                    if pipelined
+                    else ""
+                ),
+            )
+    return need
