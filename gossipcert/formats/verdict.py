@@ -303,7 +303,7 @@ def with_algorithm_bound(
     lower = out.get("lower_bound")
     closed = lower is not None and lower == out["upper_bound"]
     if closed and verified and out.get("lower_proved"):
-        out["status"] = "optimal"
+        out["status"] = SolveStatus.OPTIMAL
         out["optimum"] = lower
         out["certified"] = False  # the upper end is the replay, not a certificate
     return out
