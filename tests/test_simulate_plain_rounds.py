@@ -1,7 +1,7 @@
 """The verifier's whole-round replay of plain rounds against its per-transmission replay.
 
 :func:`gossipcert.simulate.simulate` replays a round that visibly breaks no rule by
-whole-round operations (``_plain_round``) and every other round transmission by
+whole-round operations (``plain_round``) and every other round transmission by
 transmission. Both must give the same report, for valid schedules and for schedules that
 break rules; here the same random schedules are replayed with the whole-round path switched
 off, and the reports compared field by field.
@@ -93,7 +93,7 @@ def test_plain_rounds_replay_as_the_per_transmission_replay(
     model: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rng = random.Random(model)
-    plain = simulate_module._plain_round
+    plain = simulate_module.plain_round
     seen = [0]
 
     def counting(*args: object) -> object:
@@ -107,10 +107,10 @@ def test_plain_rounds_replay_as_the_per_transmission_replay(
         for trial in range(40):
             sched = random_schedule(inst.n, adjacency, rng, 1 + trial % 7, (trial % 4) * 0.1)
             with monkeypatch.context() as patch:
-                patch.setattr(simulate_module, "_plain_round", counting)
+                patch.setattr(simulate_module, "plain_round", counting)
                 fast = simulate(inst, sched)
             with monkeypatch.context() as patch:
-                patch.setattr(simulate_module, "_plain_round", lambda *args: None)
+                patch.setattr(simulate_module, "plain_round", lambda *args: None)
                 slow = simulate(inst, sched)
             assert fields(fast) == fields(slow), (graph, model, sched)
     if model != "all-port":
@@ -122,26 +122,26 @@ def test_plain_round_refuses_what_breaks_a_rule() -> None:
     adj = [set(inst.graph.adj[v]) for v in range(inst.n)]
     know = list(inst.holdings)
     call = (Transmission(0, (1,), 1), Transmission(1, (0,), 2))
-    assert simulate_module._plain_round(call, list(know), adj, inst.model) is not None
+    assert simulate_module.plain_round(call, list(know), adj, inst.model) is not None
     # 0 calls 1 while 1 calls 2: two calls at node 1
     assert (
-        simulate_module._plain_round(
+        simulate_module.plain_round(
             (Transmission(0, (1,), 1), Transmission(1, (2,), 2)), list(know), adj, inst.model
         )
         is None
     )
     # a packet 0 does not know
     assert (
-        simulate_module._plain_round((Transmission(0, (1,), 4),), list(know), adj, inst.model)
+        simulate_module.plain_round((Transmission(0, (1,), 4),), list(know), adj, inst.model)
         is None
     )
     # not a neighbour
     assert (
-        simulate_module._plain_round((Transmission(0, (2,), 1),), list(know), adj, inst.model)
+        simulate_module.plain_round((Transmission(0, (2,), 1),), list(know), adj, inst.model)
         is None
     )
     half = parse_instance("ring:4", "half-duplex", "gossip")
-    assert simulate_module._plain_round(call, list(know), adj, half.model) is None
+    assert simulate_module.plain_round(call, list(know), adj, half.model) is None
 
 
 # ------------------------------------------------- reading: whole rounds against items
