@@ -264,10 +264,10 @@ def decide_allgather(
             status, result = refutation_status(
                 cnf, deadline, f"the proof that no allgather of {epochs} epochs exists"
             )
-            if status is QueryStatus.UNSAT and result is not None:
+            if status == QueryStatus.UNSAT and result is not None:
                 return ExactOutcome(epochs, QueryStatus.UNSAT, proof=result[1].summary(),
                                     seconds=time.monotonic() - start)  # fmt: skip
-            if status is QueryStatus.UNKNOWN:
+            if status == QueryStatus.UNKNOWN:
                 return ExactOutcome(epochs, QueryStatus.UNKNOWN, seconds=time.monotonic() - start)
         with Solver(name="cadical195", bootstrap_with=clauses) as solver:
             found = solve_sliced(solver, [], deadline)

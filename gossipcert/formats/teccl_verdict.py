@@ -249,7 +249,7 @@ def _improve(
             from gossipcert.formats.teccl_exact import decide_allgather
 
             out = decide_allgather(model, best[0] - 1, sched.chunks, seconds=exact_seconds)
-            if out.status is QueryStatus.SAT and out.replay is not None:
+            if out.status == QueryStatus.SAT and out.replay is not None:
                 data = teccl_json(model, out.replay, flows=list(out.flows))
                 best = (out.replay.epochs, "CNF", data)
         return best
@@ -331,7 +331,7 @@ def judge_teccl(
         from gossipcert.formats.teccl_exact import decide_allgather
 
         out = decide_allgather(sched.model, bound.value, sched.chunks, seconds=exact_seconds)
-        if out.status is QueryStatus.UNSAT:
+        if out.status == QueryStatus.UNSAT:
             bound = EpochBound(bound.value + 1, "exact",
                                f"{bound.value} epochs refuted: {out.proof}")  # fmt: skip
     claim = claim or teccl_claim(sched.collective, path)

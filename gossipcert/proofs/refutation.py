@@ -162,7 +162,7 @@ def checked_refutation(
         The CNF is satisfiable (with ``if_sat`` given), or a checker rejects the proof.
     """
     status, out = refutation_status(cnf, deadline, proof_name)
-    if status is QueryStatus.SAT and if_sat is not None:
+    if status == QueryStatus.SAT and if_sat is not None:
         raise SolverError(if_sat)
     return out
 
@@ -185,14 +185,14 @@ def refutation_status(
         A checker rejects the proof.
     """
     pr = prove_unsat(cnf, deadline, lrat=True)
-    if pr.status is QueryStatus.SAT:
+    if pr.status == QueryStatus.SAT:
         return QueryStatus.SAT, None
-    if pr.status is not QueryStatus.UNSAT or pr.proof is None:
+    if pr.status != QueryStatus.UNSAT or pr.proof is None:
         return QueryStatus.UNKNOWN, None
     verdict = check_refutation(
         cnf.dimacs(), pr.proof, pr.proof_format, deadline, formula=(cnf.nvars, cnf.clauses)
     )
-    if verdict.status is Verdict.REJECTED:
+    if verdict.status == Verdict.REJECTED:
         raise SolverError(f"{proof_name} was rejected: {verdict.summary()}")
     if not verdict.ok:
         return QueryStatus.UNKNOWN, None
@@ -429,7 +429,7 @@ def recheck_stored_proof(
         )
         for o in verdict.outcomes
     ]
-    if verdict.status is Verdict.REJECTED and any(o.ok for o in verdict.outcomes):
+    if verdict.status == Verdict.REJECTED and any(o.ok for o in verdict.outcomes):
         lines.append((False, "THE PROOF CHECKERS DISAGREE: " + verdict.summary()))
     return lines
 
@@ -550,10 +550,10 @@ def upgrade_evidence(
     """
     deadline = None if time_limit is None else time.monotonic() + time_limit
     pr = prove_unsat(cnf, deadline, lrat=True)
-    if pr.status is QueryStatus.SAT:
+    if pr.status == QueryStatus.SAT:
         return [(False, "the regenerated CNF is satisfiable: the stored refutation is wrong")]
     verdict = None
-    if pr.status is QueryStatus.UNSAT and pr.proof is not None:
+    if pr.status == QueryStatus.UNSAT and pr.proof is not None:
         verdict = check_refutation(
             cnf.dimacs(), pr.proof, "lrat", deadline, formula=(cnf.nvars, cnf.clauses)
         )
@@ -561,7 +561,7 @@ def upgrade_evidence(
         kept: list[tuple[bool | None, str]] = [
             (None, "no LRAT proof verified within the time limit: the DRAT proof is kept")
         ]
-        if verdict is not None and verdict.status is Verdict.REJECTED:
+        if verdict is not None and verdict.status == Verdict.REJECTED:
             kept = [(False, f"the new LRAT proof was rejected: {verdict.summary()}")]
         packed, lines = ev.get("proof_xz_base64"), ev.get("proof_lines")
         return kept + recheck_stored_proof(cnf, packed, time_limit, False, lines, "drat")

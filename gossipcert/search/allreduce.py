@@ -747,18 +747,18 @@ def _exact(
             bracket = {"rounds": r, "lower": r, "upper": upper}
             with heartbeats(emit, f"deciding {r} rounds: {_TRYING}", bracket.copy):
                 relaxed, relaxed_record, status, schedule = decide(instance, r, deadline, strict)
-            if relaxed is QueryStatus.UNSAT:
+            if relaxed == QueryStatus.UNSAT:
                 refuted, record = r, relaxed_record
                 told(_query(r, QueryStatus.UNSAT, began, "the union relaxation, proof checked"))
                 told({"event": "lower-bound", "value": r + 1, "source": "allreduce-drat"})
                 continue
             found = None if schedule is None else _replayed(instance, schedule)
-            if status is QueryStatus.SAT and found is not None:
+            if status == QueryStatus.SAT and found is not None:
                 told(_query(r, QueryStatus.SAT, began, "the exact model, schedule verified"))
                 told({"event": "upper-bound", "value": r, "source": "the allreduce model"})
                 return found, refuted, record, False
             proved = None
-            if status is QueryStatus.UNSAT:
+            if status == QueryStatus.UNSAT:
                 what = f"the exact model has no schedule of {r} rounds: its proof"
                 with heartbeats(emit, what, bracket.copy):
                     proved = refute(instance, r, deadline)
@@ -851,11 +851,11 @@ def decide(
                                 other.reap()
                 if child.done:
                     child.reap()
-            if relaxed is QueryStatus.UNSAT:
+            if relaxed == QueryStatus.UNSAT:
                 return relaxed, record, "skipped", None
-            if status is QueryStatus.SAT:
+            if status == QueryStatus.SAT:
                 return "skipped", None, status, schedule
-            if relaxed is QueryStatus.SAT and "find" not in answered and len(running) == 2:
+            if relaxed == QueryStatus.SAT and "find" not in answered and len(running) == 2:
                 # the relaxation's core is free: a second search of the exact model, without
                 # family 7 (the two configurations are fastest on different horizons)
                 running[Child(_find_in_child, (instance, rounds, False), allow_long_slices)] = False
@@ -879,7 +879,7 @@ def _in_turn(
     """:func:`decide` on one core: the relaxation first, the exact model when it is
     satisfiable."""
     relaxed, record = refute_union(instance, rounds, deadline, strict)
-    if relaxed is not QueryStatus.SAT:
+    if relaxed != QueryStatus.SAT:
         return relaxed, record, "skipped", None
     status, schedule = find(instance, rounds, deadline)
     return relaxed, None, status, schedule

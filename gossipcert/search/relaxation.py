@@ -503,14 +503,14 @@ def relaxation_step(search: Any) -> None:
                 "columns": out.columns,
             }
         )
-        if out.status is QueryStatus.SAT and out.schedule is not None:
+        if out.status == QueryStatus.SAT and out.schedule is not None:
             rep = simulate(search.instance, out.schedule)
             if not rep.ok:
                 raise SolverError("the relaxation's schedule failed verification")
             search.best = (out.schedule, rep)
             search.upper_source = "relaxation"
             search.tell_upper()
-        elif out.status is QueryStatus.UNSAT and out.evidence is not None:
+        elif out.status == QueryStatus.UNSAT and out.evidence is not None:
             search.lower, search.lower_evidence = r + 1, out.evidence
             search.emit({"event": "lower-bound", "value": search.lower, "source": METHOD})
         else:

@@ -386,7 +386,7 @@ class _Search:
         q0 = time.monotonic()
         got = self.prover.solve(until, lambda: self.heartbeat(r))
         dt = time.monotonic() - q0
-        status = got.result.status
+        status = Status(got.result.status)
         self.emit({"event": "query", "rounds": r, "status": status.value, "seconds": round(dt, 3)})
         if status is Status.UNKNOWN:
             return status
@@ -465,8 +465,8 @@ class _Search:
                 "seconds": round(pr.seconds, 3),
             }
         )
-        if pr.status is not Status.UNSAT or pr.proof is None:
-            if pr.status is Status.SAT:
+        if pr.status != Status.UNSAT or pr.proof is None:
+            if pr.status == Status.SAT:
                 raise SolverError(
                     f"back-ends disagree: the standalone CNF for {rounds} rounds is satisfiable"
                 )
@@ -485,7 +485,7 @@ class _Search:
             )
         self.times["proof"] = time.monotonic() - p0
         self.emit({"event": "proof-check", "status": verdict.status, "summary": verdict.summary()})
-        if verdict.status is Verdict.REJECTED:
+        if verdict.status == Verdict.REJECTED:
             raise SolverError(f"the proof for {rounds} rounds was rejected: {verdict.summary()}")
         if not verdict.ok:  # a required checker ran out of time: the solver's word is all
             return self.claim()

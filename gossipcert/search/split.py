@@ -125,11 +125,11 @@ class SplitSearch(_Search):
                         "refuted": out.refuted,
                     }
                 )
-                if out.status is QueryStatus.SAT and out.schedule is not None:
+                if out.status == QueryStatus.SAT and out.schedule is not None:
                     self.best = _verified(self.instance, out.schedule, "split solver's")
                     self.upper_source = "split-cube"
                     self.emit({"event": "upper-bound", "value": self.upper, "source": "split"})
-                elif out.status is QueryStatus.UNSAT and out.evidence is not None:
+                elif out.status == QueryStatus.UNSAT and out.evidence is not None:
                     self.unsat_at, self.lower, evidence = r, r + 1, out.evidence
                     self.emit({"event": "lower-bound", "value": self.lower, "source": "split"})
                 else:
