@@ -47,6 +47,7 @@ from gossipcert.constructions.tree_broadcast import spanning_trees
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
+from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
 
 __all__ = ["tree_mix", "tree_mix_broadcast"]
 
@@ -115,11 +116,8 @@ def tree_mix(instance: Instance, trees: list[_Tree], rounds: int) -> dict[tuple[
             load.setdefault((u, v, s + h - 1), []).append(var)
     for (u, v, _), used in load.items():
         model.add(sum(used) <= _arc_capacity(instance, u, v))
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = 0
-    solver.parameters.max_time_in_seconds = MIX_SECONDS
-    status = solver.solve(model)
+    solver = cpsat_solver(workers=1, seconds=MIX_SECONDS, seed=0)
+    status = run_cpsat(solver, model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return {}
     return {key: solver.value(var) for key, var in y.items() if solver.value(var)}
