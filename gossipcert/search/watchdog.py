@@ -37,7 +37,6 @@ from gossipcert.errors import SolverError, SpecError
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
 from gossipcert.search.backends import BACKENDS, allow_long_slices
-from gossipcert.search.entry import _solve_reduction
 from gossipcert.search.outcome import SolveResult
 from gossipcert.search.rounds import Progress, _Search, _verified
 from gossipcert.search.split import SplitSearch, SplitSettings
@@ -145,7 +144,7 @@ def solve_within(
     >>> solve_within(parse_instance("ring:6", "telephone", "gossip"), time_limit=30).optimum
     3
     """
-    from gossipcert.search.entry import solve
+    from gossipcert.search.entry import _solve_reduction, solve
     from gossipcert.search.outcome import search_options
 
     if backend not in BACKENDS:
