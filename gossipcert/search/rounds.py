@@ -53,6 +53,7 @@ from gossipcert.errors import SolverError, UnsupportedModelError
 from gossipcert.finders import portfolio as _portfolio
 from gossipcert.finders.portfolio import PortfolioSettings
 from gossipcert.instance import Instance, bits
+from gossipcert.proofs import kernel_notice
 from gossipcert.proofs.checkers import check_refutation
 from gossipcert.proofs.evidence import drat_evidence
 from gossipcert.proofs.refutation import (
@@ -528,6 +529,11 @@ class _Search:
         packet_step(self)
 
     def run(self) -> SolveResult:
+        # the first proof after an install compiles the kernels: said on the progress stream
+        with kernel_notice.announcing(lambda what: self.emit({"event": "stage", "what": what})):
+            return self._run()
+
+    def _run(self) -> SolveResult:
         self.lower_bound()
         self.upper_bound()
         if self.upper is not None and self.upper > self.lower:
