@@ -40,7 +40,12 @@ from gossipcert._version import __version__
 from gossipcert.certificates.checks import Context
 from gossipcert.certificates.kinds import KINDS, kind_of
 from gossipcert.certificates.partial import FORMAT as PARTIAL_FORMAT
-from gossipcert.errors import CertificateError, GossipcertError, UnsupportedModelError
+from gossipcert.errors import (
+    CertificateError,
+    GossipcertError,
+    MissingDependencyError,
+    UnsupportedModelError,
+)
 from gossipcert.graphs.records import graph_from_record, graph_record
 from gossipcert.instance import (
     Instance,
@@ -286,6 +291,8 @@ def check_certificate(
     out = CheckReport(listener=on_step)
     try:
         _check(cert, time_limit, out, full)
+    except MissingDependencyError:  # no verdict, and the certificate is not at fault
+        raise
     except GossipcertError as exc:
         out.add(False, f"certificate cannot be checked: {exc}")
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
