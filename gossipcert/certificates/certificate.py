@@ -57,7 +57,6 @@ from gossipcert.instance import (
     stored_problem,
 )
 from gossipcert.models import require_linear_cost
-from gossipcert.proofs.steps import check_steps_point
 from gossipcert.schedule import FORMAT as SCHEDULE_FORMAT
 from gossipcert.schedule import Schedule, from_json, to_json
 from gossipcert.search.outcome import SolveResult
@@ -308,6 +307,8 @@ def _same_graph_record(a: dict[str, Any], b: dict[str, Any]) -> bool:
 def _check(
     cert: dict[str, Any], time_limit: float | None, out: CheckReport, full: bool = False
 ) -> None:
+    from gossipcert.proofs.steps import check_steps_point
+
     if not isinstance(cert, dict):
         raise CertificateError("a certificate is a JSON object")
     inst = instance_from_certificate(cert)
