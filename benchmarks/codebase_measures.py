@@ -118,8 +118,9 @@ def _process_lines(sources: dict[str, str]) -> dict[str, int]:
 def _run(root: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(root)
+    # run in the tree: ``-m`` puts the working folder first on the path, before PYTHONPATH
     return subprocess.run(
-        [sys.executable, *args], capture_output=True, text=True, env=env, check=True
+        [sys.executable, *args], capture_output=True, text=True, env=env, check=True, cwd=root
     )
 
 
@@ -131,6 +132,7 @@ def _timed(root: Path) -> tuple[float, float]:
     child = subprocess.Popen(
         [sys.executable, "-m", "gossipcert", *COMMAND],
         env=env,
+        cwd=root,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -166,6 +168,9 @@ def measure(root: Path, label: str, runs: int) -> Measures:
     generic = sum(t.group == "generic" for t in tests)
     found.kinds = (generic, len(tests) - generic)
     compileall.compile_dir(root / "gossipcert", quiet=1)
+    ran = _run(root, ["-c", "import gossipcert; print(gossipcert.__file__)"]).stdout.strip()
+    if not Path(ran).is_relative_to(root):  # another copy would be measured
+        raise SystemExit(f"{label}: python imports {ran}, not the tree's own gossipcert")
     _run(root, ["-m", "gossipcert", *COMMAND])  # a first run: numba's and the OS's caches
     times = [_timed(root) for _ in range(runs)]
     found.wall = statistics.median(t[0] for t in times)

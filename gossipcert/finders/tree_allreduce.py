@@ -83,7 +83,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from ortools.sat.python import cp_model
 
 from gossipcert import graphs
 from gossipcert.command_start import seconds_left
@@ -94,9 +96,6 @@ from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
 from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
 from gossipcert.simulate import simulate
-
-if TYPE_CHECKING:
-    from ortools.sat.python import cp_model
 
 #: seconds the finder takes when the caller gives no limit
 DEFAULT_SECONDS = 30.0
@@ -199,8 +198,6 @@ class _Packing:
     def __init__(
         self, instance: Instance, horizon: int, swaps: bool, uniform: int | None = None
     ) -> None:
-        from ortools.sat.python import cp_model
-
         self.instance, self.horizon = instance, horizon
         g, n, model = instance.graph, instance.n, instance.model
         rules = model.rules
@@ -399,8 +396,6 @@ def _solve(
 ) -> TreePacking:
     """Run CP-SAT on ``packing`` and verify what it finds (``deterministic``: ``seconds``
     is CP-SAT's deterministic time, not the wall clock)."""
-    from ortools.sat.python import cp_model
-
     instance = packing.instance
     budget = None if seconds is None else max(seconds, 0.01)
     solver = cpsat_solver(num_workers, None if deterministic else budget)
