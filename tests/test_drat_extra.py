@@ -28,7 +28,8 @@ def _without_dratify(tmp_path: Path) -> dict[str, str]:
     """An environment in which ``import dratify`` and ``import cdclkit`` fail."""
     for name in ("dratify", "cdclkit"):
         (tmp_path / name).mkdir(parents=True)
-        (tmp_path / name / "__init__.py").write_text("raise ImportError('not installed')\n")
+        missing = f'raise ModuleNotFoundError("No module named {name!r}")\n'
+        (tmp_path / name / "__init__.py").write_text(missing)
     return {"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"}
 
 

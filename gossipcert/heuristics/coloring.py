@@ -185,9 +185,7 @@ def coloring_heuristic(
     Beier and Sibeyn, sections 6 and 8.
     """
     check_model(instance)
-    ms = [sorted(m) for m in (matchings if matchings is not None else _default_matchings(instance))]
-    if not ms or len(ms) > 10:
-        raise NotApplicableError(f"the coloring heuristic needs 1 to 10 matchings, got {len(ms)}")
+    ms = _matchings(instance, matchings)
     start = time.monotonic()
     deadline = start + time_limit
     sym = matching_symmetry(instance, ms) if symmetry else None
@@ -207,10 +205,24 @@ def coloring_heuristic(
             f"no matching sequence found within {time.monotonic() - start:.1f}s"
         )
     seq, nodes = best
+    sched = _verified(instance, seq, ms)
+    return ColoringResult(seq, ms, sched, nodes, time.monotonic() - start, tuple(trace))
+
+
+def _matchings(instance: Instance, matchings: list[Matching] | None) -> list[Matching]:
+    """The matchings to search with, sorted: those given, else the graph's defaults."""
+    ms = [sorted(m) for m in (matchings if matchings is not None else _default_matchings(instance))]
+    if not ms or len(ms) > 10:
+        raise NotApplicableError(f"the coloring heuristic needs 1 to 10 matchings, got {len(ms)}")
+    return ms
+
+
+def _verified(instance: Instance, seq: str, ms: list[Matching]) -> Schedule:
+    """The schedule of a matching sequence, replayed by the verifier."""
     sched = matching_sequence(instance, seq, ms)
     if not simulate(instance, sched).ok:  # the search's bookkeeping and the verifier disagree
         raise NotApplicableError(f"sequence {seq} failed verification")
-    return ColoringResult(seq, ms, sched, nodes, time.monotonic() - start, tuple(trace))
+    return sched
 
 
 def _one_horizon(
