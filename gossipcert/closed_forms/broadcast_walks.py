@@ -143,7 +143,7 @@ class _Arcs:
         self.head_dist = head_dist = np.array(dist, dtype=np.int64)[heads]
         live = ~is_holder[heads] & (head_dist > 0)
         self.groups: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        for k in np.unique(deg[heads[live]]).tolist():
+        for k in sorted(set(deg[heads[live]].tolist())):  # (np.unique loads numpy.ma)
             rows = np.flatnonzero(live & (deg[heads] == k))
             rows = rows[np.argsort(head_dist[rows], kind="stable")]
             # children: the arcs out of the head except the one back to the informer;
