@@ -10,7 +10,7 @@ import gossipcert
 
 ROOT = Path(gossipcert.__file__).parent.parent
 #: a section of a design document, or a file of that name, that the repository does not hold
-FOREIGN = re.compile(r"design section|design\.md|/work/shared")
+FOREIGN = re.compile(r"design section|design\.md")
 
 
 def _sources() -> list[Path]:
