@@ -56,3 +56,22 @@ def test_unreached_nodes_and_several_sources() -> None:
     indptr, indices = csr_arrays(graph)
     assert bfs_distances(indptr, indices, 0).tolist() == [0, 1, 2, -1, -1]
     assert bfs_distances(indptr, indices, [2, 3]).tolist() == [2, 1, 0, 0, 1]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_python_search_and_scipys_agree(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # small graphs are searched in Python (no scipy import), large ones by scipy's search
+    from gossipcert import distances
+
+    rng = random.Random(seed)
+    n = rng.randint(1, 60)
+    graph = nx.gnp_random_graph(n, rng.choice([0.03, 0.1, 0.3]), seed=seed)  # often split
+    indptr, indices = csr_arrays(graph)
+    sources = rng.sample(range(n), rng.randint(1, min(n, 4)))
+    found = {}
+    for arcs in (0, 10**9):  # every graph by scipy, then every graph in Python
+        monkeypatch.setattr(distances, "SMALL_GRAPH_ARCS", arcs)
+        found[arcs] = [bfs_distances(indptr, indices, s).tolist() for s in (sources[0], sources)]
+    lengths = nx.multi_source_dijkstra_path_length(graph, set(sources))
+    assert found[0] == found[10**9]
+    assert found[0][1] == [lengths.get(v, -1) for v in range(n)]

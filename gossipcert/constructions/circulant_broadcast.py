@@ -53,8 +53,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ortools.sat.python import cp_model
-
 from gossipcert import graphs
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ModelKind, ProblemKind
@@ -130,6 +128,8 @@ class CirculantPattern:
 def _search(p: int, last: int, skips: list[int]) -> CirculantPattern | None:
     """The pattern for ``p`` nodes, ``(K - 1) mod q == last`` and these (rotated) skips, by
     CP-SAT on one worker with a fixed seed; None when there is none or none is found."""
+    from ortools.sat.python import cp_model
+
     q = len(skips)
     model = cp_model.CpModel()
     # x[r, c, j]: node r receives residue class c in phase j

@@ -39,7 +39,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 import networkx as nx
-from ortools.sat.python import cp_model
 
 from gossipcert import graphs
 from gossipcert.constructions.collectives import _arc_capacity, _require_all_port
@@ -65,6 +64,8 @@ def _search(
 ) -> list[dict[int, int]] | None:
     """``trees`` parent maps (node -> parent) of arborescences from ``root`` of depth at most
     ``depth`` sharing arcs within capacity, or None."""
+    from ortools.sat.python import cp_model
+
     model = cp_model.CpModel()
     into: dict[int, list[tuple[int, int]]] = {v: [] for v in range(n)}
     # x[t, u, v]: tree t holds arc u -> v

@@ -37,9 +37,9 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import networkx as nx
-from ortools.sat.python import cp_model
 
 from gossipcert import graphs
 from gossipcert.constructions.collectives import _arc_capacity, _require_all_port
@@ -48,6 +48,9 @@ from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
 from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
 
 __all__ = ["tree_mix", "tree_mix_broadcast"]
 
@@ -100,6 +103,8 @@ def _entry_trees(instance: Instance, root: int, seeds: int) -> list[_Tree]:
 def tree_mix(instance: Instance, trees: list[_Tree], rounds: int) -> dict[tuple[int, int], int]:
     """The counts ``y[T, s]`` of the module docstring for ``rounds`` rounds (the tree's
     index, the first round), or an empty dict when CP-SAT finds none in time."""
+    from ortools.sat.python import cp_model
+
     chunks = instance.problem.chunks
     depth = [max(h for _, _, h in t) for t in trees]
     model = cp_model.CpModel()
