@@ -19,6 +19,9 @@ from gossipcert.search.split import SplitSearch, SplitSettings
 from gossipcert.search.split_refutation import refute_by_cubes
 from gossipcert.simulate import simulate
 
+#: the split search writes DRAT proofs (its cubes): the optional extra "drat"
+pytestmark = pytest.mark.usefixtures("dratify")
+
 # (graph, model, problem, optimum, strict split); the strict splits of CCC3 and K5 take long
 CASES = [
     *[

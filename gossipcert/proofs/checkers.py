@@ -87,10 +87,9 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-import dratify
-
 from gossipcert.children import Child, call_in_child
 from gossipcert.proofs.drat import CHECKER_NAME, check_drat_text, parse_dimacs
+from gossipcert.proofs.drat_extra import load_dratify
 from gossipcert.proofs.lrat import CHECKER_NAME as LRAT_NAME
 from gossipcert.proofs.lrat import DELETIONS as LRAT_DELETIONS
 from gossipcert.proofs.lrat import check_lrat, check_lrat_file
@@ -99,11 +98,6 @@ from gossipcert.proofs.propagated import CHECKER_NAME as PROPAGATED_NAME
 from gossipcert.proofs.propagated import DELETIONS as PROPAGATED_DELETIONS
 from gossipcert.proofs.propagated import check_propagated
 from gossipcert.statuses import Verdict
-
-try:  # the optional Rust engine of dratify registers itself on import
-    import cdclkit  # noqa: F401
-except ImportError:  # pragma: no cover - optional accelerator
-    pass
 
 #: environment variable naming a drat-trim binary (else ``drat-trim`` on the PATH)
 DRAT_TRIM_ENV = "GOSSIPCERT_DRAT_TRIM"
@@ -163,6 +157,7 @@ def _remaining(deadline: float | None) -> float | None:
 
 
 def _dratify_verdict(cnf_text: str, proof: str, engine: str) -> tuple[Verdict, str]:
+    dratify = load_dratify()
     try:
         result = dratify.check_proof(
             dratify.parse_dimacs(cnf_text), proof, engine=engine, apply_deletions=False
@@ -192,6 +187,7 @@ def run_dratify(cnf_text: str, proof: str, deadline: float | None = None) -> Che
     -------
     CheckOutcome
     """
+    dratify = load_dratify()
     start = time.monotonic()
     engine = "native" if dratify.native_available() else "python"
     name = f"dratify {getattr(dratify, '__version__', '?')} ({engine} engine)"
