@@ -35,7 +35,10 @@ from pathlib import Path
 from gossipcert.api import solve
 from gossipcert.closed_forms import best_lower_bound
 from gossipcert.constructions.destination_flows import destination_flow_alltoall
-from gossipcert.constructions.invariant_allgather import group_elements, invariant_allgather
+from gossipcert.constructions.invariant_allgather import (
+    chassis_swap_centraliser,
+    invariant_allgather,
+)
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.schedule import Schedule, to_json
 from gossipcert.simulate import simulate
@@ -49,28 +52,6 @@ CELLS = (
     ("mi250:2", "total-exchange", 1),
     ("mi250:2", "total-exchange", 2),
 )
-
-
-def swap_centraliser(inst: Instance) -> list[tuple[int, ...]]:
-    """The automorphisms that commute with an automorphism exchanging the two chassis (the
-    processor components) of a machine of two chassis; [] otherwise."""
-    n = inst.n
-    elements = group_elements(automorphism_generators(inst), n)
-    procs = [v for v in range(n) if inst.demands[v]]
-    comp = {v: 0 for v in procs}
-    seen = {procs[0]}
-    stack = [procs[0]]
-    while stack:  # the chassis of the first processor, over processor-processor links
-        u = stack.pop()
-        for w in inst.graph.adj[u]:
-            if w in comp and w not in seen:
-                seen.add(w)
-                stack.append(w)
-    swaps = [h for h in elements if all((h[v] in seen) != (v in seen) for v in procs)]
-    if not swaps or len(seen) * 2 != len(procs):
-        return []
-    s = swaps[0]
-    return [h for h in elements if all(h[s[v]] == s[h[v]] for v in range(n))]
 
 
 def _spec(problem: str, chunks: int) -> str:
@@ -95,7 +76,7 @@ def attempt(
             if s is not None:
                 return s, f"destination-flow MILP, invariant under {len(gens)} generators"
         return None, "destination-flow MILP: none below the upper end"
-    group = swap_centraliser(inst)
+    group = chassis_swap_centraliser(inst)
     if not group:
         return None, "no chassis swap"
     for rounds in range(lower, upper):

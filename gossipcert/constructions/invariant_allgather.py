@@ -52,8 +52,9 @@ from gossipcert.errors import NotApplicableError, SolverError
 from gossipcert.instance import Instance, ProblemKind, bits
 from gossipcert.schedule import Schedule, Transmission
 from gossipcert.simulate import simulate
+from gossipcert.symmetry.automorphisms import automorphism_generators
 
-__all__ = ["group_elements", "invariant_allgather"]
+__all__ = ["chassis_swap_centraliser", "group_elements", "invariant_allgather"]
 
 #: the most group elements enumerated
 MAX_ORDER = 4096
@@ -84,24 +85,56 @@ def group_elements(generators: Sequence[Sequence[int]], n: int) -> list[tuple[in
     return sorted(seen)
 
 
+def chassis_swap_centraliser(inst: Instance) -> list[tuple[int, ...]]:
+    """The automorphisms that commute with an automorphism exchanging the two chassis (the
+    components of the processors' links) of a machine of two chassis; [] otherwise.
+
+    On ``mi250:2`` (order 32) these are the 8 that exchange the chassis or not and apply
+    the same symmetry to both.
+    """
+    n = inst.n
+    elements = group_elements(automorphism_generators(inst), n)
+    procs = [v for v in range(n) if inst.demands[v]]
+    seen = {procs[0]}
+    stack = [procs[0]]
+    while stack:  # the chassis of the first processor, over processor-processor links
+        u = stack.pop()
+        for w in inst.graph.adj[u]:
+            if w in procs and w not in seen:
+                seen.add(w)
+                stack.append(w)
+    swaps = [h for h in elements if all((h[v] in seen) != (v in seen) for v in procs)]
+    if not swaps or len(seen) * 2 != len(procs):
+        return []
+    s = swaps[0]
+    return [h for h in elements if all(h[s[v]] == s[h[v]] for v in range(n))]
+
+
 def invariant_allgather(
     instance: Instance,
     rounds: int,
     generators: Sequence[Sequence[int]],
     time_limit: float | None = None,
+    packet_maps: Sequence[Sequence[int]] | None = None,
 ) -> Schedule | None:
-    """An allgather of ``rounds`` rounds invariant under the group ``generators`` generate.
+    """An allgather (or broadcast) of ``rounds`` rounds invariant under the group
+    ``generators`` generate.
 
     Parameters
     ----------
     instance : Instance
-        ``gossip`` (any ``chunks=K``), all-port (no limit on calls a round).
+        ``gossip`` or ``broadcast`` (any ``chunks=K``), all-port (no limit on calls a round).
     rounds : int
         ``R``.
     generators : sequence of node permutations
         Automorphisms of the instance (checked: edges, capacities, holdings and demands).
     time_limit : float or None
         Seconds for CP-SAT (one worker); None is no limit.
+    packet_maps : sequence of packet permutations, optional
+        The packet each generator maps each packet to (default: the ``k``-th packet of
+        node ``w`` to the ``k``-th packet of its image; for a broadcast whose root the
+        generators fix, every packet to itself). A broadcast's chunks may be permuted too,
+        e.g. shifted by ``K / d`` where a generator turns the root's ``d`` links.
 
     Returns
     -------
@@ -123,29 +156,30 @@ def invariant_allgather(
     5
     >>> invariant_allgather(inst, 4, [rotate]) is None
     True
+    >>> inst = parse_instance("ring:4", "all-port", "broadcast:0,chunks=4")
+    >>> flip = [0, 3, 2, 1]  # the two links of the root exchanged, and the chunk halves
+    >>> len(invariant_allgather(inst, 3, [flip], packet_maps=[[2, 3, 0, 1]]).rounds)
+    3
     """
     _require_all_port(instance, "the invariant allgather")
-    if instance.problem.kind is not ProblemKind.GOSSIP:
-        raise NotApplicableError("the invariant allgather is a gossip (allgather) schedule")
+    if instance.problem.kind not in (ProblemKind.GOSSIP, ProblemKind.BROADCAST):
+        raise NotApplicableError("the invariant search is for gossip and broadcast")
     g, n = instance.graph, instance.n
     own = {w: sorted(bits(instance.holdings[w])) for w in range(n)}
     origin = {p: (w, k) for w, ps in own.items() for k, p in enumerate(ps)}
-    elements = group_elements(generators, n)
-    for h in elements:
-        for u, v in g.edges:
-            if not g.has_edge(h[u], h[v]) or _arc_capacity(instance, u, v) != _arc_capacity(
-                instance, h[u], h[v]
-            ):
-                raise NotApplicableError("a permutation that is not an automorphism")
-        for w in range(n):
-            if len(own[w]) != len(own[h[w]]) or (
-                bool(instance.demands[w]) != bool(instance.demands[h[w]])
-            ):
-                raise NotApplicableError("a permutation that does not keep the problem")
+    if packet_maps is None:
+        if any(len(own[w]) != len(own[h[w]]) for h in generators for w in range(n)):
+            raise NotApplicableError("a permutation that does not keep the problem")
+        packet_maps = [
+            [own[h[origin[p][0]]][origin[p][1]] for p in range(len(origin))] for h in generators
+        ]
+    combined = [[*h, *(n + q for q in pm)] for h, pm in zip(generators, packet_maps, strict=True)]
+    for h in combined:
+        _check(instance, h)
+    elements = group_elements(combined, n + len(origin))
 
     def image(h: tuple[int, ...], p: int) -> int:
-        w, k = origin[p]
-        return own[h[w]][k]
+        return h[n + p] - n
 
     dist = dict(nx.all_pairs_shortest_path_length(g))
     m = cp_model.CpModel()
@@ -208,6 +242,21 @@ def invariant_allgather(
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None  # INFEASIBLE: no invariant schedule; UNKNOWN: out of time
     return _schedule(instance, rounds, {k for k, lit in x.items() if solver.boolean_value(lit)})
+
+
+def _check(instance: Instance, h: Sequence[int]) -> None:
+    """Refuse ``h`` (nodes, then packets shifted by ``n``) unless it keeps the instance."""
+    g, n = instance.graph, instance.n
+    for u, v in g.edges:
+        if not g.has_edge(h[u], h[v]) or _arc_capacity(instance, u, v) != _arc_capacity(
+            instance, h[u], h[v]
+        ):
+            raise NotApplicableError("a permutation that is not an automorphism")
+    for v in range(n):
+        for masks in (instance.holdings, instance.demands):
+            mapped = sum(1 << (h[n + p] - n) for p in bits(masks[v]))
+            if mapped != masks[h[v]]:
+                raise NotApplicableError("a permutation that does not keep the problem")
 
 
 def _is(lit: Any, value: int) -> bool:
