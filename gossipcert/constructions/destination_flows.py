@@ -121,6 +121,8 @@ def destination_flow_alltoall(
     g = instance.graph
     start = _starts(instance)
     dests = sorted({d for d, _ in start})
+    if not start or rounds < 1:  # nothing to move, or no round to move it in
+        return None if start else Schedule(())
     arcs = [(u, v) for u in g.nodes for v in g.adj[u]]
     cap = {a: _arc_capacity(instance, *a) for a in arcs}
     col: dict[tuple[int, int, int, int], int] = {}  # (d, u, v, t) -> column of F
