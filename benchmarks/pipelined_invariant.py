@@ -4,13 +4,15 @@ table: broadcasts of 32 and 64 chunks on hypercubes and tori, allgathers on two 
 For each cell of :data:`CELLS` the script takes the closed-form lower bound ``L``
 (:func:`gossipcert.closed_forms.best_lower_bound`) and asks
 :func:`gossipcert.constructions.invariant_allgather.invariant_allgather` (CP-SAT, one
-variable an orbit) for a schedule of ``L``, ``L + 1``, ... rounds, up to ``--most`` more,
-invariant under
+variable an orbit) for a schedule of ``L``, ``L + 1``, ... rounds, up to one round fewer
+than the table's schedule, invariant under
 
 - broadcast on ``hypercube:d``: the rotation of the coordinates (``v -> 2 v mod 2^d``, the
   top bit to the bottom), of order ``d``, which fixes the root 0 and turns its ``d`` links;
   the chunks are turned with it, ``k -> k + q`` on the first ``d q`` chunks
   (``q = floor(K / d)``), the others fixed;
+- broadcast on ``hypercube:d`` where ``d`` does not divide the chunks: the exchange of the
+  coordinates ``0 <-> 1``, ``2 <-> 3``, ... (order 2), with the two halves of the chunks;
 - broadcast on ``torus:axa``: the quarter turn ``(i, j) -> (j, -i)`` about the root 0,
   with the chunks turned the same way (``d = 4``);
 - allgather on ``mi250:2``: the 8 automorphisms that commute with the exchange of the two
@@ -46,21 +48,39 @@ from gossipcert.instance import Instance, parse_instance
 from gossipcert.schedule import to_json
 from gossipcert.simulate import simulate
 
-#: (graph, collective, chunks)
-CELLS: tuple[tuple[str, str, int], ...] = (
-    ("torus:4x4", "broadcast", 32),
-    ("torus:4x4", "broadcast", 64),
-    ("torus:8x8", "broadcast", 32),
-    ("torus:8x8", "broadcast", 64),
-    ("hypercube:3", "broadcast", 32),
-    ("hypercube:4", "broadcast", 32),
-    ("hypercube:4", "broadcast", 64),
-    ("hypercube:5", "broadcast", 64),
-    ("hypercube:6", "broadcast", 64),
-    ("mi250:2", "allgather", 1),
-    ("mi250:2", "allgather", 2),
+#: (graph, collective, chunks, the most rounds tried: one fewer than the table's schedule,
+#: the group: "turn", "swap" or "chassis")
+CELLS: tuple[tuple[str, str, int, int, str], ...] = (
+    ("hypercube:4", "broadcast", 32, 11, "turn"),
+    ("torus:4x4", "broadcast", 32, 11, "turn"),
+    ("hypercube:3", "broadcast", 32, 13, "swap"),
+    ("torus:8x8", "broadcast", 32, 15, "turn"),
+    ("hypercube:5", "broadcast", 64, 17, "swap"),
+    ("hypercube:6", "broadcast", 64, 16, "swap"),
+    ("hypercube:4", "broadcast", 64, 19, "turn"),
+    ("torus:4x4", "broadcast", 64, 19, "turn"),
+    ("torus:8x8", "broadcast", 64, 23, "turn"),
+    ("mi250:2", "allgather", 1, 7, "chassis"),
+    ("mi250:2", "allgather", 2, 10, "chassis"),
 )
 PROBLEMS = {"broadcast": "broadcast:0", "allgather": "gossip"}
+
+
+def swap(graph: str, inst: Instance) -> tuple[list[int], list[int]]:
+    """The exchange of coordinates ``0 <-> 1``, ``2 <-> 3``, ... of a hypercube and of the
+    chunk halves (module docstring)."""
+    n, k = inst.n, inst.n_packets
+    d = int(graph.split(":")[1])
+    nodes = []
+    for v in range(n):
+        w = v
+        for i in range(0, d - 1, 2):
+            a, b = (v >> i) & 1, (v >> (i + 1)) & 1
+            w = (w & ~(3 << i)) | (b << i) | (a << (i + 1))
+        nodes.append(w)
+    h = k // 2
+    chunks = [(c + h) % (2 * h) if c < 2 * h else c for c in range(k)]
+    return nodes, chunks
 
 
 def turn(graph: str, inst: Instance) -> tuple[list[int], list[int]]:
@@ -81,8 +101,7 @@ def turn(graph: str, inst: Instance) -> tuple[list[int], list[int]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default="results/schedules/pipelined", help="folder")
-    parser.add_argument("--limit", type=float, default=240.0, help="seconds a horizon")
-    parser.add_argument("--most", type=int, default=1, help="horizons above the bound")
+    parser.add_argument("--limit", type=float, default=150.0, help="seconds a horizon")
     parser.add_argument("--graphs", nargs="*", help="only these graphs")
     args = parser.parse_args()
     out = Path(args.out)
@@ -91,23 +110,24 @@ def main() -> None:
     print(f"load average at the start {one:.2f}, {five:.2f}, {fifteen:.2f}", flush=True)
     print("| graph | collective | K | lower | group | rounds tried | found | s |")
     print("|---|---|---|---|---|---|---|---|")
-    for graph, collective, chunks in CELLS:
+    for graph, collective, chunks, most, kind in CELLS:
         if args.graphs and graph not in args.graphs:
             continue
         spec = PROBLEMS[collective] + ("" if chunks == 1 else f",chunks={chunks}")
         spec = spec.replace("gossip,", "gossip:")
         inst = parse_instance(graph, "all-port", spec)
         lower = best_lower_bound(inst).value
-        if collective == "broadcast":
-            nodes, packets = turn(graph, inst)
-            gens, maps, group = [nodes], [packets], "turn about the root"
+        if kind in ("turn", "swap"):
+            nodes, packets = (turn if kind == "turn" else swap)(graph, inst)
+            gens, maps = [nodes], [packets]
+            group = "turn about the root" if kind == "turn" else "coordinate pairs exchanged"
         else:
             elements = chassis_swap_centraliser(inst)
             gens, maps, group = [list(h) for h in elements], None, "chassis swap centraliser"
         start = time.perf_counter()
         found = None
         tried = []
-        for rounds in range(lower, lower + args.most + 1):
+        for rounds in range(lower, most + 1):
             tried.append(rounds)
             found = invariant_allgather(inst, rounds, gens, args.limit, packet_maps=maps)
             if found is not None:
