@@ -15,6 +15,8 @@ than the table's schedule, invariant under
   coordinates ``0 <-> 1``, ``2 <-> 3``, ... (order 2), with the two halves of the chunks;
 - broadcast on ``torus:axa``: the quarter turn ``(i, j) -> (j, -i)`` about the root 0,
   with the chunks turned the same way (``d = 4``);
+- broadcast on ``mi250:2``: the automorphisms that fix the root (those of the other
+  chassis, order 4), every chunk to itself;
 - allgather on ``mi250:2``: the 8 automorphisms that commute with the exchange of the two
   chassis (:func:`~gossipcert.constructions.invariant_allgather.chassis_swap_centraliser`).
 
@@ -42,14 +44,16 @@ from pathlib import Path
 from gossipcert.closed_forms import best_lower_bound
 from gossipcert.constructions.invariant_allgather import (
     chassis_swap_centraliser,
+    group_elements,
     invariant_allgather,
 )
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.schedule import to_json
 from gossipcert.simulate import simulate
+from gossipcert.symmetry.automorphisms import automorphism_generators
 
 #: (graph, collective, chunks, the most rounds tried: one fewer than the table's schedule,
-#: the group: "turn", "swap" or "chassis")
+#: the group: "turn", "swap", "root" or "chassis")
 CELLS: tuple[tuple[str, str, int, int, str], ...] = (
     ("hypercube:4", "broadcast", 32, 11, "turn"),
     ("torus:4x4", "broadcast", 32, 11, "turn"),
@@ -60,6 +64,7 @@ CELLS: tuple[tuple[str, str, int, int, str], ...] = (
     ("hypercube:4", "broadcast", 64, 19, "turn"),
     ("torus:4x4", "broadcast", 64, 19, "turn"),
     ("torus:8x8", "broadcast", 64, 23, "turn"),
+    ("mi250:2", "broadcast", 32, 11, "root"),
     ("mi250:2", "allgather", 1, 7, "chassis"),
     ("mi250:2", "allgather", 2, 10, "chassis"),
 )
@@ -103,6 +108,7 @@ def main() -> None:
     parser.add_argument("--out", default="results/schedules/pipelined", help="folder")
     parser.add_argument("--limit", type=float, default=150.0, help="seconds a horizon")
     parser.add_argument("--graphs", nargs="*", help="only these graphs")
+    parser.add_argument("--collectives", nargs="*", help="only these collectives")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -111,7 +117,9 @@ def main() -> None:
     print("| graph | collective | K | lower | group | rounds tried | found | s |")
     print("|---|---|---|---|---|---|---|---|")
     for graph, collective, chunks, most, kind in CELLS:
-        if args.graphs and graph not in args.graphs:
+        if (args.graphs and graph not in args.graphs) or (
+            args.collectives and collective not in args.collectives
+        ):
             continue
         spec = PROBLEMS[collective] + ("" if chunks == 1 else f",chunks={chunks}")
         spec = spec.replace("gossip,", "gossip:")
@@ -121,6 +129,10 @@ def main() -> None:
             nodes, packets = (turn if kind == "turn" else swap)(graph, inst)
             gens, maps = [nodes], [packets]
             group = "turn about the root" if kind == "turn" else "coordinate pairs exchanged"
+        elif kind == "root":
+            every = group_elements(automorphism_generators(inst), inst.n)
+            gens, maps = [list(h) for h in every if h[0] == 0], None
+            group = f"the {len(gens)} automorphisms that fix the root"
         else:
             elements = chassis_swap_centraliser(inst)
             gens, maps, group = [list(h) for h in elements], None, "chassis swap centraliser"
