@@ -16,7 +16,7 @@ Each optimum is the exact search's alone: :func:`gossipcert.search.entry.solve` 
 model) and, for allreduce, the exact CNF of :mod:`gossipcert.encodings.allreduce` decided
 for 1, 2, ... rounds (no bound, no construction).
 
-Run it to rebuild the data file (a quarter of an hour on one core; it keeps what it has
+Run it to rebuild the data file (about a minute on one core; it keeps what it has
 solved in ``FILE.partial.jsonl`` and resumes from it)::
 
     .venv/bin/python -m tests.pipelined_optima tests/data/pipelined-optima.json
