@@ -21,7 +21,10 @@ So a message of ``M`` bytes moves ``M / K`` bytes a chunk for broadcast and ``M 
 for the others, and a round is the time one chunk takes over the slowest link.
 
 The answers are kept in a file of JSON lines (one finished cell a line, ``--cells``); a rerun
-skips the cells already there, so a stopped run resumes. ``--table`` prints the Markdown
+skips the cells already there, so a stopped run resumes. ``--schedules DIR`` starts each cell
+that has a stored schedule in ``DIR`` (``GRAPH-MODEL-COLLECTIVE-K.json``, written by
+``benchmarks/pipelined_invariant.py``) from it: ``solve`` replays it as its first upper
+bound, and a cell solved without it is solved again. ``--table`` prints the Markdown
 tables from the file without solving; ``--plots DIR`` draws, for each graph, the optimum
 divided by ``K`` against ``K`` beside the bandwidth bound (the certified optimum at ``K``
 chunks, divided by ``K``, is at least the continuous bound and approaches it):
@@ -37,7 +40,8 @@ chunks, divided by ``K``, is at least the continuous bound and approaches it):
 Run (the full table; say the load beside the times, the script prints it)::
 
     nice -n 10 .venv/bin/python benchmarks/pipelined.py --time-limit 60 \\
-        --cells results/pipelined-cells.jsonl --plots results/figures
+        --cells results/pipelined-cells.jsonl --schedules results/schedules/pipelined \\
+        --plots results/figures
 
 References
 ----------
@@ -112,12 +116,24 @@ def _lower_text(ev: dict[str, Any]) -> str:
     return str(kind)
 
 
+def schedule_file(folder: Path, graph: str, model: str, collective: str, chunks: int) -> Path:
+    """Where ``--schedules`` keeps a stored schedule for a cell."""
+    return folder / f"{graph.replace(':', '')}-{model}-{collective}-{chunks}.json"
+
+
 def run_cell(
-    graph: str, model: str, collective: str, problem: str, chunks: int, limit: float
+    graph: str,
+    model: str,
+    collective: str,
+    problem: str,
+    chunks: int,
+    limit: float,
+    seed: Path | None = None,
 ) -> dict[str, Any]:
-    """Solve one cell and return its record."""
+    """Solve one cell (starting from the schedule file ``seed``, replayed by ``solve``)
+    and return its record."""
     start = time.perf_counter()
-    res = solve(graph, model, _spec(problem, chunks), time_limit=limit)
+    res = solve(graph, model, _spec(problem, chunks), time_limit=limit, resume=seed)
     wall = time.perf_counter() - start
     certified = bool(res.status.value == "optimal" and res.certified)
     return {
@@ -134,6 +150,7 @@ def run_cell(
         "upper_by": res.upper_source,
         "seconds": round(wall, 2),
         "limit": limit,
+        "seed": None if seed is None else str(seed),
     }
 
 
@@ -170,9 +187,13 @@ def run(args: argparse.Namespace) -> None:
                 if args.chunks and chunks not in args.chunks:
                     continue
                 key = cell_key(graph, model, collective, chunks)
-                if key in done:
+                seed = None
+                if args.schedules:
+                    found = schedule_file(Path(args.schedules), graph, model, collective, chunks)
+                    seed = found if found.exists() else None
+                if key in done and (seed is None or done[key].get("seed") == str(seed)):
                     continue
-                rec = run_cell(graph, model, collective, problem, chunks, args.time_limit)
+                rec = run_cell(graph, model, collective, problem, chunks, args.time_limit, seed)
                 with path.open("a") as out:
                     out.write(json.dumps(rec) + "\n")
                 done[key] = rec
@@ -319,7 +340,7 @@ def plots(cells: dict[str, dict[str, Any]], folder: Path) -> list[Path]:
         fig.suptitle(f"{graph} ({model}): certified optimum / K (dots), brackets (red)")
         fig.tight_layout()
         if any_cell:
-            name = graph.replace(":", "") + f"-{model}-pipelined.png"
+            name = "pipelined-" + graph.replace(":", "") + f"-{model}.png"
             out = folder / name
             fig.savefig(out, dpi=90)
             written.append(out)
@@ -334,6 +355,12 @@ def main() -> None:
     parser.add_argument("--graphs", nargs="*", help="only these graphs (specs)")
     parser.add_argument("--collectives", nargs="*", help="only these collectives")
     parser.add_argument("--chunks", nargs="*", type=int, help="only these chunk counts")
+    parser.add_argument(
+        "--schedules",
+        help="a folder of stored schedules (GRAPH-MODEL-COLLECTIVE-K.json, e.g. from "
+        "benchmarks/pipelined_invariant.py): a cell with one starts from it (replayed), "
+        "and is solved again if its record did not",
+    )
     parser.add_argument("--table", action="store_true", help="print the tables only")
     parser.add_argument("--plots", help="write one PNG per graph into this folder")
     args = parser.parse_args()
