@@ -54,7 +54,7 @@ from gossipcert.proofs import refutation
 from gossipcert.proofs.checkers import check_lrat_proof, check_proof
 from gossipcert.proofs.lrat_solver import add_clauses
 from gossipcert.proofs.refutation import StandaloneCNF, prove_unsat
-from gossipcert.search.backends import solve_sliced
+from gossipcert.solvers.backends import solve_sliced
 
 #: decide times below this (seconds) are flagged: fixed costs dominate the ratio there
 RESOLUTION = 0.01

@@ -261,7 +261,7 @@ def solve(
     .. [1] Beier, R. and Sibeyn, J. F., "A powerful heuristic for telephone gossiping".
     """
     from gossipcert.command_start import call_origin, limits_from
-    from gossipcert.search.watchdog import checked_time_limit, solve_within
+    from gossipcert.watchdog import checked_time_limit, solve_within
 
     origin = call_origin()
     time_limit = checked_time_limit(time_limit)
@@ -424,7 +424,7 @@ def check(
     """
     from gossipcert.certificates.certificate import read_certificate
     from gossipcert.command_start import call_origin, limits_from
-    from gossipcert.search.watchdog import check_within, checked_time_limit
+    from gossipcert.watchdog import check_within, checked_time_limit
 
     origin = call_origin()
     time_limit = checked_time_limit(time_limit)
@@ -477,7 +477,7 @@ def upgrade(
 
     from gossipcert.certificates.certificate import read_certificate
     from gossipcert.command_start import call_origin, limits_from
-    from gossipcert.search.watchdog import checked_time_limit, upgrade_within
+    from gossipcert.watchdog import checked_time_limit, upgrade_within
 
     origin = call_origin()
     time_limit = checked_time_limit(time_limit)

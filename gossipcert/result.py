@@ -93,7 +93,7 @@ class Result:
 
     @classmethod
     def from_search(cls, res: SolveResult) -> Result:
-        """The result of a search (:func:`gossipcert.search.watchdog.solve_within`).
+        """The result of a search (:func:`gossipcert.watchdog.solve_within`).
 
         Parameters
         ----------

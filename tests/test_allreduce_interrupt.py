@@ -94,7 +94,7 @@ def test_progress_names_the_stages_and_each_horizon() -> None:
 
 
 def test_solve_within_passes_strict_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gossipcert.search.watchdog import solve_within
+    from gossipcert.watchdog import solve_within
 
     seen: list[bool] = []
     real = allreduce.decide

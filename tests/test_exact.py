@@ -15,6 +15,7 @@ from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import CertificateError, SpecError
 from gossipcert.graphs import MAX_NODES
 from gossipcert.instance import parse_instance
+from gossipcert.proofs import relaxation
 from gossipcert.proofs.checkers import check_proof
 from gossipcert.proofs.refutation import (
     pack_proof,
@@ -23,10 +24,9 @@ from gossipcert.proofs.refutation import (
     standalone_formula,
     unpack_proof,
 )
-from gossipcert.search import relaxation
 from gossipcert.search.entry import solve
-from gossipcert.search.export import ESTIMATE_FROM, estimated_items, export
 from gossipcert.simulate import simulate
+from gossipcert.solvers.export import ESTIMATE_FROM, estimated_items, export
 
 
 def optimum(graph: str, model: str = "telephone", problem: str = "gossip", **kw) -> int:
@@ -345,7 +345,7 @@ def test_the_export_estimate_is_exact_up_to_its_base_and_close_beyond(graph: str
 
 
 def test_export_refuses_a_formula_past_its_size_cap(monkeypatch) -> None:
-    import gossipcert.search.export as ex
+    import gossipcert.solvers.export as ex
 
     inst = parse_instance("ring:5", "telephone", "gossip")
     monkeypatch.setattr(ex, "MAX_EXPORT_ITEMS", estimated_items(inst, 100, EncodingOptions()) - 1)

@@ -26,7 +26,7 @@ from gossipcert.proofs.refutation import (
     standalone_formula,
     stored_options,
 )
-from gossipcert.search.backends import SatBackend, Status
+from gossipcert.solvers.backends import SatBackend, Status
 
 #: the check of a whole certificate ``(cert, time_limit, report, full)``, for those held in
 #: the evidence (a reduction's dual, an allreduce's sub-problem)
@@ -129,8 +129,8 @@ def allreduce_drat(ctx: Context) -> None:
 
 def allreduce_packing(ctx: Context) -> None:
     """Weights on the port slots and the proof of each chunk's least weight
-    (:func:`gossipcert.search.allreduce_packing.check_packing_evidence`)."""
-    from gossipcert.search.allreduce_packing import check_packing_evidence, packing_relies_on
+    (:func:`gossipcert.proofs.allreduce_packing.check_packing_evidence`)."""
+    from gossipcert.proofs.allreduce_packing import check_packing_evidence, packing_relies_on
 
     check_packing_evidence(
         ctx.instance, ctx.optimum, ctx.evidence, ctx.time_limit, ctx.out, ctx.full
@@ -164,8 +164,8 @@ def refuted_rounds(ctx: Context) -> int | None:
 
 def drat_relaxed(ctx: Context) -> None:
     """The relaxed CNF rebuilt from its rows and columns, its proof re-checked
-    (:func:`gossipcert.search.relaxation.check_relaxed_evidence`)."""
-    from gossipcert.search.relaxation import check_relaxed_evidence
+    (:func:`gossipcert.proofs.relaxation.check_relaxed_evidence`)."""
+    from gossipcert.proofs.relaxation import check_relaxed_evidence
 
     rounds = refuted_rounds(ctx)
     if rounds is not None:
@@ -175,8 +175,8 @@ def drat_relaxed(ctx: Context) -> None:
 
 def drat_packet(ctx: Context) -> None:
     """One packet's broadcast CNF rebuilt, its proof re-checked
-    (:func:`gossipcert.search.packet_refutation.check_packet_evidence`)."""
-    from gossipcert.search.packet_refutation import check_packet_evidence
+    (:func:`gossipcert.proofs.packet_refutation.check_packet_evidence`)."""
+    from gossipcert.proofs.packet_refutation import check_packet_evidence
 
     rounds = refuted_rounds(ctx)
     if rounds is not None:

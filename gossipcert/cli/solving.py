@@ -190,8 +190,8 @@ def solve_cmd(
     from gossipcert.certificates.partial import partial_text, resume_seed
     from gossipcert.instance import parse_instance
     from gossipcert.schedule import to_json
-    from gossipcert.search.watchdog import solve_within
     from gossipcert.store import certificate_text
+    from gossipcert.watchdog import solve_within
 
     _refuse_unused_options(
         objective == "rounds",

@@ -94,8 +94,8 @@ from gossipcert.finders import tree_intervals
 from gossipcert.finders.tree_intervals import IntervalPacking
 from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
-from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
 from gossipcert.simulate import simulate
+from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 
 #: seconds the finder takes when the caller gives no limit
 DEFAULT_SECONDS = 30.0

@@ -48,8 +48,8 @@ from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, ModelKind
 from gossipcert.proofs.refutation import StandaloneCNF, refutation_status
 from gossipcert.schedule import Schedule, Transmission
-from gossipcert.search.backends import solve_sliced
 from gossipcert.simulate import Report, simulate
+from gossipcert.solvers.backends import solve_sliced
 
 __all__ = ["SCCLOutcome", "decide_sccl", "sccl_cnf"]
 

@@ -54,7 +54,7 @@ from gossipcert.formats.teccl_bounds import _delay, _dijkstra
 from gossipcert.formats.teccl_model import EpochModel
 from gossipcert.formats.teccl_replay import TOLERANCE, EpochReplay, replay_allgather
 from gossipcert.proofs.refutation import StandaloneCNF, refutation_status
-from gossipcert.search.backends import solve_sliced
+from gossipcert.solvers.backends import solve_sliced
 
 __all__ = ["ExactOutcome", "allgather_cnf", "decide_allgather"]
 

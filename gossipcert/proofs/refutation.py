@@ -35,7 +35,7 @@ from gossipcert.instance import Instance
 from gossipcert.proofs.checkers import ProofVerdict, check_refutation
 from gossipcert.proofs.lrat_solver import LratSolver
 from gossipcert.schedule import Schedule
-from gossipcert.search.backends import solve_sliced
+from gossipcert.solvers.backends import solve_sliced
 from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 PROOF_SOLVER = "cadical195"

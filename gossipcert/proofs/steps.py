@@ -70,7 +70,7 @@ def steps_formula(
 
     Examples
     --------
-    >>> from gossipcert.search.backends import SatBackend, Status
+    >>> from gossipcert.solvers.backends import SatBackend, Status
     >>> from gossipcert.instance import parse_instance
     >>> inst = parse_instance("path:3", "telephone", "gossip")
     >>> [SatBackend(steps_formula(inst, 3, s, EncodingOptions())[0]).solve([]) is Status.SAT

@@ -78,7 +78,7 @@ it is an upper bound only.
 The answer is ``optimal`` when the best lower bound meets the composition, with that
 bound's evidence (the sub-problem's result as ``dual``, whose certificate a certificate
 carries). Otherwise, on instances of up to ``PACKING_NODES`` nodes, the chunk-packing bound
-(:mod:`gossipcert.search.allreduce_packing`: weights on the port slots, a checked proof that
+(:mod:`gossipcert.proofs.allreduce_packing`: weights on the port slots, a checked proof that
 every chunk weighs at least ``W`` under them, and ``K W`` above what the slots carry) may
 raise ``L`` one round at a time, within a third of the time left (``PACKING_SECONDS``
 without a limit; evidence ``allreduce-packing``). Then, on instances small enough for
@@ -135,6 +135,8 @@ from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import NotApplicableError
 from gossipcert.finders import tree_allreduce
 from gossipcert.instance import Instance, Problem, ProblemKind, make_instance
+from gossipcert.proofs.allreduce_packing import applies as packing_applies
+from gossipcert.proofs.allreduce_packing import packing_bound
 from gossipcert.proofs.checkers import ProofVerdict
 from gossipcert.proofs.refutation import (
     PROOF_SOLVER,
@@ -146,12 +148,10 @@ from gossipcert.proofs.refutation import (
 )
 from gossipcert.schedule import Schedule, Transmission
 from gossipcert.search.allreduce_cut import cut_bound
-from gossipcert.search.allreduce_packing import applies as packing_applies
-from gossipcert.search.allreduce_packing import packing_bound
-from gossipcert.search.backends import allow_long_slices, solve_sliced
 from gossipcert.search.heartbeat import heartbeats
 from gossipcert.search.outcome import SolveResult
 from gossipcert.simulate import simulate
+from gossipcert.solvers.backends import allow_long_slices, solve_sliced
 
 
 def receive_bound(instance: Instance) -> int | None:
@@ -506,7 +506,7 @@ def _packing(
     strict: bool,
     emit: Callable[[dict[str, Any]], None],
 ) -> tuple[int, dict[str, Any] | None, bool]:
-    """Raise ``lower`` by the chunk-packing bound (:mod:`gossipcert.search.allreduce_packing`)
+    """Raise ``lower`` by the chunk-packing bound (:mod:`gossipcert.proofs.allreduce_packing`)
     while it refutes ``lower`` rounds below ``upper``, within a third of the time left
     (``PACKING_SECONDS`` without a limit): the new lower bound, the last refutation's
     evidence (None if none), and whether Ctrl-C stopped it (what was proved is kept)."""
@@ -790,7 +790,7 @@ def decide(
     relaxation is satisfiable. With two (:func:`gossipcert.children.may_fan_out`: two cores
     or more, and not one of a pool's workers) both run at once in forked
     children (:class:`gossipcert.children.Child`), each without a deadline of its own, so
-    in one solver call (:func:`gossipcert.search.backends.allow_long_slices`), and killed
+    in one solver call (:func:`gossipcert.solvers.backends.allow_long_slices`), and killed
     at ``deadline``: a refutation of the relaxation or a schedule ends the race, and
     the other child is killed. The relaxation is satisfiable more often than not near the
     optimum, where the exact model has to be solved anyway; once it is, its core runs a

@@ -69,7 +69,7 @@ from gossipcert.proofs.refutation import (
     pack_proof,
     read_stored_proof,
 )
-from gossipcert.search.backends import solve_sliced
+from gossipcert.solvers.backends import solve_sliced
 from gossipcert.symmetry.automorphisms import orbit_roots
 
 Key = tuple[int, ...]

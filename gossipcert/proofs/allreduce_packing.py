@@ -69,7 +69,7 @@ from gossipcert.proofs.refutation import (
     recheck_evidence_proof,
     refutation_status,
 )
-from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
+from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 
 #: a slot: ("arc", u, v, t) with arc capacities, ("out", u, t) or ("in", v, t) with ports
 Slot = tuple[Any, ...]

@@ -74,8 +74,8 @@ from gossipcert.proofs.refutation import (
     proof_record,
 )
 from gossipcert.schedule import Schedule
-from gossipcert.search.backends import solve_sliced
 from gossipcert.simulate import simulate
+from gossipcert.solvers.backends import solve_sliced
 
 #: the evidence kind of a relaxation refutation
 KIND = "drat-relaxed"
@@ -387,7 +387,7 @@ def prove_relaxed(
         "columns": sorted(set(columns)),
         **proof_record(cnf, pr, verdict),
         "note": "rows are packet numbers, columns node numbers; the relaxed CNF keeps those "
-        "rows and columns of the dissemination matrix (gossipcert.search.relaxation)",
+        "rows and columns of the dissemination matrix (gossipcert.proofs.relaxation)",
     }
 
 
@@ -427,7 +427,7 @@ def check_relaxed_evidence(
     out.add(
         True,
         f"the claim rests on the {METHOD} (sound by the argument in "
-        "gossipcert.search.relaxation) and the proof",
+        "gossipcert.proofs.relaxation) and the proof",
     )
     cnf = relaxed_cnf(instance, rounds, rows, columns)
     what = f"relaxed CNF for {rounds} rounds, {len(rows)} rows and {len(columns)} columns"

@@ -256,7 +256,7 @@ def refute_by_packet(
         **proof_record(cnf, pr, verdict),
         "note": "a schedule of the instance, kept to this packet, broadcasts it from its "
         "holders in as many rounds; the CNF is the broadcast encoding of that one packet "
-        "(gossipcert.search.packet_refutation)",
+        "(gossipcert.proofs.packet_refutation)",
     }
 
 
@@ -314,7 +314,7 @@ def check_packet_evidence(
     out.add(
         True,
         "the claim rests on the packet's broadcast (a schedule kept to one packet broadcasts "
-        "it; gossipcert.search.packet_refutation) and the proof",
+        "it; gossipcert.proofs.packet_refutation) and the proof",
     )
     check_drat_evidence(sub, rounds, options, ev, time_limit, out, full)
 
