@@ -50,10 +50,11 @@ from typing import Any
 from pysat.solvers import Solver
 
 from gossipcert.certificates.certificate import check_certificate
+from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.proofs import refutation
 from gossipcert.proofs.checkers import check_lrat_proof, check_proof
 from gossipcert.proofs.lrat_solver import add_clauses
-from gossipcert.proofs.refutation import StandaloneCNF, prove_unsat
+from gossipcert.proofs.refutation import prove_unsat
 from gossipcert.solvers.backends import solve_sliced
 
 #: decide times below this (seconds) are flagged: fixed costs dominate the ratio there

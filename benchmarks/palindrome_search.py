@@ -30,9 +30,9 @@ import time
 from pathlib import Path
 
 from gossipcert.encodings import EncodingOptions
+from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.finders.palindrome import PalindromeEncoding, palindrome_maps, palindrome_search
 from gossipcert.instance import parse_instance
-from gossipcert.proofs.refutation import StandaloneCNF
 from gossipcert.schedule import write_schedule
 from gossipcert.symmetry.groups import left_map, right_map
 

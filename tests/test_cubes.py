@@ -10,7 +10,7 @@ from gossipcert.certificates.certificate import build_certificate, check_certifi
 from gossipcert.certificates.split import is_automorphism
 from gossipcert.instance import parse_instance
 from gossipcert.proofs import relaxation
-from gossipcert.proofs.refutation import pack_proof, prove_unsat, standalone_cnf, unpack_proof
+from gossipcert.proofs.refutation import pack_proof, prove_unsat, unpack_proof
 from gossipcert.search.cube_plans import orbit_plan
 from gossipcert.search.cube_runs import CubeStore
 from gossipcert.search.cubes import base_formula, base_options, key_orbits
@@ -18,6 +18,7 @@ from gossipcert.search.entry import solve
 from gossipcert.search.split import SplitSearch, SplitSettings
 from gossipcert.search.split_refutation import refute_by_cubes
 from gossipcert.simulate import simulate
+from gossipcert.solvers.standalone import standalone_cnf
 
 # (graph, model, problem, optimum, strict split); the strict splits of CCC3 and K5 take long
 CASES = [

@@ -17,16 +17,11 @@ from gossipcert.graphs import MAX_NODES
 from gossipcert.instance import parse_instance
 from gossipcert.proofs import relaxation
 from gossipcert.proofs.checkers import check_proof
-from gossipcert.proofs.refutation import (
-    pack_proof,
-    prove_unsat,
-    standalone_cnf,
-    standalone_formula,
-    unpack_proof,
-)
+from gossipcert.proofs.refutation import pack_proof, prove_unsat, unpack_proof
 from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
 from gossipcert.solvers.export import ESTIMATE_FROM, estimated_items, export
+from gossipcert.solvers.standalone import standalone_cnf, standalone_formula
 
 
 def optimum(graph: str, model: str = "telephone", problem: str = "gossip", **kw) -> int:
@@ -481,7 +476,7 @@ def test_forged_capacities_do_not_certify_a_wrong_optimum(
     from gossipcert.errors import InstanceError
     from gossipcert.graphs import from_spec
     from gossipcert.instance import make_instance, parse_model, parse_problem
-    from gossipcert.proofs.refutation import standalone_cnf
+    from gossipcert.solvers.standalone import standalone_cnf
 
     res = solve(parse_instance("path:3", "all-port", "gossip"))
     honest = json.loads(json.dumps(build_certificate(res)))

@@ -20,13 +20,9 @@ from gossipcert.closed_forms import bound_by_name
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance
-from gossipcert.proofs.refutation import (
-    check_drat_evidence,
-    reliance,
-    standalone_formula,
-    stored_options,
-)
+from gossipcert.proofs.refutation import check_drat_evidence, reliance, stored_options
 from gossipcert.solvers.backends import SatBackend, Status
+from gossipcert.solvers.standalone import standalone_formula
 
 #: the check of a whole certificate ``(cert, time_limit, report, full)``, for those held in
 #: the evidence (a reduction's dual, an allreduce's sub-problem)

@@ -64,11 +64,11 @@ from itertools import pairwise
 from typing import Any
 
 from gossipcert import graphs
+from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.encodings.formula import Formula, Lit
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, Model, bits
-from gossipcert.proofs.refutation import StandaloneCNF
 from gossipcert.schedule import Schedule, Transmission
 
 #: the largest instances encoded: chunks times nodes times nodes

@@ -82,11 +82,11 @@ from gossipcert.encodings.allreduce import (
     interchangeable,
     port_literals,
 )
+from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.encodings.formula import Formula, Lit
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, bits
-from gossipcert.proofs.refutation import StandaloneCNF
 
 #: the options of a default search (every family), and of ``strict`` (implied ones only)
 DEFAULT_OPTIONS = EncodingOptions()

@@ -68,9 +68,9 @@ from gossipcert.proofs.refutation import (
     check_drat_evidence,
     checked_refutation,
     proof_record,
-    standalone_cnf,
     stored_options,
 )
+from gossipcert.solvers.standalone import standalone_cnf
 
 #: the evidence kind
 KIND = "drat-packet"

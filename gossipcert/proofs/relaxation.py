@@ -63,12 +63,12 @@ import networkx as nx
 from pysat.solvers import Solver
 
 from gossipcert.encodings import EncodingOptions
+from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.encodings.relaxed import RelaxedTelephone, relaxation_applies
 from gossipcert.errors import CertificateError, SolverError
 from gossipcert.instance import Instance, bits
 from gossipcert.proofs.refutation import (
     PROOF_SOLVER,
-    StandaloneCNF,
     check_stored_refutation,
     checked_refutation,
     proof_record,

@@ -40,12 +40,12 @@ import time
 from typing import Any
 
 from gossipcert.encodings import EncodingOptions, TransferEncoding, encoding_for
+from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.encodings.formula import Formula
 from gossipcert.instance import Instance
 from gossipcert.models import require_linear_cost
 from gossipcert.proofs.evidence import refutation_fields
 from gossipcert.proofs.refutation import (
-    StandaloneCNF,
     check_stored_refutation,
     checked_refutation,
     reliance,

@@ -131,6 +131,7 @@ from gossipcert.constructions.tree_allreduce_list import tree_list_allreduce
 from gossipcert.encodings import allreduce as exact
 from gossipcert.encodings import allreduce_union as union
 from gossipcert.encodings.allreduce import decode, encodable, standalone
+from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import NotApplicableError
 from gossipcert.finders import tree_allreduce
@@ -141,7 +142,6 @@ from gossipcert.proofs.checkers import ProofVerdict
 from gossipcert.proofs.refutation import (
     PROOF_SOLVER,
     ProofResult,
-    StandaloneCNF,
     checked_refutation,
     proof_record,
     refutation_status,

@@ -57,18 +57,13 @@ from gossipcert.finders.upper import verified as _verified
 from gossipcert.instance import Instance, bits
 from gossipcert.proofs.checkers import check_refutation
 from gossipcert.proofs.evidence import drat_evidence
-from gossipcert.proofs.refutation import (
-    DecidedHorizon,
-    HorizonProver,
-    pack_proof,
-    prove_unsat,
-    standalone_cnf,
-)
+from gossipcert.proofs.refutation import DecidedHorizon, HorizonProver, pack_proof, prove_unsat
 from gossipcert.schedule import Schedule
 from gossipcert.search.heartbeat import heartbeats
 from gossipcert.search.outcome import SolveResult
 from gossipcert.simulate import Report, simulate
 from gossipcert.solvers.backends import Status, make_backend
+from gossipcert.solvers.standalone import standalone_cnf
 from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 #: the events after which a stopped search's state has changed (:meth:`_Search.state`)
