@@ -7,7 +7,7 @@ against a topology, and compares its rounds with the optimum gossipcert certifie
 same collective, topology and chunk count:
 
 * **topology**: any graph spec (``fully-connected:8``, ``hub:8``, ``dgx1``, ``ring:8``) or a
-  graph file, including TACCL and TE-CCL topology JSON (:mod:`gossipcert.formats.topologies`):
+  graph file, including TACCL and TE-CCL topology JSON (:mod:`gossipcert.graphs.topologies`):
   the one the file carries (SCCL's) or the one the caller names, never a default. Rank ``r``
   is the ``r``-th processor of the graph (routers, such as switches, are not ranks);
 * **model**: by default ``all-port`` with the topology's capacities (a link carries at most
