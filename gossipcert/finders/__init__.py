@@ -2,7 +2,11 @@
 
 Modules
 -------
+- :mod:`.upper`: the verified upper bounds (constructions, heuristics, routes) the search
+  starts from.
 - :mod:`.portfolio`: several finders race in processes; the shortest verified schedule wins.
+- :mod:`.invariant`: schedules invariant under a group of automorphisms (their formula and
+  search); :mod:`.invariant_step`: the search step that tries them for the upper bound.
 - :mod:`.palindrome`: schedules whose matching sequence reads the same backwards.
 - :mod:`.shortest_routes`: personalized all-port problems routed along shortest paths.
 - :mod:`.tree_allreduce`: allreduce with every chunk reduced up a tree and sent down one, the
