@@ -10,7 +10,7 @@ from gossipcert.certificates.certificate import build_certificate, check_certifi
 from gossipcert.encodings.knowledge import EncodingOptions
 from gossipcert.instance import parse_instance
 from gossipcert.proofs import relaxation
-from gossipcert.proofs.checkers import check_lrat_proof
+from gossipcert.proofs.lrat_checks import check_lrat_proof
 from gossipcert.proofs.refutation import HorizonProver, decide_with_proof
 from gossipcert.schedule import Schedule
 from gossipcert.search import entry

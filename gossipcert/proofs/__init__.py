@@ -6,7 +6,8 @@ Modules
 - :mod:`.refutation`: the refutation of a horizon's standalone CNF
   (:mod:`gossipcert.solvers.standalone`) with proof logging, and stored proofs inside
   certificates.
-- :mod:`.checkers`: the proof checkers (dratify, the project's own, drat-trim) and the
+- :mod:`.checkers`: the DRAT proof checkers (dratify, the project's own, drat-trim), and
+  :mod:`.lrat_checks` the LRAT ones; :mod:`.verdicts`: each checker's verdict and the
   verdict that needs two of them.
 - :mod:`.drat` and :mod:`.lrat`: the project's own DRAT and LRAT checkers;
   :mod:`.propagated` (MiniSat on each step's hints) and :mod:`.hinted` (dratify on them):

@@ -5,7 +5,7 @@ The line-by-line and numpy versions in :mod:`gossipcert.proofs.trim` cost about 
 solve on a proof of 60,000 lines (Python loops over the kept steps). These kernels do the
 same work in one compiled pass each (numba [3]_), so the evidence of a refutation costs
 little beside the solve that wrote it. They decide nothing: a trimmed proof is untrusted
-input to the checkers (:func:`gossipcert.proofs.checkers.check_lrat_proof`).
+input to the checkers (:func:`gossipcert.proofs.lrat_checks.check_lrat_proof`).
 
 **A proof as arrays** (what both readers return): line ``k`` is an addition
 (``kind[k] == 0``) or a deletion (``kind[k] == 1``); ``head[k]`` is its id (a deletion's

@@ -31,8 +31,9 @@ from gossipcert.encodings import EncodingOptions
 from gossipcert.encodings.cnf import StandaloneCNF, cnf_of
 from gossipcert.errors import CertificateError, SolverError
 from gossipcert.instance import Instance
-from gossipcert.proofs.checkers import ProofVerdict, check_refutation
+from gossipcert.proofs.checkers import check_refutation
 from gossipcert.proofs.lrat_solver import LratSolver
+from gossipcert.proofs.verdicts import ProofVerdict
 from gossipcert.schedule import Schedule
 from gossipcert.solvers.backends import solve_sliced
 from gossipcert.solvers.standalone import standalone_cnf, standalone_encoding

@@ -20,7 +20,6 @@ from gossipcert.encodings import allreduce_union as union
 from gossipcert.encodings.allreduce import decode, standalone
 from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.instance import Instance
-from gossipcert.proofs.checkers import ProofVerdict
 from gossipcert.proofs.refutation import (
     PROOF_SOLVER,
     ProofResult,
@@ -28,6 +27,7 @@ from gossipcert.proofs.refutation import (
     proof_record,
     refutation_status,
 )
+from gossipcert.proofs.verdicts import ProofVerdict
 from gossipcert.schedule import Schedule
 from gossipcert.search.heartbeat import heartbeats
 from gossipcert.simulate import simulate

@@ -27,7 +27,7 @@
    only (``optimal`` when they meet, ``feasible`` or ``unknown`` otherwise).
 5. The claim "``R* - 1`` rounds are impossible" is then proved on a standalone CNF by
    CaDiCaL with an LRAT proof trimmed to its core, judged by two independent checkers
-   (:func:`gossipcert.proofs.checkers.check_lrat_proof`); if that does not finish in time the
+   (:func:`gossipcert.proofs.lrat_checks.check_lrat_proof`); if that does not finish in time the
    evidence is the back-end's infeasibility claim, labelled as such. With the SAT back-end
    the deciding query ``r = L = U - 1`` (a refutation certifies ``U``, a model ``U - 1``)
    is itself asked on that CNF with the proof on
