@@ -10,5 +10,6 @@ Modules
 - :mod:`.palindrome`: schedules whose matching sequence reads the same backwards.
 - :mod:`.shortest_routes`: personalized all-port problems routed along shortest paths.
 - :mod:`.tree_allreduce`: allreduce with every chunk reduced up a tree and sent down one, the
-  trees packed by CP-SAT (:mod:`.tree_intervals`: the same packing as a scheduling model).
+  trees packed by CP-SAT (:mod:`.tree_time_indexed` and :mod:`.tree_intervals`: the packing
+  as a time-indexed model and as a scheduling model).
 """
