@@ -299,7 +299,6 @@ def test_the_docs_parser_reads_the_list_top_down() -> None:
 SIZED = ("search", "proofs", "finders", "symmetry", "solvers")
 
 
-@pytest.mark.xfail(strict=True, reason="the splits of these packages' large modules come next")
 def test_the_search_and_proof_packages_keep_modules_and_functions_small() -> None:
     assert too_large(packages=SIZED) == []
 
