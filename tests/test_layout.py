@@ -303,12 +303,23 @@ def test_the_search_and_proof_packages_keep_modules_and_functions_small() -> Non
     assert too_large(packages=SIZED) == []
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="outside search/, proofs/, finders/, symmetry/ and solvers/ some modules and "
-    "functions are still over the limits (too_large() lists them: simulate.py, "
-    "formats/verdict.py, cli/*, api.solve, instance.make_instance, watchdog.solve_within, ...)",
+#: over the limits on the day the size test was written, outside the packages above (each
+#: owned by other work): modules, and functions with their lines
+OVER_THE_LIMITS = (
+    "simulate.py (677), formats/verdict.py (745), cli/inspect_cmds.py (602); "
+    "simulate._replay (224), cli/solving.solve_cmd (256), cli/inspect_cmds.heuristic_cmd "
+    "(188), cli/checking.check_cmd (138), instance.make_instance (136), "
+    "timed/simulate.simulate (136), heuristics annealing.anneal_schedule and "
+    "coloring.coloring_heuristic (129), formats/writers.msccl_xml_from_schedule (123), "
+    "cli/teccl_cmd.teccl_cmd (122), constructions/gonzalez.concurrent_up_down (120), "
+    "plot.draw_rounds (119), api.solve (118), constructions/products.product (118), "
+    "cli/inspect_cmds.verify_cmd (114), watchdog.solve_within (113), "
+    "formats/reduction_writer.reduction_xml (105), formats/writers.sccl_json_from_schedule "
+    "(103), tables/sweeps.read_sweep (103)"
 )
+
+
+@pytest.mark.xfail(strict=False, reason="still over the limits: " + OVER_THE_LIMITS)
 def test_no_module_over_600_lines_and_no_function_over_100() -> None:
     assert too_large() == []
 
