@@ -1,10 +1,15 @@
 """pytest runs the Markdown pages' examples (the README's and ``docs/*.md``, by
 ``--doctest-glob='*.md'``) in a scratch folder, where the files they write land and
-``docs/examples`` is the repository's sample files."""
+``docs/examples`` is the repository's sample files.
+
+The tests of the DRAT path ask for the ``dratify`` fixture: they are skipped where the
+optional extra ``drat`` is not installed (``pip install -e ".[dev]"`` installs it), and so
+are the examples that run a DRAT check (:data:`DRAT_EXAMPLES`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -21,3 +26,26 @@ def _markdown_in_a_scratch_folder(
     (scratch / "docs").mkdir()
     (scratch / "docs" / "examples").symlink_to(ROOT / "docs" / "examples")
     monkeypatch.chdir(scratch)
+
+
+#: the docstring examples that check a DRAT proof with dratify
+DRAT_EXAMPLES = frozenset(
+    {"gossipcert.proofs.checkers.check_proof", "gossipcert.proofs.hinted.check_hinted"}
+)
+
+
+@pytest.fixture(scope="session")
+def dratify() -> ModuleType:
+    """dratify, the DRAT path's checker (the optional extra ``drat``); without it the test
+    is skipped (before any fixture of a narrower scope is built)."""
+    return pytest.importorskip("dratify")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    try:
+        import dratify  # noqa: F401
+    except ImportError:
+        skip = pytest.mark.skip(reason="needs the optional extra 'drat' (dratify)")
+        for item in items:
+            if item.name in DRAT_EXAMPLES:
+                item.add_marker(skip)

@@ -260,12 +260,31 @@ def solve(
     ----------
     .. [1] Beier, R. and Sibeyn, J. F., "A powerful heuristic for telephone gossiping".
     """
-    from gossipcert.command_start import call_origin, limits_from
-    from gossipcert.watchdog import checked_time_limit, solve_within
+    from gossipcert.command_start import call_origin
 
-    origin = call_origin()
+    origin = call_origin()  # before the search's imports: the limit counts them
+    from gossipcert.watchdog import checked_time_limit
+
     time_limit = checked_time_limit(time_limit)
     instance = as_instance(G, model, problem, root=root)
+    options = {"backend": backend, "strict": strict, "proof": proof, "encoding": encoding}
+    return _search_from(origin, instance, time_limit, options, resume, progress)
+
+
+def _search_from(
+    origin: float,
+    instance: Instance,
+    time_limit: float | None,
+    options: dict[str, Any],
+    resume: str | os.PathLike[str] | None,
+    progress: Callable[[dict[str, Any]], None] | None,
+) -> Result:
+    """:func:`solve`'s search, its time limit counted from ``origin``, with the ``backend``,
+    ``strict``, ``proof`` and ``encoding`` in ``options``, from the schedule in ``resume``;
+    each event is logged, then given to ``progress``."""
+    from gossipcert.command_start import limits_from
+    from gossipcert.watchdog import solve_within
+
     seeds = []
     if resume is not None:
         from gossipcert.certificates.partial import resume_seed
@@ -280,14 +299,11 @@ def solve(
     with limits_from(origin):
         res = solve_within(
             instance,
-            backend=backend,
             time_limit=time_limit,
-            strict=strict,
-            proof=proof,
-            encoding=encoding,
             progress=report,
             seeds=seeds,
             in_child=True,  # Ctrl-C answers at once from the child's last reported state
+            **options,
         )
     return Result.from_search(res)
 
@@ -424,9 +440,10 @@ def check(
     """
     from gossipcert.certificates.certificate import read_certificate
     from gossipcert.command_start import call_origin, limits_from
+
+    origin = call_origin()  # before the checkers' imports: the limit counts them
     from gossipcert.watchdog import check_within, checked_time_limit
 
-    origin = call_origin()
     time_limit = checked_time_limit(time_limit)
     cert = (
         certificate if isinstance(certificate, dict) else read_certificate(os.fspath(certificate))
@@ -477,9 +494,10 @@ def upgrade(
 
     from gossipcert.certificates.certificate import read_certificate
     from gossipcert.command_start import call_origin, limits_from
+
+    origin = call_origin()  # before the checkers' imports: the limit counts them
     from gossipcert.watchdog import checked_time_limit, upgrade_within
 
-    origin = call_origin()
     time_limit = checked_time_limit(time_limit)
     cert = copy.deepcopy(
         certificate if isinstance(certificate, dict) else read_certificate(os.fspath(certificate))

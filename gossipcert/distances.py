@@ -24,8 +24,6 @@ from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
-from scipy.sparse import csr_array
-from scipy.sparse.csgraph import dijkstra
 
 
 @dataclass(frozen=True)
@@ -59,6 +57,30 @@ def csr_arrays(graph: nx.Graph) -> tuple[np.ndarray, np.ndarray]:
     return indptr, indices
 
 
+#: arcs up to which :func:`bfs_distances` searches in Python (no compiled library to load:
+#: scipy costs a fifth of a second to import, a search of this size a few milliseconds)
+SMALL_GRAPH_ARCS = 20_000
+
+
+def _python_bfs(indptr: list[int], indices: list[int], sources: list[int], n: int) -> np.ndarray:
+    """:func:`bfs_distances` by a breadth-first search in Python (small graphs)."""
+    dist = [-1] * n
+    for s in sources:
+        dist[s] = 0
+    frontier = sources
+    level = 0
+    while frontier:
+        level += 1
+        nxt = []
+        for v in frontier:
+            for w in indices[indptr[v] : indptr[v + 1]]:
+                if dist[w] < 0:
+                    dist[w] = level
+                    nxt.append(w)
+        frontier = nxt
+    return np.array(dist, dtype=np.int64)
+
+
 def bfs_distances(
     indptr: np.ndarray, indices: np.ndarray, source: int | Sequence[int]
 ) -> np.ndarray:
@@ -72,7 +94,13 @@ def bfs_distances(
     ([0, 1, 2, 3], [0, 1, 1, 0])
     """
     n = len(indptr) - 1
+    if len(indices) <= SMALL_GRAPH_ARCS:
+        starts = np.asarray(source, dtype=np.int64).reshape(-1).tolist()
+        return _python_bfs(indptr.tolist(), indices.tolist(), sorted(set(starts)), n)
     sources = np.unique(np.asarray(source, dtype=np.int64).reshape(-1))
+    from scipy.sparse import csr_array
+    from scipy.sparse.csgraph import dijkstra
+
     adjacency = csr_array(
         (np.ones(len(indices), dtype=np.int8), indices, indptr), shape=(n, n), copy=False
     )

@@ -58,3 +58,8 @@ class FormatError(GossipcertError, ValueError):
     """Another tool's file (MSCCL XML, SCCL or TE-CCL JSON, a TACCL or TE-CCL topology)
     that cannot be read: malformed, unsafe (entities, DTDs), of another tool, or naming
     something its own executor refuses to load (an unknown step type, a negative offset)."""
+
+
+class MissingDependencyError(GossipcertError, RuntimeError):
+    """A path that needs an optional dependency which is not installed (the message names
+    the extra that installs it, e.g. ``pip install 'gossipcert[drat]'``)."""

@@ -267,6 +267,18 @@ def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
     """
     check_capacities(graph)
     check_latencies(graph, model, problem)
+    _check_switch_ports(graph, model)
+    names, hold, need = _packets(graph, problem)
+    if problem.chunks > 1:
+        _check_chunk_count(graph, problem, len(names))
+        names, hold, need = _split(names, hold, need, problem.chunks)
+    instance = Instance(graph, model, problem, tuple(names), tuple(hold), tuple(need))
+    _check_satisfiable(instance)
+    return instance
+
+
+def _check_switch_ports(graph: nx.Graph, model: Model) -> None:
+    """Refuse a model other than the one a graph of nodes behind one switch is made for."""
     ports = graph.graph.get("ports")
     if ports is not None and (model.kind.value != ports or (model.packet_cap or 1) != 1):
         spec = graph.graph.get("spec", "this graph")
@@ -275,14 +287,12 @@ def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
             f"round, the {ports} model with p=1 on a complete graph; use --model {ports} "
             f"(or fully-connected:N for other models), got {model.spec()}"
         )
-    procs = graphs.processors(graph)
-    ref = lambda v: graphs.node_ref(graph, v)  # noqa: E731
-    kind = problem.kind
-    names: list[Hashable] = []
-    n = graph.number_of_nodes()
-    hold = [0] * n
-    need = [0] * n
 
+
+def _roots(graph: nx.Graph, problem: Problem) -> tuple[int | None, list[int]]:
+    """The root of a rooted problem and its sources (several for a broadcast from a set of
+    nodes); ``(None, [])`` for the others."""
+    kind = problem.kind
     root: int | None = None
     sources: list[int] = []
     if kind in _ROOTED:
@@ -297,7 +307,19 @@ def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
         for v in sources:
             if graphs.is_router(graph, v):
                 raise SpecError(f"{kind.value}:{problem.root} names a router; use a processor")
+    return root, sources
 
+
+def _packets(graph: nx.Graph, problem: Problem) -> tuple[list[Hashable], list[int], list[int]]:
+    """The packets' names, and each node's holding and demand (bit masks over the packets)."""
+    procs = graphs.processors(graph)
+    ref = lambda v: graphs.node_ref(graph, v)  # noqa: E731
+    kind = problem.kind
+    names: list[Hashable] = []
+    n = graph.number_of_nodes()
+    hold = [0] * n
+    need = [0] * n
+    root, sources = _roots(graph, problem)
     if kind is ProblemKind.GOSSIP:
         for i, v in enumerate(procs):
             names.append(ref(v))
@@ -348,41 +370,49 @@ def make_instance(graph: nx.Graph, model: Model, problem: Problem) -> Instance:
                     hold[u] |= bit
                     need[v] |= bit
     else:
-        assert problem.custom is not None
-        packets, holdings, demands = problem.custom
-        if len(set(packets)) != len(packets):
-            raise SpecError(f"problem file {problem.spec()!r} lists a packet twice")
-        names = list(packets)
-        index = {p: i for i, p in enumerate(names)}
-        for table, target, what in ((holdings, hold, "holdings"), (demands, need, "demands")):
-            for node, plist in table:
-                v = graphs.resolve_node(graph, node)
-                for p in plist:
-                    if p not in index:
-                        raise SpecError(
-                            f"problem file {problem.spec()!r}: {what} of {node!r} names "
-                            f"packet {p!r}, which is not in 'packets'"
-                        )
-                    if graphs.is_router(graph, v):
-                        raise SpecError(
-                            f"problem file {problem.spec()!r}: node {node!r} is a router; "
-                            f"routers store and forward but hold and demand nothing "
-                            f"(it has {what} {p!r})"
-                        )
-                    target[v] |= 1 << index[p]
+        names = _custom_packets(graph, problem, hold, need)
+    return names, hold, need
 
-    if problem.chunks > 1:
-        if len(names) * problem.chunks > MAX_CHUNKED_PACKETS:
-            raise SpecError(
-                f"chunks={problem.chunks} splits the {len(names)} packets of "
-                f"{problem.spec()} on {graph.graph.get('spec', 'this graph')} into "
-                f"{len(names) * problem.chunks} packets, more than the limit of "
-                f"{MAX_CHUNKED_PACKETS}; use fewer chunks"
-            )
-        names, hold, need = _split(names, hold, need, problem.chunks)
-    instance = Instance(graph, model, problem, tuple(names), tuple(hold), tuple(need))
-    _check_satisfiable(instance)
-    return instance
+
+def _custom_packets(
+    graph: nx.Graph, problem: Problem, hold: list[int], need: list[int]
+) -> list[Hashable]:
+    """The packets of a problem file, their holders and demanders marked in ``hold`` and
+    ``need``."""
+    assert problem.custom is not None
+    packets, holdings, demands = problem.custom
+    if len(set(packets)) != len(packets):
+        raise SpecError(f"problem file {problem.spec()!r} lists a packet twice")
+    names = list(packets)
+    index = {p: i for i, p in enumerate(names)}
+    for table, target, what in ((holdings, hold, "holdings"), (demands, need, "demands")):
+        for node, plist in table:
+            v = graphs.resolve_node(graph, node)
+            for p in plist:
+                if p not in index:
+                    raise SpecError(
+                        f"problem file {problem.spec()!r}: {what} of {node!r} names "
+                        f"packet {p!r}, which is not in 'packets'"
+                    )
+                if graphs.is_router(graph, v):
+                    raise SpecError(
+                        f"problem file {problem.spec()!r}: node {node!r} is a router; "
+                        f"routers store and forward but hold and demand nothing "
+                        f"(it has {what} {p!r})"
+                    )
+                target[v] |= 1 << index[p]
+    return names
+
+
+def _check_chunk_count(graph: nx.Graph, problem: Problem, packets: int) -> None:
+    """Refuse a chunk count that makes more packets than :data:`MAX_CHUNKED_PACKETS`."""
+    if packets * problem.chunks > MAX_CHUNKED_PACKETS:
+        raise SpecError(
+            f"chunks={problem.chunks} splits the {packets} packets of "
+            f"{problem.spec()} on {graph.graph.get('spec', 'this graph')} into "
+            f"{packets * problem.chunks} packets, more than the limit of "
+            f"{MAX_CHUNKED_PACKETS}; use fewer chunks"
+        )
 
 
 def _split(

@@ -283,53 +283,11 @@ def draw_rounds(
     fig = Figure(figsize=(panel * cols, panel * aspect * rows + 0.6))
     axes = fig.subplots(rows, cols, squeeze=False)
     small = g.number_of_nodes() <= 32
-    cmap = matplotlib.colormaps["Blues"]
     for idx, ax in enumerate(axes.flat):
         ax.set_axis_off()
         if idx >= count:
             continue
-        t = first + idx
-        after = know[t]
-        nx.draw_networkx_edges(g, pos, ax=ax, edge_color=_EDGE, width=1.0)
-        procs = [v for v in g if not graphs.is_router(g, v)]
-        routers = [v for v in g if graphs.is_router(g, v)]
-        nx.draw_networkx_nodes(
-            g,
-            pos,
-            nodelist=procs,
-            ax=ax,
-            node_size=260 if small else 90,
-            node_color=[cmap(0.05 + 0.5 * _share(instance, after, v)) for v in procs],
-            edgecolors="#333333",
-            linewidths=0.8,
-        )
-        if routers:
-            nx.draw_networkx_nodes(
-                g,
-                pos,
-                nodelist=routers,
-                ax=ax,
-                node_shape="s",
-                node_size=200 if small else 70,
-                node_color="#eeeeee",
-                edgecolors="#777777",
-                linewidths=0.8,
-            )
-        if small:
-            labels = {v: str(graphs.node_ref(g, v)) for v in g}
-            nx.draw_networkx_labels(g, pos, labels, ax=ax, font_size=7)
-        arcs = {(tr.sender, r): tr.packets for tr in schedule.rounds[t - 1] for r in tr.receivers}
-        for (u, v), packets in arcs.items():
-            both = (v, u) in arcs
-            if both and u > v:
-                continue  # a call both ways: one double-headed arrow
-            label = _packet_label(instance, packets) if small else None
-            if both:
-                back = _packet_label(instance, arcs[v, u]) if small else None
-                label = f"{label}⇄{back}" if label and back else None
-            _arrow(ax, pos[u], pos[v], label, both)
-        ax.set_title(f"round {t}", fontsize=10)
-        ax.margins(0.12)
+        _draw_round(ax, instance, schedule, pos, first + idx, know[first + idx], small)
     fig.suptitle(
         title
         or f"{graph_title(g)} · {instance.model.spec()} · {instance.problem.spec()}"
@@ -349,6 +307,61 @@ def draw_rounds(
     )
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     return fig
+
+
+def _draw_round(
+    ax: Any,
+    instance: Instance,
+    schedule: Schedule,
+    pos: dict[Any, Any],
+    t: int,
+    after: list[int],
+    small: bool,
+) -> None:
+    """The panel of round ``t``: the graph, its nodes shaded by what they know ``after`` the
+    round, and the round's transmissions as arrows (labelled on ``small`` graphs)."""
+    g = instance.graph
+    cmap = matplotlib.colormaps["Blues"]
+    nx.draw_networkx_edges(g, pos, ax=ax, edge_color=_EDGE, width=1.0)
+    procs = [v for v in g if not graphs.is_router(g, v)]
+    routers = [v for v in g if graphs.is_router(g, v)]
+    nx.draw_networkx_nodes(
+        g,
+        pos,
+        nodelist=procs,
+        ax=ax,
+        node_size=260 if small else 90,
+        node_color=[cmap(0.05 + 0.5 * _share(instance, after, v)) for v in procs],
+        edgecolors="#333333",
+        linewidths=0.8,
+    )
+    if routers:
+        nx.draw_networkx_nodes(
+            g,
+            pos,
+            nodelist=routers,
+            ax=ax,
+            node_shape="s",
+            node_size=200 if small else 70,
+            node_color="#eeeeee",
+            edgecolors="#777777",
+            linewidths=0.8,
+        )
+    if small:
+        labels = {v: str(graphs.node_ref(g, v)) for v in g}
+        nx.draw_networkx_labels(g, pos, labels, ax=ax, font_size=7)
+    arcs = {(tr.sender, r): tr.packets for tr in schedule.rounds[t - 1] for r in tr.receivers}
+    for (u, v), packets in arcs.items():
+        both = (v, u) in arcs
+        if both and u > v:
+            continue  # a call both ways: one double-headed arrow
+        label = _packet_label(instance, packets) if small else None
+        if both:
+            back = _packet_label(instance, arcs[v, u]) if small else None
+            label = f"{label}⇄{back}" if label and back else None
+        _arrow(ax, pos[u], pos[v], label, both)
+    ax.set_title(f"round {t}", fontsize=10)
+    ax.margins(0.12)
 
 
 def _arrow(

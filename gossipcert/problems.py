@@ -40,7 +40,7 @@ class ProblemKind(StrEnum):
 
 _ROOTED = {ProblemKind.BROADCAST, ProblemKind.SCATTER, ProblemKind.GATHER, ProblemKind.REDUCE}
 
-#: the reductions: a packet is a chunk whose partial results are combined (design section 3)
+#: the reductions: a packet is a chunk whose partial results are combined (docs/commands.md)
 REDUCTIONS = frozenset({ProblemKind.REDUCE, ProblemKind.REDUCE_SCATTER, ProblemKind.ALLREDUCE})
 
 #: the reduction operators: ``sum`` counts a contribution once only, ``max`` is idempotent

@@ -183,6 +183,11 @@ def _packets_in(instance: Instance, value: Any, where: str) -> int | None:
         return None
     if not isinstance(value, list):
         raise ScheduleFormatError(f"{where}: 'packets' must be a list of packets or \"all\"")
+    return _packet_mask(instance, value, where)
+
+
+def _packet_mask(instance: Instance, value: list[Any], where: str) -> int:
+    """The packets of a list of packet names, as a bit mask."""
     mask = 0
     for name in value:
         try:
@@ -255,7 +260,7 @@ def _read_rounds(rounds: list[Any], instance: Instance) -> Iterator[Round]:
             if table is not None:
                 hit = table.get(value[0])
                 if hit is None:
-                    hit = table[value[0]] = _packets_in(
+                    hit = table[value[0]] = _packet_mask(
                         instance, value, f"round {t}, transmission {k}"
                     )
                 return hit

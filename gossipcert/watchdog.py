@@ -28,7 +28,7 @@ import math
 import numbers
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gossipcert.children import Send, call_in_child
 from gossipcert.command_start import limit_origin
@@ -36,11 +36,12 @@ from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import SolverError, SpecError
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
-from gossipcert.search.entry import _solve_reduction
 from gossipcert.search.outcome import SolveResult
 from gossipcert.search.rounds import Progress, _Search, _verified
-from gossipcert.search.split import SplitSearch, SplitSettings
 from gossipcert.solvers.backends import BACKENDS, allow_long_slices
+
+if TYPE_CHECKING:
+    from gossipcert.search.split import SplitSettings
 
 #: the child gets the limit minus this fraction of it ...
 MARGIN_FRACTION = 0.03
@@ -109,6 +110,8 @@ def _solve_child(send: Send, kwargs: dict[str, Any], split: SplitSettings | None
 
     if split is None:
         return _Search(**kwargs, progress=progress, on_state=on_state).run()
+    from gossipcert.search.split import SplitSearch
+
     return SplitSearch(**kwargs, progress=progress, on_state=on_state, split=split).run()
 
 
@@ -145,7 +148,7 @@ def solve_within(
     >>> solve_within(parse_instance("ring:6", "telephone", "gossip"), time_limit=30).optimum
     3
     """
-    from gossipcert.search.entry import solve
+    from gossipcert.search.entry import _solve_reduction, solve
     from gossipcert.search.outcome import search_options
 
     if backend not in BACKENDS:
@@ -162,6 +165,8 @@ def solve_within(
     if options is None:
         options = search_options(instance, encoding, strict, counting)
     if time_limit is None and split is not None and not in_child:
+        from gossipcert.search.split import SplitSearch
+
         args = (instance, backend, None, options, use_bounds, proof, progress, seeds)
         return SplitSearch(*args, split=split, portfolio=portfolio).run()
     if time_limit is None and not in_child:

@@ -151,3 +151,19 @@ def test_sound_with_three_sources_and_partial_demands() -> None:
         checked += 1
         tight += value == want
     assert tight >= 100  # on these small graphs the bound is mostly the optimum itself
+
+
+@pytest.mark.parametrize("size", range(1, 6))
+def test_small_assignments_agree_with_the_assignment_solver(
+    size: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # up to SMALL_ASSIGNMENT rows every permutation is tried; OR-Tools' solver beyond
+    import random
+
+    rng = random.Random(size)
+    for _ in range(20):
+        weights = [[rng.randint(0, 9) for _ in range(size)] for _ in range(size)]
+        by_permutations = walks_module._assignment(weights)
+        monkeypatch.setattr(walks_module, "SMALL_ASSIGNMENT", 0)
+        assert walks_module._assignment(weights) == by_permutations
+        monkeypatch.undo()

@@ -20,6 +20,9 @@ from gossipcert.search.split_refutation import refute_by_cubes
 from gossipcert.simulate import simulate
 from gossipcert.solvers.standalone import standalone_cnf
 
+#: the split search writes DRAT proofs (its cubes): the optional extra "drat"
+pytestmark = pytest.mark.usefixtures("dratify")
+
 # (graph, model, problem, optimum, strict split); the strict splits of CCC3 and K5 take long
 CASES = [
     *[

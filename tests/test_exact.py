@@ -105,6 +105,7 @@ TABLE5 = [
 ]
 
 
+@pytest.mark.usefixtures("dratify")
 @pytest.mark.parametrize(("graph", "rounds"), TABLE5)
 def test_beier_sibeyn_table5_optima_with_checked_proofs(graph: str, rounds: int) -> None:
     inst = parse_instance(graph, "telephone", "gossip")
@@ -146,6 +147,7 @@ def test_strict_proof_covers_the_plain_encoding() -> None:
     assert "note" not in res.evidence
 
 
+@pytest.mark.usefixtures("dratify")
 def test_a_truncated_or_forged_proof_is_rejected() -> None:
     inst = parse_instance("butterfly:3", "telephone", "gossip")
     cnf = standalone_cnf(inst, 5, EncodingOptions())
@@ -156,6 +158,7 @@ def test_a_truncated_or_forged_proof_is_rejected() -> None:
     assert not check_proof(cnf.dimacs(), "0\n").ok  # the empty clause alone is not RUP
 
 
+@pytest.mark.usefixtures("dratify")
 def test_a_proof_does_not_refute_a_satisfiable_horizon() -> None:
     inst = parse_instance("butterfly:3", "telephone", "gossip")
     proof = prove_unsat(standalone_cnf(inst, 5, EncodingOptions())).proof

@@ -79,6 +79,7 @@ def test_the_projects_checker_rejects(name: str) -> None:
     assert run_gossipcert(cnf, proof).status == "rejected"
 
 
+@pytest.mark.usefixtures("dratify")
 @pytest.mark.parametrize("name", sorted(ADVERSARIAL))
 def test_dratify_as_run_by_the_project_rejects(name: str) -> None:
     cnf, proof = ADVERSARIAL[name]
@@ -95,6 +96,7 @@ def test_drat_trim_rejects(name: str) -> None:
     assert run_drat_trim(cnf, proof, binary).status == "rejected"
 
 
+@pytest.mark.usefixtures("dratify")
 @pytest.mark.parametrize("name", sorted(ADVERSARIAL))
 def test_the_combined_verdict_rejects(name: str) -> None:
     cnf, proof = ADVERSARIAL[name]
@@ -108,6 +110,7 @@ def test_the_rejection_names_the_step() -> None:
     assert v.ignored_deletions == 1  # the reason clause was kept
 
 
+@pytest.mark.usefixtures("dratify")
 def test_valid_proofs_with_rat_are_verified() -> None:
     cnf = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"  # unsatisfiable
     assert check_proof(cnf, "1 0\n0\n").status == "verified"
@@ -134,11 +137,13 @@ def test_huge_variable_numbers_cost_no_memory() -> None:
     assert v.status == "verified" and v.rat_steps == 1
 
 
+@pytest.mark.usefixtures("dratify")
 def test_a_formula_refuted_by_unit_propagation_needs_no_empty_clause() -> None:
     # the convention of drat-trim and dratify, which the project's checker shares
     assert check_proof("p cnf 1 2\n1 0\n-1 0\n", "").status == "verified"
 
 
+@pytest.mark.usefixtures("dratify")
 def test_deadline_gives_no_verdict() -> None:
     inst = parse_instance("butterfly:3", "telephone", "gossip")
     cnf = standalone_cnf(inst, 5, EncodingOptions())
@@ -149,6 +154,7 @@ def test_deadline_gives_no_verdict() -> None:
     assert {o.status for o in v.outcomes} <= {"timeout", "verified"}
 
 
+@pytest.mark.usefixtures("dratify")
 def test_truncated_genuine_proof_is_rejected_by_every_checker() -> None:
     inst = parse_instance("ccc:3", "telephone", "gossip")
     cnf = standalone_cnf(inst, 6, EncodingOptions())
@@ -223,6 +229,7 @@ FORGERIES = [
 ]
 
 
+@pytest.mark.usefixtures("dratify")
 @pytest.mark.parametrize(("graph", "model", "problem", "fake", "strict"), FORGERIES)
 def test_forged_certificates_fail(
     graph: str, model: str, problem: str, fake: int, strict: bool
@@ -235,6 +242,7 @@ def test_forged_certificates_fail(
     assert failing and all("DRAT proof" in t for t in failing), failing
 
 
+@pytest.mark.usefixtures("dratify")
 def test_the_forgery_fooled_dratify_with_deletions_applied() -> None:
     # documents the defect the checkers guard against: if this starts failing, dratify was
     # fixed, and the project may (but need not) apply deletions again
@@ -244,6 +252,7 @@ def test_the_forgery_fooled_dratify_with_deletions_applied() -> None:
     assert dratify.check_proof(f, ADVERSARIAL["reason-clause-deletion"][1], engine="python").ok
 
 
+@pytest.mark.usefixtures("dratify")
 def test_check_command_rejects_the_forged_ccc3_certificate(tmp_path) -> None:
     path = tmp_path / "forged.json"
     path.write_text(json.dumps(forge("ccc:3", "telephone", "gossip", 8, False)))
@@ -296,6 +305,7 @@ def _satisfiable_formula_and_proof(draw: st.DrawFn) -> tuple[str, str]:
     return cnf, "\n".join([*steps, "0"]) + "\n"
 
 
+@pytest.mark.usefixtures("dratify")
 @settings(max_examples=200, deadline=None)
 @given(_satisfiable_formula_and_proof())
 def test_no_proof_of_a_satisfiable_formula_is_accepted(case: tuple[str, str]) -> None:
@@ -304,6 +314,7 @@ def test_no_proof_of_a_satisfiable_formula_is_accepted(case: tuple[str, str]) ->
     assert run_dratify(cnf, proof).status == "rejected", (cnf, proof)
 
 
+@pytest.mark.usefixtures("dratify")
 def test_the_projects_checker_stops_at_its_budget_without_a_verdict(monkeypatch) -> None:
     from gossipcert.proofs import checkers
 
@@ -351,6 +362,7 @@ def _fake_drat_trim(tmp_path, lrat: str) -> str:
 BOGUS_LRAT = ["1000 0 1 2 0\n", "1000 0 0\n", ""]
 
 
+@pytest.mark.usefixtures("dratify")
 @pytest.mark.parametrize("lrat", BOGUS_LRAT)
 @pytest.mark.parametrize("name", sorted(ADVERSARIAL))
 def test_a_lying_drat_trim_cannot_make_a_forgery_pass(
@@ -368,6 +380,7 @@ def test_a_lying_drat_trim_cannot_make_a_forgery_pass(
     assert "LRAT file was rejected" in v.outcomes[-1].message
 
 
+@pytest.mark.usefixtures("dratify")
 def test_a_bad_lrat_file_falls_back_to_the_proof_handed_in(tmp_path, monkeypatch) -> None:
     from gossipcert.proofs import checkers
 

@@ -87,6 +87,7 @@ def random_cnf(rng: random.Random) -> list[list[int]]:
     ]
 
 
+@pytest.mark.usefixtures("dratify")
 def test_solver_answer_agrees_with_brute_force_and_both_checkers_verify() -> None:
     rng = random.Random(7)
     refuted = 0
@@ -100,6 +101,7 @@ def test_solver_answer_agrees_with_brute_force_and_both_checkers_verify() -> Non
     assert refuted > 20  # the sample holds refutations, not only models
 
 
+@pytest.mark.usefixtures("dratify")
 def test_units_before_the_other_clauses_keep_the_formula_ids() -> None:
     """CaDiCaL derives a clause of its own while adding one that a unit already shortens,
     from the same id counter: the formula's ids must still be 1..n in the proof."""
@@ -112,6 +114,7 @@ def test_units_before_the_other_clauses_keep_the_formula_ids() -> None:
     assert verdicts(clauses, proof) == ("verified",) * 3
 
 
+@pytest.mark.usefixtures("dratify")
 def test_a_formula_with_the_empty_clause_is_refuted_by_it() -> None:
     clauses = [[1, 2], [], [3]]
     proof = trimmed(clauses)
@@ -145,6 +148,7 @@ def genuine() -> tuple[list[list[int]], list[str]]:
     return clauses, lines
 
 
+@pytest.mark.usefixtures("dratify")
 def test_a_trimmed_proof_with_one_hint_changed_is_rejected_by_each_checker() -> None:
     clauses, lines = genuine()
     assert verdicts(clauses, "\n".join(lines)) == ("verified",) * 3
@@ -169,6 +173,7 @@ def test_a_trimmed_proof_with_one_hint_changed_is_rejected_by_each_checker() -> 
     assert changed > 10
 
 
+@pytest.mark.usefixtures("dratify")
 def test_a_deleted_then_used_clause_is_rejected_by_each_checker() -> None:
     clauses, lines = genuine()
     # delete every hint of the last addition just before it
@@ -191,6 +196,7 @@ def test_a_deleted_then_used_clause_is_rejected_by_each_checker() -> None:
     assert verdicts(clauses, "\n".join(forged)) == ("rejected",) * 3
 
 
+@pytest.mark.usefixtures("dratify")
 def test_refutations_of_satisfiable_formulas_are_rejected() -> None:
     sat = [[1, 2], [-1, 2], [1, -2]]
     assert satisfiable(sat)
@@ -206,6 +212,7 @@ def test_refutations_of_satisfiable_formulas_are_rejected() -> None:
         assert check_lrat_proof(dimacs(sat), proof).status == "rejected", proof
 
 
+@pytest.mark.usefixtures("dratify")
 def test_a_rat_step_is_rejected_by_dratify_hints_and_so_by_the_verdict() -> None:
     # (1) is RAT on 1 in {(-1 2), (-1 -2)}? no: a RAT group is needed; this one is refused
     # by dratify-hints on principle (negative hints), whatever gossipcert-lrat says
@@ -225,6 +232,7 @@ def test_an_out_of_time_check_gives_no_verdict() -> None:
     assert all(o.status == "timeout" for o in verdict.outcomes)
 
 
+@pytest.mark.usefixtures("dratify")
 def test_renamed_variables_give_the_same_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Large formulas have each step's variables renamed before dratify sees them."""
     clauses, lines = genuine()
@@ -244,6 +252,7 @@ def certificate() -> dict:
     return json.loads(json.dumps(build_certificate(res)))
 
 
+@pytest.mark.usefixtures("dratify")
 def test_an_lrat_certificate_checks_and_fails_when_a_hint_changes(certificate: dict) -> None:
     ev = certificate["evidence"]
     assert ev["proof_lines"] <= ev["untrimmed_lines"]
@@ -350,6 +359,7 @@ def pigeons(p: int) -> list[list[int]]:
     ]
 
 
+@pytest.mark.usefixtures("dratify")
 def test_the_array_trim_gives_the_line_trims_proof() -> None:
     # units first: CaDiCaL derives clauses while the formula is added (a renaming)
     renamed = [[1], [-1, 2], *[[x + 2 if x > 0 else x - 2 for x in c] for c in pigeons(5)]]
@@ -382,6 +392,7 @@ def test_the_array_trim_leaves_what_it_cannot_read_to_the_line_trim() -> None:
         trim._trim_arrays(b"4 2 0 1 2 0\n", {})
 
 
+@pytest.mark.usefixtures("dratify")
 def test_checkers_read_only_the_formula_clauses_a_proof_names() -> None:
     # a large formula (pigeons plus many unused clauses) and a short proof: both checkers
     # verify it, and reject it once a clause it names is deleted before its use

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.encodings import EncodingOptions
 from gossipcert.instance import parse_instance
@@ -17,6 +19,7 @@ def _run(inst, options: EncodingOptions, **settings):
     return SplitSearch(*args, split=SplitSettings(**settings)).run()
 
 
+@pytest.mark.usefixtures("dratify")  # its cubes are DRAT proofs
 def test_cubes_carry_the_counting_constraints_and_check() -> None:
     inst = parse_instance("ring:5", "half-duplex", "gossip")
     options = EncodingOptions.for_search(counting=True)
@@ -38,6 +41,7 @@ def test_one_piece_search_uses_the_given_options() -> None:
     assert res.evidence["encoding"]["counting"] is True
 
 
+@pytest.mark.usefixtures("dratify")  # its cubes are DRAT proofs
 def test_strict_split_drops_the_rules_a_proof_does_not_cover() -> None:
     inst = parse_instance("ring:5", "half-duplex", "gossip")
     res = _run(inst, EncodingOptions.for_search(counting=True), strict=True, one_piece=0.0)

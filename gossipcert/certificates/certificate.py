@@ -40,7 +40,12 @@ from gossipcert._version import __version__
 from gossipcert.certificates.checks import Context
 from gossipcert.certificates.kinds import KINDS, kind_of
 from gossipcert.certificates.partial import FORMAT as PARTIAL_FORMAT
-from gossipcert.errors import CertificateError, GossipcertError, UnsupportedModelError
+from gossipcert.errors import (
+    CertificateError,
+    GossipcertError,
+    MissingDependencyError,
+    UnsupportedModelError,
+)
 from gossipcert.graphs.records import graph_from_record, graph_record
 from gossipcert.instance import (
     Instance,
@@ -52,7 +57,6 @@ from gossipcert.instance import (
     stored_problem,
 )
 from gossipcert.models import require_linear_cost
-from gossipcert.proofs.steps import check_steps_point
 from gossipcert.schedule import FORMAT as SCHEDULE_FORMAT
 from gossipcert.schedule import Schedule, from_json, to_json
 from gossipcert.search.outcome import SolveResult
@@ -286,6 +290,8 @@ def check_certificate(
     out = CheckReport(listener=on_step)
     try:
         _check(cert, time_limit, out, full)
+    except MissingDependencyError:  # no verdict, and the certificate is not at fault
+        raise
     except GossipcertError as exc:
         out.add(False, f"certificate cannot be checked: {exc}")
     except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
@@ -301,6 +307,8 @@ def _same_graph_record(a: dict[str, Any], b: dict[str, Any]) -> bool:
 def _check(
     cert: dict[str, Any], time_limit: float | None, out: CheckReport, full: bool = False
 ) -> None:
+    from gossipcert.proofs.steps import check_steps_point
+
     if not isinstance(cert, dict):
         raise CertificateError("a certificate is a JSON object")
     inst = instance_from_certificate(cert)

@@ -20,9 +20,7 @@ from gossipcert.closed_forms import bound_by_name
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance
-from gossipcert.proofs.refutation import check_drat_evidence, reliance, stored_options
 from gossipcert.solvers.backends import SatBackend, Status
-from gossipcert.solvers.standalone import standalone_formula
 
 #: the check of a whole certificate ``(cert, time_limit, report, full)``, for those held in
 #: the evidence (a reduction's dual, an allreduce's sub-problem)
@@ -137,6 +135,8 @@ def allreduce_packing(ctx: Context) -> None:
 def _symmetry_flag(ctx: Context, relies: list[str]) -> None:
     """The certificate's ``symmetry_breaking`` flag says whether the CNF relies on more than
     the model's rules; and what it relies on, stated."""
+    from gossipcert.proofs.refutation import reliance
+
     consistent = ctx.cert.get("symmetry_breaking") is bool(relies)
     ctx.out.add(
         consistent,
@@ -200,6 +200,8 @@ def drat_cubes(ctx: Context) -> None:
 def drat(ctx: Context) -> None:
     """The CNF for ``R* - 1`` rounds regenerated (its SHA-256 compared) and its proof
     re-checked by every checker (:func:`gossipcert.proofs.refutation.check_drat_evidence`)."""
+    from gossipcert.proofs.refutation import check_drat_evidence
+
     rounds, options = _encoded(ctx)
     if rounds is not None and options is not None:
         check_drat_evidence(
@@ -209,6 +211,8 @@ def drat(ctx: Context) -> None:
 
 def solver_claim(ctx: Context) -> None:
     """The claim re-solved (no proof stored: at best ``unproved``)."""
+    from gossipcert.solvers.standalone import standalone_formula
+
     rounds, options = _encoded(ctx)
     if rounds is None or options is None:
         return
@@ -230,6 +234,8 @@ def solver_claim(ctx: Context) -> None:
 def _encoded(ctx: Context) -> tuple[int | None, EncodingOptions | None]:
     """The refuted horizon and the stored encoding options of a ``drat`` or ``solver-claim``
     record, with the symmetry flag and what the CNF relies on as steps."""
+    from gossipcert.proofs.refutation import reliance, stored_options
+
     rounds = refuted_rounds(ctx)
     if rounds is None:
         return None, None

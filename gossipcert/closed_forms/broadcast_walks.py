@@ -103,13 +103,15 @@ import itertools
 from array import array
 
 import numpy as np
-from ortools.graph.python import linear_sum_assignment
 
 from gossipcert.closed_forms.base import _LOWER, Bound
 from gossipcert.closed_forms.broadcast import far_counts, one_packet_view, source_distances
 from gossipcert.closed_forms.broadcast_ranks import ranks_value
 from gossipcert.errors import SolverError
 from gossipcert.instance import Instance
+
+#: rows up to which :func:`_assignment` tries every permutation (5! = 120)
+SMALL_ASSIGNMENT = 5
 
 #: children per arc up to which the best ordering is found exactly (beyond: upper bounds)
 EXACT_FAN = 4
@@ -141,7 +143,7 @@ class _Arcs:
         self.head_dist = head_dist = np.array(dist, dtype=np.int64)[heads]
         live = ~is_holder[heads] & (head_dist > 0)
         self.groups: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        for k in np.unique(deg[heads[live]]).tolist():
+        for k in sorted(set(deg[heads[live]].tolist())):  # (np.unique loads numpy.ma)
             rows = np.flatnonzero(live & (deg[heads] == k))
             rows = rows[np.argsort(head_dist[rows], kind="stable")]
             # children: the arcs out of the head except the one back to the informer;
@@ -214,10 +216,26 @@ def _best_orders(
 
 
 def _assignment(weights: list[list[int]]) -> int:
-    """Largest total weight of an assignment of rows to distinct columns (square input)."""
+    """Largest total weight of an assignment of rows to distinct columns (square input).
+
+    Up to :data:`SMALL_ASSIGNMENT` rows every permutation is tried (the solver's library
+    costs a tenth of a second to load); beyond, OR-Tools' assignment solver.
+
+    Examples
+    --------
+    >>> _assignment([[1, 5], [4, 1]]), _assignment([[3, 1, 1], [1, 3, 1], [1, 1, 9]])
+    (9, 15)
+    """
     size = len(weights)
     if size == 0:
         return 0
+    if size <= SMALL_ASSIGNMENT:
+        return max(
+            int(sum(row[c] for row, c in zip(weights, perm, strict=True)))
+            for perm in itertools.permutations(range(size))
+        )
+    from ortools.graph.python import linear_sum_assignment
+
     rows, cols = np.divmod(np.arange(size * size, dtype=np.int64), size)
     solver = linear_sum_assignment.SimpleLinearSumAssignment()
     solver.add_arcs_with_cost(rows, cols, -np.array(weights, dtype=np.int64).ravel())

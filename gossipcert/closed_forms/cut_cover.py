@@ -15,7 +15,7 @@ the weight
 (``0`` before the first round a packet can reach a cut arc into ``x``): the crossings of one
 packet weigh at least 1 together, and in round ``r`` at most ``C_x`` packets cross into ``x``
 (the capacity of the cut arcs into ``x`` under all-port; ``p`` in the one-port models and
-multicast with a packet cap). So
+multicast with a packet cap, ``min(k, t) p`` in k-port with ``t`` cut arcs into ``x``). So
 
     N <= sum over rounds r <= R and entry nodes x of  C_x * w_R(r, x),
 
@@ -116,7 +116,7 @@ def _cut_entries(
             demand_sets.add(dem)
     if not need:
         return [], 0
-    one_port = not rules_of(m.kind).arc_capacities
+    ported = not rules_of(m.kind).arc_capacities  # one-port, k-port, multicast
     sources = bits(holders)
     demanders = [bits(dem) for dem in demand_sets]
     entries = []
@@ -124,9 +124,10 @@ def _cut_entries(
         tails = [a for a in g.adj[x] if a in side]
         if not tails:
             continue
-        if one_port:
-            assert m.packet_cap is not None
-            cap = m.packet_cap
+        if ported:
+            # ``ports`` transmissions into x a round, at most one from each tail, of ``p``
+            assert m.packet_cap is not None and m.ports is not None
+            cap = min(m.ports, len(tails)) * m.packet_cap
         else:
             cap = sum(m.capacity or graphs.capacity(g, a, x) for a in tails)
         head = 1 + min(dist[a][h] for a in tails for h in sources)

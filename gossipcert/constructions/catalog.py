@@ -1,9 +1,10 @@
 """The catalogue of constructions by name, as the command line and the exact search use them.
 
-Names (design section 5): ``ring-fd``, ``ring-hd``, ``ring-multicast``, ``hamiltonian``,
-``product``, ``simple``, ``concurrent-updown``, ``fattree-flood``, ``farthest-first``,
-``fattree-total-exchange``, ``ring-allgather``, ``ring-alltoall``, ``farthest-first-routes``,
-``shift-exchange``, ``hypercube-doubling``, ``circulant-broadcast``, ``ring-pipeline``,
+Names (docs/commands.md, ``construct``): ``ring-fd``, ``ring-hd``, ``ring-multicast``,
+``hamiltonian``, ``product``, ``simple``, ``concurrent-updown``, ``fattree-flood``,
+``farthest-first``, ``fattree-total-exchange``, ``ring-allgather``, ``ring-alltoall``,
+``farthest-first-routes``, ``shift-exchange``, ``hypercube-doubling``, ``circulant-broadcast``,
+``ring-pipeline``,
 ``scatter-allgather``, ``two-stream-broadcast``, ``translated-allgather``,
 ``switch-alltoall``, ``machine-pipeline``, ``tree-mix``, ``tree-broadcast``, ``bermond``,
 ``rows-columns``, ``matching-sequence`` (with a sequence of matching indices such as

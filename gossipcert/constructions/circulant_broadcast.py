@@ -53,12 +53,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ortools.sat.python import cp_model
-
 from gossipcert import graphs
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ModelKind, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
+from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 
 __all__ = ["CirculantPattern", "circulant_broadcast", "circulant_pattern", "circulant_skips"]
 
@@ -129,6 +128,8 @@ class CirculantPattern:
 def _search(p: int, last: int, skips: list[int]) -> CirculantPattern | None:
     """The pattern for ``p`` nodes, ``(K - 1) mod q == last`` and these (rotated) skips, by
     CP-SAT on one worker with a fixed seed; None when there is none or none is found."""
+    from ortools.sat.python import cp_model
+
     q = len(skips)
     model = cp_model.CpModel()
     # x[r, c, j]: node r receives residue class c in phase j
@@ -161,11 +162,8 @@ def _search(p: int, last: int, skips: list[int]) -> CirculantPattern | None:
         for c in range(q):
             model.add((c - last) % q + d[r, c] <= q - 1).only_enforce_if(early[c])
         model.add_bool_or(early)
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = 0
-    solver.parameters.max_time_in_seconds = SEARCH_SECONDS
-    status = solver.solve(model)
+    solver = cpsat_solver(workers=1, seconds=SEARCH_SECONDS, seed=0)
+    status = run_cpsat(solver, model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
     delay: list[tuple[int, ...]] = [()]

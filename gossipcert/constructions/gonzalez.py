@@ -348,17 +348,16 @@ def concurrent_up_down(instance: Instance, root: int | None = None) -> Schedule:
     if n == 1:
         return Schedule(())
     tree = _tree(instance, root)
-    lab, last, lev = tree.label, tree.last, tree.level
     plan = _Plan()
+    _propagate_up(tree, plan)
+    _propagate_down(tree, plan)
+    return plan.schedule(instance, tree)
 
-    def child_holding(v: int, m: int) -> int | None:
-        """The child of ``v`` whose subtree starts message ``m`` (None if ``m == i``)."""
-        for c in tree.children[v]:
-            if lab[c] <= m <= last[c]:
-                return c
-        return None
 
-    # Propagate-Up at every non-root vertex
+def _propagate_up(tree: RootedTree, plan: _Plan) -> None:
+    """Gonzalez's Propagate-Up at every non-root vertex (U3, U4) into ``plan``."""
+    n = len(tree.label)
+    lab, last, lev = tree.label, tree.last, tree.level
     for v in range(n):
         if v == tree.root:
             continue
@@ -373,7 +372,20 @@ def concurrent_up_down(instance: Instance, root: int | None = None) -> Schedule:
             # (U4) the rip-messages, message m at time m - k
             plan.send(v, m - k, m, [parent])
 
-    # Propagate-Down, level by level so that what a vertex receives is known
+
+def _propagate_down(tree: RootedTree, plan: _Plan) -> None:
+    """Gonzalez's Propagate-Down (D1-D3) into ``plan``, level by level so that what a vertex
+    receives is known."""
+    n = len(tree.label)
+    lab, last, lev = tree.label, tree.last, tree.level
+
+    def child_holding(v: int, m: int) -> int | None:
+        """The child of ``v`` whose subtree starts message ``m`` (None if ``m == i``)."""
+        for c in tree.children[v]:
+            if lab[c] <= m <= last[c]:
+                return c
+        return None
+
     # what each vertex sends down: (time, message, receivers)
     down: dict[int, list[tuple[int, int, list[int]]]] = {v: [] for v in range(n)}
     order = sorted(range(n), key=lambda x: lev[x])
@@ -410,4 +422,3 @@ def concurrent_up_down(instance: Instance, root: int | None = None) -> Schedule:
             plan.send(v, at, m, to)
             if to:
                 down[v].append((at, m, to))
-    return plan.schedule(instance, tree)

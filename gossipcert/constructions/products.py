@@ -113,51 +113,49 @@ def product(
     origin_a = [graphs.resolve_node(a, cast("int | str", name)) for name in inst_a.packet_names]
     origin_b = [graphs.resolve_node(b, cast("int | str", name)) for name in inst_b.packet_names]
 
-    def copy_round(rnd: Round, place: Sequence[int], message: Sequence[int]) -> list[Transmission]:
-        """One factor round, placed in one copy: ``place`` maps factor nodes to product
-        nodes, ``message`` maps a factor packet to the product packet it stands for."""
-        out = []
-        for tr in rnd:
-            if tr.packets is None:
-                raise NotApplicableError(
-                    "a factor schedule must name its packets to be composed (not 'all')"
-                )
-            mask = 0
-            for q in range(tr.packets.bit_length()):
-                if tr.packets >> q & 1:
-                    mask |= 1 << message[q]
-            out.append(Transmission(place[tr.sender], tuple(place[r] for r in tr.receivers), mask))
-        return out
-
     # the copies B_x = (v_x, *) of B and A_y = (*, u_y) of A: their nodes in the product
     in_b = [[node(x, y) for y in range(n2)] for x in range(n1)]
     in_a = [[node(x, y) for x in range(n1)] for y in range(n2)]
     rounds: list[Round] = []
     if not swap:
         # Phase 1: multinode broadcasting in every copy B_i = (v_i, *) at once
-        for rnd in sched_b.rounds[: len(sched_b)]:
-            merged: list[Transmission] = []
-            for x in range(n1):
-                merged += copy_round(rnd, in_b[x], [packet[node(x, o)] for o in origin_b])
-            rounds.append(tuple(merged))
+        to_b = [[packet[node(x, o)] for o in origin_b] for x in range(n1)]
+        rounds += [_in_copies(rnd, in_b, to_b) for rnd in sched_b.rounds[: len(sched_b)]]
         # Phase 2: for r = 1..n2, in every copy A_j = (*, u_j), (v_i, u_j) broadcasts m(v_i, u_r)
         for r in range(n2):
-            for rnd in sched_a.rounds[: len(sched_a)]:
-                merged = []
-                for y in range(n2):
-                    merged += copy_round(rnd, in_a[y], [packet[node(o, r)] for o in origin_a])
-                rounds.append(tuple(merged))
+            to_a = [[packet[node(o, r)] for o in origin_a] for _ in range(n2)]
+            rounds += [_in_copies(rnd, in_a, to_a) for rnd in sched_a.rounds[: len(sched_a)]]
     else:
         # the same with the dimensions renamed: Phase 1 in the copies of A
-        for rnd in sched_a.rounds[: len(sched_a)]:
-            merged = []
-            for y in range(n2):
-                merged += copy_round(rnd, in_a[y], [packet[node(o, y)] for o in origin_a])
-            rounds.append(tuple(merged))
+        to_a = [[packet[node(o, y)] for o in origin_a] for y in range(n2)]
+        rounds += [_in_copies(rnd, in_a, to_a) for rnd in sched_a.rounds[: len(sched_a)]]
         for r in range(n1):
-            for rnd in sched_b.rounds[: len(sched_b)]:
-                merged = []
-                for x in range(n1):
-                    merged += copy_round(rnd, in_b[x], [packet[node(r, o)] for o in origin_b])
-                rounds.append(tuple(merged))
+            to_b = [[packet[node(r, o)] for o in origin_b] for _ in range(n1)]
+            rounds += [_in_copies(rnd, in_b, to_b) for rnd in sched_b.rounds[: len(sched_b)]]
     return Schedule(tuple(rounds))
+
+
+def _copy_round(rnd: Round, place: Sequence[int], message: Sequence[int]) -> list[Transmission]:
+    """One factor round, placed in one copy: ``place`` maps factor nodes to product
+    nodes, ``message`` maps a factor packet to the product packet it stands for."""
+    out = []
+    for tr in rnd:
+        if tr.packets is None:
+            raise NotApplicableError(
+                "a factor schedule must name its packets to be composed (not 'all')"
+            )
+        mask = 0
+        for q in range(tr.packets.bit_length()):
+            if tr.packets >> q & 1:
+                mask |= 1 << message[q]
+        out.append(Transmission(place[tr.sender], tuple(place[r] for r in tr.receivers), mask))
+    return out
+
+
+def _in_copies(rnd: Round, copies: list[list[int]], messages: list[list[int]]) -> Round:
+    """One factor round in every copy at once: copy ``c`` places the factor's nodes at
+    ``copies[c]`` and its packets as ``messages[c]`` (:func:`_copy_round`)."""
+    merged: list[Transmission] = []
+    for place, message in zip(copies, messages, strict=True):
+        merged += _copy_round(rnd, place, message)
+    return tuple(merged)

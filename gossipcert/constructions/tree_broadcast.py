@@ -39,13 +39,13 @@ from __future__ import annotations
 from functools import lru_cache
 
 import networkx as nx
-from ortools.sat.python import cp_model
 
 from gossipcert import graphs
 from gossipcert.constructions.collectives import _arc_capacity, _require_all_port
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
+from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 
 __all__ = ["chunk_split", "spanning_trees", "tree_broadcast"]
 
@@ -64,6 +64,8 @@ def _search(
 ) -> list[dict[int, int]] | None:
     """``trees`` parent maps (node -> parent) of arborescences from ``root`` of depth at most
     ``depth`` sharing arcs within capacity, or None."""
+    from ortools.sat.python import cp_model
+
     model = cp_model.CpModel()
     into: dict[int, list[tuple[int, int]]] = {v: [] for v in range(n)}
     # x[t, u, v]: tree t holds arc u -> v
@@ -102,11 +104,8 @@ def _search(
     ]
     for t in range(trees - 1):
         model.add(firsts[t] <= firsts[t + 1])
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = 0
-    solver.parameters.max_time_in_seconds = SEARCH_SECONDS
-    status = solver.solve(model)
+    solver = cpsat_solver(workers=1, seconds=SEARCH_SECONDS, seed=0)
+    status = run_cpsat(solver, model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
     found = []

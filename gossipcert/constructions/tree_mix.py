@@ -37,9 +37,9 @@ from __future__ import annotations
 
 import random
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import networkx as nx
-from ortools.sat.python import cp_model
 
 from gossipcert import graphs
 from gossipcert.constructions.collectives import _arc_capacity, _require_all_port
@@ -47,6 +47,10 @@ from gossipcert.constructions.tree_broadcast import spanning_trees
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
+from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
 
 __all__ = ["tree_mix", "tree_mix_broadcast"]
 
@@ -99,6 +103,8 @@ def _entry_trees(instance: Instance, root: int, seeds: int) -> list[_Tree]:
 def tree_mix(instance: Instance, trees: list[_Tree], rounds: int) -> dict[tuple[int, int], int]:
     """The counts ``y[T, s]`` of the module docstring for ``rounds`` rounds (the tree's
     index, the first round), or an empty dict when CP-SAT finds none in time."""
+    from ortools.sat.python import cp_model
+
     chunks = instance.problem.chunks
     depth = [max(h for _, _, h in t) for t in trees]
     model = cp_model.CpModel()
@@ -115,11 +121,8 @@ def tree_mix(instance: Instance, trees: list[_Tree], rounds: int) -> dict[tuple[
             load.setdefault((u, v, s + h - 1), []).append(var)
     for (u, v, _), used in load.items():
         model.add(sum(used) <= _arc_capacity(instance, u, v))
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = 0
-    solver.parameters.max_time_in_seconds = MIX_SECONDS
-    status = solver.solve(model)
+    solver = cpsat_solver(workers=1, seconds=MIX_SECONDS, seed=0)
+    status = run_cpsat(solver, model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return {}
     return {key: solver.value(var) for key, var in y.items() if solver.value(var)}

@@ -1,6 +1,6 @@
 """The all-port (multi-port) model with arc capacities and routers (``all-port[:c=N]``).
 
-Rules of one round (design section 2):
+Rules of one round (docs/models.rst):
 
 - every arc ``u -> v`` may be used in every round, by any number of transmissions;
 - at most ``c(u, v)`` packets cross arc ``u -> v`` per round: ``c = N`` for every arc with
@@ -13,7 +13,7 @@ Rules of one round (design section 2):
   make_instance`) but store and forward like any node: they have knowledge variables;
 - ``calls=N`` is not encoded here (a transmission's packet set is shared by its receivers,
   so what it counts is not one variable per arc): such instances get their bounds only;
-- latencies (design section 2; :mod:`gossipcert.models.all_port`): an edge may carry a
+- latencies (docs/models.rst; :mod:`gossipcert.models.all_port`): an edge may carry a
   latency ``L >= 1`` (edge attribute ``latency``, both directions); a packet that enters
   ``u -> v`` in round ``t`` is known at ``v`` after round ``t + L - 1`` (forwarded in round
   ``t + L`` at the earliest); ``L = 1`` is the rule above. The capacity counts the packets

@@ -1,7 +1,7 @@
 """The time-expanded knowledge model shared by every model in which a node receives from at
 most one neighbour per round (telephone and half-duplex, unbounded packets).
 
-Rules encoded (design section 1):
+Rules encoded (docs/models.rst):
 
 - ``know_0(v)`` is the holding of ``v``; knowledge only grows;
 - ``v`` learns ``p`` in round ``t`` only from the one neighbour ``u`` it receives from in

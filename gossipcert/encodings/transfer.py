@@ -4,7 +4,7 @@ Where :mod:`.knowledge` lets an active link carry everything its sender knows, t
 says which packets cross each arc, so that a transmission can be capped at ``p`` packets and
 a multicast carries one packet set to all its receivers.
 
-Rules encoded (design section 1):
+Rules encoded (docs/models.rst):
 
 - ``know_0(v)`` is the holding of ``v``; knowledge only grows;
 - ``v`` learns ``p`` in round ``t`` only if ``p`` crosses an arc ``u -> v`` in round ``t``,

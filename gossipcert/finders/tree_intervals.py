@@ -46,14 +46,15 @@ References
 
 from __future__ import annotations
 
-from typing import Any
-
-from ortools.sat.python import cp_model
+from typing import TYPE_CHECKING, Any
 
 from gossipcert.instance import Instance
 from gossipcert.models import rules_of
 from gossipcert.schedule import Round, Schedule, Transmission
 from gossipcert.symmetry.automorphisms import automorphism_generators, orbit_roots
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
 
 
 def handles(instance: Instance) -> bool:
@@ -128,6 +129,8 @@ class IntervalPacking:
     def __init__(
         self, instance: Instance, horizon: int, swaps: bool, uniform: int | None = None
     ) -> None:
+        from ortools.sat.python import cp_model
+
         self.instance, self.horizon = instance, horizon
         g, n = instance.graph, instance.n
         rules = rules_of(instance.model.kind)

@@ -11,9 +11,9 @@ round model's ``capacity``:
   sources the table below gives.
 
 A transfer of ``b`` bytes over a link takes ``alpha + b / bandwidth`` and occupies the link
-for ``b / bandwidth`` (the standard alpha-beta model; design section 6). The round model is
-its discretisation: a round is one chunk over the slowest link, and an edge's integer
-``capacity`` is the number of whole chunks it carries in that time,
+for ``b / bandwidth`` (the standard alpha-beta model; docs/time.md, "The cost model"). The
+round model is its discretisation: a round is one chunk over the slowest link, and an edge's
+integer ``capacity`` is the number of whole chunks it carries in that time,
 ``floor(bandwidth / slowest bandwidth)`` (:func:`derived_capacity`), which is every
 machine's capacity as it was before the units were added.
 

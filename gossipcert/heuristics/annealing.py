@@ -273,6 +273,28 @@ class _State:
             found.extend((t, int(self.eu[k]), int(self.ev[k])) for k in np.flatnonzero(hit))
         return found
 
+    def energy(self, unmet: Index, know: Words, params: AnnealParams) -> float:
+        """The cost the annealing lowers: the unmet demands after the last round, and with
+        ``params.tie_weight`` a share of how far they are from being met
+        (:meth:`far`)."""
+        last = self.rounds
+        if not params.tie_weight or not unmet[last]:
+            return float(unmet[last])
+        return float(unmet[last]) + params.tie_weight * self.far(know[last], params.depth)
+
+    def try_rows(self, first: int, rows: Index) -> None:
+        """Replay ``rows`` from round ``first`` into the trial arrays (``trial``,
+        ``trial_unmet``), the state itself unchanged."""
+        self.trial[first] = self.know[first]
+        self.trial_unmet[: first + 1] = self.unmet[: first + 1]
+        self.replay(first, rows, self.trial, self.trial_unmet)
+
+    def accept(self, first: int, rows: Index) -> None:
+        """Make the trial of :meth:`try_rows` the state."""
+        self.partner[first:] = rows[first:]
+        self.know[first + 1 :] = self.trial[first + 1 :]
+        self.unmet[:] = self.trial_unmet
+
     def full_replay(self) -> None:
         """Recompute all the knowledge from the holdings."""
         self.know[0] = self.start
@@ -389,17 +411,12 @@ def anneal_schedule(
     _start_rows(state, initial, rng)
     state.full_replay()
 
-    def energy(unmet: Index, know: Words) -> float:
-        if not params.tie_weight or not unmet[rounds]:
-            return float(unmet[rounds])
-        return float(unmet[rounds]) + params.tie_weight * state.far(know[rounds], params.depth)
-
-    current = energy(state.unmet, state.know)
+    current = state.energy(state.unmet, state.know, params)
     best_rows = state.partner.copy()
     best_cost, best_energy = int(state.unmet[rounds]), current
     rows = state.partner.copy()
     ratio = math.log(params.cold / params.hot)
-    edges, n_edges = state.edges, len(state.edges)
+    n_edges = len(state.edges)
     step = restarts = 0
     budget = params.steps
     while best_cost > 0 and n_edges and (budget is None or step < budget):
@@ -414,36 +431,14 @@ def anneal_schedule(
             current = best_energy
         temperature = params.hot * math.exp(ratio * phase / params.cycle)
         step += 1
-        if rounds > 1 and rng.random() < params.swap_rate:
-            r, s = sorted(rng.sample(range(rounds), 2))
-            rows[r], rows[s] = state.partner[s], state.partner[r]
-            first = r
-        else:
-            move = None
-            if rng.random() < params.focus:
-                move = state.repair(rng)
-            if move is None:
-                r = rng.randrange(rounds)
-                u, v = edges[rng.randrange(n_edges)]
-            else:
-                r, u, v = move
-            row = rows[r]
-            if row[u] == v:
-                continue
-            a, b = int(row[u]), int(row[v])
-            row[a], row[b] = a, b
-            row[u], row[v] = v, u
-            state.complete(row, [x for x in (a, b) if x not in (u, v)], rng)
-            first = r
-        state.trial[first] = state.know[first]
-        state.trial_unmet[: first + 1] = state.unmet[: first + 1]
-        state.replay(first, rows, state.trial, state.trial_unmet)
-        new = energy(state.trial_unmet, state.trial)
+        first = _propose(state, rows, rounds, params, rng)
+        if first is None:
+            continue
+        state.try_rows(first, rows)
+        new = state.energy(state.trial_unmet, state.trial, params)
         delta = new - current
         if delta <= 0 or rng.random() < math.exp(-delta / temperature):
-            state.partner[first:] = rows[first:]
-            state.know[first + 1 :] = state.trial[first + 1 :]
-            state.unmet[:] = state.trial_unmet
+            state.accept(first, rows)
             current = new
             final = int(state.unmet[rounds])
             if (final, new) < (best_cost, best_energy):
@@ -452,10 +447,43 @@ def anneal_schedule(
         else:
             rows[first:] = state.partner[first:]
     best = state.schedule(best_rows)
-    found = None
-    if best_cost == 0:
-        report = simulate(instance, best)
-        if not report.ok or report.rounds is None or report.rounds > rounds:
-            raise HeuristicError("the annealing search's schedule failed verification")
-        found = Schedule(best.rounds[: report.rounds])
+    found = _verified(instance, best, rounds) if best_cost == 0 else None
     return AnnealResult(found, rounds, best_cost, best, step, restarts, time.monotonic() - began)
+
+
+def _propose(
+    state: _State, rows: Index, rounds: int, params: AnnealParams, rng: random.Random
+) -> int | None:
+    """A move of :func:`anneal_schedule` made in ``rows`` (the working copy of the
+    partners): two rounds swapped, or an edge's call put in a round (an unmet demand's edge
+    with probability ``params.focus``, else a random one) with the round's other calls
+    completed; the first round it changes, or None when the call is there already."""
+    if rounds > 1 and rng.random() < params.swap_rate:
+        r, s = sorted(rng.sample(range(rounds), 2))
+        rows[r], rows[s] = state.partner[s], state.partner[r]
+        return r
+    move = None
+    if rng.random() < params.focus:
+        move = state.repair(rng)
+    if move is None:
+        r = rng.randrange(rounds)
+        u, v = state.edges[rng.randrange(len(state.edges))]
+    else:
+        r, u, v = move
+    row = rows[r]
+    if row[u] == v:
+        return None
+    a, b = int(row[u]), int(row[v])
+    row[a], row[b] = a, b
+    row[u], row[v] = v, u
+    state.complete(row, [x for x in (a, b) if x not in (u, v)], rng)
+    return r
+
+
+def _verified(instance: Instance, best: Schedule, rounds: int) -> Schedule:
+    """The schedule of no unmet demand, replayed by the verifier and cut after its last
+    useful round."""
+    report = simulate(instance, best)
+    if not report.ok or report.rounds is None or report.rounds > rounds:
+        raise HeuristicError("the annealing search's schedule failed verification")
+    return Schedule(best.rounds[: report.rounds])

@@ -51,7 +51,7 @@ from gossipcert.heuristics.coloring_classes import Matching, _default_matchings
 from gossipcert.heuristics.coloring_orbit_search import _SymmetricSearch
 from gossipcert.heuristics.coloring_schedule import setting_slices
 from gossipcert.heuristics.coloring_search import _Search
-from gossipcert.heuristics.coloring_symmetry import matching_symmetry
+from gossipcert.heuristics.coloring_symmetry import MatchingSymmetry, matching_symmetry
 from gossipcert.instance import Instance, ModelKind
 from gossipcert.schedule import Schedule
 from gossipcert.simulate import simulate
@@ -185,9 +185,7 @@ def coloring_heuristic(
     Beier and Sibeyn, sections 6 and 8.
     """
     check_model(instance)
-    ms = [sorted(m) for m in (matchings if matchings is not None else _default_matchings(instance))]
-    if not ms or len(ms) > 10:
-        raise NotApplicableError(f"the coloring heuristic needs 1 to 10 matchings, got {len(ms)}")
+    ms = _matchings(instance, matchings)
     start = time.monotonic()
     deadline = start + time_limit
     sym = matching_symmetry(instance, ms) if symmetry else None
@@ -197,47 +195,79 @@ def coloring_heuristic(
     floor = 0  # the setting that found the last sequence (coloring_schedule)
     # a greedy dive finds some sequence at once; then each success lowers the horizon
     while rounds >= max(1, min_rounds) and time.monotonic() < deadline:
-        searches: dict[int, _Search] = {}
-        done: set[int] = set()
-        winner = None
-        for k, nodes in setting_slices(len(pruning), floor, done):
-            search = searches.get(k)
-            if search is None:
-                no_repeat, window, f = pruning[k]
-                search = searches[k] = (
-                    _Search(instance, ms, rounds, f, no_repeat, window, deadline)
-                    if sym is None
-                    else _SymmetricSearch(
-                        instance, ms, rounds, f, no_repeat, window, deadline, symmetry=sym
-                    )
-                )
-            found = search.advance(nodes)
-            if found is None and k >= floor:
-                continue  # paused: its next slice comes
-            done.add(k)
-            del searches[k]  # ended, or a probe of a setting below the floor
-            outcome = "found" if found else "stopped" if found is None else "exhausted"
-            trace.append((rounds, k, search.nodes, "time" if search.timed_out else outcome))
-            if search.timed_out:
-                break
-            if found:
-                winner = k
-                best = (search.sequence, search.nodes)
-                break
-        trace.extend((rounds, k, s.nodes, "stopped") for k, s in sorted(searches.items()))
+        winner, found = _one_horizon(instance, ms, rounds, pruning, floor, deadline, sym, trace)
         if winner is None:
             break  # no setting found a sequence this short (or the time is over)
-        floor = winner
+        floor, best = winner, found
         rounds = len(best[0]) - 1 if best is not None else rounds
     if best is None:
         raise NotApplicableError(
             f"no matching sequence found within {time.monotonic() - start:.1f}s"
         )
     seq, nodes = best
+    sched = _verified(instance, seq, ms)
+    return ColoringResult(seq, ms, sched, nodes, time.monotonic() - start, tuple(trace))
+
+
+def _matchings(instance: Instance, matchings: list[Matching] | None) -> list[Matching]:
+    """The matchings to search with, sorted: those given, else the graph's defaults."""
+    ms = [sorted(m) for m in (matchings if matchings is not None else _default_matchings(instance))]
+    if not ms or len(ms) > 10:
+        raise NotApplicableError(f"the coloring heuristic needs 1 to 10 matchings, got {len(ms)}")
+    return ms
+
+
+def _verified(instance: Instance, seq: str, ms: list[Matching]) -> Schedule:
+    """The schedule of a matching sequence, replayed by the verifier."""
     sched = matching_sequence(instance, seq, ms)
     if not simulate(instance, sched).ok:  # the search's bookkeeping and the verifier disagree
         raise NotApplicableError(f"sequence {seq} failed verification")
-    return ColoringResult(seq, ms, sched, nodes, time.monotonic() - start, tuple(trace))
+    return sched
+
+
+def _one_horizon(
+    instance: Instance,
+    ms: list[Matching],
+    rounds: int,
+    pruning: tuple[tuple[int, bool, float], ...],
+    floor: int,
+    deadline: float,
+    sym: MatchingSymmetry | None,
+    trace: list[tuple[int, int, int, str]],
+) -> tuple[int | None, tuple[str, int] | None]:
+    """The pruning settings' searches for a sequence of ``rounds`` matchings, in turns
+    (:func:`~gossipcert.heuristics.coloring_schedule.setting_slices`), each ending appended
+    to ``trace``: the setting that found one, and the sequence with its search nodes (None,
+    None when none did)."""
+    searches: dict[int, _Search] = {}
+    done: set[int] = set()
+    winner, best = None, None
+    for k, nodes in setting_slices(len(pruning), floor, done):
+        search = searches.get(k)
+        if search is None:
+            no_repeat, window, f = pruning[k]
+            search = searches[k] = (
+                _Search(instance, ms, rounds, f, no_repeat, window, deadline)
+                if sym is None
+                else _SymmetricSearch(
+                    instance, ms, rounds, f, no_repeat, window, deadline, symmetry=sym
+                )
+            )
+        found = search.advance(nodes)
+        if found is None and k >= floor:
+            continue  # paused: its next slice comes
+        done.add(k)
+        del searches[k]  # ended, or a probe of a setting below the floor
+        outcome = "found" if found else "stopped" if found is None else "exhausted"
+        trace.append((rounds, k, search.nodes, "time" if search.timed_out else outcome))
+        if search.timed_out:
+            break
+        if found:
+            winner = k
+            best = (search.sequence, search.nodes)
+            break
+    trace.extend((rounds, k, s.nodes, "stopped") for k, s in sorted(searches.items()))
+    return winner, best
 
 
 def coloring_schedule(instance: Instance) -> Schedule:

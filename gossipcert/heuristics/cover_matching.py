@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import numpy as np
 import numpy.typing as npt
-from ortools.graph.python import linear_sum_assignment
 
 from gossipcert.errors import HeuristicError
 from gossipcert.heuristics.bitsets import Index
@@ -81,6 +80,8 @@ def two_matching(u: Index, v: Index, weight: Floats, n: int) -> list[int]:
 
     ``sigma[x] == x``: ``x`` is unmatched; otherwise ``{x, sigma[x]}`` is an edge.
     """
+    from ortools.graph.python import linear_sum_assignment
+
     top = float(weight.max()) if len(weight) else 0.0
     sigma = list(range(n))
     if top <= 0.0:

@@ -3,7 +3,7 @@
 Every arc ``(u, v)`` may carry at most ``c(u, v)`` packets per round (the edge's capacity,
 default 1). Reversible: an undirected graph gives each arc and its reverse one capacity.
 
-Links slower than one round (design section 2), the one model that states them:
+Links slower than one round (docs/models.rst), the one model that states them:
 
 - an edge may carry a latency ``L >= 1`` (edge attribute ``latency``, both directions, like
   ``capacity``; 1 when absent); a packet that enters arc ``u -> v`` in round ``t`` is known

@@ -1,6 +1,6 @@
 """Model specs: :class:`Model` (a model's kind and its options) and :func:`parse_model`.
 
-Model specs (design section 5)::
+Model specs (docs/models.rst)::
 
     telephone            telephone:p=2        sequential:p=2 (telephone with one call a round)
     half-duplex          half-duplex:p=1      single-port:p=1 (default p=1)

@@ -55,9 +55,6 @@ from typing import Any
 
 import networkx as nx
 import numpy as np
-from ortools.sat.python import cp_model
-from scipy import sparse
-from scipy.optimize import linprog
 
 from gossipcert.command_start import seconds_left
 from gossipcert.encodings import allreduce_union as union
@@ -334,6 +331,9 @@ def _weight(single: Instance, column: tuple[Hop, ...], cost: dict[Slot, float]) 
 def _duals(rows: list[int], cols: list[int], width: int, capacity: np.ndarray) -> np.ndarray:
     """The dual prices of "most chunks over the ``width`` columns within the slots'
     ``capacity``", the matrix given by its entries' ``rows`` and ``cols`` (HiGHS)."""
+    from scipy import sparse
+    from scipy.optimize import linprog
+
     shape = (len(capacity), width)
     a = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
     res = linprog(-np.ones(width), A_ub=a, b_ub=capacity, bounds=(0, None), method="highs")
@@ -352,6 +352,8 @@ def _cheapest(
     one in per node and round in the one-port models), every demander knowing every
     contributor at the end, and at least ``m + d - 2`` transmissions (implied); ``k`` out and
     ``k`` in with ``k`` ports."""
+    from ortools.sat.python import cp_model
+
     g, n = single.graph, single.n
     dist = dict(nx.all_pairs_shortest_path_length(g))
     holders = [w for w in range(n) if single.holdings[w]]

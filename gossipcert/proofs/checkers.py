@@ -74,10 +74,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import dratify
-
 from gossipcert.children import call_in_child
 from gossipcert.proofs.drat import CHECKER_NAME, check_drat_text
+from gossipcert.proofs.drat_extra import load_dratify
 from gossipcert.proofs.lrat import CHECKER_NAME as LRAT_NAME
 from gossipcert.proofs.lrat import DELETIONS as LRAT_DELETIONS
 from gossipcert.proofs.lrat import check_lrat_file
@@ -93,11 +92,6 @@ from gossipcert.proofs.verdicts import (
     combined_status,
 )
 
-try:  # the optional Rust engine of dratify registers itself on import
-    import cdclkit  # noqa: F401
-except ImportError:  # pragma: no cover - optional accelerator
-    pass
-
 #: environment variable naming a drat-trim binary (else ``drat-trim`` on the PATH)
 DRAT_TRIM_ENV = "GOSSIPCERT_DRAT_TRIM"
 
@@ -111,6 +105,7 @@ def _remaining(deadline: float | None) -> float | None:
 
 
 def _dratify_verdict(cnf_text: str, proof: str, engine: str) -> tuple[str, str]:
+    dratify = load_dratify()
     try:
         result = dratify.check_proof(
             dratify.parse_dimacs(cnf_text), proof, engine=engine, apply_deletions=False
@@ -140,6 +135,7 @@ def run_dratify(cnf_text: str, proof: str, deadline: float | None = None) -> Che
     -------
     CheckOutcome
     """
+    dratify = load_dratify()
     start = time.monotonic()
     engine = "native" if dratify.native_available() else "python"
     name = f"dratify {getattr(dratify, '__version__', '?')} ({engine} engine)"

@@ -38,12 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import dratify
-
-try:  # the optional Rust engine of dratify registers itself on import
-    import cdclkit  # noqa: F401
-except ImportError:  # pragma: no cover - optional accelerator
-    pass
+from gossipcert.proofs.drat_extra import load_dratify
 
 #: how many lines pass between two looks at the clock
 _CLOCK_EVERY = 2048
@@ -58,6 +53,7 @@ DELETIONS = "applied (each step is checked alone on the clauses it names)"
 
 def checker_name() -> str:
     """This checker's name, with dratify's version and engine."""
+    dratify = load_dratify()
     engine = "native" if dratify.native_available() else "python"
     return f"dratify-hints ({getattr(dratify, '__version__', '?')}, {engine} engine)"
 
@@ -95,6 +91,7 @@ def _empty_clause_follows(native: Any, nvars: int, clauses: list[Any]) -> bool:
     whose first field is the verdict and last whether the empty clause was reached), else
     :func:`dratify.check_proof` (``native`` None)."""
     if native is None:
+        dratify = load_dratify()
         formula = dratify.CNF(nvars)
         formula.clauses.extend(tuple(c) for c in clauses)
         return bool(dratify.check_proof(formula, [("a", [])], engine="python").ok)
@@ -158,6 +155,7 @@ def check_hinted(
     >>> check_hinted([[1, 2], [-1, 2], [-2]], ["4 2 0 1 0", "5 0 4 3 0"]).message
     'line 1: the clause does not follow from its hints by unit propagation'
     """
+    dratify = load_dratify()
     start = time.monotonic()
     native = dratify.native_implementation()  # looked up once: the look-up searches imports
     nvars = max((abs(x) for c in clauses for x in c), default=0)

@@ -39,13 +39,18 @@ LRAT_SOLVER = "cadical195"
 def compiled_available() -> bool:
     """Whether the compiled LRAT kernels load here (numba imports, and can cache their
     code beside the package or in its user-wide cache). Without them proofs are trimmed and
-    checked by the Python versions, more slowly."""
+    checked by the Python versions, more slowly. Their first use after an install compiles
+    them, which a running search is told of first (:mod:`gossipcert.proofs.kernel_notice`)."""
     try:
         import gossipcert.proofs.fixpoint
         import gossipcert.proofs.lrat_compiled
-        import gossipcert.proofs.lrat_kernels  # noqa: F401
+        import gossipcert.proofs.lrat_kernels
     except Exception:  # pragma: no cover - numba is a dependency; a read-only install
         return False
+    from gossipcert.proofs import kernel_notice
+
+    proofs = gossipcert.proofs
+    kernel_notice.announce([proofs.lrat_kernels, proofs.lrat_compiled, proofs.fixpoint])
     return True
 
 

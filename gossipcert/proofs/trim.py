@@ -43,8 +43,6 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import breadth_first_order
 
 from gossipcert.errors import SolverError
 
@@ -380,6 +378,9 @@ def _trim_arrays(data: bytes, ids: Mapping[int, int]) -> TrimmedProof | None:
     clause depends on found by one breadth-first search (scipy) over the hint graph, the
     last uses found by one sort. None when the proof is not plain, well-formed LRAT (the
     line version then reads it, and names any malformed line)."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import breadth_first_order
+
     if data and not data.endswith(b"\n"):
         data += b"\n"
     tokens = proof_tokens(data)

@@ -40,8 +40,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ortools.sat.python import cp_model
-
 from gossipcert.encodings import EncodingOptions, TransferEncoding, encoding_for
 from gossipcert.errors import SolverError, SpecError
 from gossipcert.instance import Instance
@@ -182,6 +180,8 @@ def min_steps(
         A model whose linear cost is not defined (all-port;
         :func:`gossipcert.models.require_linear_cost`).
     """
+    from ortools.sat.python import cp_model
+
     require_linear_cost(instance.model.kind)
     start = time.monotonic()
     if deadline is not None and deadline <= start:  # before building a model of R rounds

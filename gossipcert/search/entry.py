@@ -16,9 +16,7 @@ from gossipcert.finders.portfolio import PortfolioSettings
 from gossipcert.finders.upper import Progress
 from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Schedule
-from gossipcert.search.allreduce import solve_allreduce
 from gossipcert.search.outcome import SolveResult, search_options
-from gossipcert.search.reversal import solve_by_reversal
 from gossipcert.search.rounds import _Search
 from gossipcert.solvers.backends import BACKENDS
 
@@ -125,6 +123,9 @@ def _solve_reduction(
 ) -> SolveResult:
     """A reduction: reduce and reduce-scatter by time reversal, allreduce by its bracket,
     through ``solve_other``."""
+    from gossipcert.search.allreduce import solve_allreduce
+    from gossipcert.search.reversal import solve_by_reversal
+
     result: SolveResult
     if instance.problem.kind is ProblemKind.ALLREDUCE:
         result = solve_allreduce(instance, solve_other, time_limit, strict, progress, seeds)

@@ -27,7 +27,7 @@
    only (``optimal`` when they meet, ``feasible`` or ``unknown`` otherwise).
 5. The claim "``R* - 1`` rounds are impossible" is then proved on a standalone CNF by
    CaDiCaL with an LRAT proof trimmed to its core, judged by two independent checkers
-   (:func:`gossipcert.proofs.lrat_checks.check_lrat_proof`); if that does not finish in time the
+   (:func:`gossipcert.proofs.checkers.check_lrat_proof`); if that does not finish in time the
    evidence is the back-end's infeasibility claim, labelled as such. With the SAT back-end
    the deciding query ``r = L = U - 1`` (a refutation certifies ``U``, a model ``U - 1``)
    is itself asked on that CNF with the proof on
@@ -45,7 +45,7 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gossipcert.closed_forms import Bound, best_lower_bound
 from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
@@ -55,16 +55,18 @@ from gossipcert.finders.portfolio import PortfolioSettings
 from gossipcert.finders.upper import Progress, schedule_by_horizon, upper_bound_schedules
 from gossipcert.finders.upper import verified as _verified
 from gossipcert.instance import Instance, bits
-from gossipcert.proofs.checkers import check_refutation
-from gossipcert.proofs.evidence import drat_evidence
-from gossipcert.proofs.refutation import DecidedHorizon, HorizonProver, pack_proof, prove_unsat
+from gossipcert.proofs import kernel_notice
 from gossipcert.schedule import Schedule
 from gossipcert.search.heartbeat import heartbeats
 from gossipcert.search.outcome import SolveResult
 from gossipcert.simulate import Report, simulate
 from gossipcert.solvers.backends import Status, make_backend
-from gossipcert.solvers.standalone import standalone_cnf
 from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
+
+if TYPE_CHECKING:
+    from gossipcert.encodings.cnf import StandaloneCNF
+    from gossipcert.proofs.refutation import DecidedHorizon, HorizonProver, ProofResult
+    from gossipcert.proofs.verdicts import ProofVerdict
 
 #: the events after which a stopped search's state has changed (:meth:`_Search.state`)
 STATE_EVENTS = ("lower-bound", "upper-bound", "query", "proof")
@@ -73,6 +75,30 @@ STATE_EVENTS = ("lower-bound", "upper-bound", "query", "proof")
 PROBE_SECONDS = 30.0
 #: seconds for each query of the quick ascending pass before the probes
 QUICK_SECONDS = 5.0
+
+
+def prove_unsat(cnf: StandaloneCNF, deadline: float | None, lrat: bool) -> ProofResult:
+    """:func:`gossipcert.proofs.refutation.prove_unsat`. The proof machinery
+    (:mod:`gossipcert.proofs`) is imported when a proof is made, not with the search: a
+    search that the closed forms settle loads none of it."""
+    from gossipcert.proofs.refutation import prove_unsat as prove
+
+    return prove(cnf, deadline, lrat=lrat)
+
+
+def check_refutation(
+    cnf_text: str,
+    proof: str,
+    proof_format: str,
+    deadline: float | None,
+    meanwhile: Callable[[], None],
+    formula: tuple[int, list[list[int]]],
+) -> ProofVerdict:
+    """:func:`gossipcert.proofs.checkers.check_refutation`, imported when a proof is checked
+    (:func:`prove_unsat`)."""
+    from gossipcert.proofs.checkers import check_refutation as check
+
+    return check(cnf_text, proof, proof_format, deadline, meanwhile=meanwhile, formula=formula)
 
 
 class _Search:
@@ -271,6 +297,8 @@ class _Search:
         at most half the time left; its ``candidates`` entrant is the step above, skipped,
         and so is its ``symmetric`` entrant where the symmetric step ran."""
         settings = self.portfolio
+        if settings is None:  # no portfolio asked for
+            return
         if self.deadline is not None:
             left = (self.deadline - time.monotonic()) / 2
             settings = replace(settings, seconds=max(0.0, min(settings.seconds, left)))
@@ -376,6 +404,8 @@ class _Search:
             self.prover.close()
             self.prover = None
         if self.prover is None:
+            from gossipcert.proofs.refutation import HorizonProver
+
             self.prover = HorizonProver(self.instance, r, self.options)
         q0 = time.monotonic()
         got = self.prover.solve(until, lambda: self.heartbeat(r))
@@ -443,6 +473,10 @@ class _Search:
             return self.lower_evidence  # the schedule met the closed-form bound
         if not self.proof:
             return self.claim()
+        from gossipcert.proofs.evidence import drat_evidence
+        from gossipcert.proofs.refutation import pack_proof
+        from gossipcert.solvers.standalone import standalone_cnf
+
         rounds = self.unsat_at
         p0 = time.monotonic()
         if self.decided is not None and self.decided.cnf.rounds == rounds:
@@ -523,6 +557,11 @@ class _Search:
         packet_step(self)
 
     def run(self) -> SolveResult:
+        # the first proof after an install compiles the kernels: said on the progress stream
+        with kernel_notice.announcing(lambda what: self.emit({"event": "stage", "what": what})):
+            return self._run()
+
+    def _run(self) -> SolveResult:
         self.lower_bound()
         self.upper_bound()
         if self.upper is not None and self.upper > self.lower:

@@ -81,7 +81,7 @@ class SplitSearch(_Search):
         finally:
             self.deadline = deadline
 
-    def run(self) -> SolveResult:
+    def _run(self) -> SolveResult:
         try:
             self.lower_bound()
             self.upper_bound()

@@ -25,14 +25,16 @@ import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ortools.sat.python import cp_model
 from pysat.solvers import Solver
 
 from gossipcert.encodings.formula import Formula
 from gossipcert.errors import SolverError
 from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
 
 
 class Status(StrEnum):
@@ -266,6 +268,8 @@ def compile_cpsat(
 ) -> tuple[cp_model.CpModel, dict[int, cp_model.IntVar], Callable[[int], Any]]:
     """The formula as a CP-SAT model: the model, its Booleans by formula variable, and a
     function from a DIMACS literal to the CP-SAT literal."""
+    from ortools.sat.python import cp_model
+
     model = cp_model.CpModel()
     # x[v]: the CP-SAT Boolean of formula variable v (auxiliaries of CNF encodings unused)
     x: dict[int, cp_model.IntVar] = {}
@@ -311,6 +315,8 @@ class CpSatBackend:
         and stays responsive to Ctrl-C: a :class:`KeyboardInterrupt` stops the search and is
         raised again once the worker has returned.
         """
+        from ortools.sat.python import cp_model
+
         model, x, lit = compile_cpsat(self.formula)
         for a in assumptions:
             model.add_bool_and([lit(a)])

@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ortools.sat.python import cp_model
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
+
 
 #: seconds between two calls of a ``tick`` while CP-SAT runs
 TICK_SECONDS = 1.0
@@ -54,6 +56,8 @@ def cpsat_solver(
     -------
     cp_model.CpSolver
     """
+    from ortools.sat.python import cp_model
+
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = workers
     if seconds is not None:

@@ -100,14 +100,7 @@ def read_sweep(path: str | Path) -> Sweep:
         model or problem.
     """
     src = Path(path)
-    try:
-        data = tomllib.loads(src.read_text())
-    except FileNotFoundError:
-        raise SpecError(f"sweep file {str(src)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(f"cannot read sweep file {str(src)!r}: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise SpecError(f"sweep file {str(src)!r} is not valid TOML: {exc}") from None
+    data = _read_toml(src)
     unknown = set(data) - _SWEEP_KEYS - _PAGE_KEYS
     if unknown:
         raise SpecError(f"{src}: unknown key(s) {', '.join(sorted(unknown))}")
@@ -140,34 +133,7 @@ def read_sweep(path: str | Path) -> Sweep:
         if not isinstance(data.get(key, ""), str):
             raise SpecError(f"{src}: '{key}' must be text")
     for i, group in enumerate(groups, 1):
-        where = f"{src}: group {i}"
-        if not isinstance(group, dict):
-            raise SpecError(f"{where} is not a table")
-        extra = set(group) - _GROUP_KEYS
-        if extra:
-            raise SpecError(f"{where}: unknown key(s) {', '.join(sorted(extra))}")
-        claim = parse_claim(group["claim"], where) if "claim" in group else None
-        templates = _str_list(group, "graphs", where)
-        models = _str_list(group, "models", where)
-        problems = _str_list(group, "problems", where)
-        sizes = group.get("sizes", [])
-        if not isinstance(sizes, list) or not all(
-            isinstance(s, int | str) and not isinstance(s, bool) for s in sizes
-        ):
-            raise SpecError(f"{where}: 'sizes' must be a list of numbers or strings")
-        for t in templates:
-            if "{n}" in t and not sizes:
-                raise SpecError(f"{where}: graph {t!r} has {{n}} but the group has no 'sizes'")
-            sized: list[tuple[str, str | None]] = (
-                [(t.replace("{n}", str(s)), str(s)) for s in sizes] if "{n}" in t else [(t, None)]
-            )
-            for g, size in sized:
-                for m in models:
-                    for p in problems:
-                        if (g, m, p) not in specs:
-                            specs.append((g, m, p))
-                        if claim is not None:
-                            claims[(g, m, p)] = (claim, size)
+        _add_group(group, f"{src}: group {i}", specs, claims)
     base = src.parent
     out = base / str(data.get("output", "."))
     store = base / str(data.get("store", "store"))
@@ -184,3 +150,52 @@ def read_sweep(path: str | Path) -> Sweep:
         sweep.instances.append(inst)
         sweep.keys.append(instance_key(inst))
     return sweep
+
+
+def _read_toml(src: Path) -> dict[str, Any]:
+    """A sweep file's TOML; a file that cannot be read or parsed is a :class:`SpecError`."""
+    try:
+        return tomllib.loads(src.read_text())
+    except FileNotFoundError:
+        raise SpecError(f"sweep file {str(src)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f"cannot read sweep file {str(src)!r}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise SpecError(f"sweep file {str(src)!r} is not valid TOML: {exc}") from None
+
+
+def _add_group(
+    group: Any,
+    where: str,
+    specs: list[tuple[str, str, str]],
+    claims: dict[tuple[str, str, str], tuple[Claim, str | None]],
+) -> None:
+    """The instances of one ``[[group]]`` appended to ``specs`` (each once, in order), and
+    the group's claim on each of them into ``claims``."""
+    if not isinstance(group, dict):
+        raise SpecError(f"{where} is not a table")
+    extra = set(group) - _GROUP_KEYS
+    if extra:
+        raise SpecError(f"{where}: unknown key(s) {', '.join(sorted(extra))}")
+    claim = parse_claim(group["claim"], where) if "claim" in group else None
+    templates = _str_list(group, "graphs", where)
+    models = _str_list(group, "models", where)
+    problems = _str_list(group, "problems", where)
+    sizes = group.get("sizes", [])
+    if not isinstance(sizes, list) or not all(
+        isinstance(s, int | str) and not isinstance(s, bool) for s in sizes
+    ):
+        raise SpecError(f"{where}: 'sizes' must be a list of numbers or strings")
+    for t in templates:
+        if "{n}" in t and not sizes:
+            raise SpecError(f"{where}: graph {t!r} has {{n}} but the group has no 'sizes'")
+        sized: list[tuple[str, str | None]] = (
+            [(t.replace("{n}", str(s)), str(s)) for s in sizes] if "{n}" in t else [(t, None)]
+        )
+        for g, size in sized:
+            for m in models:
+                for p in problems:
+                    if (g, m, p) not in specs:
+                        specs.append((g, m, p))
+                    if claim is not None:
+                        claims[(g, m, p)] = (claim, size)

@@ -1,5 +1,5 @@
 """Time, not only rounds: a collective's time at a message size on a machine with real
-links, and lower bounds on it (design section 6).
+links, and lower bounds on it (docs/time.md).
 
 - :mod:`~gossipcert.timed.machine`: links with bandwidth and latency, routes between ranks;
 - :mod:`~gossipcert.timed.simulate`: the time of a list of transfers with dependencies

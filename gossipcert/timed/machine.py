@@ -1,8 +1,8 @@
 """A machine to time transfers on: links with bandwidth and latency, routes between ranks.
 
-The cost model (design section 6): a link has a latency ``alpha`` (seconds) and a bandwidth
-``B`` (bytes a second in each direction); a transfer of ``b`` bytes over it takes
-``alpha + b / B`` and occupies it for ``b / B``. A :class:`Machine` is a graph with these
+The cost model (docs/time.md, "The cost model"): a link has a latency ``alpha`` (seconds)
+and a bandwidth ``B`` (bytes a second in each direction); a transfer of ``b`` bytes over it
+takes ``alpha + b / B`` and occupies it for ``b / B``. A :class:`Machine` is a graph with these
 numbers on every arc (:mod:`gossipcert.graphs.links`) and the ranks of an algorithm placed
 on its processors (rank ``r`` on the ``r``-th processor; routers, such as switches and
 NICs, are not ranks).

@@ -214,16 +214,33 @@ def simulate(
     >>> simulate(m, ops).time  # the link 0 -> 1 serves one chunk after the other
     2.0
     """
-    n_ops = len(ops)
     iterations = max(1, int(iterations))
     sim = max(1, min(iterations, cap))
+    segs, sizes, busy, routed = _routes(machine, ops, unit)
+    finish = _finish_times(machine, ops, segs, sizes, sim, carry)
+    time, extrapolated = _extrapolated(finish, iterations, sim, busy)
+    return Run(
+        time, iterations, sim, extrapolated, finish, routed, iterations * max(busy, default=0.0)
+    )
+
+
+def _finish_times(
+    machine: Machine,
+    ops: Sequence[Op],
+    segs: list[Segments | None],
+    sizes: list[float],
+    sim: int,
+    carry: Sequence[tuple[int, int]],
+) -> list[float]:
+    """When each of ``sim`` iterations of ``ops`` has arrived everywhere (the event loop of
+    :func:`simulate`, on the routes ``segs`` and sizes of :func:`_routes`)."""
+    n_ops = len(ops)
     succ_done, succ_arr, indeg0 = _successors(ops)
     carry_succ: list[list[int]] = [[] for _ in range(n_ops)]
     carry_in = [0] * n_ops
     for a, b in carry:
         carry_succ[a].append(b)
         carry_in[b] += 1
-    segs, sizes, busy, routed = _routes(machine, ops, unit)
     total = n_ops * sim
     indeg = indeg0 + [d + c for d, c in zip(indeg0, carry_in, strict=True)] * (sim - 1)
     ready = [0.0] * total
@@ -295,6 +312,14 @@ def simulate(
         )
     for i in range(1, sim):
         finish[i] = max(finish[i], finish[i - 1])
+    return finish
+
+
+def _extrapolated(
+    finish: list[float], iterations: int, sim: int, busy: list[float]
+) -> tuple[float, bool]:
+    """The time of ``iterations`` iterations from the finish times of the ``sim`` simulated,
+    and whether it was extrapolated beyond them."""
     time = finish[-1] if finish else 0.0
     extrapolated = iterations > sim
     if extrapolated:
@@ -302,6 +327,4 @@ def simulate(
         period = (finish[-1] - finish[half - 1]) / (sim - half) if half >= 1 else finish[-1]
         # never less than the busiest link's work of an iteration
         time = finish[-1] + (iterations - sim) * max(period, max(busy, default=0.0))
-    return Run(
-        time, iterations, sim, extrapolated, finish, routed, iterations * max(busy, default=0.0)
-    )
+    return time, extrapolated
