@@ -9,7 +9,7 @@ Two suites:
   and their heuristic's result, HR); a gap of the table that the certified optimum closes is
   marked.
 
-Each instance is solved by :func:`gossipcert.search.watchdog.solve_within` (as ``gossipcert solve
+Each instance is solved by :func:`gossipcert.watchdog.solve_within` (as ``gossipcert solve
 --time-limit`` does: the search in a child killed at the limit; SAT back-end, broadcast
 encoding, DRAT proof checked) within ``--time-limit`` seconds; the table gives the closed-form
 lower bound, the heuristic upper bound, the final status and bracket, the evidence and the
@@ -40,7 +40,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from gossipcert.instance import parse_instance
-from gossipcert.search.watchdog import solve_within
+from gossipcert.watchdog import solve_within
 
 SIZES = ["100,300", "200,600", "500,1500", "1000,3000", "1000,5000"]
 

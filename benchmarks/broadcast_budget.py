@@ -21,8 +21,8 @@ import time
 
 from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.instance import parse_instance
-from gossipcert.search.backends import SatBackend, Status
 from gossipcert.simulate import simulate
+from gossipcert.solvers.backends import SatBackend, Status
 
 #: the encodings compared: name -> (broadcast encoding, idle budget)
 VARIANTS = {

@@ -11,7 +11,7 @@ refuted CNF is rebuilt as ``check`` rebuilds it, and timed four ways on it:
 - **after**: CaDiCaL writing LRAT (binary), read and trimmed by the compiled kernels (one
   solve that decides and proves, :func:`gossipcert.proofs.refutation.prove_unsat` with
   ``lrat=True``), and the trimmed proof judged by
-  :func:`gossipcert.proofs.checkers.check_lrat_proof` (the compiled gossipcert-lrat and
+  :func:`gossipcert.proofs.lrat_checks.check_lrat_proof` (the compiled gossipcert-lrat and
   hint-fixpoint; the Python gossipcert-lrat and minisat-hints on a refusal).
 
 The compiled kernels cost a fixed time the first time a process uses them (numba loading
@@ -50,11 +50,13 @@ from typing import Any
 from pysat.solvers import Solver
 
 from gossipcert.certificates.certificate import check_certificate
+from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.proofs import refutation
-from gossipcert.proofs.checkers import check_lrat_proof, check_proof
+from gossipcert.proofs.checkers import check_proof
+from gossipcert.proofs.lrat_checks import check_lrat_proof
 from gossipcert.proofs.lrat_solver import add_clauses
-from gossipcert.proofs.refutation import StandaloneCNF, prove_unsat
-from gossipcert.search.backends import solve_sliced
+from gossipcert.proofs.refutation import prove_unsat
+from gossipcert.solvers.backends import solve_sliced
 
 #: decide times below this (seconds) are flagged: fixed costs dominate the ratio there
 RESOLUTION = 0.01

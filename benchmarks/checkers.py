@@ -35,7 +35,8 @@ from gossipcert.proofs.checkers import (
     run_dratify,
     run_gossipcert,
 )
-from gossipcert.proofs.refutation import prove_unsat, standalone_cnf, unpack_proof
+from gossipcert.proofs.refutation import prove_unsat, unpack_proof
+from gossipcert.solvers.standalone import standalone_cnf
 
 # (graph, model, problem, rounds refuted)
 SUITE = [

@@ -12,9 +12,10 @@ into a temporary folder; the default is this checkout. For each it prints:
 - the largest module and the largest function (lines, from :mod:`ast`: a function counts
   from its ``def`` to its last line, docstring included), and how many modules are over
   600 lines and functions over 100;
-- the lines of process handling: ``children.py``, ``parallel.py``, ``search/watchdog.py``
-  and every other module that forks or starts processes (``os.fork``, ``multiprocessing``,
-  ``concurrent.futures``' process pools, ``loky``, ``pebble``), each named;
+- the lines of process handling: ``children.py``, ``parallel.py``, ``watchdog.py``
+  (``search/watchdog.py`` in trees before it moved) and every other module that forks or
+  starts processes (``os.fork``, ``multiprocessing``, ``concurrent.futures``' process pools,
+  ``loky``, ``pebble``), each named;
 - the kind comparisons outside ``gossipcert/models/`` (``benchmarks/model_kinds.py``, the
   same counter for every tree: generic ones and those that state a paper's result);
 - ``gossipcert solve path:4 --problem broadcast:0``: the median wall and CPU (user + system)
@@ -48,7 +49,7 @@ from model_kinds import count as count_kind_tests
 REPO = Path(__file__).resolve().parents[1]
 COMMAND = ["solve", "path:4", "--problem", "broadcast:0"]
 #: modules named by the issue as the process handling, and the calls that start processes
-PROCESS_MODULES = ("children.py", "parallel.py", "search/watchdog.py")
+PROCESS_MODULES = ("children.py", "parallel.py", "watchdog.py", "search/watchdog.py")
 PROCESS_MARKERS = (
     "os.fork",
     "import multiprocessing",

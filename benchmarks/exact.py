@@ -27,8 +27,8 @@ from dataclasses import replace
 
 from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.instance import Instance, parse_instance
-from gossipcert.search.backends import Status, make_backend
 from gossipcert.search.entry import solve
+from gossipcert.solvers.backends import Status, make_backend
 from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 SUITE = [

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from packets_reference import optimum
 from test_exact_bruteforce_packets import MODELS, cases, project_instance
 
-from gossipcert.search.watchdog import solve_within
+from gossipcert.watchdog import solve_within
 
 
 def main() -> int:

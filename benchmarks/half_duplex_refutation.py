@@ -1,6 +1,6 @@
 """Half-duplex refutations: seconds to prove "R* - 1 rounds are impossible", by encoding.
 
-For each instance the standalone CNF of :func:`gossipcert.proofs.refutation.standalone_cnf` (the
+For each instance the standalone CNF of :func:`gossipcert.solvers.standalone.standalone_cnf` (the
 search's options, with lex-leader symmetry breaking) for ``R* - 1`` rounds is solved by
 CaDiCaL without a proof, once per variant:
 
@@ -25,7 +25,7 @@ from pysat.solvers import Solver
 from gossipcert.closed_forms import LOWER_BOUNDS, best_lower_bound
 from gossipcert.encodings import EncodingOptions
 from gossipcert.instance import parse_instance
-from gossipcert.proofs.refutation import standalone_cnf
+from gossipcert.solvers.standalone import standalone_cnf
 
 # (graph, optimum of half-duplex gossip)
 SUITE = [("petersen", 7), ("ring:7", 7), ("complete:6", 5), ("hypercube:3", 6), ("mesh:3x3", 7)]

@@ -36,8 +36,8 @@ from gossipcert.instance import Instance, parse_instance
 from gossipcert.schedule import Schedule, Transmission
 from gossipcert.search.allreduce import compose
 from gossipcert.search.reversal import reduction_from_dual
-from gossipcert.search.watchdog import solve_within
 from gossipcert.simulate import simulate
+from gossipcert.watchdog import solve_within
 
 
 def machines(sizes: list[int]) -> list[tuple[str, str]]:

@@ -47,7 +47,7 @@ from gossipcert.formats.mscclpp_writer import mscclpp_plan_from_schedule
 from gossipcert.formats.replay import replay
 from gossipcert.formats.writers import msccl_xml_from_schedule
 from gossipcert.instance import parse_instance
-from gossipcert.search.watchdog import solve_within
+from gossipcert.watchdog import solve_within
 
 TESTS = Path(__file__).resolve().parent.parent / "tests"
 SOURCES = {

@@ -32,10 +32,10 @@ from gossipcert.closed_forms import all_bounds
 from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.graphs import from_spec
 from gossipcert.instance import Instance, parse_instance
-from gossipcert.search.backends import Status, make_backend
 from gossipcert.search.cost import pareto_front
 from gossipcert.search.entry import solve
 from gossipcert.search.outcome import SolveResult
+from gossipcert.solvers.backends import Status, make_backend
 from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 RULES = {

@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 
 from gossipcert.encodings import EncodingOptions
+from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.instance import parse_instance
-from gossipcert.proofs.refutation import StandaloneCNF
 from gossipcert.research.palindrome import PalindromeEncoding, palindrome_maps, palindrome_search
 from gossipcert.schedule import write_schedule
 from gossipcert.symmetry.groups import left_map, right_map

@@ -43,7 +43,7 @@ from pathlib import Path
 
 from gossipcert.errors import GossipcertError
 from gossipcert.instance import parse_instance
-from gossipcert.search.watchdog import solve_within
+from gossipcert.watchdog import solve_within
 
 GRAPHS = [
     *[(f"ring:{n}", "all-port") for n in range(4, 9)],

@@ -5,7 +5,7 @@ Two tables, telephone gossip:
 - ``refutations`` (default): for the horizons ``R* - 1`` that the search refutes on Beier and
   Sibeyn's Table 5 and 6 graphs (and de Bruijn 6 at 7), the full formula (the standalone CNF
   of ``solve``'s options, CaDiCaL with the DRAT proof on, not checked) beside
-  :func:`gossipcert.search.relaxation.refute_by_relaxation` (lazy rows and columns, then a
+  :func:`gossipcert.proofs.relaxation.refute_by_relaxation` (lazy rows and columns, then a
   DRAT proof of the relaxed CNF, checked by every checker): status, seconds, and the rows
   and columns it needed;
 - ``--raise GRAPH ...``: from the closed-form lower bound ``L`` upwards, how far the
@@ -34,8 +34,8 @@ import time
 from gossipcert.closed_forms import best_lower_bound
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.proofs.refutation import decide_with_proof
+from gossipcert.proofs.relaxation import refute_by_relaxation
 from gossipcert.search.outcome import search_options
-from gossipcert.search.relaxation import refute_by_relaxation
 
 #: (graph, horizon refuted): R* - 1 of the rows whose evidence is a solver refutation
 REFUTATIONS = [

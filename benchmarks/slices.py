@@ -4,9 +4,9 @@ The query "do ``R`` rounds suffice?" of ``gossipcert solve`` (the same encoding 
 symmetry breaking included) is built once per way and answered by CaDiCaL 1.9.5 (PySAT):
 
 - ``one call``: a single ``solve`` without a budget;
-- ``1 s slices``: :func:`gossipcert.search.backends.solve_sliced` as outside a watchdog
-  (slices of about :data:`~gossipcert.search.backends.SLICE_SECONDS`);
-- ``doubling``: the same with :func:`~gossipcert.search.backends.allow_long_slices`, as in
+- ``1 s slices``: :func:`gossipcert.solvers.backends.solve_sliced` as outside a watchdog
+  (slices of about :data:`~gossipcert.solvers.backends.SLICE_SECONDS`);
+- ``doubling``: the same with :func:`~gossipcert.solvers.backends.allow_long_slices`, as in
   the child process of ``gossipcert solve --time-limit``.
 
 Every new ``solve`` call backtracks CaDiCaL to the root, reruns its "lucky" phases, resets
@@ -32,9 +32,9 @@ from pysat.solvers import Solver
 
 from gossipcert.encodings import encoding_for
 from gossipcert.instance import parse_instance
-from gossipcert.search import backends
 from gossipcert.search.outcome import search_options
 from gossipcert.search.rounds import _verified
+from gossipcert.solvers import backends
 from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 WAYS = ("one call", "1 s slices", "doubling")

@@ -31,10 +31,10 @@ import time
 from pathlib import Path
 
 from gossipcert.errors import SpecError
+from gossipcert.finders.invariant import symmetric_search
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import write_schedule
 from gossipcert.symmetry.groups import nauty_subgroups, right_map, star_subgroups
-from gossipcert.symmetry.schedules import symmetric_search
 
 
 def main() -> None:

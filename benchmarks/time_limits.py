@@ -123,8 +123,8 @@ def probe(
     (``fixed_first``: the former first slice of 20,000 conflicts, for comparison)."""
     from gossipcert.encodings import encoding_for
     from gossipcert.instance import parse_instance
-    from gossipcert.search import backends
     from gossipcert.search.outcome import search_options
+    from gossipcert.solvers import backends
 
     inst = parse_instance(graph, "telephone", problem)
     t0 = time.monotonic()

@@ -263,7 +263,7 @@ def solve(
     from gossipcert.command_start import call_origin
 
     origin = call_origin()  # before the search's imports: the limit counts them
-    from gossipcert.search.watchdog import checked_time_limit
+    from gossipcert.watchdog import checked_time_limit
 
     time_limit = checked_time_limit(time_limit)
     instance = as_instance(G, model, problem, root=root)
@@ -283,7 +283,7 @@ def _search_from(
     ``strict``, ``proof`` and ``encoding`` in ``options``, from the schedule in ``resume``;
     each event is logged, then given to ``progress``."""
     from gossipcert.command_start import limits_from
-    from gossipcert.search.watchdog import solve_within
+    from gossipcert.watchdog import solve_within
 
     seeds = []
     if resume is not None:
@@ -442,7 +442,7 @@ def check(
     from gossipcert.command_start import call_origin, limits_from
 
     origin = call_origin()  # before the checkers' imports: the limit counts them
-    from gossipcert.search.watchdog import check_within, checked_time_limit
+    from gossipcert.watchdog import check_within, checked_time_limit
 
     time_limit = checked_time_limit(time_limit)
     cert = (
@@ -496,7 +496,7 @@ def upgrade(
     from gossipcert.command_start import call_origin, limits_from
 
     origin = call_origin()  # before the checkers' imports: the limit counts them
-    from gossipcert.search.watchdog import checked_time_limit, upgrade_within
+    from gossipcert.watchdog import checked_time_limit, upgrade_within
 
     time_limit = checked_time_limit(time_limit)
     cert = copy.deepcopy(

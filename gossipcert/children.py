@@ -2,11 +2,11 @@
 killed at a deadline, never outliving its parent.
 
 Every place that needs a child uses :class:`Child` (or :func:`call_in_child`, one child
-waited for): the search under a hard time limit (:mod:`gossipcert.search.watchdog`), the
+waited for): the search under a hard time limit (:mod:`gossipcert.watchdog`), the
 proof checker under a deadline (:mod:`gossipcert.proofs.checkers`), the schedule portfolio
 (:mod:`gossipcert.finders.portfolio`), the local pool of sweeps and cubes
 (:mod:`gossipcert.parallel`) and the race of the union relaxation and the exact model of
-allreduce (:func:`gossipcert.search.allreduce.decide`).
+allreduce (:func:`gossipcert.search.allreduce_exact.decide`).
 
 Why ``os.fork`` and not :mod:`multiprocessing`: the processes of a Dask worker (and of any
 ``multiprocessing`` pool) are *daemonic*, and ``multiprocessing`` refuses to start children

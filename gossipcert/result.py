@@ -78,7 +78,7 @@ class Result:
 
     @classmethod
     def from_search(cls, res: SolveResult) -> Result:
-        """The result of a search (:func:`gossipcert.search.watchdog.solve_within`).
+        """The result of a search (:func:`gossipcert.watchdog.solve_within`).
 
         Parameters
         ----------

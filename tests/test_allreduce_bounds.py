@@ -11,7 +11,7 @@ from gossipcert.certificates.certificate import build_certificate, check_certifi
 from gossipcert.constructions.ring_allreduce import ring_allreduce, ring_allreduce_rounds
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import parse_instance
-from gossipcert.search.allreduce import receipt_bound, receipts_per_round
+from gossipcert.search.allreduce_bounds import receipt_bound, receipts_per_round
 from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
 from tests.reductions_bfs import BruteForce

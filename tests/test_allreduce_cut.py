@@ -14,8 +14,8 @@ from gossipcert.constructions.hub_allreduce import hub_allreduce, hub_allreduce_
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
 from gossipcert.schedule import Schedule, Transmission
-from gossipcert.search.allreduce import find
 from gossipcert.search.allreduce_cut import cut_bound, node_cut_bound, pipeline
+from gossipcert.search.allreduce_exact import find
 from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
 from tests.reductions_bfs import BruteForce

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from gossipcert.instance import parse_instance
-from gossipcert.search import allreduce
+from gossipcert.search import allreduce, allreduce_exact
 from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
 from tests.test_allreduce_cut import atlas_instance
@@ -34,7 +34,7 @@ def test_interrupt_in_the_exact_search_keeps_the_bracket(monkeypatch: pytest.Mon
     inst = BOWTIE  # the receipts bound says 4, the exact search 5
     whole = solve(inst)
     assert whole.optimum == 5 and whole.evidence["kind"] == "allreduce-drat"
-    monkeypatch.setattr(allreduce, "decide", _interrupt)
+    monkeypatch.setattr(allreduce_exact, "decide", _interrupt)
     res = solve(inst)
     assert res.interrupted and res.status == "feasible" and res.optimum is None
     assert res.lower_bound == whole.evidence["bracket"]["value"] == 4
@@ -46,15 +46,15 @@ def test_interrupt_in_the_exact_search_keeps_the_bracket(monkeypatch: pytest.Mon
 def test_interrupt_after_a_refutation_keeps_the_proof(monkeypatch: pytest.MonkeyPatch) -> None:
     # the union relaxation is refuted at 4 rounds (a checked proof), then Ctrl-C at 5
     inst = BOWTIE
-    real = allreduce.decide
+    real = allreduce_exact.decide
 
     def decide(instance: Any, rounds: int, *args: Any) -> Any:
         if rounds >= 5:
             raise KeyboardInterrupt
         return real(instance, rounds, *args)
 
-    monkeypatch.setattr(allreduce, "decide", decide)
-    found, refuted, record, stopped = allreduce._exact(inst, 4, 7, None)
+    monkeypatch.setattr(allreduce_exact, "decide", decide)
+    found, refuted, record, stopped = allreduce_exact.exact_search(inst, 4, 7, None)
     assert (found, refuted, stopped) == (None, 4, True)
     assert record is not None and record["formula"] == "union" and record["checkers"]
 
@@ -94,16 +94,16 @@ def test_progress_names_the_stages_and_each_horizon() -> None:
 
 
 def test_solve_within_passes_strict_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    from gossipcert.search.watchdog import solve_within
+    from gossipcert.watchdog import solve_within
 
     seen: list[bool] = []
-    real = allreduce.decide
+    real = allreduce_exact.decide
 
     def decide(instance: Any, rounds: int, deadline: Any, strict: bool = False) -> Any:
         seen.append(strict)
         return real(instance, rounds, deadline, strict)
 
-    monkeypatch.setattr(allreduce, "decide", decide)
+    monkeypatch.setattr(allreduce_exact, "decide", decide)
     res = solve_within(BOWTIE, strict=True)
     assert res.optimum == 5 and seen == [True]
 
@@ -111,13 +111,13 @@ def test_solve_within_passes_strict_on(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_seed_schedule_is_an_upper_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     # solve --resume: a schedule from elsewhere, replayed, bounds the search from above
     tried: list[int] = []
-    real = allreduce.decide
+    real = allreduce_exact.decide
 
     def decide(instance: Any, rounds: int, *args: Any) -> Any:
         tried.append(rounds)
         return real(instance, rounds, *args)
 
-    monkeypatch.setattr(allreduce, "decide", decide)
+    monkeypatch.setattr(allreduce_exact, "decide", decide)
     inst = parse_instance("ring:5", "telephone", "allreduce")
     first = solve(inst)  # 4 rounds is the closed bound; the exact model finds a schedule
     assert first.optimum == 4 and first.schedule is not None and tried == [4]

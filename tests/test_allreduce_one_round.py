@@ -12,8 +12,8 @@ from gossipcert.closed_forms.allreduce_one_round import (
 )
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.schedule import Schedule, Transmission
-from gossipcert.search.watchdog import solve_within
 from gossipcert.simulate import simulate
+from gossipcert.watchdog import solve_within
 
 
 def direct(instance: Instance) -> Schedule:

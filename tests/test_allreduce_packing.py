@@ -1,4 +1,4 @@
-"""The chunk-packing bound of allreduce (gossipcert.search.allreduce_packing): its refutations,
+"""The chunk-packing bound of allreduce (gossipcert.proofs.allreduce_packing): its refutations,
 their re-check, and horizons it must not refute."""
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ import pytest
 
 from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.instance import Instance, parse_instance
-from gossipcert.search import heartbeat
-from gossipcert.search.allreduce_packing import (
+from gossipcert.proofs.allreduce_packing import (
     check_packing_evidence,
     one_chunk,
     packing_bound,
     slots,
     total,
 )
+from gossipcert.search import heartbeat
 from gossipcert.search.entry import solve
 from tests.one_chunk_reference import least_weight
 from tests.test_allreduce_cut import atlas_instance

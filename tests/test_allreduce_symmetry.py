@@ -1,5 +1,5 @@
 """The exact allreduce model with its interchangeable chunks ordered (family 7), which
-:func:`gossipcert.search.allreduce.find` searches: the same least satisfiable horizon as the
+:func:`gossipcert.search.allreduce_exact.find` searches: the same least satisfiable horizon as the
 model without it on every connected graph of up to 4 nodes with one chunk and up to 3 nodes
 with two (``sum``; ``max`` too with two); and its schedules replay."""
 
@@ -10,7 +10,7 @@ from pysat.solvers import Solver
 
 from gossipcert.encodings import allreduce
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
-from gossipcert.search.allreduce import find
+from gossipcert.search.allreduce_exact import find
 from gossipcert.simulate import simulate
 from tests.test_reductions_bfs import MODELS, atlas, labelled, spec
 

@@ -91,7 +91,7 @@ _FIRST_CALL = """
 import json, time
 import gossipcert
 from gossipcert import command_start
-import gossipcert.search.watchdog as watchdog
+import gossipcert.watchdog as watchdog
 
 origins = []
 def stop(*args, **kwargs):

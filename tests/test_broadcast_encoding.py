@@ -20,9 +20,9 @@ from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.encodings.broadcast import BroadcastEncoding, broadcast_applies
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
-from gossipcert.search.backends import SatBackend, Status
 from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
+from gossipcert.solvers.backends import SatBackend, Status
 
 Edge = tuple[int, int]
 

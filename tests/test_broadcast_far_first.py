@@ -16,8 +16,8 @@ from gossipcert.errors import InstanceError, UnsupportedModelError
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.research.broadcast_far_first import far_first, far_order
 from gossipcert.schedule import read_schedule
-from gossipcert.search.backends import SatBackend, Status
 from gossipcert.simulate import simulate
+from gossipcert.solvers.backends import SatBackend, Status
 
 
 def cone_rounds(inst: Instance, targets: frozenset[int]) -> int:

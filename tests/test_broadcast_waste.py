@@ -14,9 +14,9 @@ from gossipcert.encodings.broadcast import BroadcastEncoding
 from gossipcert.encodings.formula import Formula
 from gossipcert.encodings.waste import idle_budget, unary_sum
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
-from gossipcert.search.backends import SatBackend, Status
 from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
+from gossipcert.solvers.backends import SatBackend, Status
 
 
 @pytest.mark.parametrize("weights", [(1, 1, 1), (2, 1, 3), (4, 2, 1, 1), (1,), (5, 5)])

@@ -9,8 +9,8 @@ from gossipcert.constructions.nccl import nccl_allgather, pat_messages, ring_mes
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import parse_instance
 from gossipcert.search.reversal import reduction_from_dual
-from gossipcert.search.watchdog import solve_within
 from gossipcert.simulate import simulate
+from gossipcert.watchdog import solve_within
 
 
 @pytest.mark.parametrize("n", range(2, 18))

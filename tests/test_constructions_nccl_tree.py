@@ -8,8 +8,8 @@ import pytest
 from gossipcert.constructions.nccl_tree import btree, dtree, nccl_tree_allreduce, tree_parents
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import parse_instance
-from gossipcert.search.watchdog import solve_within
 from gossipcert.simulate import simulate
+from gossipcert.watchdog import solve_within
 
 
 def _nccl_btree(nranks: int, rank: int) -> tuple[int, int, int]:

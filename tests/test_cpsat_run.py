@@ -1,4 +1,4 @@
-"""CP-SAT leaves Ctrl-C to Python: after a solve through :mod:`gossipcert.search.cpsat_run`,
+"""CP-SAT leaves Ctrl-C to Python: after a solve through :mod:`gossipcert.solvers.cpsat_run`,
 SIGINT still raises ``KeyboardInterrupt`` (OR-Tools' own catching would leave ``SIG_DFL``
 behind, and the next Ctrl-C would kill the process without its partial answer)."""
 
@@ -32,7 +32,7 @@ except KeyboardInterrupt:
 """
 
 OURS = """
-from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
+from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 def solve(model):
     run_cpsat(cpsat_solver(1, 5), model)
 """
@@ -69,13 +69,13 @@ def test_the_package_makes_cpsat_solvers_in_one_place() -> None:
             name = getattr(called, "attr", None) or getattr(called, "id", None)
             if isinstance(node, ast.Call) and name == "CpSolver":
                 makers.append(str(path.relative_to(root)))
-    assert makers == ["search/cpsat_run.py"]
+    assert makers == ["solvers/cpsat_run.py"]
 
 
 def test_an_error_in_tick_stops_the_search() -> None:
     from ortools.sat.python import cp_model
 
-    from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
+    from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 
     model = cp_model.CpModel()  # no solution is ever optimal: 60 s of search unless stopped
     xs = [model.new_int_var(0, 10**6, f"x{i}") for i in range(60)]

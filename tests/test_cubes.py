@@ -9,8 +9,8 @@ import pytest
 from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.certificates.split import is_automorphism
 from gossipcert.instance import parse_instance
-from gossipcert.proofs.refutation import pack_proof, prove_unsat, standalone_cnf, unpack_proof
-from gossipcert.search import relaxation
+from gossipcert.proofs import relaxation
+from gossipcert.proofs.refutation import pack_proof, prove_unsat, unpack_proof
 from gossipcert.search.cube_plans import orbit_plan
 from gossipcert.search.cube_runs import CubeStore
 from gossipcert.search.cubes import base_formula, base_options, key_orbits
@@ -18,6 +18,7 @@ from gossipcert.search.entry import solve
 from gossipcert.search.split import SplitSearch, SplitSettings
 from gossipcert.search.split_refutation import refute_by_cubes
 from gossipcert.simulate import simulate
+from gossipcert.solvers.standalone import standalone_cnf
 
 #: the split search writes DRAT proofs (its cubes): the optional extra "drat"
 pytestmark = pytest.mark.usefixtures("dratify")
@@ -274,8 +275,8 @@ def test_a_search_process_that_dies_is_an_error_not_a_time_out(
 ) -> None:
     import os
 
+    from gossipcert import watchdog
     from gossipcert.errors import SolverError
-    from gossipcert.search import watchdog
 
     monkeypatch.setattr(watchdog, "_solve_child", lambda *args: os._exit(3))
     with pytest.raises(SolverError, match="ended without an answer"):

@@ -128,7 +128,7 @@ def test_the_readme_recipe_on_real_worker_processes(
     # proof checked in a worker process
     from gossipcert.instance import parse_instance
     from gossipcert.search.split import SplitSettings
-    from gossipcert.search.watchdog import solve_within
+    from gossipcert.watchdog import solve_within
 
     inst = parse_instance("ring:5", "half-duplex", "gossip")
     res = solve_within(inst, time_limit=120, split=SplitSettings(scheduler=address, one_piece=0.0))

@@ -9,12 +9,14 @@ import pytest
 from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.encodings.knowledge import EncodingOptions
 from gossipcert.instance import parse_instance
-from gossipcert.proofs.checkers import check_lrat_proof
-from gossipcert.proofs.refutation import HorizonProver, decide_with_proof, standalone_cnf
+from gossipcert.proofs import relaxation
+from gossipcert.proofs.lrat_checks import check_lrat_proof
+from gossipcert.proofs.refutation import HorizonProver, decide_with_proof
 from gossipcert.schedule import Schedule
-from gossipcert.search import entry, relaxation
+from gossipcert.search import entry
 from gossipcert.search import rounds as search
 from gossipcert.simulate import simulate
+from gossipcert.solvers.standalone import standalone_cnf
 
 
 def test_decide_with_proof_refutes_with_a_checked_proof_of_the_standalone_cnf() -> None:

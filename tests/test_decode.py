@@ -17,8 +17,8 @@ from gossipcert.errors import SolverOutputError, SpecError
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import read_schedule
 from gossipcert.search.entry import solve
-from gossipcert.search.export import decode_model, export, parse_solver_output
 from gossipcert.simulate import simulate
+from gossipcert.solvers.export import decode_model, export, parse_solver_output
 
 runner = CliRunner()
 

@@ -15,18 +15,13 @@ from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import CertificateError, SpecError
 from gossipcert.graphs import MAX_NODES
 from gossipcert.instance import parse_instance
+from gossipcert.proofs import relaxation
 from gossipcert.proofs.checkers import check_proof
-from gossipcert.proofs.refutation import (
-    pack_proof,
-    prove_unsat,
-    standalone_cnf,
-    standalone_formula,
-    unpack_proof,
-)
-from gossipcert.search import relaxation
+from gossipcert.proofs.refutation import pack_proof, prove_unsat, unpack_proof
 from gossipcert.search.entry import solve
-from gossipcert.search.export import ESTIMATE_FROM, estimated_items, export
 from gossipcert.simulate import simulate
+from gossipcert.solvers.export import ESTIMATE_FROM, estimated_items, export
+from gossipcert.solvers.standalone import standalone_cnf, standalone_formula
 
 
 def optimum(graph: str, model: str = "telephone", problem: str = "gossip", **kw) -> int:
@@ -348,7 +343,7 @@ def test_the_export_estimate_is_exact_up_to_its_base_and_close_beyond(graph: str
 
 
 def test_export_refuses_a_formula_past_its_size_cap(monkeypatch) -> None:
-    import gossipcert.search.export as ex
+    import gossipcert.solvers.export as ex
 
     inst = parse_instance("ring:5", "telephone", "gossip")
     monkeypatch.setattr(ex, "MAX_EXPORT_ITEMS", estimated_items(inst, 100, EncodingOptions()) - 1)
@@ -484,7 +479,7 @@ def test_forged_capacities_do_not_certify_a_wrong_optimum(
     from gossipcert.errors import InstanceError
     from gossipcert.graphs import from_spec
     from gossipcert.instance import make_instance, parse_model, parse_problem
-    from gossipcert.proofs.refutation import standalone_cnf
+    from gossipcert.solvers.standalone import standalone_cnf
 
     res = solve(parse_instance("path:3", "all-port", "gossip"))
     honest = json.loads(json.dumps(build_certificate(res)))

@@ -18,8 +18,8 @@ from packets_reference import Edge, layered_optimum, optimum
 
 from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
-from gossipcert.search.backends import Status, make_backend
 from gossipcert.search.entry import solve
+from gossipcert.solvers.backends import Status, make_backend
 
 brute_force = optimum  # the reference the project is compared with
 

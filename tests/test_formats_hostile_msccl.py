@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from gossipcert.cli import main
 from gossipcert.errors import FormatError, GossipcertError
-from gossipcert.formats.limits import c_int
 from gossipcert.formats.msccl_xml import parse_msccl_xml
 from gossipcert.formats.replay import replay
 from gossipcert.formats.verdict import assess, verify_algorithm
+from gossipcert.limits import c_int
 from tests.hostile_files import (
     BASES,
     full_mesh,
@@ -52,7 +52,7 @@ def agrees(data: bytes) -> tuple[str, str]:
         assert kind == "refused", kind
     elif kind == "refused":
         assert message and "\n" not in message, message
-        if "gossipcert.formats.limits" not in message and not ref.must_refuse:
+        if "gossipcert.limits" not in message and not ref.must_refuse:
             assert ref.verdict != "valid", f"refused a file the executor runs right: {message}"
     else:
         assert not ref.must_refuse, f"{ref.must_refuse}: read a number the executor reads otherwise"

@@ -18,7 +18,7 @@ from gossipcert.formats.mscclpp_replay import replay_plan
 from gossipcert.formats.mscclpp_writer import mscclpp_plan_from_schedule
 from gossipcert.formats.verdict import verify_algorithm
 from gossipcert.instance import parse_instance
-from gossipcert.search.watchdog import solve_within
+from gossipcert.watchdog import solve_within
 
 Json = dict[str, Any]
 

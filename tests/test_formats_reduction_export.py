@@ -17,8 +17,8 @@ from gossipcert.formats.verdict import (
 )
 from gossipcert.formats.writers import msccl_xml_from_schedule, sccl_json_from_schedule
 from gossipcert.instance import parse_instance
-from gossipcert.search.watchdog import solve_within
 from gossipcert.simulate import simulate
+from gossipcert.watchdog import solve_within
 
 TOPOLOGIES = [("ring:5", "all-port"), ("hub:4", "single-port"), ("fully-connected:4", "all-port"),
               ("dgx1", "all-port")]  # fmt: skip

@@ -16,8 +16,8 @@ from gossipcert.formats.verdict import schedule_from_transfers
 from gossipcert.formats.writers import msccl_xml_from_schedule
 from gossipcert.instance import parse_instance
 from gossipcert.schedule import Schedule, Transmission
-from gossipcert.search.watchdog import solve_within
 from gossipcert.simulate import simulate
+from gossipcert.watchdog import solve_within
 
 CASES = [
     ("ring:6", "telephone", "gossip:chunks=2", 3),

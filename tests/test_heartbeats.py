@@ -15,7 +15,7 @@ import gossipcert.cli_text as cli_text
 import gossipcert.search.entry as entry
 import gossipcert.search.heartbeat as heartbeat
 import gossipcert.search.rounds as rounds
-import gossipcert.search.watchdog as watchdog
+import gossipcert.watchdog as watchdog
 from gossipcert.cli import app
 from gossipcert.instance import parse_instance
 

@@ -12,8 +12,8 @@ from gossipcert import graphs
 from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.heuristics.matching import matching_heuristic
 from gossipcert.instance import make_instance, parse_instance, parse_model, parse_problem
-from gossipcert.search.backends import SatBackend, Status
 from gossipcert.simulate import simulate
+from gossipcert.solvers.backends import SatBackend, Status
 from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 

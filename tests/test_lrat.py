@@ -20,7 +20,8 @@ from gossipcert.proofs.checkers import drat_trim_binary, run_drat_trim_lrat
 from gossipcert.proofs.drat import parse_dimacs
 from gossipcert.proofs.lrat import check_lrat, check_lrat_file, check_lrat_text
 from gossipcert.proofs.propagated import check_propagated
-from gossipcert.proofs.refutation import prove_unsat, standalone_cnf
+from gossipcert.proofs.refutation import prove_unsat
+from gossipcert.solvers.standalone import standalone_cnf
 
 #: the four clauses over two variables: unsatisfiable
 XOR = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"

@@ -17,8 +17,8 @@ from test_exact_bruteforce_packets import MODELS, brute_force, cases, project_in
 from gossipcert.encodings import EncodingOptions, encoding_for
 from gossipcert.encodings.packet_counting import busy_facts, counting_sets, receiver_bound
 from gossipcert.instance import Instance, ModelKind, parse_instance
-from gossipcert.search.backends import Status, make_backend
 from gossipcert.search.entry import solve
+from gossipcert.solvers.backends import Status, make_backend
 
 CAPPED = tuple(m for m in MODELS if m != "sequential")
 

@@ -22,13 +22,13 @@ from gossipcert.certificates.certificate import build_certificate, check_certifi
 from gossipcert.closed_forms import best_lower_bound
 from gossipcert.errors import SolverError
 from gossipcert.instance import parse_instance
-from gossipcert.search.entry import solve
-from gossipcert.search.packet_refutation import (
+from gossipcert.proofs.packet_refutation import (
     KIND,
     packet_instance,
     refute_by_packet,
     tight_packets,
 )
+from gossipcert.search.entry import solve
 
 #: 8 nodes where the packet of node 5 cannot be broadcast in the 4 rounds of every
 #: closed-form bound (node 5 hangs off node 6, which has two other neighbours)

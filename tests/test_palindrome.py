@@ -13,13 +13,13 @@ from pysat.formula import CNF
 from pysat.solvers import Solver
 
 from gossipcert.errors import NotApplicableError, SpecError
+from gossipcert.finders.invariant import symmetric_search
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.research.palindrome import palindrome_maps, palindrome_search
 from gossipcert.schedule import Schedule, read_schedule
-from gossipcert.search.backends import Status
 from gossipcert.simulate import simulate
+from gossipcert.solvers.backends import Status
 from gossipcert.symmetry.groups import left_map, right_map
-from gossipcert.symmetry.schedules import symmetric_search
 
 
 def _matchings(inst: Instance) -> list[tuple[tuple[int, int], ...]]:

@@ -32,7 +32,7 @@ from gossipcert.errors import NotApplicableError
 from gossipcert.graphs import from_spec
 from gossipcert.graphs.convert import from_networkx
 from gossipcert.instance import make_instance, parse_instance, parse_model, parse_problem
-from gossipcert.search.allreduce import receipt_bound
+from gossipcert.search.allreduce_bounds import receipt_bound
 from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate
 

@@ -30,9 +30,10 @@ from gossipcert.proofs.checkers import (
     run_gossipcert,
 )
 from gossipcert.proofs.drat import check_drat_text, parse_dimacs
-from gossipcert.proofs.refutation import pack_proof, prove_unsat, standalone_cnf
+from gossipcert.proofs.refutation import pack_proof, prove_unsat
 from gossipcert.schedule import Schedule, to_json
 from gossipcert.search.entry import solve
+from gossipcert.solvers.standalone import standalone_cnf
 
 # name -> (satisfiable formula, invalid proof)
 ADVERSARIAL = {

@@ -3,7 +3,7 @@
 (:mod:`gossipcert.proofs.lrat_compiled`, :mod:`gossipcert.proofs.fixpoint`).
 
 The compiled checkers only ever accept: every adversarial proof of the suite must be refused
-by each (``None``), and :func:`gossipcert.proofs.checkers.check_lrat_proof` then reports the
+by each (``None``), and :func:`gossipcert.proofs.lrat_checks.check_lrat_proof` then reports the
 Python checkers' rejection (``tests/test_proof_trim.py``'s ``verdicts`` holds them to the
 Python checkers on each proof it judges, forged ones included).
 """
@@ -17,11 +17,11 @@ import pytest
 from hypothesis import given, settings
 
 from gossipcert.errors import SolverError
-from gossipcert.proofs import checkers, lrat_solver
-from gossipcert.proofs.checkers import check_lrat_proof
+from gossipcert.proofs import lrat_checks, lrat_solver
 from gossipcert.proofs.drat import parse_dimacs
 from gossipcert.proofs.fixpoint import check_fixpoint
 from gossipcert.proofs.lrat import check_lrat
+from gossipcert.proofs.lrat_checks import check_lrat_proof
 from gossipcert.proofs.lrat_compiled import check_compiled
 from gossipcert.proofs.lrat_kernels import COMMENT, MALFORMED, OK, read_proof, trim_arrays
 from gossipcert.proofs.lrat_solver import LratSolver
@@ -195,7 +195,7 @@ def test_the_trim_of_the_binary_proof_is_the_line_trim_of_the_text(
 
 
 def test_the_verdict_goes_through_the_compiled_checkers_and_back() -> None:
-    assert checkers.USE_COMPILED
+    assert lrat_checks.USE_COMPILED
     clauses, lines = genuine()
     proof = "\n".join(lines) + "\n"
     v = check_lrat_proof(dimacs(clauses), proof)

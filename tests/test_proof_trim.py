@@ -21,11 +21,11 @@ import pytest
 from gossipcert.certificates.certificate import build_certificate, check_certificate
 from gossipcert.errors import SolverError
 from gossipcert.instance import parse_instance
-from gossipcert.proofs import checkers, hinted, trim
-from gossipcert.proofs.checkers import check_lrat_proof
+from gossipcert.proofs import hinted, lrat_checks, trim
 from gossipcert.proofs.fixpoint import check_fixpoint
 from gossipcert.proofs.hinted import check_hinted
 from gossipcert.proofs.lrat import LratVerdict, check_lrat
+from gossipcert.proofs.lrat_checks import check_lrat_proof
 from gossipcert.proofs.lrat_compiled import check_compiled
 from gossipcert.proofs.lrat_solver import LratSolver
 from gossipcert.proofs.propagated import check_propagated
@@ -283,8 +283,8 @@ def test_an_lrat_certificate_checks_and_fails_when_a_hint_changes(certificate: d
 def test_the_two_processes_give_the_verdicts_of_one(monkeypatch: pytest.MonkeyPatch) -> None:
     """Past PARALLEL_ABOVE lines minisat-hints runs in a child process."""
     clauses, lines = genuine()
-    monkeypatch.setattr(checkers, "PARALLEL_ABOVE", 0)
-    monkeypatch.setattr(checkers, "USE_COMPILED", False)
+    monkeypatch.setattr(lrat_checks, "PARALLEL_ABOVE", 0)
+    monkeypatch.setattr(lrat_checks, "USE_COMPILED", False)
     good = check_lrat_proof(dimacs(clauses), "\n".join(lines))
     assert good.status == "verified" and len(good.outcomes) == 2
     k = next(i for i, ln in enumerate(lines) if " d " not in ln)
@@ -300,14 +300,14 @@ def test_a_verdict_sent_before_the_time_limit_is_read_after_it(
     """gossipcert-lrat runs out of time while minisat-hints, in its child, has finished: its
     verdict is read (it used to be reported as a time-out)."""
     clauses, lines = genuine()
-    monkeypatch.setattr(checkers, "PARALLEL_ABOVE", 0)
-    monkeypatch.setattr(checkers, "USE_COMPILED", False)
+    monkeypatch.setattr(lrat_checks, "PARALLEL_ABOVE", 0)
+    monkeypatch.setattr(lrat_checks, "USE_COMPILED", False)
 
     def out_of_time(clauses: list[list[int]], lines: list[str], deadline: float) -> LratVerdict:
         time.sleep(max(0.0, deadline - time.monotonic()) + 0.3)
         return LratVerdict("timeout", "deadline passed at line 1", 0, 0, 0, 0, 0.8)
 
-    monkeypatch.setattr(checkers, "check_lrat", out_of_time)
+    monkeypatch.setattr(lrat_checks, "check_lrat", out_of_time)
     verdict = check_lrat_proof(dimacs(clauses), "\n".join(lines), time.monotonic() + 0.5)
     own, other = verdict.outcomes
     assert own.status == "timeout"
@@ -324,8 +324,8 @@ def test_meanwhile_runs_once_after_a_verified_first_check(
     """The caller's work (compressing the proof) runs while the second checker works, and
     only when the first one verified the proof."""
     clauses, lines = genuine()
-    monkeypatch.setattr(checkers, "PARALLEL_ABOVE", parallel_above)
-    monkeypatch.setattr(checkers, "USE_COMPILED", compiled)
+    monkeypatch.setattr(lrat_checks, "PARALLEL_ABOVE", parallel_above)
+    monkeypatch.setattr(lrat_checks, "USE_COMPILED", compiled)
     calls: list[int] = []
     good = check_lrat_proof(dimacs(clauses), "\n".join(lines), None, lambda: calls.append(1))
     assert good.status == "verified" and calls == [1]

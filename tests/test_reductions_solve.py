@@ -26,8 +26,8 @@ from gossipcert.instance import (
 )
 from gossipcert.schedule import Schedule
 from gossipcert.search import allreduce as allreduce_search
-from gossipcert.search import heartbeat
-from gossipcert.search.allreduce import receive_bound
+from gossipcert.search import allreduce_exact, heartbeat
+from gossipcert.search.allreduce_bounds import receive_bound
 from gossipcert.search.entry import solve
 from gossipcert.search.outcome import SolveResult
 from gossipcert.search.reversal import dual_instance, reduction_from_dual
@@ -312,7 +312,7 @@ def test_allreduce_exact_model_refutation_is_checked_against_its_own_cnf(
 ) -> None:
     # where the relaxation has a model (a max schedule that counts twice), the exact CNF is
     # refuted; here the relaxation is made to answer "sat" to reach that path
-    monkeypatch.setattr(allreduce_search, "refute_union", lambda *args: ("sat", None))
+    monkeypatch.setattr(allreduce_exact, "refute_union", lambda *args: ("sat", None))
     res = solve(bowtie(tmp_path))
     assert (res.optimum, res.evidence["rounds"], res.evidence.get("formula")) == (5, 4, None)
     cert = build_certificate(res)

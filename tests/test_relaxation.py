@@ -15,16 +15,16 @@ from gossipcert.cli_text import evidence_text
 from gossipcert.encodings.relaxed import RelaxedTelephone, relaxation_applies
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, make_instance, parse_instance, parse_model, parse_problem
+from gossipcert.proofs import relaxation
 from gossipcert.proofs.refutation import pack_proof, unpack_proof
-from gossipcert.search import relaxation
-from gossipcert.search.entry import solve
-from gossipcert.search.outcome import search_options
-from gossipcert.search.relaxation import (
+from gossipcert.proofs.relaxation import (
     column_order,
     refute_by_relaxation,
     relaxed_cnf,
     row_order,
 )
+from gossipcert.search.entry import solve
+from gossipcert.search.outcome import search_options
 from gossipcert.simulate import simulate
 
 PROBLEMS = ("gossip", "broadcast:0")

@@ -11,16 +11,17 @@ import pytest
 from typer.testing import CliRunner
 
 import gossipcert
-import gossipcert.search.watchdog as watchdog
+import gossipcert.watchdog as watchdog
 from gossipcert.certificates.certificate import CheckReport
 from gossipcert.cli import app
 from gossipcert.encodings import EncodingOptions
 from gossipcert.instance import parse_instance
 from gossipcert.proofs.checkers import check_proof
-from gossipcert.proofs.refutation import prove_unsat, standalone_cnf
+from gossipcert.proofs.refutation import prove_unsat
+from gossipcert.proofs.relaxation import refute_by_relaxation
 from gossipcert.result import Result
 from gossipcert.search.entry import solve
-from gossipcert.search.relaxation import refute_by_relaxation
+from gossipcert.solvers.standalone import standalone_cnf
 from gossipcert.statuses import CheckStatus, QueryStatus, SolveStatus, Verdict
 
 runner = CliRunner()

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from gossipcert.search import backends
+from gossipcert.solvers import backends
 
 
 class FakeSolver:

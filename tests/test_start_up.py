@@ -73,7 +73,7 @@ for _ in range(2):
     except SystemExit:
         pass
     origins.append(t)
-print(json.dumps([imported["gossipcert.search.watchdog"], *origins]))
+print(json.dumps([imported["gossipcert.watchdog"], *origins]))
 """
 
 

@@ -24,9 +24,9 @@ from gossipcert.models import MODELS, ModelKind, require_linear_cost
 from gossipcert.proofs import steps as steps_proofs
 from gossipcert.proofs.steps import prove_steps, steps_formula
 from gossipcert.schedule import Schedule, Transmission
-from gossipcert.search.backends import SatBackend, Status
 from gossipcert.search.cost import min_steps, pareto_front
 from gossipcert.simulate import simulate
+from gossipcert.solvers.backends import SatBackend, Status
 
 
 def forged(spec: str, model: str, problem: str, sched: Schedule, rounds: int, steps: int):

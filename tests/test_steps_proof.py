@@ -18,8 +18,8 @@ from gossipcert.encodings import EncodingOptions
 from gossipcert.instance import parse_instance
 from gossipcert.proofs.refutation import pack_proof, unpack_proof
 from gossipcert.proofs.steps import certify_points, prove_steps, steps_formula
-from gossipcert.search.backends import SatBackend, Status
 from gossipcert.search.cost import min_steps
+from gossipcert.solvers.backends import SatBackend, Status
 
 
 def sat(inst, rounds: int, steps: int, options: EncodingOptions) -> bool:

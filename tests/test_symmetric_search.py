@@ -10,13 +10,13 @@ from test_exact_bruteforce import brute_force
 from typer.testing import CliRunner
 
 from gossipcert.errors import NotApplicableError, SpecError
+from gossipcert.finders.invariant import group_order, symmetric_search
 from gossipcert.graphs.networks import star_graph
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.schedule import write_schedule
-from gossipcert.search.backends import Status
 from gossipcert.simulate import simulate
+from gossipcert.solvers.backends import Status
 from gossipcert.symmetry.groups import cycle_perm, left_map, right_map, star_subgroups
-from gossipcert.symmetry.schedules import group_order, symmetric_search
 
 
 def _edges(inst: Instance) -> tuple[tuple[int, int], ...]:

@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 
 from gossipcert.encodings import EncodingOptions
+from gossipcert.finders import invariant_step as symmetric_step
 from gossipcert.finders.portfolio import PortfolioSettings, entrant_names, race
 from gossipcert.instance import parse_instance
 from gossipcert.search.entry import solve
 from gossipcert.search.rounds import _Search
 from gossipcert.simulate import simulate
-from gossipcert.symmetry import step as symmetric_step
 
 
 def _upper_after_the_upper_bound_step(graph: str, symmetric: bool) -> tuple[int | None, str]:

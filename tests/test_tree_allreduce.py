@@ -17,7 +17,7 @@ from gossipcert.instance import (
     parse_model,
     parse_problem,
 )
-from gossipcert.search.allreduce import receipt_bound
+from gossipcert.search.allreduce_bounds import receipt_bound
 from gossipcert.search.allreduce_cut import cut_bound
 from gossipcert.search.entry import solve
 from gossipcert.simulate import simulate

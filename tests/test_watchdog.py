@@ -12,8 +12,8 @@ from gossipcert.closed_forms import best_lower_bound
 from gossipcert.errors import SolverError
 from gossipcert.instance import parse_instance
 from gossipcert.search.entry import solve
-from gossipcert.search.watchdog import call_in_child, check_within, child_budget, solve_within
 from gossipcert.simulate import simulate
+from gossipcert.watchdog import call_in_child, check_within, child_budget, solve_within
 
 
 def _messages(send, k: int) -> int:
@@ -58,7 +58,7 @@ def test_child_budget_keeps_a_margin() -> None:
 
 def test_killed_search_answers_from_its_last_state(monkeypatch: pytest.MonkeyPatch) -> None:
     # the child ignores its own deadline (an unstoppable step): the parent must kill it
-    monkeypatch.setattr("gossipcert.search.watchdog.child_budget", lambda t: 10_000.0)
+    monkeypatch.setattr("gossipcert.watchdog.child_budget", lambda t: 10_000.0)
     inst = parse_instance("debruijn:6", "telephone", "gossip")
     events: list[dict] = []
     t0 = time.monotonic()

@@ -20,7 +20,7 @@ from gossipcert.closed_forms import bound_by_name
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance
-from gossipcert.search.backends import SatBackend, Status
+from gossipcert.solvers.backends import SatBackend, Status
 
 #: the check of a whole certificate ``(cert, time_limit, report, full)``, for those held in
 #: the evidence (a reduction's dual, an allreduce's sub-problem)
@@ -123,8 +123,8 @@ def allreduce_drat(ctx: Context) -> None:
 
 def allreduce_packing(ctx: Context) -> None:
     """Weights on the port slots and the proof of each chunk's least weight
-    (:func:`gossipcert.search.allreduce_packing.check_packing_evidence`)."""
-    from gossipcert.search.allreduce_packing import check_packing_evidence, packing_relies_on
+    (:func:`gossipcert.proofs.allreduce_packing.check_packing_evidence`)."""
+    from gossipcert.proofs.allreduce_packing import check_packing_evidence, packing_relies_on
 
     check_packing_evidence(
         ctx.instance, ctx.optimum, ctx.evidence, ctx.time_limit, ctx.out, ctx.full
@@ -160,8 +160,8 @@ def refuted_rounds(ctx: Context) -> int | None:
 
 def drat_relaxed(ctx: Context) -> None:
     """The relaxed CNF rebuilt from its rows and columns, its proof re-checked
-    (:func:`gossipcert.search.relaxation.check_relaxed_evidence`)."""
-    from gossipcert.search.relaxation import check_relaxed_evidence
+    (:func:`gossipcert.proofs.relaxation.check_relaxed_evidence`)."""
+    from gossipcert.proofs.relaxation import check_relaxed_evidence
 
     rounds = refuted_rounds(ctx)
     if rounds is not None:
@@ -171,8 +171,8 @@ def drat_relaxed(ctx: Context) -> None:
 
 def drat_packet(ctx: Context) -> None:
     """One packet's broadcast CNF rebuilt, its proof re-checked
-    (:func:`gossipcert.search.packet_refutation.check_packet_evidence`)."""
-    from gossipcert.search.packet_refutation import check_packet_evidence
+    (:func:`gossipcert.proofs.packet_refutation.check_packet_evidence`)."""
+    from gossipcert.proofs.packet_refutation import check_packet_evidence
 
     rounds = refuted_rounds(ctx)
     if rounds is not None:
@@ -211,7 +211,7 @@ def drat(ctx: Context) -> None:
 
 def solver_claim(ctx: Context) -> None:
     """The claim re-solved (no proof stored: at best ``unproved``)."""
-    from gossipcert.proofs.refutation import standalone_formula
+    from gossipcert.solvers.standalone import standalone_formula
 
     rounds, options = _encoded(ctx)
     if rounds is None or options is None:

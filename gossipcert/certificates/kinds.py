@@ -137,7 +137,7 @@ def _union_symmetry(ev: dict[str, Any], symmetry: bool) -> bool:
 
 
 def _packing_symmetry(ev: dict[str, Any], symmetry: bool) -> bool:
-    from gossipcert.search.allreduce_packing import packing_relies_on
+    from gossipcert.proofs.allreduce_packing import packing_relies_on
 
     return packing_relies_on(ev) != []
 
@@ -192,7 +192,7 @@ KINDS: dict[str, EvidenceKind] = {
             "matrix is unsatisfiable for `R* - 1` rounds; `check` rebuilds the relaxed CNF",
             ROUND_PROBLEMS,
             frozenset({ModelKind.TELEPHONE}),
-            "gossipcert.search.relaxation.prove_relaxed",
+            "gossipcert.proofs.relaxation.prove_relaxed",
             checks.drat_relaxed,
             models_note="unbounded packets, no call limit",
         ),
@@ -202,7 +202,7 @@ KINDS: dict[str, EvidenceKind] = {
             "rounds; `check` rebuilds that broadcast's CNF",
             ROUND_PROBLEMS,
             _ONE_PORT,
-            "gossipcert.search.packet_refutation.refute_by_packet",
+            "gossipcert.proofs.packet_refutation.refute_by_packet",
             checks.drat_packet,
         ),
         EvidenceKind(
@@ -255,7 +255,7 @@ KINDS: dict[str, EvidenceKind] = {
             "regenerates and re-checks both",
             _ALLREDUCE,
             None,
-            "gossipcert.search.allreduce_packing.packing_bound",
+            "gossipcert.proofs.allreduce_packing.packing_bound",
             checks.allreduce_packing,
             symmetry=_packing_symmetry,
         ),

@@ -36,7 +36,8 @@ from gossipcert.graphs.records import graph_record
 from gossipcert.instance import Instance, ProblemKind, parse_model, stored_problem
 from gossipcert.proofs.refutation import recheck_evidence_proof
 from gossipcert.schedule import from_json
-from gossipcert.search.allreduce import receipt_bound, receive_bound, sub_problem
+from gossipcert.search.allreduce import sub_problem
+from gossipcert.search.allreduce_bounds import receipt_bound, receive_bound
 from gossipcert.search.allreduce_cut import cut_bound
 from gossipcert.search.reversal import dual_instance, reduction_from_dual, reversal_refusal
 from gossipcert.simulate import simulate

@@ -115,7 +115,7 @@ def check_cmd(
     not checked in time): re-solving it is the solver's word again, not a proof.
     """
     from gossipcert.certificates.certificate import read_certificate, step_verdict
-    from gossipcert.search.watchdog import check_within, upgrade_within
+    from gossipcert.watchdog import check_within, upgrade_within
 
     if (certificate is None) == (all_dir is None):
         raise GossipcertError("give one certificate, or --all FOLDER")
@@ -236,7 +236,7 @@ def _check_all(folder: str, time_limit: float | None, as_json: bool, full: bool)
     from pathlib import Path
 
     from gossipcert.certificates.certificate import read_certificate
-    from gossipcert.search.watchdog import check_within
+    from gossipcert.watchdog import check_within
 
     root = Path(folder)
     if not root.is_dir():

@@ -96,7 +96,7 @@ def export_cmd(
     from gossipcert.encodings import EncodingOptions
     from gossipcert.formats.writers import WRITERS as ALGORITHM_FORMATS
     from gossipcert.instance import parse_instance
-    from gossipcert.search.export import FORMATS, export
+    from gossipcert.solvers.export import FORMATS, export
 
     if fmt in ALGORITHM_FORMATS:
         if rounds is not None or strict or counting:
@@ -187,8 +187,8 @@ def decode_cmd(
     from gossipcert.cli.inspect_cmds import _print_schedule_result
     from gossipcert.encodings import EncodingOptions
     from gossipcert.instance import parse_instance
-    from gossipcert.search.export import decode_model, parse_solver_output
     from gossipcert.simulate import simulate
+    from gossipcert.solvers.export import decode_model, parse_solver_output
 
     _check_output(output, force)
     instance = parse_instance(graph, model, _chunked(problem, chunks))

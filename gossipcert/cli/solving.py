@@ -113,6 +113,7 @@ def solve_cmd(
     """
     from gossipcert.certificates.partial import resume_seed
     from gossipcert.instance import parse_instance
+    from gossipcert.watchdog import solve_within
 
     _refuse_unused_options(
         objective == "rounds",
@@ -149,7 +150,7 @@ def solve_cmd(
     )  # fmt: skip
     progress = Progress(not quiet)
     try:
-        from gossipcert.search.watchdog import solve_within
+        from gossipcert.watchdog import solve_within
 
         res = solve_within(  # the search in a child process killed at the time limit
             instance,

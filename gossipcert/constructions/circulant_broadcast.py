@@ -57,7 +57,7 @@ from gossipcert import graphs
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ModelKind, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
-from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
+from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 
 __all__ = ["CirculantPattern", "circulant_broadcast", "circulant_pattern", "circulant_skips"]
 

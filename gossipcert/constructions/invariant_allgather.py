@@ -36,7 +36,7 @@ References
 ----------
 .. [1] J. Crawford, M. Ginsberg, E. Luks and A. Roy, "Symmetry-breaking predicates for
    search problems", KR 1996 (symmetric solutions: a restriction, not symmetry breaking).
-.. [2] :mod:`gossipcert.symmetry.schedules`, the same idea for telephone gossip.
+.. [2] :mod:`gossipcert.finders.invariant`, the same idea for telephone gossip.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ The ``n`` chunks ``(c_f, k)`` of one *wave* ``k``, chunk ``(c_f, k)`` meeting at
 ``(c_f, c_{f+1})``, are translates of one another along the ring, so in each round of a wave
 every arc carries exactly one chunk. Running the ``K`` waves one after another (``c`` at a
 time when every cycle arc carries ``c``) takes ``(n - 1) ceil(K / c)`` rounds. With ``c = 1``
-that meets the receipts bound of :mod:`gossipcert.search.allreduce` for even ``n``:
+that meets the receipts bound of :mod:`gossipcert.search.allreduce_bounds` for even ``n``:
 every chunk is received ``2n - 2`` times and the ``2n`` arcs carry ``2n`` receipts a round,
 ``ceil(n K (2n - 2) / 2n) = (n - 1) K``. For odd ``n`` the longer side has ``(n - 1)/2``
 positions and a chunk takes ``n`` rounds. Given several edge-disjoint Hamiltonian cycles

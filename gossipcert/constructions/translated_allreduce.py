@@ -14,7 +14,7 @@ is valid under all-port when the base patterns of all waves together use every g
 most ``c`` (its arcs' capacity) times a round.
 
 Each pattern has ``2 (n - 1)`` transmissions, every chunk's ``2 n - 2`` receipts, which is
-the receipts bound of :mod:`gossipcert.search.allreduce`: ``ceil(2 (n - 1) K / (|S| c))``
+the receipts bound of :mod:`gossipcert.search.allreduce_bounds`: ``ceil(2 (n - 1) K / (|S| c))``
 rounds at least. The schedule here tries to meet it:
 
 - the trees are breadth-first (every node's parent one step nearer ``0``), each parent

@@ -45,7 +45,7 @@ from gossipcert.constructions.collectives import _arc_capacity, _require_all_por
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
-from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
+from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 
 __all__ = ["chunk_split", "spanning_trees", "tree_broadcast"]
 

@@ -47,7 +47,7 @@ from gossipcert.constructions.tree_broadcast import spanning_trees
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Round, Schedule, Transmission
-from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
+from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model

@@ -1,7 +1,8 @@
 """Time-expanded encodings, one module per communication model, and the registry.
 
 :mod:`.formula` is the constraint store that compiles to CNF (PySAT) and to CP-SAT;
-:mod:`.options` the optional rules every encoding shares. Two models of knowledge:
+:mod:`.options` the optional rules every encoding shares; :mod:`.cnf` the standalone CNF of
+a horizon (numbered clauses and their hash). Two models of knowledge:
 
 - :mod:`.knowledge`: an active link carries everything its sender knows (telephone and
   half-duplex with unbounded packets; the faster encoding where it applies), with the port

@@ -46,7 +46,7 @@ compiled to CNF. Without family 7 no symmetry breaking or dominance is added, so
 exactly a schedule the verifier accepts (it is decoded and replayed), and a DRAT refutation of
 the CNF for
 ``R`` rounds proves that ``R`` rounds are impossible under the rules above
-(:func:`gossipcert.search.allreduce.refute`, judged by the checkers of
+(:func:`gossipcert.search.allreduce_exact.refute`, judged by the checkers of
 :mod:`gossipcert.proofs.checkers`). Not covered, and refused by name (:func:`encodable`):
 one transmission to several receivers (multicast), calls or send-or-receive with more than
 one port, and ``calls=N`` (the bracket of :mod:`gossipcert.search.allreduce` applies to
@@ -64,11 +64,11 @@ from itertools import pairwise
 from typing import Any
 
 from gossipcert import graphs
+from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.encodings.formula import Formula, Lit
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, Model, bits
-from gossipcert.proofs.refutation import StandaloneCNF
 from gossipcert.schedule import Schedule, Transmission
 
 #: the largest instances encoded: chunks times nodes times nodes

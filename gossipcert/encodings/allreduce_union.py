@@ -36,7 +36,7 @@ Constraint families:
 3. **demand**: ``K[v, c, w, R]`` for every demander ``v`` and contributor ``w`` of ``c``;
 4. **receipts** (``counting``, implied): chunk ``c`` is sent at least ``m_c + d_c - 2``
    times over the rounds (``m`` contributors, ``d`` demanders): the knowledge argument of
-   :func:`gossipcert.search.allreduce.receipt_bound`, which counts transmissions;
+   :func:`gossipcert.search.allreduce_bounds.receipt_bound`, which counts transmissions;
 5. **components around a node** (``counting``, implied): for a node ``v`` and chunk ``c``, each
    component ``C`` of the graph without ``v`` that holds a contributor of ``c`` while a
    demander lies outside sends ``c`` into ``v`` at least once, and each that holds a
@@ -82,11 +82,11 @@ from gossipcert.encodings.allreduce import (
     interchangeable,
     port_literals,
 )
+from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.encodings.formula import Formula, Lit
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, bits
-from gossipcert.proofs.refutation import StandaloneCNF
 
 #: the options of a default search (every family), and of ``strict`` (implied ones only)
 DEFAULT_OPTIONS = EncodingOptions()

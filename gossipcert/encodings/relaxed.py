@@ -7,7 +7,7 @@ some rows ``P`` (packet ``p`` reaches every node that demands it: the knowledge 
 packet ``p`` only, forwards in time) and some columns ``Q`` (every packet node ``q`` demands
 reaches ``q``: one variable per node and round, backwards in time), all over the same call
 variables. Every schedule of ``R`` rounds satisfies it (the soundness argument is in
-:mod:`gossipcert.search.relaxation`); with every row, or with every column, it is exact.
+:mod:`gossipcert.proofs.relaxation`); with every row, or with every column, it is exact.
 
 Rules of one round (the telephone model, unbounded packets, no call limit):
 

@@ -6,14 +6,14 @@ and on DeBruijn6 one run found 9 rounds and the next, under load, only 11. The p
 several *entrants* side by side, each in its own process:
 
 - ``candidates``: the constructions and heuristics of the search's upper bound
-  (:func:`gossipcert.search.upper.upper_bound_schedules`);
+  (:func:`gossipcert.finders.upper.upper_bound_schedules`);
 - ``matching-sweep``: the matching heuristic's parameter sweep for the whole budget;
 - ``coloring``: the coloring heuristic for the whole budget (telephone, unbounded packets);
 - ``cpsat-seed-S``: CP-SAT with :attr:`PortfolioSettings.workers` workers and random seed
   ``S``, hinted with the best schedule known when it starts;
 - ``sat-phases``: CaDiCaL with its decision phases set to that schedule;
 - ``symmetric``: schedules invariant under small automorphism groups, at descending
-  horizons (:mod:`gossipcert.symmetry.step`; telephone gossip with unbounded
+  horizons (:mod:`gossipcert.finders.invariant_step`; telephone gossip with unbounded
   packets on a graph with automorphisms);
 - ``anneal``: simulated annealing (:mod:`gossipcert.heuristics.annealing`) from the best
   schedule known when it starts (else the matching heuristic's), one round shorter again
@@ -49,11 +49,11 @@ from typing import Any
 
 from gossipcert.children import Child, ready
 from gossipcert.errors import GossipcertError, UnsupportedModelError
+from gossipcert.finders.upper import schedule_by_horizon, upper_bound_schedules
 from gossipcert.graphs import latencies
 from gossipcert.heuristics.portfolio import PortfolioResult
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
-from gossipcert.search.upper import schedule_by_horizon, upper_bound_schedules
 from gossipcert.simulate import simulate
 
 Send = Callable[[str, Schedule], None]
@@ -84,8 +84,8 @@ class PortfolioSettings:
 def entrant_names(instance: Instance, settings: PortfolioSettings) -> list[str]:
     """The entrants that apply to ``instance``, in the order they start."""
     from gossipcert.encodings import REGISTRY
+    from gossipcert.finders.invariant_step import symmetric_step_applies
     from gossipcert.symmetry.automorphisms import automorphism_generators
-    from gossipcert.symmetry.step import symmetric_step_applies
 
     solver = instance.model.kind in REGISTRY and not (
         instance.model.rules.arc_capacities and instance.model.calls_per_round is not None
@@ -158,7 +158,7 @@ def _symmetric(
     **_: Any,
 ) -> None:
     """Invariant schedules below the hint (or below the first candidate schedule)."""
-    from gossipcert.symmetry.step import symmetric_candidates
+    from gossipcert.finders.invariant_step import symmetric_candidates
 
     deadline = time.monotonic() + budget
     upper = None if hint is None else len(hint.rounds)
@@ -221,8 +221,8 @@ def _solver(
     from pysat.solvers import Solver
 
     from gossipcert.encodings import EncodingOptions, encoding_for
-    from gossipcert.search.backends import compile_cpsat
-    from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
+    from gossipcert.solvers.backends import compile_cpsat
+    from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 
     deadline = time.monotonic() + budget
     options = replace(EncodingOptions.for_search(), symmetry=False)

@@ -29,7 +29,7 @@ from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import HeuristicError
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
-from gossipcert.search.backends import Status, make_backend
+from gossipcert.solvers.backends import Status, make_backend
 
 
 def applies(instance: Instance) -> bool:

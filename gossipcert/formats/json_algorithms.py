@@ -38,7 +38,7 @@ from typing import Any
 
 from gossipcert.errors import FormatError
 from gossipcert.formats.findings import Finding, Replay, Transfer, Value
-from gossipcert.formats.limits import (
+from gossipcert.limits import (
     MAX_CELLS,
     MAX_CHUNKS,
     MAX_RANKS,
@@ -93,7 +93,7 @@ def _demands(demand: dict[str, Any], where: str) -> set[tuple[int, int, int]]:
 
 def load_json(path: str) -> Any:
     """Decoded JSON of ``path`` (FormatError with the line for invalid JSON, and for JSON
-    that Python's parser cannot decode: see :func:`gossipcert.formats.limits.decode_json`)."""
+    that Python's parser cannot decode: see :func:`gossipcert.limits.decode_json`)."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -249,7 +249,7 @@ def read_sccl(path: str) -> tuple[Replay, str, int, int, Any]:
     ------
     FormatError
         Not an SCCL algorithm, malformed (a number that is not a JSON integer, a rank out
-        of range), or beyond :mod:`gossipcert.formats.limits`.
+        of range), or beyond :mod:`gossipcert.limits`.
     """
     data = load_json(path)
     if what_json(data) != "sccl":

@@ -28,7 +28,7 @@ of its own) and what makes the file unreadable raise :class:`~gossipcert.errors.
 (with the line); what the executor accepts but is wrong all the same (``minBytes`` missing,
 two thread blocks sharing a connection) is in :attr:`MscclAlgorithm.defects`.
 Integers are read as the executor's ``strtol`` reads them, or refused
-(:func:`gossipcert.formats.limits.c_int`); the bytes must read alike to the executor's own
+(:func:`gossipcert.limits.c_int`); the bytes must read alike to the executor's own
 tokenizer (:mod:`gossipcert.formats.msccl_lexer`); sizes beyond :mod:`.limits` and a rank
 loading :data:`EXECUTOR_MAX_NODES` XML elements or more (the executor's ``MAX_NODES``) are
 refused. A missing ``minBytes`` or ``maxBytes`` makes the loader log a WARN line and skip the
@@ -60,9 +60,9 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
 from gossipcert.errors import FormatError
-from gossipcert.formats.limits import MAX_CELLS, MAX_CHUNKS, MAX_RANKS, c_int, check_limit
 from gossipcert.formats.msccl_lexer import check_executor_reading
 from gossipcert.formats.msccl_loader import check_transmissions
+from gossipcert.limits import MAX_CELLS, MAX_CHUNKS, MAX_RANKS, c_int, check_limit
 
 #: the step types the executor knows, with (receives, sends, reads src, writes dst, reduces)
 STEP_TYPES: dict[str, tuple[bool, bool, bool, bool, bool]] = {

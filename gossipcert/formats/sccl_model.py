@@ -43,13 +43,14 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
+from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, ModelKind
-from gossipcert.proofs.refutation import StandaloneCNF, refutation_status
+from gossipcert.proofs.refutation import refutation_status
 from gossipcert.schedule import Schedule, Transmission
-from gossipcert.search.backends import solve_sliced
 from gossipcert.simulate import Report, simulate
+from gossipcert.solvers.backends import solve_sliced
 from gossipcert.statuses import QueryStatus
 
 __all__ = ["SCCLOutcome", "decide_sccl", "sccl_cnf"]

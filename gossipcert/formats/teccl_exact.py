@@ -49,12 +49,13 @@ from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 from pysat.solvers import Solver
 
+from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.formats.teccl_bounds import _delay, _dijkstra
 from gossipcert.formats.teccl_model import EpochModel
 from gossipcert.formats.teccl_replay import TOLERANCE, EpochReplay, replay_allgather
-from gossipcert.proofs.refutation import StandaloneCNF, refutation_status
-from gossipcert.search.backends import solve_sliced
+from gossipcert.proofs.refutation import refutation_status
+from gossipcert.solvers.backends import solve_sliced
 from gossipcert.statuses import QueryStatus
 
 __all__ = ["ExactOutcome", "allgather_cnf", "decide_allgather"]

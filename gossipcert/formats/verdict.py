@@ -7,7 +7,7 @@ against a topology, and compares its rounds with the optimum gossipcert certifie
 same collective, topology and chunk count:
 
 * **topology**: any graph spec (``fully-connected:8``, ``hub:8``, ``dgx1``, ``ring:8``) or a
-  graph file, including TACCL and TE-CCL topology JSON (:mod:`gossipcert.formats.topologies`):
+  graph file, including TACCL and TE-CCL topology JSON (:mod:`gossipcert.graphs.topologies`):
   the one the file carries (SCCL's) or the one the caller names, never a default. Rank ``r``
   is the ``r``-th processor of the graph (routers, such as switches, are not ranks);
 * **model**: by default ``all-port`` with the topology's capacities (a link carries at most
@@ -26,7 +26,7 @@ same collective, topology and chunk count:
   ``reduce:R`` and ``broadcast`` is ``broadcast:R`` (``R`` the root the replay finds: the
   file names none), each with ``chunks=K`` when a rank's data is ``K`` chunks. A problem the
   solver does not know gives an optimum marked unavailable, with the reason;
-* **optimum**: :func:`gossipcert.search.watchdog.solve_within` within the time limit: the
+* **optimum**: :func:`gossipcert.watchdog.solve_within` within the time limit: the
   certified optimum, or the bracket found in time; a valid algorithm that fits the model is
   itself an upper bound (the optimum is at most its rounds), and ``lower_source`` and
   ``upper_source`` say where each end of the bracket comes from. The gap is the
@@ -68,10 +68,10 @@ from gossipcert.instance import (
     parse_problem,
 )
 from gossipcert.schedule import Schedule, Transmission
-from gossipcert.search.watchdog import solve_within
 from gossipcert.simulate import PORT_RULES, simulate
 from gossipcert.statuses import SolveStatus
 from gossipcert.verifier.ports import check_loads
+from gossipcert.watchdog import solve_within
 
 #: MSCCL's collective names and gossipcert's problems (with ``{k}`` the chunks per rank)
 PROBLEMS = {

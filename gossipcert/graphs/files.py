@@ -14,8 +14,6 @@ from typing import Any
 import networkx as nx
 
 from gossipcert.errors import FormatError, GossipcertError, GraphError
-from gossipcert.formats.limits import decode_json
-from gossipcert.formats.topologies import TopologyData, is_topology_json, topology_from_json
 from gossipcert.graphs.base import (
     _FALSE_WORDS,
     _INT_LABEL,
@@ -28,6 +26,8 @@ from gossipcert.graphs.base import (
 )
 from gossipcert.graphs.links import set_capacities
 from gossipcert.graphs.queries import _is_plain_int, routers
+from gossipcert.graphs.topologies import TopologyData, is_topology_json, topology_from_json
+from gossipcert.limits import decode_json
 
 # --------------------------------------------------------------------------------------------
 # Files
@@ -244,7 +244,7 @@ def _json_simple(data: dict[str, Any], name: str) -> nx.Graph:
 
 def graph_from_topology_json(data: Any, name: str) -> nx.Graph:
     """The graph of an SCCL, TACCL or TE-CCL topology (decoded JSON; the forms of
-    :mod:`gossipcert.formats.topologies`), its switches as routers.
+    :mod:`gossipcert.graphs.topologies`), its switches as routers.
 
     Raises
     ------
@@ -343,7 +343,7 @@ def read_graph_file(path: str | os.PathLike[str]) -> nx.Graph:
       "routers": [...]}`` where ``"nodes"`` and ``"routers"`` are optional; or the topology
       of SCCL, TACCL or TE-CCL (``{"msccl_type": "topology", "links": ..., "switches":
       ...}``, ``{"capacity": ..., "switch_indices": ...}``, TE-CCL's input file): see
-      :mod:`gossipcert.formats.topologies`, switches become routers.
+      :mod:`gossipcert.graphs.topologies`, switches become routers.
 
     Node numbering: if every label is an integer, the nodes are numbered in increasing
     numerical order of their labels, otherwise in the order of first appearance (declared

@@ -1,21 +1,9 @@
 """Independent verdicts on a refutation proof (LRAT or DRAT), and the rule that combines them.
 
-**LRAT proofs** (what gossipcert writes now: CaDiCaL's LRAT output trimmed to the steps the
-empty clause uses, :mod:`gossipcert.proofs.lrat_solver`) are judged by
-:func:`check_lrat_proof`, first by two compiled engines that share no code:
-``gossipcert-lrat (compiled)`` (:mod:`gossipcert.proofs.lrat_compiled`, the RUP rule of
-:mod:`gossipcert.proofs.lrat` along each step's hints in order) and ``hint-fixpoint
-(compiled)`` (:mod:`gossipcert.proofs.fixpoint`, propagation of each step's hint clauses to a
-fixpoint in any order, on tokens it reads itself). Both only ever accept; when either
-refuses, the Python checkers judge: ``gossipcert-lrat`` (:mod:`gossipcert.proofs.lrat`,
-RUP and RAT) and ``minisat-hints`` (:mod:`gossipcert.proofs.propagated`, MiniSat's unit
-propagation on each step's hint clauses, activated by assumptions in one solver;
-``dratify-hints``, :mod:`gossipcert.proofs.hinted`, does the same with dratify's engine,
-about three times slower, and is kept for comparison). Each pair shares no code, both apply
-deletions soundly (no state outlives a step), each takes time linear in the proof, and both
-must verify. **DRAT proofs** (certificates written before, and the split search's cubes)
-are judged as below by :func:`check_proof`; :func:`check_refutation` picks the path by the
-proof's format.
+**LRAT proofs** (what gossipcert writes now) are judged by
+:func:`gossipcert.proofs.lrat_checks.check_lrat_proof` (that module says how). **DRAT
+proofs** (certificates written before, and the split search's cubes) are judged as below by
+:func:`check_proof`; :func:`check_refutation` picks the path by the proof's format.
 
 A certificate is worth what its checker is worth, and a proof checker is software too: one
 version of ``dratify`` accepted forged proofs (it kept the root assignment implied by a
@@ -82,74 +70,35 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from gossipcert.children import Child, call_in_child
-from gossipcert.proofs.drat import CHECKER_NAME, check_drat_text, parse_dimacs
+from gossipcert.children import call_in_child
+from gossipcert.proofs.drat import CHECKER_NAME, check_drat_text
 from gossipcert.proofs.drat_extra import load_dratify
 from gossipcert.proofs.lrat import CHECKER_NAME as LRAT_NAME
 from gossipcert.proofs.lrat import DELETIONS as LRAT_DELETIONS
-from gossipcert.proofs.lrat import check_lrat, check_lrat_file
-from gossipcert.proofs.lrat_solver import compiled_available
-from gossipcert.proofs.propagated import CHECKER_NAME as PROPAGATED_NAME
-from gossipcert.proofs.propagated import DELETIONS as PROPAGATED_DELETIONS
-from gossipcert.proofs.propagated import check_propagated
+from gossipcert.proofs.lrat import check_lrat_file
+from gossipcert.proofs.lrat_checks import check_lrat_proof
+from gossipcert.proofs.verdicts import (
+    ERROR,
+    OVER_BUDGET,
+    REJECTED,
+    TIMEOUT,
+    VERIFIED,
+    CheckOutcome,
+    ProofVerdict,
+    combined_status,
+)
 from gossipcert.statuses import Verdict
 
 #: environment variable naming a drat-trim binary (else ``drat-trim`` on the PATH)
 DRAT_TRIM_ENV = "GOSSIPCERT_DRAT_TRIM"
 
-VERIFIED, REJECTED, TIMEOUT, ERROR = (
-    Verdict.VERIFIED,
-    Verdict.REJECTED,
-    Verdict.TIMEOUT,
-    Verdict.ERROR,
-)
-#: the project's checker stopped at its budget: no verdict, and not needed for one
-OVER_BUDGET = Verdict.OVER_BUDGET
-
 #: the project's checker gets at least this many seconds, or this many times dratify's time
 OWN_BUDGET_SECONDS = 60.0
 OWN_BUDGET_FACTOR = 1.0
-
-
-@dataclass(frozen=True)
-class CheckOutcome:
-    """One checker's verdict on one proof.
-
-    Attributes
-    ----------
-    checker : str
-        Name, version and engine.
-    status : Verdict
-        ``verified``, ``rejected``, ``timeout`` (no verdict in time) or ``error`` (the
-        checker failed to run; counts as a rejection).
-    deletions : str
-        How the checker treats deletion steps.
-    seconds : float
-    message : str
-    """
-
-    checker: str
-    status: Verdict
-    deletions: str
-    seconds: float
-    message: str
-
-    def __post_init__(self) -> None:  # a member, also when a checker gives its value
-        object.__setattr__(self, "status", Verdict(self.status))
-
-    @property
-    def ok(self) -> bool:
-        """True when this checker verified the proof."""
-        return self.status == VERIFIED
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready record (for certificates)."""
-        return {**asdict(self), "seconds": round(self.seconds, 3)}
 
 
 def _remaining(deadline: float | None) -> float | None:
@@ -317,46 +266,6 @@ def _drat_trim_outcome(
     )
 
 
-@dataclass(frozen=True)
-class ProofVerdict:
-    """The combined verdict of every checker on one proof.
-
-    Attributes
-    ----------
-    status : Verdict
-        ``verified`` (every checker verified, the project's own one possibly stopped at its
-        budget), ``rejected`` (some checker rejected or failed) or ``timeout`` (none
-        rejected, some gave no verdict in the caller's time).
-    outcomes : tuple of CheckOutcome
-    """
-
-    status: Verdict
-    outcomes: tuple[CheckOutcome, ...]
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "status", Verdict(self.status))
-
-    @property
-    def ok(self) -> bool:
-        """True when the proof is verified (see ``status``)."""
-        return self.status == VERIFIED
-
-    def summary(self) -> str:
-        """One line naming each checker and its verdict."""
-        parts = [f"{o.checker}: {o.status} ({o.seconds:.1f}s)" for o in self.outcomes]
-        head = {
-            VERIFIED: "verified by every checker",
-            REJECTED: "REJECTED",
-            TIMEOUT: "no verdict in time",
-        }[self.status]
-        agree = {o.status for o in self.outcomes}
-        if self.status == VERIFIED and OVER_BUDGET in agree:
-            head = "verified by every required checker (gossipcert-drat stopped at its budget)"
-        if VERIFIED in agree and agree & {REJECTED, ERROR}:
-            head = "REJECTED: THE CHECKERS DISAGREE"
-        return f"{head} — " + "; ".join(parts)
-
-
 def _dratify_and_own(
     cnf_text: str, proof: str, deadline: float | None, full: bool
 ) -> list[CheckOutcome]:
@@ -416,191 +325,9 @@ def check_proof(
             trim = replace(trim, message=trim.message + note)
     if trim is not None:
         outcomes.append(trim)
-    status = _combined(outcomes)
+    status = combined_status(outcomes)
     return ProofVerdict(status, tuple(outcomes))
 
-
-def _combined(outcomes: list[CheckOutcome]) -> Verdict:
-    """The combined status of several checkers' outcomes (:class:`ProofVerdict`)."""
-    statuses = {o.status for o in outcomes}
-    if statuses & {REJECTED, ERROR}:
-        return REJECTED
-    if statuses <= {VERIFIED, OVER_BUDGET}:
-        return VERIFIED
-    return TIMEOUT
-
-
-def check_lrat_proof(
-    cnf_text: str,
-    proof: str,
-    deadline: float | None = None,
-    meanwhile: Callable[[], None] | None = None,
-    formula: tuple[int, list[list[int]]] | None = None,
-) -> ProofVerdict:
-    """Judge an LRAT proof of the formula with two checkers that share no code.
-
-    ``gossipcert-lrat`` (:mod:`gossipcert.proofs.lrat`: this project's propagation along
-    each step's hints, in order, RUP and RAT) and ``minisat-hints``
-    (:mod:`gossipcert.proofs.propagated`: MiniSat's propagation on each step's hint clauses).
-    Both apply deletions, soundly: no state outlives a step. Both must verify the proof; a
-    rejection by either is a rejection. minisat-hints runs in a child process while
-    gossipcert-lrat runs here (stopped when gossipcert-lrat rejects).
-
-    Parameters
-    ----------
-    cnf_text : str
-        The formula, DIMACS.
-    proof : str
-        The LRAT proof (text).
-    deadline : float, optional
-        A ``time.monotonic()`` value for both checkers together.
-    meanwhile : callable, optional
-        Run once gossipcert-lrat has verified the proof, while minisat-hints may still be
-        at work (the caller's compression of the proof, for one).
-    formula : (int, list of list of int), optional
-        ``cnf_text`` already parsed (its variable count and clauses), when the caller holds
-        it: the text is then not read again.
-
-    Returns
-    -------
-    ProofVerdict
-
-    Examples
-    --------
-    >>> cnf = "p cnf 2 3\\n1 2 0\\n-1 2 0\\n-2 0\\n"
-    >>> check_lrat_proof(cnf, "4 2 0 1 2 0\\n5 0 4 3 0\\n").status
-    <Verdict.VERIFIED: 'verified'>
-    >>> check_lrat_proof(cnf, "4 2 0 1 3 0\\n5 0 4 3 0\\n").status
-    <Verdict.REJECTED: 'rejected'>
-    """
-    try:
-        nvars, clauses = formula if formula is not None else parse_dimacs(cnf_text)
-    except ValueError as exc:
-        bad = CheckOutcome(LRAT_NAME, REJECTED, LRAT_DELETIONS, 0.0, f"formula: {exc}")
-        return ProofVerdict(REJECTED, (bad,))
-    if deadline is not None and time.monotonic() >= deadline:
-        late = "no verdict: the time limit passed before the check began"
-        outcomes = [
-            CheckOutcome(LRAT_NAME, TIMEOUT, LRAT_DELETIONS, 0.0, late),
-            CheckOutcome(PROPAGATED_NAME, TIMEOUT, PROPAGATED_DELETIONS, 0.0, late),
-        ]
-        return ProofVerdict(TIMEOUT, tuple(outcomes))
-    if USE_COMPILED and compiled_available():
-        fast = _compiled_verdict(clauses, proof, nvars, deadline)
-        if fast is not None:
-            if meanwhile is not None and fast.status == VERIFIED:
-                meanwhile()
-            return fast
-    lines = proof.splitlines()
-    if len(lines) <= PARALLEL_ABOVE:  # a process costs more than it saves
-        own = check_lrat(clauses, lines, deadline)
-        message = own.message if own.status != TIMEOUT else f"no verdict: {own.message}"
-        outcomes = [CheckOutcome(LRAT_NAME, own.status, LRAT_DELETIONS, own.seconds, message)]
-        if own.status != REJECTED:
-            if meanwhile is not None and own.status == VERIFIED:
-                meanwhile()
-            other = check_propagated(clauses, lines, deadline, nvars)
-            message = other.message if other.status != TIMEOUT else f"no verdict: {other.message}"
-            outcomes.append(
-                CheckOutcome(
-                    PROPAGATED_NAME, other.status, PROPAGATED_DELETIONS, other.seconds, message
-                )
-            )
-        return ProofVerdict(_combined(outcomes), tuple(outcomes))
-    # minisat-hints runs in a child process meanwhile (the two cores work at once)
-    began = time.monotonic()
-    child = Child(_propagated_child, (clauses, lines, deadline, nvars))
-    try:
-        mine = check_lrat(clauses, lines, deadline)
-        message = mine.message if mine.status != TIMEOUT else f"no verdict: {mine.message}"
-        outcomes = [CheckOutcome(LRAT_NAME, mine.status, LRAT_DELETIONS, mine.seconds, message)]
-        if mine.status != REJECTED:  # a rejection needs no second verdict
-            if meanwhile is not None and mine.status == VERIFIED:
-                meanwhile()
-            outcomes.append(_child_outcome(child, deadline, began))
-    finally:
-        child.reap()
-    return ProofVerdict(_combined(outcomes), tuple(outcomes))
-
-
-def _compiled_verdict(
-    clauses: list[list[int]], proof: str, nvars: int, deadline: float | None
-) -> ProofVerdict | None:
-    """The verdict of the compiled engines (:mod:`gossipcert.proofs.lrat_compiled`, the RUP
-    rule of gossipcert-lrat, and :mod:`gossipcert.proofs.fixpoint`, hint-fixpoint), in two
-    threads on large proofs (their kernels hold no lock); None unless both verify or one
-    runs out of time (they only ever accept: on a refusal the Python gossipcert-lrat and
-    minisat-hints judge the proof and name the line)."""
-    from gossipcert.proofs.fixpoint import CHECKER_NAME as FIXPOINT_NAME
-    from gossipcert.proofs.fixpoint import DELETIONS as FIXPOINT_DELETIONS
-    from gossipcert.proofs.fixpoint import check_fixpoint
-    from gossipcert.proofs.lrat_compiled import check_compiled
-
-    data = proof.encode()
-    if len(data) < THREADS_FROM:  # a thread costs more than it saves
-        mine = check_compiled(clauses, data, nvars, deadline)
-        other = check_fixpoint(clauses, data, nvars, deadline) if mine is not None else None
-    else:
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            theirs = pool.submit(check_fixpoint, clauses, data, nvars, deadline)
-            mine = check_compiled(clauses, data, nvars, deadline)
-            other = theirs.result()
-    if mine is None or other is None:
-        return None
-    outcomes = [
-        CheckOutcome(
-            f"{LRAT_NAME} (compiled)", mine.status, LRAT_DELETIONS, mine.seconds, mine.message
-        ),
-        CheckOutcome(
-            f"{FIXPOINT_NAME} (compiled)",
-            other.status,
-            FIXPOINT_DELETIONS,
-            other.seconds,
-            other.message,
-        ),
-    ]
-    return ProofVerdict(_combined(outcomes), tuple(outcomes))
-
-
-def _propagated_child(
-    send: Any, clauses: list[list[int]], lines: list[str], deadline: Any, nvars: int
-) -> Any:
-    return check_propagated(clauses, lines, deadline, nvars)
-
-
-def _child_outcome(child: Child, deadline: float | None, began: float) -> CheckOutcome:
-    """minisat-hints' verdict from its child process, started at ``began`` (``deadline``
-    bounds the wait; past it, only a verdict already sent is read)."""
-    start = began
-    result: Any = None
-    while not child.done and result is None:
-        late = deadline is not None and time.monotonic() >= deadline
-        for kind, value in child.messages(time.monotonic() if late else deadline):
-            if kind == "result":
-                result = value
-            elif kind == "error":
-                raise value
-        if late:
-            break
-    name, deletions = PROPAGATED_NAME, PROPAGATED_DELETIONS
-    if result is None:
-        seconds = time.monotonic() - start
-        if child.done:
-            return CheckOutcome(name, ERROR, deletions, seconds, "the checker died")
-        return CheckOutcome(name, TIMEOUT, deletions, seconds, "no verdict in time")
-    message = result.message if result.status != TIMEOUT else f"no verdict: {result.message}"
-    return CheckOutcome(name, result.status, deletions, result.seconds, message)
-
-
-#: LRAT proofs of more lines than this have their two checkers run in two processes
-PARALLEL_ABOVE = 20_000
-
-#: LRAT proofs are judged first by the compiled engines (their first use in a process
-#: costs about half a second to load them); False: by the Python checkers alone
-USE_COMPILED = True
-
-#: from this many characters the two compiled engines run in two threads
-THREADS_FROM = 1_000_000
 
 #: the stored formats of a refutation's proof
 PROOF_FORMATS = ("drat", "lrat")

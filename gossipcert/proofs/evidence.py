@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from gossipcert.encodings import EncodingOptions
-from gossipcert.proofs.checkers import ProofVerdict
 from gossipcert.proofs.refutation import (
     ProofResult,
     proof_fields,
 )
+from gossipcert.proofs.verdicts import ProofVerdict
 
 
 def refutation_fields(

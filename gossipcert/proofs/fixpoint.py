@@ -139,6 +139,109 @@ def _well_formed(tokens: np.ndarray) -> bool:
     return True
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _deletion(
+    tokens: np.ndarray,
+    pos: int,
+    first_formula: np.ndarray,
+    starts: np.ndarray,
+    n: int,
+    state: np.ndarray,
+) -> int:
+    """Delete the clauses of the deletion line whose ids start at ``pos`` (counted in
+    ``state`` as by :func:`_sweep`): the position after the line, or ``-1`` when it is not
+    a deletion line."""
+    size = len(tokens)
+    while pos < size and tokens[pos] != 0:
+        j = tokens[pos]
+        if j <= 0 or j >= DELETION_TOKEN:
+            return -1
+        state[3] += 1
+        if 0 < j <= n and first_formula[j] == 1:
+            first_formula[j] = 0
+        elif n < j < len(starts) and starts[j] >= 0:
+            starts[j] = -1
+        else:
+            state[4] += 1
+        pos += 1
+    if pos + 1 >= size or tokens[pos + 1] != LINE_END_TOKEN:
+        return -1
+    return pos + 2  # the zero and the line's end
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _live_hints(
+    tokens: np.ndarray,
+    hint_start: int,
+    hint_end: int,
+    first_formula: np.ndarray,
+    starts: np.ndarray,
+    n: int,
+) -> bool:
+    """Whether every hint ``tokens[hint_start:hint_end]`` names a live clause."""
+    for q in range(hint_start, hint_end):
+        h = tokens[q]
+        if h <= 0:
+            return False
+        live = (h <= n and first_formula[h] == 1) or (n < h < len(starts) and starts[h] >= 0)
+        if not live:
+            return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _fixpoint(
+    tokens: np.ndarray,
+    hint_start: int,
+    hint_end: int,
+    value: np.ndarray,
+    trail: np.ndarray,
+    depth: int,
+    formula_lits: np.ndarray,
+    formula_start: np.ndarray,
+    formula_end: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    n: int,
+) -> tuple[bool, int]:
+    """Propagate the hint clauses ``tokens[hint_start:hint_end]`` under ``value`` to a
+    fixpoint, each assignment on ``trail`` from ``depth``: whether a hint clause became
+    false (the step follows), and the new depth."""
+    accepted = False
+    changed = True
+    while changed and not accepted:
+        changed = False
+        for q in range(hint_start, hint_end):
+            h = tokens[q]
+            if h <= n:
+                src, a, b = formula_lits, formula_start[h], formula_end[h]
+            else:
+                src, a, b = tokens, starts[h], ends[h]
+            free_count = 0
+            free = 0
+            satisfied = False
+            for r in range(a, b):
+                y = src[r]
+                s = value[abs(y)]
+                if s == 0:
+                    free_count += 1
+                    free = y
+                elif (s > 0) == (y > 0):
+                    satisfied = True
+                    break
+            if satisfied:
+                continue
+            if free_count == 0:
+                accepted = True
+                break
+            if free_count == 1:
+                value[abs(free)] = 1 if free > 0 else -1
+                trail[depth] = abs(free)
+                depth += 1
+                changed = True
+    return accepted, depth
+
+
 @numba.njit(cache=True, nogil=True)
 def _sweep(
     tokens: np.ndarray,
@@ -173,24 +276,10 @@ def _sweep(
             state[5] = line
             return _REFUSED
         if pos < size and tokens[pos] == DELETION_TOKEN:
-            pos += 1
-            while pos < size and tokens[pos] != 0:
-                j = tokens[pos]
-                if j <= 0 or j >= DELETION_TOKEN:
-                    state[5] = line
-                    return _REFUSED
-                state[3] += 1
-                if 0 < j <= n and first_formula[j] == 1:
-                    first_formula[j] = 0
-                elif n < j < len(starts) and starts[j] >= 0:
-                    starts[j] = -1
-                else:
-                    state[4] += 1
-                pos += 1
-            if pos + 1 >= size or tokens[pos + 1] != LINE_END_TOKEN:
+            pos = _deletion(tokens, pos + 1, first_formula, starts, n, state)
+            if pos < 0:
                 state[5] = line
                 return _REFUSED
-            pos += 2  # the zero and the line's end
             continue
         if cid <= state[1] or cid >= len(starts):
             state[5] = line
@@ -228,48 +317,13 @@ def _sweep(
                 trail[depth] = v
                 depth += 1
         if not accepted:
-            for q in range(hint_start, hint_end):
-                h = tokens[q]
-                if h <= 0:
-                    state[5] = line
-                    return _REFUSED
-                live = (h <= n and first_formula[h] == 1) or (
-                    n < h < len(starts) and starts[h] >= 0
-                )
-                if not live:
-                    state[5] = line
-                    return _REFUSED
-            changed = True
-            while changed and not accepted:
-                changed = False
-                for q in range(hint_start, hint_end):
-                    h = tokens[q]
-                    if h <= n:
-                        src, a, b = formula_lits, formula_start[h], formula_end[h]
-                    else:
-                        src, a, b = tokens, starts[h], ends[h]
-                    free_count = 0
-                    free = 0
-                    satisfied = False
-                    for r in range(a, b):
-                        y = src[r]
-                        s = value[abs(y)]
-                        if s == 0:
-                            free_count += 1
-                            free = y
-                        elif (s > 0) == (y > 0):
-                            satisfied = True
-                            break
-                    if satisfied:
-                        continue
-                    if free_count == 0:
-                        accepted = True
-                        break
-                    if free_count == 1:
-                        value[abs(free)] = 1 if free > 0 else -1
-                        trail[depth] = abs(free)
-                        depth += 1
-                        changed = True
+            if not _live_hints(tokens, hint_start, hint_end, first_formula, starts, n):
+                state[5] = line
+                return _REFUSED
+            accepted, depth = _fixpoint(
+                tokens, hint_start, hint_end, value, trail, depth, formula_lits,
+                formula_start, formula_end, starts, ends, n,
+            )  # fmt: skip
         for q in range(depth):
             value[trail[q]] = 0
         if not accepted:

@@ -49,6 +49,8 @@ def kernels_cached(modules: list[ModuleType]) -> bool:
             cache = getattr(value, "_cache", None)
             if cache is None or not hasattr(value, "py_func"):
                 continue  # not a numba dispatcher
+            if getattr(value, "targetoptions", {}).get("inline") == "always":
+                continue  # inlined into its callers: no code of its own to cache
             try:  # numba's cache index: empty when missing or written for other source
                 if not cache._cache_file._load_index():
                     return False

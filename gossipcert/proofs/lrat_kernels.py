@@ -5,7 +5,7 @@ The line-by-line and numpy versions in :mod:`gossipcert.proofs.trim` cost about 
 solve on a proof of 60,000 lines (Python loops over the kept steps). These kernels do the
 same work in one compiled pass each (numba [3]_), so the evidence of a refutation costs
 little beside the solve that wrote it. They decide nothing: a trimmed proof is untrusted
-input to the checkers (:func:`gossipcert.proofs.checkers.check_lrat_proof`).
+input to the checkers (:func:`gossipcert.proofs.lrat_checks.check_lrat_proof`).
 
 **A proof as arrays** (what both readers return): line ``k`` is an addition
 (``kind[k] == 0``) or a deletion (``kind[k] == 1``); ``head[k]`` is its id (a deletion's
@@ -298,33 +298,18 @@ def _renamed(x: int, rename: np.ndarray) -> int:
 
 
 @numba.njit(cache=True, nogil=True)
-def _trim(
-    kind: np.ndarray,
-    head: np.ndarray,
-    lo: np.ndarray,
-    mid: np.ndarray,
-    hi: np.ndarray,
-    values: np.ndarray,
-    rename: np.ndarray,
+def _needed(
+    kind: np.ndarray, head: np.ndarray, mid: np.ndarray, hi: np.ndarray, values: np.ndarray, e: int
 ) -> tuple[Any, ...]:
-    """Trim (module docstring). Returns ``(status, text, kept additions, lines written,
-    additions up to the empty clause)``."""
-    count = len(kind)
-    empty_line = -1
-    for k in range(count):
-        if kind[k] == 0 and mid[k] == lo[k]:
-            empty_line = k
-            break
-    nothing = np.empty(0, np.uint8)
-    if empty_line < 0:
-        return NO_EMPTY, nothing, 0, 0, 0
-    e = empty_line
+    """The additions up to line ``e`` (the empty clause) that it depends on, through the
+    hints: ``(status, needed, top)``, ``top`` the largest clause id named (``UNORDERED``
+    when the ids of additions do not increase)."""
     top = 0
     last_id = 0
     for k in range(e + 1):
         if kind[k] == 0:
             if head[k] <= last_id:
-                return UNORDERED, nothing, 0, 0, 0
+                return UNORDERED, np.zeros(0, np.bool_), 0
             last_id = head[k]
             top = max(top, head[k])
         for j in range(mid[k], hi[k]):
@@ -342,7 +327,21 @@ def _trim(
             w = where[abs(values[j])]
             if 0 <= w < k:
                 needed[w] = True
-    # each clause's last use among the kept additions
+    return OK, needed, top
+
+
+@numba.njit(cache=True, nogil=True)
+def _last_uses(
+    needed: np.ndarray,
+    mid: np.ndarray,
+    hi: np.ndarray,
+    values: np.ndarray,
+    top: int,
+    rename: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The deletions after each kept addition: ``dead[bucket[k]:bucket[k + 1]]`` are the
+    (renamed, increasing) ids whose last use among the kept additions is line ``k``."""
+    e = len(needed) - 1
     last = np.full(top + 1, -1, np.int64)
     for k in range(e + 1):
         if needed[k]:
@@ -364,11 +363,27 @@ def _trim(
         a, b = bucket[k], bucket[k + 1]
         if b - a > 1:
             dead[a:b] = np.sort(dead[a:b])
-    # the text: its length first, then the characters
+    return bucket, dead
+
+
+@numba.njit(cache=True, nogil=True)
+def _text_size(
+    needed: np.ndarray,
+    head: np.ndarray,
+    lo: np.ndarray,
+    mid: np.ndarray,
+    hi: np.ndarray,
+    values: np.ndarray,
+    rename: np.ndarray,
+    bucket: np.ndarray,
+    dead: np.ndarray,
+) -> tuple[int, int, int]:
+    """The characters of the trimmed text :func:`_write` writes, its kept additions and its
+    lines."""
     size = 0
     kept = 0
     lines = 0
-    for k in range(e + 1):
+    for k in range(len(needed)):
         if not needed[k]:
             continue
         kept += 1
@@ -387,9 +402,26 @@ def _trim(
             for j in range(bucket[k], bucket[k + 1]):
                 size += _digits(dead[j]) + 1
             size += 2
-    out = np.empty(size, np.uint8)
+    return size, kept, lines
+
+
+@numba.njit(cache=True, nogil=True)
+def _write(
+    out: np.ndarray,
+    needed: np.ndarray,
+    head: np.ndarray,
+    lo: np.ndarray,
+    mid: np.ndarray,
+    hi: np.ndarray,
+    values: np.ndarray,
+    rename: np.ndarray,
+    bucket: np.ndarray,
+    dead: np.ndarray,
+) -> None:
+    """Write the kept additions, each followed by its deletions, into ``out`` (of the size
+    :func:`_text_size` gives)."""
     at = 0
-    for k in range(e + 1):
+    for k in range(len(needed)):
         if not needed[k]:
             continue
         name = _renamed(head[k], rename)
@@ -423,6 +455,37 @@ def _trim(
             out[at] = 48
             out[at + 1] = _NEWLINE
             at += 2
+
+
+@numba.njit(cache=True, nogil=True)
+def _trim(
+    kind: np.ndarray,
+    head: np.ndarray,
+    lo: np.ndarray,
+    mid: np.ndarray,
+    hi: np.ndarray,
+    values: np.ndarray,
+    rename: np.ndarray,
+) -> tuple[Any, ...]:
+    """Trim (module docstring). Returns ``(status, text, kept additions, lines written,
+    additions up to the empty clause)``."""
+    count = len(kind)
+    empty_line = -1
+    for k in range(count):
+        if kind[k] == 0 and mid[k] == lo[k]:
+            empty_line = k
+            break
+    nothing = np.empty(0, np.uint8)
+    if empty_line < 0:
+        return NO_EMPTY, nothing, 0, 0, 0
+    e = empty_line
+    status, needed, top = _needed(kind, head, mid, hi, values, e)
+    if status != OK:
+        return status, nothing, 0, 0, 0
+    bucket, dead = _last_uses(needed, mid, hi, values, top, rename)
+    size, kept, lines = _text_size(needed, head, lo, mid, hi, values, rename, bucket, dead)
+    out = np.empty(size, np.uint8)
+    _write(out, needed, head, lo, mid, hi, values, rename, bucket, dead)
     steps = 0
     for k in range(e + 1):
         if kind[k] == 0:

@@ -108,6 +108,67 @@ def check_propagated(
         solver.delete()
 
 
+class _Live:
+    """The clauses live in the solver, by id, each behind two activation variables.
+
+    Activation variables come first: MiniSat sorts a clause's literals and watches the first
+    two, so an inactive clause watches its own two activation literals and is never visited;
+    the formula's variables are shifted above them (by ``shift``). A formula clause joins
+    the solver when a step first names it (a trimmed proof names few of a large formula's
+    clauses); ``made`` holds the ids that joined or were deleted.
+    """
+
+    def __init__(self, solver: Solver, clauses: list[list[int]], shift: int) -> None:
+        self.add = solver.add_clause
+        self.clauses, self.shift = clauses, shift
+        self.top = -1  # a clause's activation variables are (top, top + 1), both <= shift
+        self.active: dict[int, int] = {}  # live clause id -> its first activation variable
+        self.made: set[int] = set()
+
+    def activation(self, h: int) -> int:
+        """The first activation variable of clause ``h``, a formula clause joining now if
+        no step named it before (KeyError: ``h`` is not a live clause)."""
+        if h in self.active:
+            return self.active[h]
+        if not 0 < h <= len(self.clauses) or h in self.made:
+            raise KeyError(h)
+        self.made.add(h)
+        self.top += 2
+        if self.top + 1 > self.shift:  # cannot happen (the bound); never let numbers meet
+            raise KeyError(h)
+        self.active[h] = self.top
+        shift = self.shift
+        self.add(
+            [
+                -self.top,
+                -self.top - 1,
+                *(x + shift if x > 0 else x - shift for x in self.clauses[h - 1]),
+            ]
+        )
+        return self.top
+
+    def delete(self, ids: list[int]) -> int:
+        """Delete the clauses ``ids``; how many of them were not live (ignored)."""
+        ignored = 0
+        for j in ids:
+            if self.active.pop(j, None) is None:
+                if 0 < j <= len(self.clauses) and j not in self.made:
+                    self.made.add(j)  # a formula clause no step named: it never joins
+                else:
+                    ignored += 1
+        return ignored
+
+    def learn(self, cid: int, shifted: list[int]) -> bool:
+        """Add the derived clause ``cid`` (its literals shifted); False when the activation
+        variables ran out (cannot happen: the bound of :func:`_check`)."""
+        self.top += 2
+        if self.top + 1 > self.shift:
+            return False
+        self.active[cid] = self.top
+        self.add([-self.top, -self.top - 1, *shifted])
+        return True
+
+
 def _check(
     solver: Solver,
     clauses: list[list[int]],
@@ -117,35 +178,14 @@ def _check(
     start: float,
 ) -> HintedVerdict:
     """:func:`check_propagated` with its solver."""
-    add, propagate = solver.add_clause, solver.propagate
+    propagate = solver.propagate
     lines = lines if isinstance(lines, list) else list(lines)
-    # activation variables first: MiniSat sorts a clause's literals and watches the first
-    # two, so an inactive clause watches its own two activation literals and is never
-    # visited; the formula's variables are shifted above them
     # at most one clause joins per line and per token a line names (a token takes two
     # characters at least): a bound on the activation variables, cheap to take
     named = min(len(clauses), sum(map(len, lines)) // 2 + len(lines))
     shift = 2 * (named + len(lines))
-    top = -1  # a clause's activation variables are (top, top + 1), both at most shift
-    active: dict[int, int] = {}  # live clause id -> its first activation variable
-    # a formula clause joins the solver when a step first names it (a trimmed proof names
-    # few of a large formula's clauses); ``made`` holds the ids that joined or were deleted
-    made: set[int] = set()
-
-    def activation(h: int) -> int:
-        nonlocal top
-        if h in active:
-            return active[h]
-        if not 0 < h <= len(clauses) or h in made:
-            raise KeyError(h)
-        made.add(h)
-        top += 2
-        if top + 1 > shift:  # cannot happen (the bound above); never let the numbers meet
-            raise KeyError(h)
-        active[h] = top
-        add([-top, -top - 1, *(x + shift if x > 0 else x - shift for x in clauses[h - 1])])
-        return top
-
+    live = _Live(solver, clauses, shift)
+    active, activation = live.active, live.activation
     last = len(clauses)
     additions = deletions = ignored = 0
     status, message = Verdict.REJECTED, "the proof ends without deriving the empty clause"
@@ -161,13 +201,8 @@ def _check(
                 ids = list(map(int, tokens[2:]))
                 if not ids or ids.pop() != 0 or min(ids, default=1) <= 0:
                     raise ValueError
-                for j in ids:
-                    deletions += 1
-                    if active.pop(j, None) is None:
-                        if 0 < j <= len(clauses) and j not in made:
-                            made.add(j)  # a formula clause no step named: it never joins
-                        else:
-                            ignored += 1
+                deletions += len(ids)
+                ignored += live.delete(ids)
                 continue
             nums = list(map(int, tokens))
             zero = nums.index(0, 1)
@@ -211,10 +246,7 @@ def _check(
                 f"{deletions} deleted"
             )
             break
-        top += 2
-        if top + 1 > shift:  # cannot happen (the bound above); never let the numbers meet
+        if not live.learn(cid, shifted):
             status, message = Verdict.REJECTED, f"line {number}: more clauses than the proof has"
             break
-        active[cid] = top
-        add([-top, -top - 1, *shifted])
     return HintedVerdict(status, message, additions, deletions, ignored, time.monotonic() - start)

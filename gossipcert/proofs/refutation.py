@@ -17,7 +17,6 @@ References
 from __future__ import annotations
 
 import base64
-import hashlib
 import lzma
 import time
 from collections.abc import Iterator
@@ -28,76 +27,19 @@ from typing import Any, Protocol
 
 from pysat.solvers import Solver
 
-from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
-from gossipcert.encodings.formula import Formula
+from gossipcert.encodings import EncodingOptions
+from gossipcert.encodings.cnf import StandaloneCNF, cnf_of
 from gossipcert.errors import CertificateError, SolverError
 from gossipcert.instance import Instance
-from gossipcert.proofs.checkers import ProofVerdict, check_refutation
+from gossipcert.proofs.checkers import check_refutation
 from gossipcert.proofs.lrat_solver import LratSolver
+from gossipcert.proofs.verdicts import ProofVerdict
 from gossipcert.schedule import Schedule
-from gossipcert.search.backends import solve_sliced
+from gossipcert.solvers.backends import solve_sliced
+from gossipcert.solvers.standalone import standalone_cnf, standalone_encoding
 from gossipcert.statuses import QueryStatus, Verdict
-from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 PROOF_SOLVER = "cadical195"
-
-
-@dataclass(frozen=True)
-class StandaloneCNF:
-    """The CNF "every demand met after round ``rounds``" for one instance."""
-
-    rounds: int
-    options: EncodingOptions
-    nvars: int
-    clauses: list[list[int]]
-    generators: int
-
-    def dimacs(self) -> str:
-        """DIMACS text (deterministic; made once, then kept: the hash, the checks and the
-        evidence all ask for it)."""
-        text = self.__dict__.get("_dimacs")
-        if text is None:
-            lines = [f"p cnf {self.nvars} {len(self.clauses)}"]
-            lines += [" ".join(map(str, c)) + " 0" for c in self.clauses]
-            text = self.__dict__["_dimacs"] = "\n".join(lines) + "\n"
-        return text
-
-    def sha256(self) -> str:
-        """SHA-256 of the DIMACS text."""
-        return hashlib.sha256(self.dimacs().encode()).hexdigest()
-
-
-def standalone_encoding(
-    instance: Instance, rounds: int, options: EncodingOptions
-) -> tuple[Encoding, int]:
-    """The encoding of ``instance`` for horizon ``rounds`` with every demand required, and the
-    number of symmetry generators used (same variables and constraint order every time)."""
-    enc = encoding_for(instance, options)
-    enc.extend_to(rounds)
-    gens = add_lex_leader(enc, automorphism_generators(instance)) if enc.options.symmetry else 0
-    enc.require(rounds)
-    return enc, gens
-
-
-def standalone_formula(
-    instance: Instance, rounds: int, options: EncodingOptions
-) -> tuple[Formula, int]:
-    """The formula of :func:`standalone_encoding`, and the number of symmetry generators."""
-    enc, gens = standalone_encoding(instance, rounds, options)
-    return enc.formula, gens
-
-
-def standalone_cnf(instance: Instance, rounds: int, options: EncodingOptions) -> StandaloneCNF:
-    """The CNF of :func:`standalone_formula`."""
-    formula, gens = standalone_formula(instance, rounds, options)
-    return cnf_of(formula, rounds, options, gens)
-
-
-def cnf_of(formula: Formula, rounds: int, options: EncodingOptions, gens: int) -> StandaloneCNF:
-    """The :class:`StandaloneCNF` of a standalone formula (numbers its auxiliary variables,
-    so call it once per formula)."""
-    clauses = formula.cnf_since(0)  # first: it may number new variables
-    return StandaloneCNF(rounds, options, formula.vpool.top, clauses, gens)
 
 
 @dataclass(frozen=True)
@@ -237,8 +179,9 @@ class HorizonProver:
     also proves it: a refutation needs no second solve, and its proof comes trimmed.
 
     :meth:`solve` may be called again after it ran out of time; the solver resumes with what
-    it learnt (its proof continues). The CNF is that of :func:`standalone_cnf` (the same text,
-    so the same hash), and a model is decoded by the encoding that wrote it.
+    it learnt (its proof continues). The CNF is that of
+    :func:`~gossipcert.solvers.standalone.standalone_cnf` (the same text, so the same hash), and a
+    model is decoded by the encoding that wrote it.
 
     Parameters
     ----------

@@ -40,12 +40,12 @@ import time
 from typing import Any
 
 from gossipcert.encodings import EncodingOptions, TransferEncoding, encoding_for
+from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.encodings.formula import Formula
 from gossipcert.instance import Instance
 from gossipcert.models import require_linear_cost
 from gossipcert.proofs.evidence import refutation_fields
 from gossipcert.proofs.refutation import (
-    StandaloneCNF,
     check_stored_refutation,
     checked_refutation,
     reliance,
@@ -70,7 +70,7 @@ def steps_formula(
 
     Examples
     --------
-    >>> from gossipcert.search.backends import SatBackend, Status
+    >>> from gossipcert.solvers.backends import SatBackend, Status
     >>> from gossipcert.instance import parse_instance
     >>> inst = parse_instance("path:3", "telephone", "gossip")
     >>> [SatBackend(steps_formula(inst, 3, s, EncodingOptions())[0]).solve([]) is Status.SAT

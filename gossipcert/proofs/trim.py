@@ -19,7 +19,7 @@ one breadth-first search (scipy) over the graph from each step to the steps it n
 each clause's last use is one ``maximum.at`` over the kept steps' hints.
 
 Trimming decides nothing: the trimmed proof is untrusted input to the checkers
-(:func:`gossipcert.proofs.checkers.check_lrat_proof`), which accept it only if it is a
+(:func:`gossipcert.proofs.lrat_checks.check_lrat_proof`), which accept it only if it is a
 refutation of the formula on its own. A wrong trimmer can make a check fail, never pass.
 
 References

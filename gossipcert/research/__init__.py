@@ -6,5 +6,5 @@ Modules
 - :mod:`.broadcast_late`: broadcast formulas restricted to late-informed nodes.
 - :mod:`.palindrome`: gossip schedules that read the same backwards, up to an automorphism
   (``benchmarks/palindrome_search.py``; the search's own symmetric finder,
-  :mod:`gossipcert.symmetry.schedules`, asks for such palindromes among its schedules).
+  :mod:`gossipcert.finders.invariant`, asks for such palindromes among its schedules).
 """

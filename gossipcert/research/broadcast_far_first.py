@@ -46,8 +46,8 @@ from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
-from gossipcert.search.backends import allow_long_slices, solve_sliced
 from gossipcert.simulate import simulate
+from gossipcert.solvers.backends import allow_long_slices, solve_sliced
 
 #: called with (seconds since the start, targets informed, targets asked, answer) per query
 Report = Callable[[float, int, int, bool | None], None]

@@ -44,8 +44,8 @@ from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
-from gossipcert.search.backends import compile_cpsat
-from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
+from gossipcert.solvers.backends import compile_cpsat
+from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 
 #: called with (seconds since the start, nodes left uninformed) at each improvement
 Report = Callable[[float, int], None]

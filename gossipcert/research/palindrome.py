@@ -75,16 +75,16 @@ import networkx as nx
 from pysat.card import CardEnc, EncType
 
 from gossipcert.errors import SpecError
-from gossipcert.instance import Instance
-from gossipcert.schedule import Schedule
-from gossipcert.search.backends import Status
-from gossipcert.symmetry.schedules import (
+from gossipcert.finders.invariant import (
     ClauseSink,
     check_generators,
     negate,
     packet_origins,
     solve_and_expand,
 )
+from gossipcert.instance import Instance
+from gossipcert.schedule import Schedule
+from gossipcert.solvers.backends import Status
 
 Lit = int | bool
 

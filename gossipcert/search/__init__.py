@@ -1,15 +1,19 @@
-"""The round search: solver back-ends, the incremental search over the number of rounds,
-its time limit, the split search over cubes, the relaxation, the linear-cost search and the
-export of the formula to outside solvers.
+"""The round search: the incremental search over the number of rounds, the split search over
+cubes, the allreduce bracket, the linear-cost search and the heartbeats of long steps.
+
+It stands on the solvers (:mod:`gossipcert.solvers`), the proofs and evidence producers
+(:mod:`gossipcert.proofs`) and the schedule finders (:mod:`gossipcert.finders`); the search
+run in a child process whose time limit holds is :mod:`gossipcert.watchdog`.
 
 Modules
 -------
-- :mod:`.backends`: SAT (PySAT) and CP-SAT (OR-Tools) back-ends behind one interface.
-- :mod:`.rounds`: the search for the least number of rounds (``solve``) and its result.
-- :mod:`.watchdog`: the search run in a child process whose time limit holds.
-- :mod:`.split` and :mod:`.cubes`: the lower bound split into cubes, solved and checked apart.
-- :mod:`.relaxation`: a refutation of a relaxed formula that implies the full one.
-- :mod:`.packet_refutation`: lower bounds from one packet's broadcast.
+- :mod:`.rounds`: the search for the least number of rounds (``solve``) and its result
+  (:mod:`.outcome`), entered through :mod:`.entry`.
+- :mod:`.split`, :mod:`.split_refutation`, :mod:`.cubes`, :mod:`.cube_plans` and
+  :mod:`.cube_runs`: the lower bound split into cubes, solved and checked apart.
+- :mod:`.allreduce` and :mod:`.allreduce_cut`: the allreduce bracket (lower and upper bounds).
+- :mod:`.reversal`: reduce and reduce-scatter solved as the time reversals of broadcast and
+  chunked gossip.
 - :mod:`.cost`: the linear-cost objectives (least steps, least cost).
-- :mod:`.export`: the formula as DIMACS or OPB, and an outside solver's model read back.
+- :mod:`.heartbeat`: heartbeat events during a step that reports no progress of its own.
 """

@@ -15,33 +15,10 @@
   the packet (by induction along the chain), the arcs are a subset of the original ones and
   each transmission carries at most as many packets as it carried chunks, so this is a
   gossip schedule of the same length in every model. The gossip optimum is a lower bound;
-- ``receive``: with two contributors or more, every node holds every chunk incomplete at
-  the start, so it receives each of the ``n K`` chunks at least once; a node ``v`` receives
-  at most ``in(v)`` chunks per round (``p`` in the one-port models with a packet cap, ``k p``
-  with ``k`` ports, the sum of its edges' capacities in all-port; no bound when packets are
-  unbounded), hence
-  ``R >= max_v ceil(n K / in(v))``. This exceeds gossip's own receive bound
-  ``(n - 1) K / p``;
-- ``receipts`` (:func:`receipt_bound`): a chunk with ``m`` contributors and ``d``
-  demanders is received, over the whole schedule, at least ``m + d - 2`` times (``2 n - 2``
-  for allreduce), and a round holds at most ``cap`` receipts (one ``(receiver, chunk)``
-  pair each): ``R >= ceil(sum_c (m_c + d_c - 2) / cap)``. The argument is the one for the
-  fewest one-way calls of gossip [3]_, applied to *knowledge*: let ``v`` know ``w`` when
-  some chain of receipts of the chunk, in increasing rounds, leads from ``w`` to ``v``. A
-  partial result is always inside its holder's knowledge (a copy or a combine takes a
-  partial inside the sender's knowledge), so a complete partial means complete knowledge;
-  order the receipts of each round one after the other (knowledge can only grow by it).
-  At the receipt after which a first node ``x`` knows every contributor, each other
-  contributor has already sent (``m - 1`` receipts, distinct senders); every other
-  demander (``d - 1`` at least, none complete yet) receives afterwards (distinct
-  receivers, later receipts). This holds under ``sum`` and ``max`` alike. ``cap`` is the sum
-  of the arc capacities in all-port (every arc may be used); else ``p`` times the most arcs
-  one round may use: arcs with distinct tails and distinct heads in single-port (a maximum
-  matching between senders and receivers: 2 on a star; with ``k`` ports at most ``k`` arcs
-  at each tail and at each head, a maximum flow), both ways of a matching of the graph in
-  telephone, one way in half-duplex, one arc into each node in multicast, at most
-  ``calls=N`` calls; with unbounded packets there is no bound. On ``K_n`` in single-port
-  with ``p = 1`` it is ``2 K (n - 1)``, the rounds of the ring allreduce;
+- ``receive`` and ``receipts``: a node receives every chunk at least once, at most so many
+  a round; a chunk with ``m`` contributors and ``d`` demanders is received at least
+  ``m + d - 2`` times over the schedule, and a round holds at most so many receipts
+  (:mod:`gossipcert.search.allreduce_bounds`, where the arguments are);
 - ``one-round`` (:func:`gossipcert.closed_forms.allreduce_one_round.one_round_bound`): a
   partial received in round 1 holds one contribution, its sender's, so one round needs
   every demander to hear each other contributor directly; 2 when those receipts do not
@@ -78,7 +55,7 @@ it is an upper bound only.
 The answer is ``optimal`` when the best lower bound meets the composition, with that
 bound's evidence (the sub-problem's result as ``dual``, whose certificate a certificate
 carries). Otherwise, on instances of up to ``PACKING_NODES`` nodes, the chunk-packing bound
-(:mod:`gossipcert.search.allreduce_packing`: weights on the port slots, a checked proof that
+(:mod:`gossipcert.proofs.allreduce_packing`: weights on the port slots, a checked proof that
 every chunk weighs at least ``W`` under them, and ``K W`` above what the slots carry) may
 raise ``L`` one round at a time, within a third of the time left (``PACKING_SECONDS``
 without a limit; evidence ``allreduce-packing``). Then, on instances small enough for
@@ -102,24 +79,15 @@ References
    operations in MPICH", IJHPCA 19, 2005 (allreduce as reduce-scatter then allgather).
 .. [2] E. Chan, M. Heimlich, A. Purkayastha and R. van de Geijn, "Collective communication:
    theory, practice, and experience", CCPE 19, 2007.
-.. [3] F. Harary and A. J. Schwenk, "The communication problem on graphs and digraphs",
-   J. Franklin Inst. 297, 1974 (gossip on a digraph takes at least ``2 n - 2`` calls).
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-import networkx as nx
-from networkx.algorithms import bipartite
-from pysat.solvers import Solver
-
-from gossipcert import graphs
-from gossipcert.children import Child, Send, may_fan_out, ready
 from gossipcert.closed_forms.allreduce_one_round import one_round_value
 from gossipcert.command_start import limits_from_now, seconds_left
 from gossipcert.constructions.hub_allreduce import hub_allreduce
@@ -128,138 +96,21 @@ from gossipcert.constructions.ring_allreduce import ring_allreduce
 from gossipcert.constructions.switch_allreduce import switch_allreduce
 from gossipcert.constructions.translated_allreduce import translated_allreduce
 from gossipcert.constructions.tree_allreduce_list import tree_list_allreduce
-from gossipcert.encodings import allreduce as exact
-from gossipcert.encodings import allreduce_union as union
-from gossipcert.encodings.allreduce import decode, encodable, standalone
+from gossipcert.encodings.allreduce import encodable
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import NotApplicableError
 from gossipcert.finders import tree_allreduce
 from gossipcert.instance import Instance, Problem, ProblemKind, make_instance
-from gossipcert.proofs.checkers import ProofVerdict
-from gossipcert.proofs.refutation import (
-    PROOF_SOLVER,
-    ProofResult,
-    StandaloneCNF,
-    checked_refutation,
-    proof_record,
-    refutation_status,
-)
+from gossipcert.proofs.allreduce_packing import applies as packing_applies
+from gossipcert.proofs.allreduce_packing import packing_bound
 from gossipcert.schedule import Schedule, Transmission
+from gossipcert.search.allreduce_bounds import receipt_bound, receive_bound
 from gossipcert.search.allreduce_cut import cut_bound
-from gossipcert.search.allreduce_packing import applies as packing_applies
-from gossipcert.search.allreduce_packing import packing_bound
-from gossipcert.search.backends import allow_long_slices, solve_sliced
+from gossipcert.search.allreduce_exact import exact_search, query_event, replayed
 from gossipcert.search.heartbeat import heartbeats
 from gossipcert.search.outcome import SolveResult
 from gossipcert.simulate import simulate
 from gossipcert.statuses import QueryStatus, SolveStatus
-
-
-def receive_bound(instance: Instance) -> int | None:
-    """``max_v ceil(chunks / in(v))`` for an allreduce (module docstring); None when a node
-    may receive any number of chunks per round or when some chunk has one contributor.
-
-    Examples
-    --------
-    >>> from gossipcert.instance import parse_instance
-    >>> receive_bound(parse_instance("ring:4", "single-port", "allreduce:chunks=2"))
-    8
-    >>> receive_bound(parse_instance("ring:4", "all-port", "allreduce")) is None
-    False
-    """
-    contributors = [0] * instance.n_packets
-    for held in instance.holdings:
-        for c in range(instance.n_packets):
-            contributors[c] += held >> c & 1
-    if min(contributors, default=0) < 2:
-        return None
-    model, g = instance.model, instance.graph
-    best = 0
-    for v in range(instance.n):
-        need = instance.demands[v].bit_count()
-        if not need:
-            continue
-        if model.rules.arc_capacities:
-            cap = sum(model.capacity or graphs.capacity(g, v, u) for u in g.adj[v])
-        elif model.port_packets is None:
-            return None
-        else:
-            cap = model.port_packets  # k ports of p packets each
-        best = max(best, math.ceil(need / cap))
-    return best
-
-
-def receipts_per_round(instance: Instance) -> int | None:
-    """The most ``(receiver, chunk)`` receipts one round may hold (module docstring); None
-    when packets are unbounded.
-
-    Examples
-    --------
-    >>> from gossipcert.instance import parse_instance
-    >>> receipts_per_round(parse_instance("ring:5", "all-port", "allreduce"))
-    10
-    >>> receipts_per_round(parse_instance("ring:5", "telephone:p=2", "allreduce"))
-    8
-    >>> receipts_per_round(parse_instance("star:5", "single-port", "allreduce"))
-    2
-    """
-    model, g, n = instance.model, instance.graph, instance.n
-    rules, ports = model.rules, model.ports
-    if ports is None:  # arc capacities
-        return sum(model.capacity or graphs.capacity(g, u, v) for u in range(n) for v in g.adj[u])
-    if model.packet_cap is None:
-        return None
-    if (rules.two_way_calls or rules.send_or_receive) and ports != 1:
-        return None  # no such model: no bound rather than another model's
-    if not rules.point_to_point:
-        arcs = n * ports
-    elif rules.two_way_calls or rules.send_or_receive:
-        matching = len(nx.max_weight_matching(g, maxcardinality=True))
-        arcs = matching * (2 if rules.two_way_calls else 1)
-    elif ports == 1:
-        heads_and_tails = nx.Graph()
-        tails = [("out", u) for u in range(n)]
-        heads_and_tails.add_nodes_from(tails)
-        heads_and_tails.add_edges_from(
-            (("out", u), ("in", v)) for u in range(n) for v in g.adj[u] if v != u
-        )
-        arcs = len(bipartite.hopcroft_karp_matching(heads_and_tails, tails)) // 2
-    else:  # at most ``ports`` arcs out of and into each node, one transmission an arc
-        flow = nx.DiGraph()
-        for u in range(n):
-            flow.add_edge("s", ("out", u), capacity=ports)
-            flow.add_edge(("in", u), "t", capacity=ports)
-            for v in g.adj[u]:
-                if v != u:
-                    flow.add_edge(("out", u), ("in", v), capacity=1)
-        arcs = int(nx.maximum_flow_value(flow, "s", "t"))
-    if model.calls_per_round is not None and rules.point_to_point:
-        arcs = min(arcs, model.calls_per_round * (2 if rules.two_way_calls else 1))
-    return arcs * model.packet_cap
-
-
-def receipt_bound(instance: Instance) -> int | None:
-    """``ceil(sum_c (m_c + d_c - 2) / cap)`` (module docstring), for the chunks that some
-    node demands; None when a round may hold any number of receipts.
-
-    Examples
-    --------
-    >>> from gossipcert.instance import parse_instance
-    >>> receipt_bound(parse_instance("hub:5", "single-port", "allreduce:chunks=2"))
-    16
-    >>> receipt_bound(parse_instance("ring:6", "all-port", "allreduce:chunks=2"))
-    10
-    """
-    cap = receipts_per_round(instance)
-    if cap is None or cap == 0:
-        return None
-    need = 0
-    for c in range(instance.n_packets):
-        m = sum(held >> c & 1 for held in instance.holdings)
-        d = sum(want >> c & 1 for want in instance.demands)
-        if d:
-            need += max(0, m + d - 2)
-    return -(-need // cap)
 
 
 def sub_problem(instance: Instance, kind: ProblemKind) -> Instance:
@@ -345,29 +196,113 @@ def solve_allreduce(
             progress({**event, "time": round(time.monotonic() - start, 3)})
 
     third = None if time_limit is None else time_limit / 3
-    recv = receive_bound(instance)
-    receipts = receipt_bound(instance)
-    cut = cut_bound(instance)
-    one = one_round_value(instance)
-    quick = _closed_answer(instance, recv, receipts, cut, one, seeds, start)
+    closed = {
+        "receive": receive_bound(instance),
+        "receipts": receipt_bound(instance),
+        "cut": cut_bound(instance),
+        "one-round": one_round_value(instance),
+    }
+    quick = _closed_answer(instance, closed, seeds, start)
     if quick is not None:  # a construction meets a closed bound: no sub-problem needed
         emit({"event": "lower-bound", "value": quick.lower_bound, "source": "allreduce bound"})
         emit({"event": "upper-bound", "value": quick.upper_bound, "source": quick.upper_source})
         return quick
     # a third of the time each for the sub-problems, from now; the rest for the exact search
+    rs, ag = _sub_results(instance, solve_other, third, emit)
+    lower, sub, evidence = _lower_bound(rs, ag, closed)
+    named = f"allreduce bound '{evidence['source']}'"
+    emit({"event": "lower-bound", "value": lower, "source": named})
+    best = _Best()
+    stopped = ag is None or ag.interrupted  # Ctrl-C: the bounds and schedules known so far
+    try:
+        _upper_bounds(instance, rs, ag, seeds, best)
+        if not stopped:
+            _tree_packed(instance, lower, deadline, emit, best)
+    except KeyboardInterrupt:
+        stopped = True
+    if stopped:
+        return _answer(instance, rs, ag, lower, best.made, evidence, best.source, False, True)
+    upper = None if best.made is None else best.made[1].rounds
+    if upper is not None:
+        emit({"event": "upper-bound", "value": upper, "source": best.source})
+    optimal = _meets(best.made, lower, sub)
+    small = instance.n <= PACKING_NODES
+    if not optimal and upper is not None and small and packing_applies(instance) is None:
+        lower, weighed, stopped = _packing(instance, lower, upper, deadline, strict, emit)
+        if weighed is not None:
+            evidence, sub = {**weighed, "bracket": evidence}, None
+        optimal = _meets(best.made, lower, sub)
+    if not optimal and not stopped and upper is not None and encodable(instance) is None:
+        found, refuted, record, stopped = exact_search(
+            instance, lower, upper, deadline, strict, emit
+        )
+        best.offer(found, "the allreduce model (gossipcert.encodings.allreduce)")
+        if refuted is not None and record is not None and refuted >= lower:
+            lower = refuted + 1  # raised above the closed bounds by a checked proof
+            evidence = {"kind": "allreduce-drat", "rounds": refuted, **record, "bracket": evidence}
+            sub = None
+        optimal = _meets(best.made, lower, sub)
+    return _answer(instance, rs, ag, lower, best.made, evidence, best.source, optimal, stopped, sub)
+
+
+class _Best:
+    """The shortest verified schedule offered so far (with its verifier's report) and
+    where it came from."""
+
+    def __init__(self) -> None:
+        self.made: tuple[Schedule, Any] | None = None
+        self.source = "none"
+
+    def offer(self, made: tuple[Schedule, Any] | None, name: str) -> None:
+        """Keep ``made`` (a verified schedule and its report) if it is the shortest yet."""
+        if made is not None and (self.made is None or made[1].rounds < self.made[1].rounds):
+            self.made, self.source = made, name
+
+
+def _sub_results(
+    instance: Instance,
+    solve_other: Callable[..., Any],
+    seconds: float | None,
+    emit: Callable[[dict[str, Any]], None],
+) -> tuple[Any, Any | None]:
+    """The reduce-scatter sub-problem's result, then the gossip sub-problem's (None when
+    Ctrl-C stopped the first), each with ``seconds`` from its start."""
     emit({"event": "stage", "what": "allreduce: first its reduce-scatter sub-problem"})
-    rs = _sub(solve_other, sub_problem(instance, ProblemKind.REDUCE_SCATTER), third)
-    ag = None
-    if not rs.interrupted:
-        emit({"event": "stage", "what": "allreduce: then its gossip (allgather) sub-problem"})
-        ag = _sub(solve_other, sub_problem(instance, ProblemKind.GOSSIP), third)
+    rs = _sub(solve_other, sub_problem(instance, ProblemKind.REDUCE_SCATTER), seconds)
+    if rs.interrupted:
+        return rs, None
+    emit({"event": "stage", "what": "allreduce: then its gossip (allgather) sub-problem"})
+    return rs, _sub(solve_other, sub_problem(instance, ProblemKind.GOSSIP), seconds)
+
+
+def _tree_packed(
+    instance: Instance,
+    lower: int,
+    deadline: float | None,
+    emit: Callable[[dict[str, Any]], None],
+    best: _Best,
+) -> None:
+    """Offer ``best`` a tree-packed schedule shorter than its own (:func:`_tree_packing`),
+    while the bracket is open."""
+    if best.made is None or best.made[1].rounds <= lower:
+        return
+    known = best.made[1].rounds
+    bracket = {"rounds": known - 1, "lower": lower, "upper": known}
+    with heartbeats(emit, "the tree-packing allreduce", bracket.copy):
+        packed = _tree_packing(instance, lower, known, deadline)
+    best.offer(packed, "the tree-packing allreduce (gossipcert.finders.tree_allreduce)")
+
+
+def _lower_bound(
+    rs: Any, ag: Any | None, closed: dict[str, int | None]
+) -> tuple[int, Any | None, dict[str, Any]]:
+    """The largest lower bound of the sub-problems' (``rs``: reduce-scatter, ``ag``: gossip,
+    None when not solved) and the ``closed`` ones: its value, the sub-result it comes from
+    (None for a closed bound) and the ``allreduce-bracket`` evidence naming it."""
     candidates = [
         ("reduce-scatter", rs.lower_bound, rs),
         ("gossip", 0 if ag is None else ag.lower_bound, ag),
-        ("receive", recv or 0, None),
-        ("receipts", receipts or 0, None),
-        ("cut", cut or 0, None),
-        ("one-round", one or 0, None),
+        *((name, value or 0, None) for name, value in closed.items()),
     ]
     source, lower, sub = max(candidates, key=lambda x: x[1])
     evidence: dict[str, Any] = {
@@ -377,66 +312,34 @@ def solve_allreduce(
         "bounds": {
             "reduce-scatter": rs.lower_bound,
             "gossip": None if ag is None else ag.lower_bound,
-            "receive": recv,
-            "receipts": receipts,
-            "cut": cut,
-            "one-round": one,
+            **closed,
         },
     }
     if sub is not None:
         evidence["sub_problem"] = sub.instance.problem.spec()
         evidence["sub"] = sub.evidence
-    emit({"event": "lower-bound", "value": lower, "source": f"allreduce bound '{source}'"})
-    best: tuple[Schedule, Any] | None = None
-    source_of_upper = "none"
+    return lower, sub, evidence
 
-    def offer(made: tuple[Schedule, Any] | None, name: str) -> None:
-        """Keep ``made`` (a verified schedule and its report) if it is the shortest yet."""
-        nonlocal best, source_of_upper
-        if made is not None and (best is None or made[1].rounds < best[1].rounds):
-            best, source_of_upper = made, name
 
-    stopped = ag is None or ag.interrupted  # Ctrl-C: the bounds and schedules known so far
-    try:
-        for name, seed in seeds or []:
-            offer(_replayed(instance, seed), name)
-        if ag is not None and rs.schedule is not None and ag.schedule is not None:
-            composed = compose(rs.schedule, ag.instance, ag.schedule)
-            composition = f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})"
-            offer(_replayed(instance, composed), composition)
-        for name, module, build in CONSTRUCTIONS:
-            made = f"the {name} allreduce (gossipcert.constructions.{module})"
-            shorter = None if best is None else best[1].rounds - 1
-            offer(_construction(instance, build, shorter), made)
-        if not stopped and best is not None and best[1].rounds > lower:
-            known = best[1].rounds
-            bracket = {"rounds": known - 1, "lower": lower, "upper": known}
-            with heartbeats(emit, "the tree-packing allreduce", bracket.copy):
-                packed = _tree_packing(instance, lower, known, deadline)
-            offer(packed, "the tree-packing allreduce (gossipcert.finders.tree_allreduce)")
-    except KeyboardInterrupt:
-        stopped = True
-    if stopped:
-        return _answer(instance, rs, ag, lower, best, evidence, source_of_upper, False, True)
-    upper = None if best is None else best[1].rounds
-    if upper is not None:
-        emit({"event": "upper-bound", "value": upper, "source": source_of_upper})
-    optimal = _meets(best, lower, sub)
-    small = instance.n <= PACKING_NODES
-    if not optimal and upper is not None and small and packing_applies(instance) is None:
-        lower, weighed, stopped = _packing(instance, lower, upper, deadline, strict, emit)
-        if weighed is not None:
-            evidence, sub = {**weighed, "bracket": evidence}, None
-        optimal = _meets(best, lower, sub)
-    if not optimal and not stopped and upper is not None and encodable(instance) is None:
-        found, refuted, record, stopped = _exact(instance, lower, upper, deadline, strict, emit)
-        offer(found, "the allreduce model (gossipcert.encodings.allreduce)")
-        if refuted is not None and record is not None and refuted >= lower:
-            lower = refuted + 1  # raised above the closed bounds by a checked proof
-            evidence = {"kind": "allreduce-drat", "rounds": refuted, **record, "bracket": evidence}
-            sub = None
-        optimal = _meets(best, lower, sub)
-    return _answer(instance, rs, ag, lower, best, evidence, source_of_upper, optimal, stopped, sub)
+def _upper_bounds(
+    instance: Instance,
+    rs: Any,
+    ag: Any | None,
+    seeds: list[tuple[str, Schedule]] | None,
+    best: _Best,
+) -> None:
+    """Offer ``best`` the ``seeds``, the composition of the sub-problems' schedules and the
+    allreduce constructions, each replayed by the verifier."""
+    for name, seed in seeds or []:
+        best.offer(replayed(instance, seed), name)
+    if ag is not None and rs.schedule is not None and ag.schedule is not None:
+        composed = compose(rs.schedule, ag.instance, ag.schedule)
+        composition = f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})"
+        best.offer(replayed(instance, composed), composition)
+    for name, module, build in CONSTRUCTIONS:
+        made = f"the {name} allreduce (gossipcert.constructions.{module})"
+        shorter = None if best.made is None else best.made[1].rounds - 1
+        best.offer(_construction(instance, build, shorter), made)
 
 
 #: the allreduce constructions tried for the upper bound: (name, module, function)
@@ -452,19 +355,15 @@ CONSTRUCTIONS: tuple[tuple[str, str, Callable[[Instance], Schedule]], ...] = (
 
 def _closed_answer(
     instance: Instance,
-    recv: int | None,
-    receipts: int | None,
-    cut: int | None,
-    one: int | None,
+    closed: dict[str, int | None],
     seeds: list[tuple[str, Schedule]] | None,
     start: float,
 ) -> SolveResult | None:
     """The optimum, when a construction of :data:`CONSTRUCTIONS` meets the largest of the
-    closed bounds (``receive``, ``receipts``, ``cut``, ``one-round``): the sub-problems
+    ``closed`` bounds (``receive``, ``receipts``, ``cut``, ``one-round``): the sub-problems
     then add nothing, and on many chunks they are the slow part. None otherwise (or with
     ``seeds``)."""
-    bounds = {"receive": recv, "receipts": receipts, "cut": cut, "one-round": one}
-    source, lower = max(bounds.items(), key=lambda kv: kv[1] or 0)
+    source, lower = max(closed.items(), key=lambda kv: kv[1] or 0)
     if seeds or not lower:
         return None
     for name, module, build in CONSTRUCTIONS:
@@ -474,7 +373,7 @@ def _closed_answer(
                 "kind": "allreduce-bracket",
                 "source": source,
                 "value": lower,
-                "bounds": {"reduce-scatter": None, "gossip": None, **bounds},
+                "bounds": {"reduce-scatter": None, "gossip": None, **closed},
             }
             return SolveResult(
                 instance,
@@ -507,7 +406,7 @@ def _packing(
     strict: bool,
     emit: Callable[[dict[str, Any]], None],
 ) -> tuple[int, dict[str, Any] | None, bool]:
-    """Raise ``lower`` by the chunk-packing bound (:mod:`gossipcert.search.allreduce_packing`)
+    """Raise ``lower`` by the chunk-packing bound (:mod:`gossipcert.proofs.allreduce_packing`)
     while it refutes ``lower`` rounds below ``upper``, within a third of the time left
     (``PACKING_SECONDS`` without a limit): the new lower bound, the last refutation's
     evidence (None if none), and whether Ctrl-C stopped it (what was proved is kept)."""
@@ -523,12 +422,16 @@ def _packing(
                 ev = packing_bound(instance, lower, until, strict)
             if ev is None:
                 emit(
-                    _query(
+                    query_event(
                         lower, QueryStatus.UNKNOWN, began, "the chunk-packing bound does not reach"
                     )
                 )
                 break
-            emit(_query(lower, QueryStatus.UNSAT, began, "the chunk-packing bound, proof checked"))
+            emit(
+                query_event(
+                    lower, QueryStatus.UNSAT, began, "the chunk-packing bound, proof checked"
+                )
+            )
             emit({"event": "lower-bound", "value": lower + 1, "source": "allreduce-packing"})
             packed, lower = ev, lower + 1
     except KeyboardInterrupt:
@@ -591,15 +494,6 @@ def _answer(
     )
 
 
-def _replayed(instance: Instance, candidate: Schedule) -> tuple[Schedule, Any] | None:
-    """``candidate`` cut to its rounds and its verifier's report, or None if it is not a
-    valid schedule of ``instance``."""
-    report = simulate(instance, candidate)
-    if not report.ok:
-        return None
-    return Schedule(candidate.rounds[: report.rounds]), report
-
-
 def _sub(solve_other: Callable[..., Any], sub: Instance, seconds: float | None) -> Any:
     """``solve_other`` on a sub-problem, with ``seconds`` counted from now (or no limit)."""
     if seconds is None:
@@ -628,7 +522,7 @@ def _construction(
         return None
     if most is not None and len(schedule) > most:
         return None
-    return _replayed(instance, schedule)
+    return replayed(instance, schedule)
 
 
 def _tree_packing(
@@ -656,240 +550,3 @@ def _tree_packing(
     if not report.ok or report.rounds is None or report.rounds >= upper:
         return None
     return found.schedule, report
-
-
-def find(
-    instance: Instance, rounds: int, deadline: float | None, symmetry: bool = True
-) -> tuple[QueryStatus, Schedule | None]:
-    """Look for a schedule of ``rounds`` rounds: ``("sat", schedule)``, ``("unsat", None)``
-    or ``("unknown", None)`` at ``deadline`` (a ``time.monotonic()`` value). With
-    ``symmetry`` the model orders interchangeable chunks (family 7 of
-    :mod:`gossipcert.encodings.allreduce`): a renaming of a schedule's chunks is one too,
-    so "unsat" is still exact, and a schedule found is replayed by the caller like any
-    other."""
-    f = exact.build(instance, rounds, symmetry=symmetry)
-    with Solver(name=PROOF_SOLVER, bootstrap_with=f.cnf_since(0)) as solver:
-        found = solve_sliced(solver, [], deadline)
-        if found is None:
-            return QueryStatus.UNKNOWN, None
-        if not found:
-            return QueryStatus.UNSAT, None
-        return QueryStatus.SAT, decode(f, solver.get_model() or [], rounds)
-
-
-def refute(
-    instance: Instance, rounds: int, deadline: float | None
-) -> tuple[StandaloneCNF, ProofResult, ProofVerdict] | None:
-    """A checked DRAT proof that ``rounds`` rounds are impossible, or None (satisfiable or
-    out of time).
-
-    Raises
-    ------
-    SolverError
-        A checker rejects the proof.
-    """
-    _, cnf = standalone(instance, rounds)
-    out = checked_refutation(cnf, deadline, None, f"the DRAT proof of allreduce in {rounds}")
-    return None if out is None else (cnf, *out)
-
-
-def refute_union(
-    instance: Instance, rounds: int, deadline: float | None, strict: bool = False
-) -> tuple[str, dict[str, Any] | None]:
-    """Refute the union relaxation (:mod:`gossipcert.encodings.allreduce_union`) for
-    ``rounds`` rounds: ``("unsat", record)`` with the checked proof's record (its
-    ``formula`` is ``"union"``, ``strict`` says which options), else ``("sat", None)`` or
-    ``("unknown", None)`` (out of time).
-
-    Raises
-    ------
-    SolverError
-        A checker rejects the proof.
-    """
-    options = union.STRICT_OPTIONS if strict else union.DEFAULT_OPTIONS
-    _, cnf = union.standalone(instance, rounds, options)
-    name = f"the DRAT proof of the allreduce union relaxation in {rounds}"
-    status, out = refutation_status(cnf, deadline, name)
-    if out is None:
-        return status, None
-    return status, {"formula": "union", "strict": strict, **proof_record(cnf, *out)}
-
-
-def _exact(
-    instance: Instance,
-    lower: int,
-    upper: int,
-    deadline: float | None,
-    strict: bool = False,
-    emit: Callable[[dict[str, Any]], None] | None = None,
-) -> tuple[tuple[Schedule, Any] | None, int | None, dict[str, Any] | None, bool]:
-    """Decide ``lower .. upper - 1`` rounds, ascending: ``(schedule and its verifier's
-    report, or None; the most rounds refuted or None; the proof record of that refutation;
-    stopped by Ctrl-C)``.
-    Each horizon is put to the union relaxation, whose refutation (a checked
-    proof) settles it, and to the exact model without a proof, whose schedule settles it
-    (:func:`decide`: the two at once where two cores are free); when the relaxation is
-    satisfiable and the exact model is not, the exact model is refuted with a proof.
-    Ctrl-C ends the search with what it has decided. ``emit`` receives a progress event
-    as each horizon starts and ends, and heartbeats between."""
-
-    def told(event: dict[str, Any]) -> None:
-        if emit is not None:
-            emit(event)
-
-    refuted, record = None, None
-    try:
-        for r in range(lower, upper):
-            if seconds_left(deadline) <= 0:
-                break
-            told({"event": "trying", "rounds": r, "what": _TRYING})
-            began = time.monotonic()
-            bracket = {"rounds": r, "lower": r, "upper": upper}
-            with heartbeats(emit, f"deciding {r} rounds: {_TRYING}", bracket.copy):
-                relaxed, relaxed_record, status, schedule = decide(instance, r, deadline, strict)
-            if relaxed == QueryStatus.UNSAT:
-                refuted, record = r, relaxed_record
-                told(_query(r, QueryStatus.UNSAT, began, "the union relaxation, proof checked"))
-                told({"event": "lower-bound", "value": r + 1, "source": "allreduce-drat"})
-                continue
-            found = None if schedule is None else _replayed(instance, schedule)
-            if status == QueryStatus.SAT and found is not None:
-                told(_query(r, QueryStatus.SAT, began, "the exact model, schedule verified"))
-                told({"event": "upper-bound", "value": r, "source": "the allreduce model"})
-                return found, refuted, record, False
-            proved = None
-            if status == QueryStatus.UNSAT:
-                what = f"the exact model has no schedule of {r} rounds: its proof"
-                with heartbeats(emit, what, bracket.copy):
-                    proved = refute(instance, r, deadline)
-            if proved is None:
-                told(_query(r, QueryStatus.UNKNOWN, began, "out of time"))
-                break
-            cnf, pr, verdict = proved
-            refuted, record = r, proof_record(cnf, pr, verdict)
-            told(_query(r, QueryStatus.UNSAT, began, "the exact model, proof checked"))
-            told({"event": "lower-bound", "value": r + 1, "source": "allreduce-drat"})
-    except KeyboardInterrupt:
-        return None, refuted, record, True
-    return None, refuted, record, False
-
-
-#: what a horizon of the exact search puts to the solvers (a progress line)
-_TRYING = "the union relaxation (a refutation) and the exact model (a schedule)"
-
-
-def _query(rounds: int, status: QueryStatus, began: float, method: str) -> dict[str, Any]:
-    """The progress event of a horizon decided (or not) since ``began``."""
-    seconds = round(time.monotonic() - began, 3)
-    return {
-        "event": "query",
-        "rounds": rounds,
-        "status": status,
-        "seconds": seconds,
-        "method": method,
-    }
-
-
-def decide(
-    instance: Instance, rounds: int, deadline: float | None, strict: bool = False
-) -> tuple[str, dict[str, Any] | None, str, Schedule | None]:
-    """``(union status, its proof record, exact status, schedule)`` for ``rounds`` rounds:
-    :func:`refute_union` and :func:`find`, each ``"sat"``, ``"unsat"``, ``"unknown"`` (out of
-    time) or ``"skipped"`` (not needed: the other settled the horizon).
-
-    On one core the union relaxation goes first and the exact model only when the
-    relaxation is satisfiable. With two (:func:`gossipcert.children.may_fan_out`: two cores
-    or more, and not one of a pool's workers) both run at once in forked
-    children (:class:`gossipcert.children.Child`), each without a deadline of its own, so
-    in one solver call (:func:`gossipcert.search.backends.allow_long_slices`), and killed
-    at ``deadline``: a refutation of the relaxation or a schedule ends the race, and
-    the other child is killed. The relaxation is satisfiable more often than not near the
-    optimum, where the exact model has to be solved anyway; once it is, its core runs a
-    second search of the exact model, without family 7 (the ordering of interchangeable
-    chunks), and the first of the two searches to answer decides. A child that ends without an
-    answer (killed by the system, a crash in a native solver) does not lose the horizon:
-    with time left, it is decided again in this process, one model after the other.
-
-    Raises
-    ------
-    SolverError
-        A checker rejects the proof.
-    """
-    if not may_fan_out():
-        return _in_turn(instance, rounds, deadline, strict)
-    # each child and what it answers: the relaxation's refutation ("union"), or a search of
-    # the exact model with (True) or without (False) family 7
-    running: dict[Child, str | bool] = {}
-    relaxed: str = QueryStatus.UNKNOWN
-    status: str = QueryStatus.UNKNOWN
-    record, schedule = None, None
-    answered: set[str] = set()
-    try:
-        running[Child(_union_in_child, (instance, rounds, strict), allow_long_slices)] = "union"
-        running[Child(_find_in_child, (instance, rounds, True), allow_long_slices)] = True
-        while any(not child.done for child in running):
-            if seconds_left(deadline) <= 0:
-                break
-            for child in ready(running, deadline):
-                if child.done:  # reaped a moment ago: its search was not needed
-                    continue
-                for kind, value in child.read():
-                    if kind == "error":
-                        raise value
-                    if kind == "interrupted":  # SIGINT to the process group
-                        raise KeyboardInterrupt
-                    if kind != "result":
-                        continue
-                    if running[child] == "union":
-                        answered.add("union")
-                        relaxed, record = value
-                    elif "find" not in answered:
-                        answered.add("find")
-                        status, schedule = value
-                        for other, role in running.items():  # the other search: not needed
-                            if other is not child and role != "union":
-                                other.reap()
-                if child.done:
-                    child.reap()
-            if relaxed == QueryStatus.UNSAT:
-                return relaxed, record, "skipped", None
-            if status == QueryStatus.SAT:
-                return "skipped", None, status, schedule
-            if relaxed == QueryStatus.SAT and "find" not in answered and len(running) == 2:
-                # the relaxation's core is free: a second search of the exact model, without
-                # family 7 (the two configurations are fastest on different horizons)
-                running[Child(_find_in_child, (instance, rounds, False), allow_long_slices)] = False
-    finally:
-        for child in running:
-            child.reap()
-    if len(answered) < 2 and seconds_left(deadline) > 0:
-        # a child ended without an answer (killed by the system, a crash in the solver):
-        # what it would have said is decided here
-        if "find" in answered:  # the exact model is unsatisfiable: the caller proves it
-            return QueryStatus.UNKNOWN, None, status, None
-        if "union" in answered:
-            return (relaxed, None, *find(instance, rounds, deadline))
-        return _in_turn(instance, rounds, deadline, strict)
-    return relaxed, record, status, schedule
-
-
-def _in_turn(
-    instance: Instance, rounds: int, deadline: float | None, strict: bool
-) -> tuple[str, dict[str, Any] | None, str, Schedule | None]:
-    """:func:`decide` on one core: the relaxation first, the exact model when it is
-    satisfiable."""
-    relaxed, record = refute_union(instance, rounds, deadline, strict)
-    if relaxed != QueryStatus.SAT:
-        return relaxed, record, "skipped", None
-    status, schedule = find(instance, rounds, deadline)
-    return relaxed, None, status, schedule
-
-
-def _union_in_child(send: Send, instance: Instance, rounds: int, strict: bool) -> Any:
-    """:func:`refute_union` without a deadline (the parent kills the child at its own)."""
-    return refute_union(instance, rounds, None, strict)
-
-
-def _find_in_child(send: Send, instance: Instance, rounds: int, symmetry: bool) -> Any:
-    """:func:`find` without a deadline (the parent kills the child at its own)."""
-    return find(instance, rounds, None, symmetry)

@@ -45,11 +45,11 @@ from gossipcert.errors import SolverError, SpecError
 from gossipcert.instance import Instance
 from gossipcert.models import require_linear_cost
 from gossipcert.schedule import MAX_ROUNDS, Schedule
-from gossipcert.search.backends import compile_cpsat
-from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
 from gossipcert.search.entry import solve
 from gossipcert.search.outcome import SolveResult
 from gossipcert.simulate import simulate
+from gossipcert.solvers.backends import compile_cpsat
+from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 from gossipcert.statuses import SolveStatus
 from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 

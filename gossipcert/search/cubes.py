@@ -60,16 +60,12 @@ from typing import Any
 from pysat.solvers import Solver
 
 from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
+from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.errors import CertificateError, SolverError
 from gossipcert.instance import Instance
 from gossipcert.proofs.checkers import check_proof
-from gossipcert.proofs.refutation import (
-    PROOF_SOLVER,
-    StandaloneCNF,
-    pack_proof,
-    read_stored_proof,
-)
-from gossipcert.search.backends import solve_sliced
+from gossipcert.proofs.refutation import PROOF_SOLVER, pack_proof, read_stored_proof
+from gossipcert.solvers.backends import solve_sliced
 from gossipcert.statuses import QueryStatus, Verdict
 from gossipcert.symmetry.automorphisms import orbit_roots
 

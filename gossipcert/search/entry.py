@@ -1,7 +1,7 @@
 """The entry point of the round search: :func:`solve` (the reductions by their own ways,
 everything else by the state machine of :mod:`gossipcert.search.rounds`).
 
-Its time limit is the search's own; :func:`gossipcert.search.watchdog.solve_within` (and the
+Its time limit is the search's own; :func:`gossipcert.watchdog.solve_within` (and the
 Python API's :func:`gossipcert.solve`) add a hard limit by running it in a child.
 """
 
@@ -13,12 +13,12 @@ from typing import Any
 from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import SolverError
 from gossipcert.finders.portfolio import PortfolioSettings
+from gossipcert.finders.upper import Progress
 from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Schedule
-from gossipcert.search.backends import BACKENDS
 from gossipcert.search.outcome import SolveResult, search_options
 from gossipcert.search.rounds import _Search
-from gossipcert.search.upper import Progress
+from gossipcert.solvers.backends import BACKENDS
 
 
 def solve(

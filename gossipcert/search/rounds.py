@@ -6,13 +6,13 @@
    ``gather-spread`` construction always applies; should none give a schedule,
    :func:`schedule_by_horizon` asks the solver, doubling the horizon). For telephone gossip
    on larger graphs, schedules invariant under small automorphism groups may then lower it
-   (:mod:`gossipcert.symmetry.step`, a short budget).
+   (:mod:`gossipcert.finders.invariant_step`, a short budget).
 3. If ``L = U`` the optimum is certified without a solver (evidence: the bound). For
    one-port instances with several packets, a packet whose closed-form broadcast bound
-   reaches ``L`` is broadcast alone (:mod:`gossipcert.search.packet_refutation`): a checked
+   reaches ``L`` is broadcast alone (:mod:`gossipcert.proofs.packet_refutation`): a checked
    DRAT proof that it cannot be done in ``L`` rounds raises ``L``. For telephone instances
    of 24 nodes or more and several packets, the row-and-column relaxation
-   (:mod:`gossipcert.search.relaxation`) then tries to refute ``L, L + 1, ...`` cheaply,
+   (:mod:`gossipcert.proofs.relaxation`) then tries to refute ``L, L + 1, ...`` cheaply,
    each refutation a checked DRAT proof of the relaxed CNF.
 4. Otherwise one encoding with horizon ``U - 1`` is handed to a back-end and queried with the
    assumption "all demands met after round ``r``". First a quick ascending pass from
@@ -52,26 +52,22 @@ from gossipcert.encodings import Encoding, EncodingOptions, encoding_for
 from gossipcert.errors import SolverError, UnsupportedModelError
 from gossipcert.finders import portfolio as _portfolio
 from gossipcert.finders.portfolio import PortfolioSettings
+from gossipcert.finders.upper import Progress, schedule_by_horizon, upper_bound_schedules
+from gossipcert.finders.upper import verified as _verified
 from gossipcert.instance import Instance, bits
 from gossipcert.proofs import kernel_notice
 from gossipcert.schedule import Schedule
-from gossipcert.search.backends import Status, make_backend
 from gossipcert.search.heartbeat import heartbeats
 from gossipcert.search.outcome import SolveResult
-from gossipcert.search.upper import Progress, schedule_by_horizon, upper_bound_schedules
-from gossipcert.search.upper import verified as _verified
 from gossipcert.simulate import Report, simulate
+from gossipcert.solvers.backends import Status, make_backend
 from gossipcert.statuses import SolveStatus, Verdict
 from gossipcert.symmetry.automorphisms import add_lex_leader, automorphism_generators
 
 if TYPE_CHECKING:
-    from gossipcert.proofs.checkers import ProofVerdict
-    from gossipcert.proofs.refutation import (
-        DecidedHorizon,
-        HorizonProver,
-        ProofResult,
-        StandaloneCNF,
-    )
+    from gossipcert.encodings.cnf import StandaloneCNF
+    from gossipcert.proofs.refutation import DecidedHorizon, HorizonProver, ProofResult
+    from gossipcert.proofs.verdicts import ProofVerdict
 
 #: the events after which a stopped search's state has changed (:meth:`_Search.state`)
 STATE_EVENTS = ("lower-bound", "upper-bound", "query", "proof")
@@ -277,8 +273,8 @@ class _Search:
 
     def symmetric_schedules(self) -> None:
         """Shorter schedules invariant under small automorphism groups, for a short budget
-        (:mod:`gossipcert.symmetry.step`), each verified like the candidates."""
-        from gossipcert.symmetry import step
+        (:mod:`gossipcert.finders.invariant_step`), each verified like the candidates."""
+        from gossipcert.finders import invariant_step as step
 
         if not self.symmetric or self.upper is None or self.upper <= self.lower:
             return
@@ -479,7 +475,8 @@ class _Search:
         if not self.proof:
             return self.claim()
         from gossipcert.proofs.evidence import drat_evidence
-        from gossipcert.proofs.refutation import pack_proof, standalone_cnf
+        from gossipcert.proofs.refutation import pack_proof
+        from gossipcert.solvers.standalone import standalone_cnf
 
         rounds = self.unsat_at
         p0 = time.monotonic()
@@ -547,15 +544,15 @@ class _Search:
 
     def relaxation(self) -> None:
         """Cheap refutations by the row-and-column relaxation, before the full formula
-        (:func:`gossipcert.search.relaxation.relaxation_step`)."""
-        from gossipcert.search.relaxation import relaxation_step
+        (:func:`gossipcert.proofs.relaxation.relaxation_step`)."""
+        from gossipcert.proofs.relaxation import relaxation_step
 
         relaxation_step(self)
 
     def packets(self) -> None:
         """Refutations through one packet's broadcast, before the relaxation
-        (:func:`gossipcert.search.packet_refutation.packet_step`)."""
-        from gossipcert.search.packet_refutation import packet_step
+        (:func:`gossipcert.proofs.packet_refutation.packet_step`)."""
+        from gossipcert.proofs.packet_refutation import packet_step
 
         packet_step(self)
 

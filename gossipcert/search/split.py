@@ -2,7 +2,7 @@
 
 For instances where one solver call cannot decide the last step. After the closed-form
 lower bound ``L``, the best verified schedule (``U`` rounds) and the relaxation step of
-:mod:`gossipcert.search.relaxation` (which may raise ``L``), :class:`SplitSearch` runs
+:mod:`gossipcert.proofs.relaxation` (which may raise ``L``), :class:`SplitSearch` runs
 the one-piece search (descending probes, then ascending queries) for a share of the time
 (:data:`ONE_PIECE_SECONDS`, :data:`ONE_PIECE_SHARE`); the easy horizons are settled there.
 From the first open horizon ``r = L`` it then asks

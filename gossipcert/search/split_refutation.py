@@ -151,11 +151,7 @@ def refute_by_cubes(
     else:
         cubes, coverage = orbit_plan(instance, base, depth)
     shelf = None if store is None else CubeStore(store)
-    records: dict[int, dict[str, Any]] = {}
-    for i, cube in enumerate(cubes):
-        old = None if shelf is None else shelf.get(sha, cube)
-        if old is not None and _stored_refutation_holds(base, cube, old):
-            records[i] = {k: v for k, v in old.items() if k != "cnf_sha256"}
+    records = _stored(base, cubes, shelf, sha)
     todo = [i for i in range(len(cubes)) if i not in records]
 
     def emit(event: dict[str, Any]) -> None:
@@ -163,17 +159,7 @@ def refute_by_cubes(
             progress({**event, "rounds": rounds, "cubes": len(cubes), "refuted": len(records)})
 
     emit({"event": "split", "stored": len(records), "coverage": coverage["kind"]})
-    remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-    work = [
-        {
-            "instance": instance,
-            "rounds": rounds,
-            "options": options.to_json(),
-            "cube": cubes[i].to_json(),
-            "seconds": remaining,
-        }
-        for i in todo
-    ]
+    work = _work(instance, rounds, options, [cubes[i] for i in todo], deadline)
     run = local_runner if scheduler is None else dask_runner_for(scheduler)
     found: Schedule | None = None
     for j, rec in run(work, jobs, deadline):
@@ -194,18 +180,55 @@ def refute_by_cubes(
         out.status, out.schedule = QueryStatus.SAT, found
     elif len(records) == len(cubes):
         if coverage["kind"] == "tautology":
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            clauses = [[-lit for lit in cube_literals(base.index, c)] for c in cubes]
-            cov = refute_cnf(base.with_clauses(clauses), left)
-            if cov["status"] == QueryStatus.UNSAT:
-                coverage = {"kind": "tautology", **cov}
-            else:
-                coverage = {}
+            coverage = _tautology(base, cubes, deadline)
         if coverage:
             out.status = QueryStatus.UNSAT
             out.evidence = _evidence(base, cubes, records, coverage)
     out.seconds = time.monotonic() - t0
     return out
+
+
+def _work(
+    instance: Instance,
+    rounds: int,
+    options: EncodingOptions,
+    cubes: list[Cube],
+    deadline: float | None,
+) -> list[dict[str, Any]]:
+    """One job per cube for the runners (:mod:`gossipcert.search.cube_runs`), each with the
+    seconds left before ``deadline``."""
+    remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+    return [
+        {
+            "instance": instance,
+            "rounds": rounds,
+            "options": options.to_json(),
+            "cube": cube.to_json(),
+            "seconds": remaining,
+        }
+        for cube in cubes
+    ]
+
+
+def _stored(
+    base: Base, cubes: list[Cube], shelf: CubeStore | None, sha: str
+) -> dict[int, dict[str, Any]]:
+    """The cubes (by index) whose refutation the store holds and that still holds."""
+    records: dict[int, dict[str, Any]] = {}
+    for i, cube in enumerate(cubes):
+        old = None if shelf is None else shelf.get(sha, cube)
+        if old is not None and _stored_refutation_holds(base, cube, old):
+            records[i] = {k: v for k, v in old.items() if k != "cnf_sha256"}
+    return records
+
+
+def _tautology(base: Base, cubes: list[Cube], deadline: float | None) -> dict[str, Any]:
+    """The strict split's coverage: a checked proof that the cubes' negations are
+    unsatisfiable with the formula (every schedule is in some cube); empty if none."""
+    left = None if deadline is None else max(0.0, deadline - time.monotonic())
+    clauses = [[-lit for lit in cube_literals(base.index, c)] for c in cubes]
+    cov = refute_cnf(base.with_clauses(clauses), left)
+    return {"kind": "tautology", **cov} if cov["status"] == QueryStatus.UNSAT else {}
 
 
 def _evidence(

@@ -1,10 +1,9 @@
-"""Symmetry: automorphisms of an instance, symmetry breaking in the formula, and schedules
-invariant under a group.
+"""Symmetry: automorphisms of an instance, and symmetry breaking in the formula.
 
 Modules
 -------
-- :mod:`.automorphisms`: the automorphism group of an instance (pynauty) and its orbits.
-- :mod:`.groups`: cyclic subgroups whose invariant schedules are searched.
-- :mod:`.schedules`: the formula of schedules invariant under a group.
-- :mod:`.step`: the search step that tries invariant schedules for the upper bound.
+- :mod:`.automorphisms`: the automorphism group of an instance (pynauty), its orbits, and the
+  lex-leader clauses that break it in an encoding.
+- :mod:`.groups`: cyclic subgroups whose invariant schedules are searched
+  (by :mod:`gossipcert.finders.invariant`).
 """

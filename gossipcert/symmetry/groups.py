@@ -14,7 +14,7 @@ nodes, and an edge joins ``p`` and ``p ∘ g_c`` for each generator ``g_c`` of t
 
 A permutation ``σ`` is written as a tuple of images: ``σ[i]`` is the image of ``i``. Every
 map built here is checked to be an automorphism by
-:func:`gossipcert.symmetry.schedules.check_generators` before it is used.
+:func:`gossipcert.finders.invariant.check_generators` before it is used.
 
 References
 ----------

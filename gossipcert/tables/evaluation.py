@@ -4,7 +4,7 @@ For each instance the row holds: the best closed-form lower bound, its name and 
 (:mod:`gossipcert.closed_forms`); the rounds of every construction of
 :mod:`gossipcert.constructions.catalog` that applies and passes the verifier; the rounds of
 the matching heuristic; and, when the task asks for it, the answer of the exact search
-(:func:`gossipcert.search.watchdog.solve_within`) — the certified optimum with its evidence
+(:func:`gossipcert.watchdog.solve_within`) — the certified optimum with its evidence
 kind, or ``feasible``/``unknown`` with both bounds when the time limit runs out — with its
 certificate. Nothing here writes to the store: the calling process records the results
 (:mod:`gossipcert.tables.running`).
@@ -107,7 +107,7 @@ def evaluate(task: Task) -> dict[str, Any]:
 def _solve(instance: Instance, task: Task) -> tuple[dict[str, Any], dict[str, Any] | None]:
     from gossipcert.certificates.certificate import build_certificate
     from gossipcert.command_start import limits_from_now
-    from gossipcert.search.watchdog import solve_within
+    from gossipcert.watchdog import solve_within
 
     t0 = time.monotonic()
     try:

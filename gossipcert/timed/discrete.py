@@ -25,7 +25,7 @@ smaller chunks and the bound does not apply to it). It does not hold when a rout
 ``switch="store-and-forward"`` the routers are nodes of the round model like any other. The
 argument needs each link to carry one transfer at a time, as the simulator's links do
 (:mod:`gossipcert.timed.simulate`). The round model's optimum
-comes from :func:`gossipcert.search.watchdog.solve_within` with its evidence; a search cut
+comes from :func:`gossipcert.watchdog.solve_within` with its evidence; a search cut
 short by its time limit gives a bracket, whose proved lower end is the bound.
 """
 
@@ -202,7 +202,7 @@ def discrete_bound(
 def _solve(send: Any, instance: Instance, time_limit: float | None) -> dict[str, Any]:
     """The round model's search, in a child killed at a hard deadline (some stages of the
     allreduce search do not look at the clock)."""
-    from gossipcert.search.watchdog import solve_within
+    from gossipcert.watchdog import solve_within
 
     res = solve_within(instance, time_limit=time_limit)
     kind = (res.evidence or {}).get("kind")

@@ -73,8 +73,8 @@ from pysat.solvers import Solver
 from gossipcert.errors import NotApplicableError, SolverError, SpecError
 from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Schedule
-from gossipcert.search.backends import Status, solve_sliced
 from gossipcert.simulate import simulate
+from gossipcert.solvers.backends import Status, solve_sliced
 from gossipcert.symmetry.automorphisms import orbit_roots
 
 Perm = tuple[int, ...]

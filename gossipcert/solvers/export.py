@@ -28,11 +28,12 @@ import re
 from collections.abc import Iterator
 
 from gossipcert.encodings import EncodingOptions
+from gossipcert.encodings.cnf import cnf_of
 from gossipcert.encodings.formula import Formula
 from gossipcert.errors import SolverOutputError, SpecError
 from gossipcert.instance import Instance
-from gossipcert.proofs.refutation import cnf_of, standalone_encoding, standalone_formula
 from gossipcert.schedule import Schedule
+from gossipcert.solvers.standalone import standalone_encoding, standalone_formula
 
 FORMATS = ("dimacs", "opb")
 
@@ -335,7 +336,7 @@ def decode_model(
     Examples
     --------
     >>> from pysat.solvers import Solver
-    >>> from gossipcert.proofs.refutation import standalone_cnf
+    >>> from gossipcert.solvers.standalone import standalone_cnf
     >>> from gossipcert.instance import parse_instance
     >>> from gossipcert.simulate import simulate
     >>> inst = parse_instance("ring:4", "telephone", "gossip")

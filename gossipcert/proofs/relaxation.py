@@ -63,19 +63,19 @@ import networkx as nx
 from pysat.solvers import Solver
 
 from gossipcert.encodings import EncodingOptions
+from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.encodings.relaxed import RelaxedTelephone, relaxation_applies
 from gossipcert.errors import CertificateError, SolverError
 from gossipcert.instance import Instance, bits
 from gossipcert.proofs.refutation import (
     PROOF_SOLVER,
-    StandaloneCNF,
     check_stored_refutation,
     checked_refutation,
     proof_record,
 )
 from gossipcert.schedule import Schedule
-from gossipcert.search.backends import solve_sliced
-from gossipcert.simulate import simulate
+from gossipcert.simulate import Report, simulate
+from gossipcert.solvers.backends import solve_sliced
 from gossipcert.statuses import QueryStatus
 
 #: the evidence kind of a relaxation refutation
@@ -282,16 +282,7 @@ def refute_by_relaxation(
     <QueryStatus.SAT: 'sat'>
     """
     start = time.monotonic()
-    r_order, c_order = row_order(instance), column_order(instance)
-    row_slack: dict[int, int] | None = None
-    column_slack: dict[int, int] | None = None
-    first_rows, first_columns = r_order[:1], c_order[:1]
-    if tight:
-        row_slack, column_slack = slack(instance, rounds)
-        first_rows = [p for p in r_order if row_slack[p] == 0] or first_rows
-        first_columns = [q for q in c_order if column_slack[q] == 0] or first_columns
-    rel = RelaxedTelephone(instance, rounds)
-    rel.add(first_rows if rows is None else rows, first_columns if columns is None else columns)
+    rel, orders, slacks = _first_relaxation(instance, rounds, rows, columns, tight)
     log: list[dict[str, Any]] = []
     solver = Solver(name=PROOF_SOLVER)
     mark, iterations = 0, 0
@@ -312,44 +303,19 @@ def refute_by_relaxation(
         while True:
             solver.append_formula(rel.formula.cnf_since(mark))
             mark = rel.formula.mark()
-            t0 = time.monotonic()
-            found = solve_sliced(solver, [], deadline)
+            found = _solve_logged(solver, rel, rounds, deadline, log, progress)
             iterations += 1
-            event = {
-                "event": "relaxation",
-                "rounds": rounds,
-                "rows": len(rel.rows),
-                "columns": len(rel.columns),
-                "status": _ANSWER[found],
-                "seconds": round(time.monotonic() - t0, 3),
-            }
-            log.append(event)
-            if progress is not None:
-                progress(event)
             if found is None:
                 return result(QueryStatus.UNKNOWN)
             if not found:
                 break
-            true = {x for x in solver.get_model() or [] if x > 0}
-            sched = rel.decode(true.__contains__)
-            rep = simulate(instance, sched)
-            if not rep.valid:
-                raise SolverError(
-                    f"the relaxation's calls break the telephone model: {rep.errors[0].message}"
-                )
+            sched, rep = _model_schedule(instance, rel, solver)
             if rep.complete:
                 assert rep.rounds is not None
                 return result(QueryStatus.SAT, schedule=Schedule(sched.rounds[: rep.rounds]))
-            by_packet = Counter(p for _, p in rep.unmet)
-            by_node = Counter(v for v, _ in rep.unmet)
-            p = _pick(by_packet, rel.rows, r_order, row_slack)
-            q = _pick(by_node, rel.columns, c_order, column_slack)
             if max_rows is not None and len(rel.rows) >= max_rows:
                 return result(QueryStatus.UNKNOWN)
-            if p is not None:
-                rel.add_row(p)
-            if q is not None:
-                rel.add_column(q)
+            _add_missed(rel, rep, orders, slacks)
     finally:
         solver.delete()
     if not proof:
@@ -357,6 +323,93 @@ def refute_by_relaxation(
     return result(
         QueryStatus.UNSAT, evidence=prove_relaxed(instance, rounds, rel.rows, rel.columns, deadline)
     )
+
+
+#: the order rows and columns are added in (:func:`row_order`, :func:`column_order`), and
+#: their slacks when measured (:func:`slack`; None otherwise)
+_Orders = tuple[list[int], list[int]]
+_Slacks = tuple[dict[int, int] | None, dict[int, int] | None]
+
+
+def _first_relaxation(
+    instance: Instance,
+    rounds: int,
+    rows: Sequence[int] | None,
+    columns: Sequence[int] | None,
+    tight: bool,
+) -> tuple[RelaxedTelephone, _Orders, _Slacks]:
+    """The relaxation :func:`refute_by_relaxation` starts from (``rows`` and ``columns``,
+    else the tightest row and column, or with ``tight`` every one of slack 0), the orders
+    it grows in and the slacks."""
+    r_order, c_order = row_order(instance), column_order(instance)
+    row_slack: dict[int, int] | None = None
+    column_slack: dict[int, int] | None = None
+    first_rows, first_columns = r_order[:1], c_order[:1]
+    if tight:
+        row_slack, column_slack = slack(instance, rounds)
+        first_rows = [p for p in r_order if row_slack[p] == 0] or first_rows
+        first_columns = [q for q in c_order if column_slack[q] == 0] or first_columns
+    rel = RelaxedTelephone(instance, rounds)
+    rel.add(first_rows if rows is None else rows, first_columns if columns is None else columns)
+    return rel, (r_order, c_order), (row_slack, column_slack)
+
+
+def _solve_logged(
+    solver: Any,
+    rel: RelaxedTelephone,
+    rounds: int,
+    deadline: float | None,
+    log: list[dict[str, Any]],
+    progress: Progress | None,
+) -> bool | None:
+    """One solver call on the relaxation so far, its event logged (and told)."""
+    t0 = time.monotonic()
+    found = solve_sliced(solver, [], deadline)
+    event = {
+        "event": "relaxation",
+        "rounds": rounds,
+        "rows": len(rel.rows),
+        "columns": len(rel.columns),
+        "status": {None: "unknown", True: "sat", False: "unsat"}[found],
+        "seconds": round(time.monotonic() - t0, 3),
+    }
+    log.append(event)
+    if progress is not None:
+        progress(event)
+    return found
+
+
+def _model_schedule(
+    instance: Instance, rel: RelaxedTelephone, solver: Any
+) -> tuple[Schedule, Report]:
+    """The calls of the solver's model as a schedule, and the verifier's report on it.
+
+    Raises
+    ------
+    SolverError
+        The calls break the telephone model (a wrong encoding, never a wrong instance).
+    """
+    true = {x for x in solver.get_model() or [] if x > 0}
+    sched = rel.decode(true.__contains__)
+    rep = simulate(instance, sched)
+    if not rep.valid:
+        raise SolverError(
+            f"the relaxation's calls break the telephone model: {rep.errors[0].message}"
+        )
+    return sched, rep
+
+
+def _add_missed(rel: RelaxedTelephone, rep: Report, orders: _Orders, slacks: _Slacks) -> None:
+    """Add to ``rel`` the row and the column that the schedule misses most (ties broken by
+    ``orders`` and ``slacks``)."""
+    by_packet = Counter(p for _, p in rep.unmet)
+    by_node = Counter(v for v, _ in rep.unmet)
+    p = _pick(by_packet, rel.rows, orders[0], slacks[0])
+    q = _pick(by_node, rel.columns, orders[1], slacks[1])
+    if p is not None:
+        rel.add_row(p)
+    if q is not None:
+        rel.add_column(q)
 
 
 def prove_relaxed(
@@ -392,7 +445,7 @@ def prove_relaxed(
         "columns": sorted(set(columns)),
         **proof_record(cnf, pr, verdict),
         "note": "rows are packet numbers, columns node numbers; the relaxed CNF keeps those "
-        "rows and columns of the dissemination matrix (gossipcert.search.relaxation)",
+        "rows and columns of the dissemination matrix (gossipcert.proofs.relaxation)",
     }
 
 
@@ -432,7 +485,7 @@ def check_relaxed_evidence(
     out.add(
         True,
         f"the claim rests on the {METHOD} (sound by the argument in "
-        "gossipcert.search.relaxation) and the proof",
+        "gossipcert.proofs.relaxation) and the proof",
     )
     cnf = relaxed_cnf(instance, rounds, rows, columns)
     what = f"relaxed CNF for {rounds} rounds, {len(rows)} rows and {len(columns)} columns"

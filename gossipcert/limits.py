@@ -167,7 +167,7 @@ def json_int(value: Any, where: str, low: int | None = None, high: int | None = 
     if high is not None and value > high:
         raise FormatError(
             f"{where}: {shorten(value)} is above {high:,}, the most this reader takes "
-            "(gossipcert.formats.limits)"
+            "(gossipcert.limits)"
         )
     return value
 
@@ -183,7 +183,7 @@ def check_limit(value: int, limit: int, what: str, where: str) -> None:
     if value > limit:
         raise FormatError(
             f"{where}: {shorten(value)} {what}, more than the {limit:,} this reader takes "
-            "(gossipcert.formats.limits)"
+            "(gossipcert.limits)"
         )
 
 

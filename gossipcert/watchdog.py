@@ -12,7 +12,7 @@ start (:mod:`gossipcert.command_start`); at the limit the parent kills it and an
 state reported: the best lower bound and its evidence, and the best schedule, verified again
 by :func:`gossipcert.simulate.simulate` in the parent. Since the kill bounds the time, the
 child lets CaDiCaL's conflict-budget slices double up to the time left
-(:func:`gossipcert.search.backends.allow_long_slices`) instead of restarting every second.
+(:func:`gossipcert.solvers.backends.allow_long_slices`) instead of restarting every second.
 
 - :func:`gossipcert.children.call_in_child`: the mechanism (any function, any messages),
   shared with every other place that runs a child;
@@ -36,9 +36,9 @@ from gossipcert.encodings import EncodingOptions
 from gossipcert.errors import SolverError, SpecError
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
-from gossipcert.search.backends import BACKENDS, allow_long_slices
 from gossipcert.search.outcome import SolveResult
 from gossipcert.search.rounds import Progress, _Search, _verified
+from gossipcert.solvers.backends import BACKENDS, allow_long_slices
 from gossipcert.statuses import SolveStatus
 
 if TYPE_CHECKING:

@@ -59,14 +59,10 @@ import numpy as np
 from gossipcert.command_start import seconds_left
 from gossipcert.encodings import allreduce_union as union
 from gossipcert.encodings.allreduce import arc_cap, arcs_of, encodable, interchangeable
+from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.instance import Instance
-from gossipcert.proofs.refutation import (
-    StandaloneCNF,
-    proof_record,
-    recheck_evidence_proof,
-    refutation_status,
-)
-from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
+from gossipcert.proofs.refutation import proof_record, recheck_evidence_proof, refutation_status
+from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 
 #: a slot: ("arc", u, v, t) with arc capacities, ("out", u, t) or ("in", v, t) with ports
 Slot = tuple[Any, ...]

@@ -1,7 +1,7 @@
 """Symmetric schedules as an upper-bound step: invariant schedules from nauty's small groups.
 
 On a graph with a non-trivial automorphism group, a schedule invariant under a small group
-``H`` is often much easier to find than an arbitrary one (:mod:`gossipcert.symmetry.schedules`:
+``H`` is often much easier to find than an arbitrary one (:mod:`gossipcert.finders.invariant`:
 the formula is about ``|H|`` times smaller). DeBruijn6 is the example: the generic search
 finds 10 or 11 rounds in ten minutes, while the complement map ``v -> 63 - v`` gives a
 9-round schedule in half a minute. This step tries the small subgroups of
@@ -36,7 +36,7 @@ from typing import Any
 from gossipcert.errors import NotApplicableError
 from gossipcert.instance import Instance, ProblemKind
 from gossipcert.schedule import Schedule
-from gossipcert.search.backends import Status
+from gossipcert.solvers.backends import Status
 
 #: the smallest graph the step runs on
 MIN_NODES = 32
@@ -146,8 +146,8 @@ def symmetric_candidates(
     >>> [len(s.rounds) for _, s in found]
     [5, 4]
     """
+    from gossipcert.finders.invariant import check_generators, group_order, symmetric_search
     from gossipcert.symmetry.groups import nauty_subgroups
-    from gossipcert.symmetry.schedules import check_generators, group_order, symmetric_search
 
     deadline = time.monotonic() + seconds
     if groups is None:

@@ -21,8 +21,8 @@ from gossipcert.heuristics.matching import round_bound
 from gossipcert.heuristics.run import upper_bound_heuristics
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
-from gossipcert.search.backends import Status, make_backend
 from gossipcert.simulate import Report, simulate
+from gossipcert.solvers.backends import Status, make_backend
 
 #: receives one progress event (a dict with an ``"event"`` key)
 Progress = Callable[[dict[str, Any]], None]

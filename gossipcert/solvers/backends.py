@@ -12,7 +12,7 @@ limit that runs out gives ``UNKNOWN``, never a guess.
   back to the focused one (``init_search_limits``). One-second slices thus keep a long
   satisfiable query out of the stable mode that finds models. Where a watchdog kills the
   process at its time limit anyway (:func:`allow_long_slices`, set in the forked child of
-  :mod:`gossipcert.search.watchdog`), the slices double in length up to the time left.
+  :mod:`gossipcert.watchdog`), the slices double in length up to the time left.
 - ``cpsat``: the formula compiled to a CP-SAT model (clauses, at-most-one, linear ``<=``),
   assumptions added as fixed literals, solved with two workers and a time limit; it accepts
   a solution hint.
@@ -30,7 +30,7 @@ from pysat.solvers import Solver
 
 from gossipcert.encodings.formula import Formula
 from gossipcert.errors import SolverError
-from gossipcert.search.cpsat_run import cpsat_solver, run_cpsat
+from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 from gossipcert.statuses import QueryStatus
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def allow_long_slices(on: bool = True) -> None:
     """Let :func:`solve_sliced` double its slices up to the time left.
 
     Call this only in a process that is killed at its time limit from outside (the forked
-    child of :func:`gossipcert.search.watchdog.call_in_child`): a slice sized from the
+    child of :func:`gossipcert.watchdog.call_in_child`): a slice sized from the
     conflict rate may then overrun a deadline a little without breaking the limit, and the
     solver keeps its search state (stable mode, restart schedule) for longer runs.
     """

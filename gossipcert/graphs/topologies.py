@@ -29,7 +29,7 @@ capacities and routers that :func:`gossipcert.graphs.read_graph_file` assembles 
   switch). ``DGX2`` (two chassis whose NICs send one way) is refused with the reason, so
   are other names and several chassis of DGX1 or Mesh.
 * **TACCL's profile** (``gpus_per_node``, ``alpha``, ``node_betas_list``...): the links
-  with their measured speeds and latency (:mod:`gossipcert.formats.taccl_profiles`).
+  with their measured speeds and latency (:mod:`gossipcert.graphs.taccl_profiles`).
 
 References
 ----------
@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gossipcert.errors import FormatError
-from gossipcert.formats.limits import MAX_RANKS, check_limit, shorten
-from gossipcert.formats.taccl_profiles import is_taccl_profile, read_taccl_profile
+from gossipcert.graphs.taccl_profiles import is_taccl_profile, read_taccl_profile
+from gossipcert.limits import MAX_RANKS, check_limit, shorten
 
 #: the DGX-1's links with two NVLinks (the same as gossipcert.graphs.collectives.dgx1's)
 _DGX1 = {

@@ -68,9 +68,9 @@ from gossipcert.proofs.refutation import (
     check_drat_evidence,
     checked_refutation,
     proof_record,
-    standalone_cnf,
     stored_options,
 )
+from gossipcert.solvers.standalone import standalone_cnf
 from gossipcert.statuses import QueryStatus
 
 #: the evidence kind
@@ -257,7 +257,7 @@ def refute_by_packet(
         **proof_record(cnf, pr, verdict),
         "note": "a schedule of the instance, kept to this packet, broadcasts it from its "
         "holders in as many rounds; the CNF is the broadcast encoding of that one packet "
-        "(gossipcert.search.packet_refutation)",
+        "(gossipcert.proofs.packet_refutation)",
     }
 
 
@@ -315,7 +315,7 @@ def check_packet_evidence(
     out.add(
         True,
         "the claim rests on the packet's broadcast (a schedule kept to one packet broadcasts "
-        "it; gossipcert.search.packet_refutation) and the proof",
+        "it; gossipcert.proofs.packet_refutation) and the proof",
     )
     check_drat_evidence(sub, rounds, options, ev, time_limit, out, full)
 
