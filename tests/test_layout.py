@@ -304,16 +304,9 @@ def test_the_search_and_proof_packages_keep_modules_and_functions_small() -> Non
     assert too_large(packages=SIZED) == []
 
 
-#: over the limits on the day the size test was written, outside the packages above (each
-#: owned by other work): modules, and functions with their lines
-OVER_THE_LIMITS = (
-    "simulate.py (677), formats/verdict.py (745), cli/inspect_cmds.py (602); "
-    "simulate._replay (224), cli/solving.solve_cmd (256), cli/inspect_cmds.heuristic_cmd "
-    "(188), cli/checking.check_cmd (138), formats/writers.msccl_xml_from_schedule (123), "
-    "cli/teccl_cmd.teccl_cmd (122), watchdog.solve_within (115), "
-    "cli/inspect_cmds.verify_cmd (114), formats/reduction_writer.reduction_xml (105), "
-    "formats/writers.sccl_json_from_schedule (103)"
-)
+#: still over the limits, outside the packages above (owned by other work): functions with
+#: their lines, exactly what :func:`too_large` finds today
+OVER_THE_LIMITS = "watchdog.solve_within (115)"
 
 
 @pytest.mark.xfail(strict=False, reason="still over the limits: " + OVER_THE_LIMITS)

@@ -125,6 +125,29 @@ def destination_flow_alltoall(
         return None if start else Schedule(())
     arcs = [(u, v) for u in g.nodes for v in g.adj[u]]
     cap = {a: _arc_capacity(instance, *a) for a in arcs}
+    col, hold = _columns(instance, rounds, dests, arcs, cap)
+    rows = _conservation_rows(instance, rounds, dests, start, col, hold)
+    rows += _capacity_rows(rounds, dests, arcs, cap, col)
+    rows += _symmetry_rows(symmetric, col)
+    x = _solve(rows, len(col) + len(hold), col, cap, time_limit)
+    if x is None:
+        return None
+    return _schedule(instance, rounds, start, {k: int(x[c]) for k, c in col.items() if x[c]})
+
+
+#: one constraint of the MILP: its ``(column, coefficient)`` entries and its bounds
+_Row = tuple[list[tuple[int, float]], float, float]
+
+
+def _columns(
+    instance: Instance,
+    rounds: int,
+    dests: list[int],
+    arcs: list[tuple[int, int]],
+    cap: dict[tuple[int, int], int],
+) -> tuple[dict[tuple[int, int, int, int], int], dict[tuple[int, int, int], int]]:
+    """The MILP's columns: ``F[d, u, v, t]`` first, then ``H[d, v, t]`` for ``1 <= t < T``."""
+    g = instance.graph
     col: dict[tuple[int, int, int, int], int] = {}  # (d, u, v, t) -> column of F
     for d in dests:
         for t in range(1, rounds + 1):
@@ -137,21 +160,20 @@ def destination_flow_alltoall(
             for v in g.nodes:
                 if v != d:
                     hold[d, v, t] = len(col) + len(hold)
-    rows: list[int] = []
-    cols: list[int] = []
-    vals: list[float] = []
-    lo: list[float] = []
-    hi: list[float] = []
+    return col, hold
 
-    def row(entries: list[tuple[int, float]], low: float, high: float) -> None:
-        r = len(lo)
-        for c, a in entries:
-            rows.append(r)
-            cols.append(c)
-            vals.append(a)
-        lo.append(low)
-        hi.append(high)
 
+def _conservation_rows(
+    instance: Instance,
+    rounds: int,
+    dests: list[int],
+    start: dict[tuple[int, int], list[int]],
+    col: dict[tuple[int, int, int, int], int],
+    hold: dict[tuple[int, int, int], int],
+) -> list[_Row]:
+    """Store and forward (``sum out <= H[t - 1]``) and conservation, for each ``d, v != d, t``."""
+    g = instance.graph
+    rows: list[_Row] = []
     for d in dests:
         for t in range(1, rounds + 1):
             for v in g.nodes:
@@ -162,25 +184,65 @@ def destination_flow_alltoall(
                 before = len(start.get((d, v), [])) if t == 1 else None
                 prev = [] if t == 1 else [(hold[d, v, t - 1], -1.0)]
                 # sum out <= H[t - 1]
-                row(outs + prev, -np.inf, before if before is not None else 0.0)
+                rows.append((outs + prev, -np.inf, before if before is not None else 0.0))
                 # H[t] - H[t - 1] + out - in = 0
                 now = [(hold[d, v, t], 1.0)] if t < rounds else []
                 flow = now + prev + outs + [(c, -a) for c, a in ins]
                 rhs = float(before) if before is not None else 0.0
-                row(flow, rhs, rhs)
+                rows.append((flow, rhs, rhs))
+    return rows
+
+
+def _capacity_rows(
+    rounds: int,
+    dests: list[int],
+    arcs: list[tuple[int, int]],
+    cap: dict[tuple[int, int], int],
+    col: dict[tuple[int, int, int, int], int],
+) -> list[_Row]:
+    """Capacity: ``sum_d F[d, u, v, t] <= c(u, v)`` for each arc and round."""
+    rows: list[_Row] = []
     for t in range(1, rounds + 1):
         for u, v in arcs:
             on = [(col[d, u, v, t], 1.0) for d in dests if (d, u, v, t) in col]
             if on:
-                row(on, -np.inf, float(cap[u, v]))
+                rows.append((on, -np.inf, float(cap[u, v])))
+    return rows
+
+
+def _symmetry_rows(
+    symmetric: Sequence[Sequence[int]], col: dict[tuple[int, int, int, int], int]
+) -> list[_Row]:
+    """Invariance: ``F[d, u, v, t] = F[h(d), h(u), h(v), t]`` for each permutation ``h``."""
+    rows: list[_Row] = []
     for h in symmetric:
         for (d, u, v, t), c in col.items():
             image = col.get((h[d], h[u], h[v], t))
             if image is None:
                 raise NotApplicableError("the permutation is not an automorphism")
             if image != c:
-                row([(c, 1.0), (image, -1.0)], 0.0, 0.0)
-    width = len(col) + len(hold)
+                rows.append(([(c, 1.0), (image, -1.0)], 0.0, 0.0))
+    return rows
+
+
+def _solve(
+    constraints: list[_Row],
+    width: int,
+    col: dict[tuple[int, int, int, int], int],
+    cap: dict[tuple[int, int], int],
+    time_limit: float | None,
+) -> np.ndarray | None:
+    """HiGHS on the rows (``F`` bounded by its arc's capacity): the rounded solution or None."""
+    rows: list[int] = []
+    cols: list[int] = []
+    vals: list[float] = []
+    for r, (entries, _, _) in enumerate(constraints):
+        for c, a in entries:
+            rows.append(r)
+            cols.append(c)
+            vals.append(a)
+    lo = [low for _, low, _ in constraints]
+    hi = [high for _, _, high in constraints]
     upper = np.full(width, np.inf)
     for (_, u, v, _), c in col.items():
         upper[c] = cap[u, v]
@@ -197,8 +259,7 @@ def destination_flow_alltoall(
     )
     if res.x is None:
         return None
-    x = np.rint(res.x).astype(int)
-    return _schedule(instance, rounds, start, {k: int(x[c]) for k, c in col.items() if x[c]})
+    return np.rint(res.x).astype(int)
 
 
 def _schedule(

@@ -41,7 +41,7 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import networkx as nx
@@ -164,7 +164,32 @@ def invariant_allgather(
     _require_all_port(instance, "the invariant allgather")
     if instance.problem.kind not in (ProblemKind.GOSSIP, ProblemKind.BROADCAST):
         raise NotApplicableError("the invariant search is for gossip and broadcast")
-    g, n = instance.graph, instance.n
+    origin, elements = _packet_group(instance, generators, packet_maps)
+    m = cp_model.CpModel()
+    var = _orbit_variables(m, elements, instance.n)
+    know = _know_variables(instance, rounds, origin, var)
+    x = _carry_variables(instance, rounds, origin, know, var)
+    _post_support_and_learning(m, instance, know, x)
+    _post_capacity(m, instance, rounds, origin, x)
+    if not _post_demand(m, instance, rounds, know):
+        return None  # out of reach in time
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = max(time_limit, 0.01)
+    status = solver.solve(m)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None  # INFEASIBLE: no invariant schedule; UNKNOWN: out of time
+    return _schedule(instance, rounds, {k for k, lit in x.items() if solver.boolean_value(lit)})
+
+
+def _packet_group(
+    instance: Instance,
+    generators: Sequence[Sequence[int]],
+    packet_maps: Sequence[Sequence[int]] | None,
+) -> tuple[dict[int, tuple[int, int]], list[tuple[int, ...]]]:
+    """Each packet's origin ``(w, k)`` and the group on nodes, then packets shifted by ``n``."""
+    n = instance.n
     own = {w: sorted(bits(instance.holdings[w])) for w in range(n)}
     origin = {p: (w, k) for w, ps in own.items() for k, p in enumerate(ps)}
     if packet_maps is None:
@@ -176,28 +201,38 @@ def invariant_allgather(
     combined = [[*h, *(n + q for q in pm)] for h, pm in zip(generators, packet_maps, strict=True)]
     for h in combined:
         _check(instance, h)
-    elements = group_elements(combined, n + len(origin))
+    return origin, group_elements(combined, n + len(origin))
 
-    def image(h: tuple[int, ...], p: int) -> int:
-        return h[n + p] - n
 
-    dist = dict(nx.all_pairs_shortest_path_length(g))
-    m = cp_model.CpModel()
+def _orbit_variables(
+    m: cp_model.CpModel, elements: Sequence[tuple[int, ...]], n: int
+) -> Callable[[str, tuple[int, ...]], Any]:
+    """A function giving each key the one variable of its orbit under ``elements``."""
     orbit_vars: dict[Hashable, Any] = {}
 
     def var(kind: str, key: tuple[int, ...]) -> Any:
         """The variable of ``key``'s orbit (``key`` ends with its packet and round)."""
         *nodes, p, t = key
-        rep = min((*(h[x] for x in nodes), image(h, p), t) for h in elements)
+        rep = min((*(h[x] for x in nodes), h[n + p] - n, t) for h in elements)
         found = orbit_vars.get((kind, rep))
         if found is None:
             found = orbit_vars[kind, rep] = m.new_bool_var(f"{kind}{rep}")
         return found
 
-    # K[v, p, t]: v knows p after round t (1/0 where fixed)
+    return var
+
+
+def _know_variables(
+    instance: Instance,
+    rounds: int,
+    origin: dict[int, tuple[int, int]],
+    var: Callable[[str, tuple[int, ...]], Any],
+) -> dict[tuple[int, int, int], Any]:
+    """``K[v, p, t]``: ``v`` knows ``p`` after round ``t`` (1/0 where fixed)."""
+    dist = dict(nx.all_pairs_shortest_path_length(instance.graph))
     know: dict[tuple[int, int, int], Any] = {}
     for t in range(rounds + 1):
-        for v in range(n):
+        for v in range(instance.n):
             for p, (w, _) in origin.items():
                 if v == w:
                     know[v, p, t] = 1
@@ -205,14 +240,36 @@ def invariant_allgather(
                     know[v, p, t] = 0
                 else:
                     know[v, p, t] = var("K", (v, p, t))
-    # X[u, v, p, t]: arc (u, v) carries p in round t
+    return know
+
+
+def _carry_variables(
+    instance: Instance,
+    rounds: int,
+    origin: dict[int, tuple[int, int]],
+    know: dict[tuple[int, int, int], Any],
+    var: Callable[[str, tuple[int, ...]], Any],
+) -> dict[tuple[int, int, int, int], Any]:
+    """``X[u, v, p, t]``: arc ``(u, v)`` carries ``p`` in round ``t`` (where ``u`` can know it)."""
+    g = instance.graph
     x: dict[tuple[int, int, int, int], Any] = {}
     for t in range(1, rounds + 1):
-        for u in range(n):
+        for u in range(instance.n):
             for v in g.adj[u]:
                 for p, (w, _) in origin.items():
                     if v != w and not _is(know[u, p, t - 1], 0):
                         x[u, v, p, t] = var("X", (u, v, p, t))
+    return x
+
+
+def _post_support_and_learning(
+    m: cp_model.CpModel,
+    instance: Instance,
+    know: dict[tuple[int, int, int], Any],
+    x: dict[tuple[int, int, int, int], Any],
+) -> None:
+    """Support (a node sends what it knows) and learning (it knows what it had or received)."""
+    g = instance.graph
     for (u, _, p, t), lit in x.items():
         if not _is(know[u, p, t - 1], 1):
             m.add_implication(lit, know[u, p, t - 1])
@@ -222,26 +279,36 @@ def invariant_allgather(
         ins = [x[u, v, p, t] for u in g.adj[v] if (u, v, p, t) in x]
         prev = know[v, p, t - 1]
         m.add_bool_or([*ins, *([] if _is(prev, 0) else [prev]), lit.Not()])
+
+
+def _post_capacity(
+    m: cp_model.CpModel,
+    instance: Instance,
+    rounds: int,
+    origin: dict[int, tuple[int, int]],
+    x: dict[tuple[int, int, int, int], Any],
+) -> None:
+    """Capacity: arc ``(u, v)`` carries at most ``c(u, v)`` packets a round."""
+    g = instance.graph
     for t in range(1, rounds + 1):
-        for u in range(n):
+        for u in range(instance.n):
             for v in g.adj[u]:
                 on = [x[u, v, p, t] for p in origin if (u, v, p, t) in x]
                 if len(on) > _arc_capacity(instance, u, v):
                     m.add(sum(on) <= _arc_capacity(instance, u, v))
-    for v in range(n):
+
+
+def _post_demand(
+    m: cp_model.CpModel, instance: Instance, rounds: int, know: dict[tuple[int, int, int], Any]
+) -> bool:
+    """Demand: every node knows what it demands after round ``rounds``; False if out of reach."""
+    for v in range(instance.n):
         for p in bits(instance.demands[v]):
             if _is(know[v, p, rounds], 0):
-                return None  # out of reach in time
+                return False
             if not _is(know[v, p, rounds], 1):
                 m.add(know[v, p, rounds] == 1)
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = max(time_limit, 0.01)
-    status = solver.solve(m)
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return None  # INFEASIBLE: no invariant schedule; UNKNOWN: out of time
-    return _schedule(instance, rounds, {k for k, lit in x.items() if solver.boolean_value(lit)})
+    return True
 
 
 def _check(instance: Instance, h: Sequence[int]) -> None:
