@@ -52,6 +52,7 @@ from gossipcert.errors import NotApplicableError, SolverError
 from gossipcert.instance import Instance, ProblemKind, bits
 from gossipcert.schedule import Schedule, Transmission
 from gossipcert.simulate import simulate
+from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 from gossipcert.symmetry.automorphisms import automorphism_generators
 
 __all__ = ["chassis_swap_centraliser", "group_elements", "invariant_allgather"]
@@ -173,11 +174,8 @@ def invariant_allgather(
     _post_capacity(m, instance, rounds, origin, x)
     if not _post_demand(m, instance, rounds, know):
         return None  # out of reach in time
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = max(time_limit, 0.01)
-    status = solver.solve(m)
+    solver = cpsat_solver(workers=1, seconds=None if time_limit is None else max(time_limit, 0.01))
+    status = run_cpsat(solver, m)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None  # INFEASIBLE: no invariant schedule; UNKNOWN: out of time
     return _schedule(instance, rounds, {k for k, lit in x.items() if solver.boolean_value(lit)})
