@@ -31,6 +31,7 @@ import select
 import signal
 import struct
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -112,6 +113,30 @@ def _write_all(fd: int, data: bytes) -> None:
 
 #: the signals that stop a child's work (:func:`_interrupt_once`)
 _STOPPING = {signal.SIGINT, signal.SIGTERM}
+
+
+def _hold(held: list[int]) -> dict[int, Any] | None:
+    """In the main thread, handlers that note SIGINT and SIGTERM in ``held`` instead of
+    acting on them (:func:`_release` puts the previous ones back); None elsewhere (only the
+    main thread runs Python's signal handlers, and only it may set them)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def note(signum: int, frame: Any) -> None:
+        held.append(signum)
+
+    return {s: signal.signal(s, note) for s in _STOPPING}
+
+
+def _release(previous: dict[int, Any] | None, held: list[int]) -> None:
+    """Put back the handlers :func:`_hold` replaced, then send again, once each, the
+    signals they noted (the restored handler acts on it here)."""
+    if previous is None:
+        return
+    for signum, handler in previous.items():
+        signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+    for signum in dict.fromkeys(held):
+        signal.raise_signal(signum)
 
 
 def _interrupt_once(signum: int, frame: Any) -> None:  # pragma: no cover - in children
@@ -203,11 +228,17 @@ class Child:
         # SIGINT and SIGTERM wait while the process forks: a handler that raises would
         # raise inside the interpreter's fork hooks, which swallow it, or in the child
         # before it takes its own handlers; they arrive once both sides are in order
+        # another thread (a native library's) may take the signal while this one blocks
+        # it: Python would then run its handler here, in the fork hooks, all the same; in
+        # the main thread a holding handler notes it instead, and it is sent again below
+        held: list[int] = []
+        previous = _hold(held)
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
         try:
             pid = os.fork()
         except BaseException:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            _release(previous, held)
             os.close(rfd)
             os.close(wfd)
             raise
@@ -225,6 +256,7 @@ class Child:
         self._reaped = False
         try:  # a signal that came meanwhile is raised here: the child is not left behind
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            _release(previous, held)
         except BaseException:
             self.reap()
             raise

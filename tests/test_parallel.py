@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 from gossipcert.parallel import local_map
@@ -40,3 +41,29 @@ def test_a_worker_whose_parent_is_gone_exits() -> None:
         p.start()
         p.join(30)
     assert (orphan.exitcode, child.exitcode) == (1, 0)
+
+
+def test_a_signal_during_a_fork_is_held_and_sent_again_once() -> None:
+    # a signal another thread takes while this one forks runs no handler in the fork
+    # hooks: the holding handler notes it, and it reaches the real handler once, after
+    import signal
+
+    from gossipcert.children import _hold, _release
+
+    seen: list[int] = []
+
+    def record(signum: int, frame: object) -> None:
+        seen.append(signum)
+
+    before = signal.signal(signal.SIGTERM, record)
+    try:
+        held: list[int] = []
+        previous = _hold(held)
+        os.kill(os.getpid(), signal.SIGTERM)
+        os.kill(os.getpid(), signal.SIGTERM)
+        assert seen == [] and held == [signal.SIGTERM, signal.SIGTERM]
+        _release(previous, held)
+        assert seen == [signal.SIGTERM]
+        assert signal.getsignal(signal.SIGTERM) is record
+    finally:
+        signal.signal(signal.SIGTERM, before)
