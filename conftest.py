@@ -4,16 +4,24 @@
 
 The tests of the DRAT path ask for the ``dratify`` fixture: they are skipped where the
 optional extra ``drat`` is not installed (``pip install -e ".[dev]"`` installs it), and so
-are the examples that run a DRAT check (:data:`DRAT_EXAMPLES`)."""
+are the examples that run a DRAT check (:data:`DRAT_EXAMPLES`).
+
+A suite started in the background by a script (``nohup``, ``&``) inherits SIGINT ignored,
+and so would every process it starts: the tests of Ctrl-C would see it ignored. Ctrl-C is
+given back its Python default, as in a terminal, before any test."""
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 ROOT = Path(__file__).parent
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
