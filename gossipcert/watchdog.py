@@ -190,6 +190,30 @@ def solve_within(
     }
     state: dict[str, Any] = {"lower": 0, "evidence": {}, "upper_source": "none"}
     log: list[dict[str, Any]] = []
+    on_message, on_idle = _listeners(state, log, start, progress)
+    deadline = None if time_limit is None else start + time_limit
+    # killed at a deadline, the child may let CaDiCaL run long slices
+    slices = None if deadline is None else allow_long_slices
+    kind, value = call_in_child(
+        _solve_child, (kwargs, split), deadline, on_message, slices, on_idle
+    )
+    if kind == "result":
+        return value
+    if kind == "died":
+        raise SolverError(
+            _DIED.format(what="search")
+            + f" (last state: lower bound {state['lower']}, upper bound from "
+            f"{state['upper_source']})"
+        )
+    return _from_state(instance, backend, options, state, log, start, kind)
+
+
+def _listeners(
+    state: dict[str, Any], log: list[dict[str, Any]], start: float, progress: Progress | None
+) -> tuple[Callable[[tuple[str, Any]], None], Callable[[], None]]:
+    """What :func:`solve_within` does with each message of its child (an event is logged
+    and told, a state kept in ``state``) and while the child is silent (a heartbeat of the
+    step the child last said it was in)."""
     # the step the child last said it was in, for the parent's own heartbeats
     doing: dict[str, Any] = {"what": "starting the search", "lower": None, "upper": None}
     doing["origin"] = start
@@ -216,21 +240,7 @@ def solve_within(
         if progress is not None:
             progress(_idle_heartbeat(doing))
 
-    deadline = None if time_limit is None else start + time_limit
-    # killed at a deadline, the child may let CaDiCaL run long slices
-    slices = None if deadline is None else allow_long_slices
-    kind, value = call_in_child(
-        _solve_child, (kwargs, split), deadline, on_message, slices, on_idle
-    )
-    if kind == "result":
-        return value
-    if kind == "died":
-        raise SolverError(
-            _DIED.format(what="search")
-            + f" (last state: lower bound {state['lower']}, upper bound from "
-            f"{state['upper_source']})"
-        )
-    return _from_state(instance, backend, options, state, log, start, kind)
+    return on_message, on_idle
 
 
 def _idle_heartbeat(doing: dict[str, Any]) -> dict[str, Any]:
