@@ -370,7 +370,7 @@ def _solve_logged(
         "rounds": rounds,
         "rows": len(rel.rows),
         "columns": len(rel.columns),
-        "status": {None: "unknown", True: "sat", False: "unsat"}[found],
+        "status": _ANSWER[found],
         "seconds": round(time.monotonic() - t0, 3),
     }
     log.append(event)

@@ -166,7 +166,7 @@ def exact_search(
 _TRYING = "the union relaxation (a refutation) and the exact model (a schedule)"
 
 
-def query_event(rounds: int, status: str, began: float, method: str) -> dict[str, Any]:
+def query_event(rounds: int, status: QueryStatus, began: float, method: str) -> dict[str, Any]:
     """The progress event of a horizon decided (or not) since ``began``."""
     seconds = round(time.monotonic() - began, 3)
     return {
