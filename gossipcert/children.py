@@ -24,6 +24,7 @@ the weaker guard above; Windows has no ``fork`` and is not supported.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
 import pickle
@@ -223,6 +224,7 @@ class Child:
         args: tuple[Any, ...],
         in_child: Callable[[], None] | None = None,
     ) -> None:
+        reap_exited()  # the children killed before and gone since
         parent = os.getpid()
         rfd, wfd = os.pipe()
         # SIGINT and SIGTERM wait while the process forks: a handler that raises would
@@ -293,8 +295,14 @@ class Child:
         ready, _, _ = select.select([self.fd], [], [], left)
         return self.read() if ready else []
 
-    def reap(self) -> None:
-        """Kill the child if it still runs, wait for it and close the pipe (idempotent)."""
+    def reap(self, wait: bool = True) -> None:
+        """Kill the child if it still runs, wait for it and close the pipe (idempotent).
+
+        ``wait=False`` does not wait for the killed child to be gone: a child of gigabytes
+        takes the kernel a second or more to tear down on a loaded machine, time a caller
+        answering at its deadline does not have. Its process id is kept and waited for
+        later (:func:`reap_exited`: at the next child started or reaped, and at exit).
+        """
         if self._reaped:
             return
         self._reaped = True
@@ -303,8 +311,31 @@ class Child:
             os.kill(self.pid, signal.SIGKILL)
         except ProcessLookupError:  # pragma: no cover - already gone
             pass
-        os.waitpid(self.pid, 0)
         os.close(self.fd)
+        if wait:
+            os.waitpid(self.pid, 0)
+        else:
+            _dying.append(self.pid)
+        reap_exited()
+
+
+#: killed children not yet waited for (:meth:`Child.reap` with ``wait=False``)
+_dying: list[int] = []
+
+
+def reap_exited(block: bool = False) -> None:
+    """Wait for the killed children that :meth:`Child.reap` did not wait for: those already
+    gone (all of them with ``block``), so that none is left a zombie."""
+    for pid in list(_dying):
+        try:
+            done, _ = os.waitpid(pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:  # pragma: no cover - waited for elsewhere
+            done = pid
+        if done:
+            _dying.remove(pid)
+
+
+atexit.register(reap_exited, True)
 
 
 def ready(children: Iterable[Child], until: float | None) -> list[Child]:
@@ -405,7 +436,9 @@ def call_in_child(
                     stop = grace if deadline is None else min(deadline, grace)
                 outcome = ("interrupted", None)
     finally:
-        child.reap()
+        # the answer is not held up by the teardown of a large child (killed at the
+        # deadline, or exiting after its result)
+        child.reap(wait=False)
     if outcome[0] == "error":
         raise outcome[1]
     return outcome

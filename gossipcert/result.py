@@ -106,6 +106,21 @@ class Result:
             decided_by_solver=fields["decided_by_solver"],
         )
 
+    @property
+    def skipped(self) -> list[str]:
+        """The steps of the search not started for want of time, in words (a step that
+        cannot be stopped half way, such as building a large construction or an allreduce
+        sub-problem, is started only while time is left): each leaves the bracket wider,
+        never wrong; empty when nothing was skipped.
+
+        Examples
+        --------
+        >>> from gossipcert import solve
+        >>> solve("ring:4", "all-port", "allreduce").skipped
+        []
+        """
+        return list(self.raw.skipped)
+
     def named_rounds(self) -> list[list[tuple[Hashable, tuple[Hashable, ...], tuple[Any, ...]]]]:
         """The schedule with the graph's own node names: per round, one
         ``(sender, receivers, packets)`` per transmission; a packet is named by its node

@@ -8,9 +8,12 @@ works inside the daemonic workers of a process pool or a Dask cluster) that repo
 step to the parent through a pipe. The child gets the limit minus a small margin
 (:data:`MARGIN_FRACTION` of it, at most :data:`MARGIN_SECONDS`), so that it normally ends
 on its own with its full answer. On the command line the limit counts from the process's
-start (:mod:`gossipcert.command_start`); at the limit the parent kills it and answers from the last
-state reported: the best lower bound and its evidence, and the best schedule, verified again
-by :func:`gossipcert.simulate.simulate` in the parent. Since the kill bounds the time, the
+start (:mod:`gossipcert.command_start`); just before the limit (:func:`kill_after`: at most
+:data:`ANSWER_SECONDS` before) the parent kills it and answers from the last state reported:
+the best lower bound and its evidence, and the best schedule, verified again by
+:func:`gossipcert.simulate.simulate` in the parent as it arrived. The killed child is not
+waited for (:meth:`gossipcert.children.Child.reap`), so the answer comes within the limit,
+or within a fraction of a second of it on a loaded machine. Since the kill bounds the time, the
 child lets CaDiCaL's conflict-budget slices double up to the time left
 (:func:`gossipcert.solvers.backends.allow_long_slices`) instead of restarting every second.
 
@@ -59,6 +62,26 @@ _DIED = (
 def child_budget(time_limit: float) -> float:
     """Seconds the child is given for a hard limit of ``time_limit`` seconds."""
     return max(0.0, time_limit - min(MARGIN_SECONDS, MARGIN_FRACTION * time_limit))
+
+
+#: the child is killed this fraction of the limit before it ends ...
+ANSWER_FRACTION = 0.01
+#: ... but never more than this many seconds before: the time the parent keeps to answer
+#: from the child's last state (the schedule in it is verified as it arrives, and the
+#: killed child is not waited for, so what is left is to assemble the answer)
+ANSWER_SECONDS = 0.5
+
+
+def kill_after(time_limit: float) -> float:
+    """Seconds after the limit's origin at which the child of a hard limit of
+    ``time_limit`` seconds is killed: the limit less the time kept to answer.
+
+    Examples
+    --------
+    >>> kill_after(60.0), kill_after(10.0)
+    (59.5, 9.9)
+    """
+    return time_limit - min(ANSWER_SECONDS, ANSWER_FRACTION * time_limit)
 
 
 #: the longest time limit taken (about 116 days; the operating system's timers overflow far
@@ -137,11 +160,12 @@ def solve_within(
     Same parameters and result as :func:`~gossipcert.search.entry.solve`; with ``split``,
     the refutations are done by cubes (:class:`gossipcert.search.split.SplitSearch`).
     Without a time limit it is that search in this process. With one, the search runs in
-    a child process given :func:`child_budget` seconds and killed at ``time_limit``;
-    killed, the answer is built from its last reported state (``timed_out`` set, the
-    schedule verified again). ``in_child`` runs the search in a child without a time limit
-    too (the command line: SIGINT or SIGTERM then answers within a second from the child's
-    last reported state, ``interrupted`` set, whatever the child is doing).
+    a child process given :func:`child_budget` seconds and killed at :func:`kill_after`
+    seconds (just before ``time_limit``); killed, the answer is built from its last
+    reported state (``timed_out`` set, the schedule verified again as it arrived).
+    ``in_child`` runs the search in a child without a time limit too (the command line:
+    SIGINT or SIGTERM then answers within a second from the child's last reported state,
+    ``interrupted`` set, whatever the child is doing).
 
     Examples
     --------
@@ -190,8 +214,8 @@ def solve_within(
     }
     state: dict[str, Any] = {"lower": 0, "evidence": {}, "upper_source": "none"}
     log: list[dict[str, Any]] = []
-    on_message, on_idle = _listeners(state, log, start, progress)
-    deadline = None if time_limit is None else start + time_limit
+    on_message, on_idle = _listeners(state, log, start, progress, instance)
+    deadline = None if time_limit is None else start + kill_after(time_limit)
     # killed at a deadline, the child may let CaDiCaL run long slices
     slices = None if deadline is None else allow_long_slices
     kind, value = call_in_child(
@@ -209,11 +233,16 @@ def solve_within(
 
 
 def _listeners(
-    state: dict[str, Any], log: list[dict[str, Any]], start: float, progress: Progress | None
+    state: dict[str, Any],
+    log: list[dict[str, Any]],
+    start: float,
+    progress: Progress | None,
+    instance: Instance,
 ) -> tuple[Callable[[tuple[str, Any]], None], Callable[[], None]]:
     """What :func:`solve_within` does with each message of its child (an event is logged
-    and told, a state kept in ``state``) and while the child is silent (a heartbeat of the
-    step the child last said it was in)."""
+    and told, a state kept in ``state``, the schedule in it verified again at once, so that
+    a child killed at the limit leaves nothing to replay) and while the child is silent (a
+    heartbeat of the step the child last said it was in)."""
     # the step the child last said it was in, for the parent's own heartbeats
     doing: dict[str, Any] = {"what": "starting the search", "lower": None, "upper": None}
     doing["origin"] = start
@@ -235,6 +264,8 @@ def _listeners(
                 progress(value)
         else:
             state.update(value)
+            if value.get("schedule") is not None:
+                state["verified"] = _verified(instance, value["schedule"], "reported")
 
     def on_idle() -> None:
         if progress is not None:
@@ -267,9 +298,7 @@ def _from_state(
     kind: str,
 ) -> SolveResult:
     """The answer of a killed search, from its last reported state."""
-    best = None
-    if state.get("schedule") is not None:
-        best = _verified(instance, state["schedule"], "reported")
+    best = state.get("verified")  # the last schedule reported, verified as it arrived
     upper = None if best is None else best[1].rounds
     lower = int(state["lower"])
     optimal = upper is not None and lower == upper

@@ -50,7 +50,9 @@ which meets the cut bound on stars. While the bracket is open,
 the tree-packing finder (:mod:`gossipcert.finders.tree_allreduce`: every chunk reduced up
 an in-tree and sent down an out-tree, the trees packed by CP-SAT on one core, with half the
 time left up to two minutes) may shorten it; its schedule is replayed like the others, and
-it is an upper bound only.
+it is an upper bound only. Each construction is built once, and the steps that cannot be
+stopped half way are started only while time is left (:mod:`gossipcert.search.allreduce_upper`,
+:func:`sub_seconds`): a step skipped for want of time is named in the result's ``skipped``.
 
 The answer is ``optimal`` when the best lower bound meets the composition, with that
 bound's evidence (the sub-problem's result as ``dual``, whose certificate a certificate
@@ -85,32 +87,42 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from gossipcert.closed_forms.allreduce_one_round import one_round_value
-from gossipcert.command_start import limits_from_now, seconds_left
-from gossipcert.constructions.hub_allreduce import hub_allreduce
-from gossipcert.constructions.pipelined_rings import bidirectional_ring_allreduce
-from gossipcert.constructions.ring_allreduce import ring_allreduce
-from gossipcert.constructions.switch_allreduce import switch_allreduce
-from gossipcert.constructions.translated_allreduce import translated_allreduce
-from gossipcert.constructions.tree_allreduce_list import tree_list_allreduce
+from gossipcert.command_start import limit_origin, limits_from_now, seconds_left
 from gossipcert.encodings.allreduce import encodable
 from gossipcert.encodings.options import EncodingOptions
-from gossipcert.errors import NotApplicableError
 from gossipcert.finders import tree_allreduce
 from gossipcert.instance import Instance, Problem, ProblemKind, make_instance
 from gossipcert.proofs.allreduce_packing import applies as packing_applies
 from gossipcert.proofs.allreduce_packing import packing_bound
-from gossipcert.schedule import Schedule, Transmission
+from gossipcert.schedule import Schedule
 from gossipcert.search.allreduce_bounds import receipt_bound, receive_bound
 from gossipcert.search.allreduce_cut import cut_bound
-from gossipcert.search.allreduce_exact import exact_search, query_event, replayed
+from gossipcert.search.allreduce_exact import exact_search, query_event
+from gossipcert.search.allreduce_upper import (
+    CONSTRUCTIONS,
+    Best,
+    Made,
+    compose,
+    meeting_construction,
+    upper_bounds,
+)
 from gossipcert.search.heartbeat import heartbeats
 from gossipcert.search.outcome import SolveResult
 from gossipcert.simulate import simulate
 from gossipcert.statuses import QueryStatus, SolveStatus
+
+__all__ = [
+    "CONSTRUCTIONS",
+    "compose",
+    "cut_bound",
+    "receipt_bound",
+    "receive_bound",
+    "solve_allreduce",
+    "sub_problem",
+]
 
 
 def sub_problem(instance: Instance, kind: ProblemKind) -> Instance:
@@ -118,31 +130,6 @@ def sub_problem(instance: Instance, kind: ProblemKind) -> Instance:
     redop = instance.problem.redop if kind is ProblemKind.REDUCE_SCATTER else "sum"
     problem = Problem(kind, chunks=instance.problem.chunks, redop=redop)
     return make_instance(instance.graph, instance.model, problem)
-
-
-def compose(first: Schedule, gossip: Instance, second: Schedule) -> Schedule:
-    """``first`` then ``second`` (a schedule of ``gossip``) as copies: each receiver gets,
-    one transmission per arc, only the packets it does not know yet in ``gossip`` and not from
-    an earlier sender of the same round ("all" spelled out, since after ``first`` every node
-    holds a partial of every chunk, whole or not; two copies of one chunk into one node in
-    one round would break the verifier's rule). Each transmission keeps its arcs and carries
-    a subset of its packets, so the port rules still hold (multicast is never composed)."""
-    know = list(gossip.holdings)
-    tail = []
-    for rnd in second.rounds[: len(second)]:
-        incoming: dict[int, int] = {}
-        out = []
-        for tr in rnd:
-            mask = know[tr.sender] if tr.packets is None else tr.packets & know[tr.sender]
-            for r in tr.receivers:
-                fresh = mask & ~know[r] & ~incoming.get(r, 0)
-                if fresh:
-                    incoming[r] = incoming.get(r, 0) | fresh
-                    out.append(Transmission(tr.sender, (r,), fresh, "copy"))
-        for r, mask in incoming.items():
-            know[r] |= mask
-        tail.append(tuple(out))
-    return Schedule(first.rounds[: len(first)] + tuple(tail))
 
 
 def solve_allreduce(
@@ -155,13 +142,20 @@ def solve_allreduce(
 ) -> Any:
     """The allreduce bracket (module docstring), from the results of ``solve_other`` on the
     reduce-scatter and gossip instances, then SAT with DRAT proofs between the bounds
-    until ``time_limit`` seconds after the call (no limit without one).
+    until ``time_limit`` seconds after the limit's origin (the call of
+    :func:`gossipcert.solve`, :func:`gossipcert.command_start.limit_origin`; no limit
+    without one).
 
     ``solve_other(instance)`` solves a sub-problem; with a ``time_limit`` it is called as
-    ``solve_other(instance, seconds)`` with a third of it, counted from that call (not from
-    the command's start), so that the model of :mod:`gossipcert.encodings.allreduce` keeps a
-    third for itself. ``strict`` leaves the sound but not implied families (useless
-    transmissions, interchangeable chunks) out of the union relaxation's refutations.
+    ``solve_other(instance, seconds)`` with :func:`sub_seconds` (a third of the limit, less
+    when the time left is short), counted from that call, so that the model of
+    :mod:`gossipcert.encodings.allreduce` keeps a third for itself. Every step that cannot
+    be stopped half way (a sub-problem, building or replaying a construction, the
+    composition, the tree packing, the exact search) is started only while time is left;
+    one not started is named in the result's ``skipped`` and leaves the bracket wider
+    (:mod:`gossipcert.search.allreduce_upper`). ``strict`` leaves the sound but not
+    implied families (useless transmissions, interchangeable chunks) out of the union
+    relaxation's refutations.
     ``progress`` receives the allreduce's own events (its bounds, each horizon decided), in
     the form of :func:`gossipcert.search.entry.solve`'s, after those of the sub-problems.
     ``seeds`` are ``(name, schedule)`` pairs from elsewhere (``solve --resume``): each is
@@ -189,42 +183,67 @@ def solve_allreduce(
     (6, 'allreduce-bracket', 'cut')
     """
     start = time.monotonic()
-    deadline = None if time_limit is None else start + time_limit
+    # counted from where the caller's limit counts (the call of gossipcert.solve)
+    deadline = None if time_limit is None else limit_origin() + time_limit
+    skipped: list[str] = []
+    made = Made(instance, deadline, skipped)
 
     def emit(event: dict[str, Any]) -> None:
         if progress is not None:
             progress({**event, "time": round(time.monotonic() - start, 3)})
 
-    third = None if time_limit is None else time_limit / 3
     closed = {
         "receive": receive_bound(instance),
         "receipts": receipt_bound(instance),
         "cut": cut_bound(instance),
         "one-round": one_round_value(instance),
     }
-    quick = _closed_answer(instance, closed, seeds, start)
+    quick = _closed_answer(made, closed, seeds, start)
     if quick is not None:  # a construction meets a closed bound: no sub-problem needed
         emit({"event": "lower-bound", "value": quick.lower_bound, "source": "allreduce bound"})
         emit({"event": "upper-bound", "value": quick.upper_bound, "source": quick.upper_source})
         return quick
-    # a third of the time each for the sub-problems, from now; the rest for the exact search
-    rs, ag = _sub_results(instance, solve_other, third, emit)
+    # a third of the time each for the sub-problems, from now, within what is left less the
+    # reserve for the steps after them; the rest for the exact search
+    rs, ag = _sub_results(instance, solve_other, time_limit, deadline, emit, skipped)
     lower, sub, evidence = _lower_bound(rs, ag, closed)
     named = f"allreduce bound '{evidence['source']}'"
     emit({"event": "lower-bound", "value": lower, "source": named})
-    best = _Best()
-    stopped = ag is None or ag.interrupted  # Ctrl-C: the bounds and schedules known so far
+    best = Best()
+    # Ctrl-C: the bounds and schedules known so far
+    stopped = any(r is not None and r.interrupted for r in (rs, ag))
     try:
-        _upper_bounds(instance, rs, ag, seeds, best)
+        upper_bounds(made, rs, ag, seeds, best)
         if not stopped:
-            _tree_packed(instance, lower, deadline, emit, best)
+            _tree_packed(made, lower, emit, best)
     except KeyboardInterrupt:
         stopped = True
+    parts = (instance, rs, ag, skipped)
     if stopped:
-        return _answer(instance, rs, ag, lower, best.made, evidence, best.source, False, True)
+        return _answer(parts, lower, best.made, evidence, best.source, False, True)
     upper = None if best.made is None else best.made[1].rounds
     if upper is not None:
         emit({"event": "upper-bound", "value": upper, "source": best.source})
+    lower, evidence, sub, stopped = _raised(made, lower, evidence, sub, best, strict, emit)
+    optimal = _meets(best.made, lower, sub)
+    return _answer(parts, lower, best.made, evidence, best.source, optimal, stopped, sub)
+
+
+def _raised(
+    made: Made,
+    lower: int,
+    evidence: dict[str, Any],
+    sub: Any | None,
+    best: Best,
+    strict: bool,
+    emit: Callable[[dict[str, Any]], None],
+) -> tuple[int, dict[str, Any], Any | None, bool]:
+    """While the bracket is open: the chunk-packing bound (small instances), then the
+    exact search between the bounds (it may also offer ``best`` a shorter schedule). The
+    lower bound, its evidence and sub-result, and whether Ctrl-C stopped them."""
+    instance, deadline = made.instance, made.deadline
+    upper = None if best.made is None else best.made[1].rounds
+    stopped = False
     optimal = _meets(best.made, lower, sub)
     small = instance.n <= PACKING_NODES
     if not optimal and upper is not None and small and packing_applies(instance) is None:
@@ -233,6 +252,8 @@ def solve_allreduce(
             evidence, sub = {**weighed, "bracket": evidence}, None
         optimal = _meets(best.made, lower, sub)
     if not optimal and not stopped and upper is not None and encodable(instance) is None:
+        if not made.in_time("the exact allreduce search"):
+            return lower, evidence, sub, stopped
         found, refuted, record, stopped = exact_search(
             instance, lower, upper, deadline, strict, emit
         )
@@ -241,66 +262,88 @@ def solve_allreduce(
             lower = refuted + 1  # raised above the closed bounds by a checked proof
             evidence = {"kind": "allreduce-drat", "rounds": refuted, **record, "bracket": evidence}
             sub = None
-        optimal = _meets(best.made, lower, sub)
-    return _answer(instance, rs, ag, lower, best.made, evidence, best.source, optimal, stopped, sub)
+    return lower, evidence, sub, stopped
 
 
-class _Best:
-    """The shortest verified schedule offered so far (with its verifier's report) and
-    where it came from."""
+#: the part of the time limit kept, after the sub-problems, for the steps that cannot be
+#: cut short (the composition and the constructions, built and replayed) ...
+AFTER_FRACTION = 0.1
+#: ... but at most this many seconds
+AFTER_SECONDS = 10.0
 
-    def __init__(self) -> None:
-        self.made: tuple[Schedule, Any] | None = None
-        self.source = "none"
 
-    def offer(self, made: tuple[Schedule, Any] | None, name: str) -> None:
-        """Keep ``made`` (a verified schedule and its report) if it is the shortest yet."""
-        if made is not None and (self.made is None or made[1].rounds < self.made[1].rounds):
-            self.made, self.source = made, name
+def sub_seconds(time_limit: float | None, deadline: float | None) -> float | None:
+    """Seconds for one sub-problem of the allreduce bracket: a third of ``time_limit``, at
+    most the time left before ``deadline`` less the reserve for the steps after the
+    sub-problems (:data:`AFTER_FRACTION` of the limit, at most :data:`AFTER_SECONDS`); 0 or
+    less: no time for it (None: no limit).
+
+    Examples
+    --------
+    >>> round(sub_seconds(60.0, time.monotonic() + 50.0))  # a third of the limit
+    20
+    >>> round(sub_seconds(60.0, time.monotonic() + 10.0))  # 10 s left, 6 kept for after
+    4
+    """
+    if time_limit is None:
+        return None
+    reserve = min(AFTER_SECONDS, AFTER_FRACTION * time_limit)
+    return min(time_limit / 3, seconds_left(deadline) - reserve)
 
 
 def _sub_results(
     instance: Instance,
     solve_other: Callable[..., Any],
-    seconds: float | None,
+    time_limit: float | None,
+    deadline: float | None,
     emit: Callable[[dict[str, Any]], None],
-) -> tuple[Any, Any | None]:
-    """The reduce-scatter sub-problem's result, then the gossip sub-problem's (None when
-    Ctrl-C stopped the first), each with ``seconds`` from its start."""
-    emit({"event": "stage", "what": "allreduce: first its reduce-scatter sub-problem"})
-    rs = _sub(solve_other, sub_problem(instance, ProblemKind.REDUCE_SCATTER), seconds)
-    if rs.interrupted:
-        return rs, None
-    emit({"event": "stage", "what": "allreduce: then its gossip (allgather) sub-problem"})
-    return rs, _sub(solve_other, sub_problem(instance, ProblemKind.GOSSIP), seconds)
+    skipped: list[str],
+) -> tuple[Any | None, Any | None]:
+    """The reduce-scatter sub-problem's result, then the gossip sub-problem's, each with
+    :func:`sub_seconds` from its start; None for one not solved (no time left for it, noted
+    in ``skipped``; the gossip one also after Ctrl-C stopped the first)."""
+    results: list[Any | None] = []
+    for kind, what in (
+        (ProblemKind.REDUCE_SCATTER, "reduce-scatter"),
+        (ProblemKind.GOSSIP, "gossip (allgather)"),
+    ):
+        seconds = sub_seconds(time_limit, deadline)
+        if seconds is not None and seconds <= 0:
+            skipped.append(f"the allreduce's {what} sub-problem (no time left)")
+            results.append(None)
+            continue
+        emit({"event": "stage", "what": f"allreduce: its {what} sub-problem"})
+        got = _sub(solve_other, sub_problem(instance, kind), seconds)
+        results.append(got)
+        if got.interrupted:
+            return results[0], None
+    return results[0], results[1]
 
 
 def _tree_packed(
-    instance: Instance,
-    lower: int,
-    deadline: float | None,
-    emit: Callable[[dict[str, Any]], None],
-    best: _Best,
+    made: Made, lower: int, emit: Callable[[dict[str, Any]], None], best: Best
 ) -> None:
     """Offer ``best`` a tree-packed schedule shorter than its own (:func:`_tree_packing`),
-    while the bracket is open."""
+    while the bracket is open and time is left."""
     if best.made is None or best.made[1].rounds <= lower:
+        return
+    if not made.in_time("the tree-packing allreduce"):
         return
     known = best.made[1].rounds
     bracket = {"rounds": known - 1, "lower": lower, "upper": known}
     with heartbeats(emit, "the tree-packing allreduce", bracket.copy):
-        packed = _tree_packing(instance, lower, known, deadline)
+        packed = _tree_packing(made.instance, lower, known, made.deadline)
     best.offer(packed, "the tree-packing allreduce (gossipcert.finders.tree_allreduce)")
 
 
 def _lower_bound(
-    rs: Any, ag: Any | None, closed: dict[str, int | None]
+    rs: Any | None, ag: Any | None, closed: dict[str, int | None]
 ) -> tuple[int, Any | None, dict[str, Any]]:
     """The largest lower bound of the sub-problems' (``rs``: reduce-scatter, ``ag``: gossip,
     None when not solved) and the ``closed`` ones: its value, the sub-result it comes from
     (None for a closed bound) and the ``allreduce-bracket`` evidence naming it."""
     candidates = [
-        ("reduce-scatter", rs.lower_bound, rs),
+        ("reduce-scatter", 0 if rs is None else rs.lower_bound, rs),
         ("gossip", 0 if ag is None else ag.lower_bound, ag),
         *((name, value or 0, None) for name, value in closed.items()),
     ]
@@ -310,7 +353,7 @@ def _lower_bound(
         "source": source,
         "value": lower,
         "bounds": {
-            "reduce-scatter": rs.lower_bound,
+            "reduce-scatter": None if rs is None else rs.lower_bound,
             "gossip": None if ag is None else ag.lower_bound,
             **closed,
         },
@@ -321,40 +364,8 @@ def _lower_bound(
     return lower, sub, evidence
 
 
-def _upper_bounds(
-    instance: Instance,
-    rs: Any,
-    ag: Any | None,
-    seeds: list[tuple[str, Schedule]] | None,
-    best: _Best,
-) -> None:
-    """Offer ``best`` the ``seeds``, the composition of the sub-problems' schedules and the
-    allreduce constructions, each replayed by the verifier."""
-    for name, seed in seeds or []:
-        best.offer(replayed(instance, seed), name)
-    if ag is not None and rs.schedule is not None and ag.schedule is not None:
-        composed = compose(rs.schedule, ag.instance, ag.schedule)
-        composition = f"reduce-scatter ({rs.upper_source}) then allgather ({ag.upper_source})"
-        best.offer(replayed(instance, composed), composition)
-    for name, module, build in CONSTRUCTIONS:
-        made = f"the {name} allreduce (gossipcert.constructions.{module})"
-        shorter = None if best.made is None else best.made[1].rounds - 1
-        best.offer(_construction(instance, build, shorter), made)
-
-
-#: the allreduce constructions tried for the upper bound: (name, module, function)
-CONSTRUCTIONS: tuple[tuple[str, str, Callable[[Instance], Schedule]], ...] = (
-    ("bidirectional ring", "pipelined_rings", bidirectional_ring_allreduce),
-    ("switch", "switch_allreduce", switch_allreduce),
-    ("translated", "translated_allreduce", translated_allreduce),
-    ("tree (list-scheduled)", "tree_allreduce_list", tree_list_allreduce),
-    ("ring", "ring_allreduce", ring_allreduce),
-    ("hub", "hub_allreduce", hub_allreduce),
-)
-
-
 def _closed_answer(
-    instance: Instance,
+    made: Made,
     closed: dict[str, int | None],
     seeds: list[tuple[str, Schedule]] | None,
     start: float,
@@ -362,34 +373,34 @@ def _closed_answer(
     """The optimum, when a construction of :data:`CONSTRUCTIONS` meets the largest of the
     ``closed`` bounds (``receive``, ``receipts``, ``cut``, ``one-round``): the sub-problems
     then add nothing, and on many chunks they are the slow part. None otherwise (or with
-    ``seeds``)."""
+    ``seeds``). The constructions built here are kept in ``made`` for the upper bound."""
     source, lower = max(closed.items(), key=lambda kv: kv[1] or 0)
     if seeds or not lower:
         return None
-    for name, module, build in CONSTRUCTIONS:
-        made = _construction(instance, build, lower)
-        if made is not None and made[1].rounds == lower:
-            evidence = {
-                "kind": "allreduce-bracket",
-                "source": source,
-                "value": lower,
-                "bounds": {"reduce-scatter": None, "gossip": None, **closed},
-            }
-            return SolveResult(
-                instance,
-                SolveStatus.OPTIMAL,
-                lower,
-                lower,
-                lower,
-                made[0],
-                made[1],
-                evidence,
-                f"the {name} allreduce (gossipcert.constructions.{module})",
-                "sat",
-                EncodingOptions(),
-                times={"total": time.monotonic() - start},
-            )
-    return None
+    meeting = meeting_construction(made, lower)
+    if meeting is None:
+        return None
+    (schedule, report), name = meeting
+    evidence = {
+        "kind": "allreduce-bracket",
+        "source": source,
+        "value": lower,
+        "bounds": {"reduce-scatter": None, "gossip": None, **closed},
+    }
+    return SolveResult(
+        made.instance,
+        SolveStatus.OPTIMAL,
+        lower,
+        lower,
+        lower,
+        schedule,
+        report,
+        evidence,
+        name,
+        "sat",
+        EncodingOptions(),
+        times={"total": time.monotonic() - start},
+    )
 
 
 #: seconds the chunk-packing bound may take without a time limit
@@ -449,9 +460,7 @@ def _meets(best: tuple[Schedule, Any] | None, lower: int, sub: Any | None) -> bo
 
 
 def _answer(
-    instance: Instance,
-    rs: Any,
-    ag: Any | None,
+    parts: tuple[Instance, Any | None, Any | None, list[str]],
     lower: int,
     best: tuple[Schedule, Any] | None,
     evidence: dict[str, Any],
@@ -461,9 +470,11 @@ def _answer(
     sub: Any | None = None,
 ) -> Any:
     """The allreduce's :class:`~gossipcert.search.outcome.SolveResult` from the bracket:
-    ``best`` is the shortest verified schedule and its report, ``sub`` the sub-result
-    whose bound gave ``lower`` (its ``dual`` when ``optimal``); ``interrupted`` (Ctrl-C)
-    keeps the bounds known so far."""
+    ``parts`` are the instance, the reduce-scatter and gossip sub-results (None when not
+    solved) and the steps skipped for want of time; ``best`` is the shortest verified
+    schedule and its report, ``sub`` the sub-result whose bound gave ``lower`` (its
+    ``dual`` when ``optimal``); ``interrupted`` (Ctrl-C) keeps the bounds known so far."""
+    instance, rs, ag, skipped = parts
     upper = None if best is None else best[1].rounds
     status = (
         SolveStatus.OPTIMAL
@@ -472,25 +483,29 @@ def _answer(
         if upper is not None
         else SolveStatus.UNKNOWN
     )
-    parts = [rs] if ag is None else [rs, ag]
-    return replace(
-        rs,
-        instance=instance,
-        status=status,
-        optimum=upper if optimal else None,
-        lower_bound=lower,
-        upper_bound=upper,
-        schedule=None if best is None else best[0],
-        report=None if best is None else best[1],
-        evidence=evidence,
-        upper_source=source_of_upper,
-        times={k: sum(r.times.get(k, 0.0) for r in parts) for k in {*rs.times, *ag.times}}
-        if ag is not None
-        else dict(rs.times),
-        log=[e for r in parts for e in r.log],
-        timed_out=any(r.timed_out for r in parts),
-        interrupted=interrupted or any(r.interrupted for r in parts),
+    solved = [r for r in (rs, ag) if r is not None]
+    times: dict[str, float] = {}
+    for r in solved:
+        for key, value in r.times.items():
+            times[key] = times.get(key, 0.0) + value
+    return SolveResult(
+        instance,
+        status,
+        upper if optimal else None,
+        lower,
+        upper,
+        None if best is None else best[0],
+        None if best is None else best[1],
+        evidence,
+        source_of_upper,
+        solved[0].backend if solved else "sat",
+        solved[0].options if solved else EncodingOptions(),
+        times,
+        [e for r in solved for e in r.log],
+        timed_out=bool(skipped) or any(r.timed_out for r in solved),
+        interrupted=interrupted or any(r.interrupted for r in solved),
         dual=sub if optimal else None,
+        skipped=[*skipped, *(s for r in solved for s in r.skipped)],
     )
 
 
@@ -508,21 +523,6 @@ TREE_SECONDS = 120.0
 #: model is not bounded by the time limit (mi250 with 16 chunks a node, 1.2 million
 #: choices: a minute to build, after the limit)
 TREE_MAX_CHOICES = 300_000
-
-
-def _construction(
-    instance: Instance, build: Callable[[Instance], Schedule], most: int | None = None
-) -> tuple[Schedule, Any] | None:
-    """The schedule ``build`` makes and its verifier's report, when it applies, is valid and
-    has at most ``most`` rounds (a longer one is not replayed: with many chunks the replay
-    is the slow part)."""
-    try:
-        schedule = build(instance)
-    except NotApplicableError:
-        return None
-    if most is not None and len(schedule) > most:
-        return None
-    return replayed(instance, schedule)
 
 
 def _tree_packing(

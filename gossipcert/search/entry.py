@@ -121,14 +121,19 @@ def _solve_reduction(
     progress: Callable[[dict[str, Any]], None] | None = None,
     seeds: list[tuple[str, Schedule]] | None = None,
 ) -> SolveResult:
-    """A reduction: reduce and reduce-scatter by time reversal, allreduce by its bracket,
-    through ``solve_other``."""
+    """A reduction: reduce and reduce-scatter by time reversal (the dual given
+    ``time_limit`` less :func:`~gossipcert.search.reversal.reversal_reserve`), allreduce by
+    its bracket, through ``solve_other``."""
     from gossipcert.search.allreduce import solve_allreduce
-    from gossipcert.search.reversal import solve_by_reversal
+    from gossipcert.search.reversal import reversal_reserve, solve_by_reversal
 
     result: SolveResult
     if instance.problem.kind is ProblemKind.ALLREDUCE:
         result = solve_allreduce(instance, solve_other, time_limit, strict, progress, seeds)
-    else:
+    elif time_limit is None:
         result = solve_by_reversal(instance, solve_other)
+    else:
+        # the dual gets the limit less the time kept to turn its schedule round and replay it
+        dual_limit = time_limit - reversal_reserve(time_limit)
+        result = solve_by_reversal(instance, lambda dual: solve_other(dual, dual_limit))
     return result

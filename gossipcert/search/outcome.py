@@ -57,6 +57,10 @@ class SolveResult:
     interrupted: bool = False
     #: a reduction solved by time reversal: the result of its dual (broadcast or gossip)
     dual: SolveResult | None = None
+    #: the steps not started for want of time, in words (a step that cannot be stopped
+    #: half way, such as building a large construction, is started only while time is
+    #: left): each leaves the bracket wider, never wrong
+    skipped: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.status = SolveStatus(self.status)  # a member, also when given its value

@@ -203,6 +203,25 @@ def reduction_from_dual(dual: Instance, schedule: Schedule, reduction: Instance)
     return Schedule(tuple(rounds))
 
 
+#: the part of a time limit kept, after the dual is solved, to turn its schedule round and
+#: replay it (both grow with the schedule: a second on a loaded machine for the 1985 rounds
+#: of the gather-spread allgather of 64 chunks on two MI250 chassis) ...
+REVERSAL_FRACTION = 0.03
+#: ... but at most this many seconds
+REVERSAL_SECONDS = 2.0
+
+
+def reversal_reserve(time_limit: float) -> float:
+    """Seconds of ``time_limit`` kept for the conversion after the dual's search.
+
+    Examples
+    --------
+    >>> round(reversal_reserve(60.0), 3), round(reversal_reserve(10.0), 3)
+    (1.8, 0.3)
+    """
+    return min(REVERSAL_SECONDS, REVERSAL_FRACTION * time_limit)
+
+
 def solve_by_reversal(instance: Instance, solve_dual: Callable[[Instance], Any]) -> Any:
     """Solve a reduce or reduce-scatter instance through its dual.
 
