@@ -533,22 +533,50 @@ _CHUNKED = frozenset(
 _UNIVERSAL = ("gather-spread",)
 
 
-def upper_bound_candidates(instance: Instance) -> Iterator[tuple[str, Schedule]]:
+def specific_candidates(instance: Instance) -> Iterator[tuple[str, Schedule]]:
     """Schedules of the constructions that apply to ``instance`` (unverified), built one at
-    a time as they are asked for.
-
-    The universal ``gather-spread`` construction is always among them, so every instance
-    whose demands can be met has at least one candidate. With the data split into chunks
-    only the universal one and those that move each packet on its own (:data:`_CHUNKED`)
-    are tried (the others move one packet per node).
-    """
+    a time as they are asked for, without the universal ``gather-spread``. With the data
+    split into chunks only those that move each packet on its own (:data:`_CHUNKED`) are
+    tried (the others move one packet per node)."""
     papers = rules_of(instance.model.kind).constructions
     if latencies(instance.graph):
         # only latency-flood honours latencies (every other construction declines)
         papers = ("latency-flood",)
     elif instance.problem.chunks != 1:
         papers = tuple(name for name in papers if name in _CHUNKED)
-    for name in (*papers, *_UNIVERSAL):
+    for name in papers:
+        try:
+            schedule = construct(instance, name)
+        except NotApplicableError:
+            continue
+        yield name, schedule
+
+
+def upper_bound_candidates(instance: Instance) -> Iterator[tuple[str, Schedule]]:
+    """Schedules of the constructions that apply to ``instance`` (unverified), built one at
+    a time as they are asked for.
+
+    The universal ``gather-spread`` construction is always among them, so every instance
+    whose demands can be met has at least one candidate. With the data split into chunks
+    only the universal one and those that move each packet on its own (:data:`_CHUNKED`) are
+    tried (the others move one packet per node); when none of those applies to a copy
+    problem of ``K`` chunks, the schedule for fewer chunks repeated
+    (:func:`gossipcert.constructions.chunk_repeat.repeated_schedule`) comes before the
+    universal one.
+    """
+    specific = False
+    for name, schedule in specific_candidates(instance):
+        specific = True
+        yield name, schedule
+    if not specific and instance.problem.chunks > 1 and not instance.problem.reduction:
+        if not latencies(instance.graph):
+            from gossipcert.constructions.chunk_repeat import repeated_schedule
+
+            try:
+                yield repeated_schedule(instance, specific_candidates)
+            except NotApplicableError:
+                pass
+    for name in _UNIVERSAL:
         try:
             schedule = construct(instance, name)
         except NotApplicableError:
