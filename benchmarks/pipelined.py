@@ -21,7 +21,9 @@ So a message of ``M`` bytes moves ``M / K`` bytes a chunk for broadcast and ``M 
 for the others, and a round is the time one chunk takes over the slowest link.
 
 The answers are kept in a file of JSON lines (one finished cell a line, ``--cells``); a rerun
-skips the cells already there, so a stopped run resumes. ``--schedules DIR`` starts each cell
+skips the cells already there, so a stopped run resumes; ``--rerun-over SECONDS`` solves again
+the cells whose stored wall time is above ``SECONDS`` (those that overran the limit), appending
+their new records (the reader keeps the last record of a cell). ``--schedules DIR`` starts each cell
 that has a stored schedule in ``DIR`` (``GRAPH-MODEL-COLLECTIVE-K.json``, written by
 ``benchmarks/pipelined_invariant.py``) from it: ``solve`` replays it as its first upper
 bound, and a cell solved without it is solved again. ``--table`` prints the Markdown
@@ -150,6 +152,7 @@ def run_cell(
         "upper_by": res.upper_source,
         "seconds": round(wall, 2),
         "limit": limit,
+        "skipped": res.skipped,
         "seed": None if seed is None else str(seed),
     }
 
@@ -191,7 +194,13 @@ def run(args: argparse.Namespace) -> None:
                 if args.schedules:
                     found = schedule_file(Path(args.schedules), graph, model, collective, chunks)
                     seed = found if found.exists() else None
-                if key in done and (seed is None or done[key].get("seed") == str(seed)):
+                over = args.rerun_over is not None and key in done
+                over = over and done[key]["seconds"] > args.rerun_over
+                if (
+                    key in done
+                    and not over
+                    and (seed is None or done[key].get("seed") == str(seed))
+                ):
                     continue
                 rec = run_cell(graph, model, collective, problem, chunks, args.time_limit, seed)
                 with path.open("a") as out:
@@ -360,6 +369,13 @@ def main() -> None:
         help="a folder of stored schedules (GRAPH-MODEL-COLLECTIVE-K.json, e.g. from "
         "benchmarks/pipelined_invariant.py): a cell with one starts from it (replayed), "
         "and is solved again if its record did not",
+    )
+    parser.add_argument(
+        "--rerun-over",
+        type=float,
+        metavar="SECONDS",
+        help="solve again the cells whose stored wall time is above SECONDS (e.g. the limit); "
+        "the new record is appended and the reader keeps the last record of a cell",
     )
     parser.add_argument("--table", action="store_true", help="print the tables only")
     parser.add_argument("--plots", help="write one PNG per graph into this folder")
