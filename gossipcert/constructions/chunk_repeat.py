@@ -96,10 +96,17 @@ def repeat_chunks(instance: Instance, sub: Instance, schedule: Schedule) -> Sche
     >>> from gossipcert.instance import parse_instance
     >>> inst = parse_instance("path:3", "all-port", "broadcast:0,chunks=4")
     >>> sub = chunk_instance(inst, 2)
-    >>> two = Schedule.from_calls([[(0, 1)], [(0, 1), (1, 2)], [(1, 2)]])
+    >>> # chunk 0 to node 1; chunk 1 to node 1 and chunk 0 on to node 2; chunk 1 on
+    >>> two = Schedule(((Transmission(0, (1,), 0b01),),
+    ...                 (Transmission(0, (1,), 0b10), Transmission(1, (2,), 0b01)),
+    ...                 (Transmission(1, (2,), 0b10),)))
+    >>> simulate(sub, two).ok
+    True
     >>> out = repeat_chunks(inst, sub, two)
     >>> len(out), simulate(inst, out).ok
     (6, True)
+    >>> [tr.packets for tr in out.rounds[3]]  # copy 1 moves chunks 2 and 3
+    [4]
     """
     big, small = instance.problem.chunks, sub.problem.chunks
     if instance.problem.reduction:
