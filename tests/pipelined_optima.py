@@ -36,7 +36,7 @@ import networkx as nx
 
 from gossipcert.graphs.convert import from_networkx
 from gossipcert.instance import Instance, make_instance, parse_model, parse_problem
-from gossipcert.search import allreduce
+from gossipcert.search import allreduce_exact
 from gossipcert.search.entry import solve
 
 #: the models of the cases (the packet cap explicit where a bound needs one)
@@ -123,7 +123,7 @@ def exact_optimum(inst: Instance) -> int:
     if inst.problem.kind.value == "allreduce":
         rounds = 1
         while True:
-            verdict, _ = allreduce.find(inst, rounds, None)
+            verdict, _ = allreduce_exact.find(inst, rounds, None)
             if verdict == "sat":
                 return rounds
             assert verdict == "unsat"

@@ -18,7 +18,7 @@ Checked on every case where they apply:
   (its family of cuts with the throughput sides and capacity clusters of
   :mod:`gossipcert.closed_forms.cut_sides`), ``cut-cover``; the continuous bandwidth bound
   of :mod:`gossipcert.closed_forms.throughput` times the chunks (all-port); the allreduce
-  bounds ``receive``, ``receipts``, ``one-round`` and the cut-vertex bound, and the
+  bounds ``receive``, ``receipts``, ``one-round``, the cut-vertex and the bridge bound, and the
   reduce-scatter and allgather optima (an allreduce is both);
 - the optimum where a closed form claims it: ``pipelined-broadcast`` on complete graphs
   under single-port (Bar-Noy, Kipnis and Schieber), ``flow-over-time`` on complete graphs
@@ -61,6 +61,7 @@ from gossipcert.constructions.scatter_allgather import (
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.schedule import Schedule
 from gossipcert.search.allreduce import receipt_bound, receive_bound
+from gossipcert.search.allreduce_bridge import bridge_bound
 from gossipcert.search.allreduce_cut import cut_bound as allreduce_cut_bound
 from gossipcert.simulate import simulate
 from tests import pipelined_optima as ref
@@ -89,6 +90,7 @@ ALLREDUCE_BOUNDS: dict[str, Callable[[Instance], int | None]] = {
     "receipts": receipt_bound,
     "one-round": lambda inst: _value(one_round_bound(inst)),
     "cut-vertex": allreduce_cut_bound,
+    "bridge": bridge_bound,
 }
 
 

@@ -119,7 +119,7 @@ def _reversal_proves(ev: dict[str, Any]) -> bool:
 
 
 def _bracket_proves(ev: dict[str, Any]) -> bool:
-    if ev.get("source") in ("receive", "receipts", "cut"):
+    if ev.get("source") in ("receive", "receipts", "cut", "bridge", "one-round"):
         return True
     sub = ev.get("sub")
     return isinstance(sub, dict) and proves(sub)

@@ -18,7 +18,7 @@ graph and model). :func:`check_reversal_evidence` re-derives the duality:
 An ``allreduce`` optimum (:mod:`gossipcert.search.allreduce`) has the evidence
 ``{"kind": "allreduce-bracket", "source", "value", ...}``: its schedule (the composition) is
 verified like any other, and :func:`check_allreduce_evidence` re-derives the lower bound:
-the ``receive``, ``receipts``, ``cut`` and ``one-round`` bounds are recomputed; a
+the ``receive``, ``receipts``, ``cut``, ``bridge`` and ``one-round`` bounds are recomputed; a
 ``reduce-scatter`` or ``gossip`` bound comes with that problem's whole certificate
 (``dual_certificate``), which must be for the same graph, model and chunks, hold, and
 certify the optimum.
@@ -38,6 +38,7 @@ from gossipcert.proofs.refutation import recheck_evidence_proof
 from gossipcert.schedule import from_json
 from gossipcert.search.allreduce import sub_problem
 from gossipcert.search.allreduce_bounds import receipt_bound, receive_bound
+from gossipcert.search.allreduce_bridge import bridge_bound
 from gossipcert.search.allreduce_cut import cut_bound
 from gossipcert.search.reversal import dual_instance, reduction_from_dual, reversal_refusal
 from gossipcert.simulate import simulate
@@ -122,6 +123,7 @@ def check_allreduce_evidence(
         "receive": (receive_bound, "each node receives every chunk once"),
         "receipts": (receipt_bound, "each chunk is received m + d - 2 times in all"),
         "cut": (cut_bound, "a cut vertex takes every chunk in from each side and out again"),
+        "bridge": (bridge_bound, "a bridge lets every chunk into one side over one arc"),
         "one-round": (one_round_value, "one round combines nothing before it is sent"),
     }
     if isinstance(source, str) and source in closed:

@@ -26,7 +26,11 @@
 - ``cut`` (:func:`gossipcert.search.allreduce_cut.cut_bound`): a node whose removal splits
   the graph receives every chunk from each side and sends it into each side, and the first
   chunk it can send on and the last one it hears add their waits to that load (``N L + L -
-  1`` on a star with ``L`` leaves in single-port, against the receipts bound's ``N L``).
+  1`` on a star with ``L`` leaves in single-port, against the receipts bound's ``N L``);
+- ``bridge`` (:func:`gossipcert.search.allreduce_bridge.bridge_bound`): an edge whose removal
+  splits the graph lets every chunk into one side over one arc; the farthest contributor
+  before it and the farthest demander after it add to that arc's load (``N + 5`` rounds for
+  the ``N`` chunks of ``ndv2:4``, whose chassis reach the switch through one link each).
 
 **Upper bound**: the reduce-scatter schedule followed by the gossip schedule (every
 transmission of the second part a ``copy``: node ``i`` sends its whole chunks ``(i, k)``,
@@ -99,6 +103,7 @@ from gossipcert.proofs.allreduce_packing import applies as packing_applies
 from gossipcert.proofs.allreduce_packing import packing_bound
 from gossipcert.schedule import Schedule
 from gossipcert.search.allreduce_bounds import receipt_bound, receive_bound
+from gossipcert.search.allreduce_bridge import bridge_bound
 from gossipcert.search.allreduce_cut import cut_bound
 from gossipcert.search.allreduce_exact import exact_search, query_event
 from gossipcert.search.allreduce_upper import (
@@ -166,7 +171,7 @@ def solve_allreduce(
     SolveResult
         ``optimal`` when a lower bound meets the verified composition, else ``feasible``
         (``unknown`` without a schedule); evidence ``{"kind": "allreduce-bracket",
-        "source": "reduce-scatter" | "gossip" | "receive" | "receipts" | "cut" |
+        "source": "reduce-scatter" | "gossip" | "receive" | "receipts" | "cut" | "bridge" |
         "one-round", ...}`` (or
         ``allreduce-drat`` when a DRAT proof raised the bound) and the sub-result whose
         bound certifies as ``dual``.
@@ -196,6 +201,7 @@ def solve_allreduce(
         "receive": receive_bound(instance),
         "receipts": receipt_bound(instance),
         "cut": cut_bound(instance),
+        "bridge": bridge_bound(instance),
         "one-round": one_round_value(instance),
     }
     quick = _closed_answer(made, closed, seeds, start)
@@ -371,9 +377,10 @@ def _closed_answer(
     start: float,
 ) -> SolveResult | None:
     """The optimum, when a construction of :data:`CONSTRUCTIONS` meets the largest of the
-    ``closed`` bounds (``receive``, ``receipts``, ``cut``, ``one-round``): the sub-problems
-    then add nothing, and on many chunks they are the slow part. None otherwise (or with
-    ``seeds``). The constructions built here are kept in ``made`` for the upper bound."""
+    ``closed`` bounds (``receive``, ``receipts``, ``cut``, ``bridge``, ``one-round``): the
+    sub-problems then add nothing, and on many chunks they are the slow part. None otherwise
+    (or with ``seeds``). The constructions built here are kept in ``made`` for the upper
+    bound."""
     source, lower = max(closed.items(), key=lambda kv: kv[1] or 0)
     if seeds or not lower:
         return None

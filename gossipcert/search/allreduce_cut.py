@@ -125,7 +125,7 @@ class _Side:
 Kinds = list[tuple[tuple[int, ...], tuple[int, ...], int]]
 
 
-def _chunk_kinds(instance: Instance) -> Kinds:
+def chunk_kinds(instance: Instance) -> Kinds:
     """The chunks of ``instance`` grouped by contributors and demanders (an allreduce has one
     group): the counts of :func:`_side` are the same for every chunk of a group."""
     nodes = range(instance.n)
@@ -195,11 +195,11 @@ def node_cut_bound(instance: Instance, v: int) -> int | None:
     >>> node_cut_bound(parse_instance("star:4", "single-port", "allreduce:chunks=2"), 0)
     26
     """
-    return _node_bound(instance, v, _chunk_kinds(instance))
+    return _node_bound(instance, v, chunk_kinds(instance))
 
 
 def _node_bound(instance: Instance, v: int, kinds: Kinds) -> int | None:
-    """:func:`node_cut_bound` with the chunks' groups (:func:`_chunk_kinds`) given."""
+    """:func:`node_cut_bound` with the chunks' groups (:func:`chunk_kinds`) given."""
     rates = port_rates(instance, v)
     if rates is None:
         return None
@@ -235,7 +235,7 @@ def cut_bound(instance: Instance) -> int | None:
     >>> cut_bound(parse_instance("star:4", "multicast", "allreduce")) is None
     True
     """
-    kinds = _chunk_kinds(instance)
+    kinds = chunk_kinds(instance)
     found = [_node_bound(instance, v, kinds) for v in range(instance.n)]
     values = [x for x in found if x is not None]
     return max(values) if values else None
