@@ -21,7 +21,8 @@ So a message of ``M`` bytes moves ``M / K`` bytes a chunk for broadcast and ``M 
 for the others, and a round is the time one chunk takes over the slowest link.
 
 The answers are kept in a file of JSON lines (one finished cell a line, ``--cells``); a rerun
-skips the cells already there, so a stopped run resumes. ``--schedules DIR`` starts each cell
+skips the cells already there, so a stopped run resumes (``--again`` solves the selected
+cells once more, after a new bound or construction). ``--schedules DIR`` starts each cell
 that has a stored schedule in ``DIR`` (``GRAPH-MODEL-COLLECTIVE-K.json``, written by
 ``benchmarks/pipelined_invariant.py``) from it: ``solve`` replays it as its first upper
 bound, and a cell solved without it is solved again. ``--table`` prints the Markdown
@@ -191,7 +192,8 @@ def run(args: argparse.Namespace) -> None:
                 if args.schedules:
                     found = schedule_file(Path(args.schedules), graph, model, collective, chunks)
                     seed = found if found.exists() else None
-                if key in done and (seed is None or done[key].get("seed") == str(seed)):
+                held = key in done and (seed is None or done[key].get("seed") == str(seed))
+                if held and not args.again:
                     continue
                 rec = run_cell(graph, model, collective, problem, chunks, args.time_limit, seed)
                 with path.open("a") as out:
@@ -360,6 +362,12 @@ def main() -> None:
         help="a folder of stored schedules (GRAPH-MODEL-COLLECTIVE-K.json, e.g. from "
         "benchmarks/pipelined_invariant.py): a cell with one starts from it (replayed), "
         "and is solved again if its record did not",
+    )
+    parser.add_argument(
+        "--again",
+        action="store_true",
+        help="solve the selected cells again even if the cells file holds them (after a new "
+        "bound or construction); the new record is appended and replaces the old",
     )
     parser.add_argument("--table", action="store_true", help="print the tables only")
     parser.add_argument("--plots", help="write one PNG per graph into this folder")
