@@ -71,11 +71,11 @@ MAX_SUBSET_DEGREE = 6
 
 
 def late_entry_rounds(
-    need: int, caps: np.ndarray, heads: np.ndarray, near: np.ndarray, late: int, start: int
+    need: int, caps: np.ndarray, first: np.ndarray, near: np.ndarray, late: int, start: int
 ) -> int:
     """The least ``R >= start`` with ``need <= slots(R - 1) + late`` (module docstring).
 
-    ``caps``, ``heads`` and ``near`` give each cut arc's capacity, first round ``h_a`` and
+    ``caps``, ``first`` and ``near`` give each cut arc's capacity, first round ``h_a`` and
     distance from its head to ``Q``.
 
     Examples
@@ -85,7 +85,7 @@ def late_entry_rounds(
     8
     """
     r = max(start, 1)
-    while need > late + int((caps * np.maximum(0, r - near - heads)).sum()):
+    while need > late + int((caps * np.maximum(0, r - near - first)).sum()):
         r += 1
     return r
 
