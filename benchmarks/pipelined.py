@@ -22,8 +22,9 @@ for the others, and a round is the time one chunk takes over the slowest link.
 
 The answers are kept in a file of JSON lines (one finished cell a line, ``--cells``); a rerun
 skips the cells already there, so a stopped run resumes; ``--rerun-over SECONDS`` solves again
-the cells whose stored wall time is above ``SECONDS`` (those that overran the limit), appending
-their new records (the reader keeps the last record of a cell). ``--schedules DIR`` starts each cell
+the cells whose stored wall time is above ``SECONDS`` (those that overran the limit), and
+``--again`` the selected cells once more (after a new bound or construction), appending their
+new records (the reader keeps the last record of a cell). ``--schedules DIR`` starts each cell
 that has a stored schedule in ``DIR`` (``GRAPH-MODEL-COLLECTIVE-K.json``, written by
 ``benchmarks/pipelined_invariant.py``) from it: ``solve`` replays it as its first upper
 bound, and a cell solved without it is solved again. ``--table`` prints the Markdown
@@ -35,9 +36,11 @@ chunks, divided by ``K``, is at least the continuous bound and approaches it):
   reduce-scatter ratio, the broadcast min-cut), in rounds per chunk;
 - single-port: a node receives one chunk a round: ``n - 1`` a chunk for allgather and
   reduce-scatter, ``1`` for broadcast;
-- allreduce: the largest of the reduce-scatter and allgather rates and the receipts rate
-  (every chunk received ``2 n - 2`` times, at most the total capacity a round): a valid
-  lower bound, since an allreduce need not be a reduce-scatter followed by an allgather.
+- allreduce: the largest of the reduce-scatter and allgather rates, the receipts rate
+  (every chunk received ``2 n - 2`` times, at most the total capacity a round) and the
+  bridge rate (every chunk crosses a bridge with processors on both sides, at most its
+  capacity a round): a valid lower bound, since an allreduce need not be a reduce-scatter
+  followed by an allgather.
 
 Run (the full table; say the load beside the times, the script prints it)::
 
@@ -63,6 +66,8 @@ import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
+
+import networkx as nx
 
 from gossipcert.api import solve
 from gossipcert.closed_forms.throughput import allgather_cut, broadcast_cut, reduce_scatter_cut
@@ -196,11 +201,8 @@ def run(args: argparse.Namespace) -> None:
                     seed = found if found.exists() else None
                 over = args.rerun_over is not None and key in done
                 over = over and done[key]["seconds"] > args.rerun_over
-                if (
-                    key in done
-                    and not over
-                    and (seed is None or done[key].get("seed") == str(seed))
-                ):
+                held = key in done and (seed is None or done[key].get("seed") == str(seed))
+                if held and not over and not args.again:
                     continue
                 rec = run_cell(graph, model, collective, problem, chunks, args.time_limit, seed)
                 with path.open("a") as out:
@@ -300,7 +302,21 @@ def bandwidth_rate(graph: str, model: str, collective: str) -> Fraction:
         return reduce_scatter_cut(g).ratio
     capacity = 2 * sum(c for _, _, c in g.edges(data="capacity", default=1))
     receipts = Fraction(n * (2 * n - 2), capacity)
-    return max(allgather_cut(g).ratio, reduce_scatter_cut(g).ratio, receipts)
+    return max(allgather_cut(g).ratio, reduce_scatter_cut(g).ratio, receipts, _bridge_rate(g))
+
+
+def _bridge_rate(g: nx.Graph) -> Fraction:
+    """Rounds per chunk of the bridge bound of allreduce: every one of the ``n`` chunks a
+    ``K`` crosses a bridge with processors on both sides, ``capacity`` a round."""
+    found = Fraction(0)
+    mine = set(processors(g))
+    for u, v in nx.bridges(g):
+        rest = g.copy()
+        rest.remove_edge(u, v)
+        side = nx.node_connected_component(rest, u)
+        if mine & side and mine - side:
+            found = max(found, Fraction(len(mine), g[u][v].get("capacity", 1)))
+    return found
 
 
 def plots(cells: dict[str, dict[str, Any]], folder: Path) -> list[Path]:
@@ -376,6 +392,12 @@ def main() -> None:
         metavar="SECONDS",
         help="solve again the cells whose stored wall time is above SECONDS (e.g. the limit); "
         "the new record is appended and the reader keeps the last record of a cell",
+    )
+    parser.add_argument(
+        "--again",
+        action="store_true",
+        help="solve the selected cells again even if the cells file holds them (after a new "
+        "bound or construction); the new record is appended and replaces the old",
     )
     parser.add_argument("--table", action="store_true", help="print the tables only")
     parser.add_argument("--plots", help="write one PNG per graph into this folder")

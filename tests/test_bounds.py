@@ -761,6 +761,7 @@ def test_routers_only_for_fat_tree_bounds() -> None:
         "distance",
         "cut",
         "cut-cover",
+        "late-entry",
         "dd-gossip",
         "dd-gossip-upper",
         "dd-gossip-no-queue-upper",

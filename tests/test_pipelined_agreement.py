@@ -16,10 +16,10 @@ Checked on every case where they apply:
 
 - lower bounds at most the optimum: ``pipelined-broadcast``, ``flow-over-time``, ``cut``
   (its family of cuts with the throughput sides and capacity clusters of
-  :mod:`gossipcert.closed_forms.cut_sides`), ``cut-cover``; the continuous bandwidth bound
-  of :mod:`gossipcert.closed_forms.throughput` times the chunks (all-port); the allreduce
-  bounds ``receive``, ``receipts``, ``one-round``, the cut-vertex and the bridge bound, and the
-  reduce-scatter and allgather optima (an allreduce is both);
+  :mod:`gossipcert.closed_forms.cut_sides`), ``cut-cover``, ``late-entry``; the continuous
+  bandwidth bound of :mod:`gossipcert.closed_forms.throughput` times the chunks (all-port);
+  the allreduce bounds ``receive``, ``receipts``, ``one-round``, the cut-vertex and the
+  bridge bound, and the reduce-scatter and allgather optima (an allreduce is both);
 - the optimum where a closed form claims it: ``pipelined-broadcast`` on complete graphs
   under single-port (Bar-Noy, Kipnis and Schieber), ``flow-over-time`` on complete graphs
   under all-port (the scatter-allgather broadcast);
@@ -45,6 +45,7 @@ from gossipcert.closed_forms import Bound
 from gossipcert.closed_forms.allreduce_one_round import one_round_bound
 from gossipcert.closed_forms.cut_cover import cut_cover_bound
 from gossipcert.closed_forms.cuts import cut_bound
+from gossipcert.closed_forms.late_entry import late_entry_bound
 from gossipcert.closed_forms.pipelined import flow_over_time_bound, pipelined_broadcast_bound
 from gossipcert.closed_forms.throughput import allgather_cut, broadcast_cut, reduce_scatter_cut
 from gossipcert.constructions.circulant_broadcast import circulant_broadcast
@@ -77,6 +78,7 @@ COPY_BOUNDS: dict[str, BoundFn] = {
     "flow-over-time": flow_over_time_bound,
     "cut": cut_bound,
     "cut-cover": cut_cover_bound,
+    "late-entry": late_entry_bound,
 }
 
 

@@ -68,7 +68,9 @@ Cuts (:mod:`.cuts`): ``cut`` (all-port or a packet cap: the packets that must cr
 over the most that can cross it in a round, plus the distance before and after it);
 ``cut-cover`` (:mod:`.cut_cover`, the same cuts: a packet's crossings must reach every
 demander beyond the cut in time, so a crossing in the last rounds counts for the share of
-them near its head).
+them near its head); ``late-entry`` (:mod:`.late_entry`, the same cuts: what a node's
+neighbourhood does not know one round before the end enters the node in the last round over
+its links from outside, and what it knows crossed the cut early enough to reach it).
 :mod:`.relay`: ``relay`` (point-to-point models with a packet cap, and all-port: a cut
 vertex sends every packet a component of the rest lacks into it, and receives every packet
 one component alone holds, at most its port's load per round).
@@ -241,6 +243,7 @@ from gossipcert.closed_forms.hamiltonian import (
     HAMILTONIAN_SEARCH_MAX_NODES,
     HAMILTONIAN_STEPS_PER_NODE,
 )
+from gossipcert.closed_forms.late_entry import late_entry_bound
 from gossipcert.closed_forms.packet_layers import (
     packet_layers_bound,
     packet_ranks_bound,
@@ -329,6 +332,7 @@ __all__ = [
     "gonzalez_simple_upper_bound",
     "gonzalez_updown_upper_bound",
     "half_duplex_golden_bound",
+    "late_entry_bound",
     "packet_layers_bound",
     "packet_ranks_bound",
     "packet_walks_bound",
@@ -384,6 +388,7 @@ LOWER_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
     pipelined_broadcast_bound,
     cut_bound,  # a paper's bound of the same value is named first
     cut_cover_bound,  # after the cut bound: the same cuts, the last rounds' crossings weighed
+    late_entry_bound,  # after the cover bound: the same cuts, one node's last round
     flow_over_time_bound,  # after the cut bound, which it meets on most instances
 )
 LOWER_COST_BOUNDS: tuple[Callable[[Instance], Bound | None], ...] = (
