@@ -55,8 +55,6 @@ from __future__ import annotations
 
 import networkx as nx
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import shortest_path
 
 from gossipcert import graphs
 from gossipcert.closed_forms.base import _LOWER, Bound, _memo
@@ -106,6 +104,9 @@ def _distances_within(g: nx.Graph, nodes: list[int], sources: np.ndarray) -> np.
     """Hop distances from each of ``sources`` (nodes of ``nodes``) in the subgraph ``nodes``
     induces, one row a source, indexed by node (``n + 1`` to nodes it does not reach and to
     nodes outside it)."""
+    from scipy.sparse import csr_matrix  # deferred: scipy only where an all-port bound runs
+    from scipy.sparse.csgraph import shortest_path
+
     n = g.number_of_nodes()
     index = {v: i for i, v in enumerate(nodes)}
     rows = [index[u] for u in nodes for w in g.adj[u] if w in index]
