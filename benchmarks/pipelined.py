@@ -72,6 +72,7 @@ import networkx as nx
 from gossipcert.api import solve
 from gossipcert.closed_forms.throughput import allgather_cut, broadcast_cut, reduce_scatter_cut
 from gossipcert.graphs import from_spec, processors
+from gossipcert.search.allreduce_bridge import bridge_sides
 
 #: (graph, model) pairs of the table
 CONFIGS: tuple[tuple[str, str], ...] = (
@@ -310,10 +311,7 @@ def _bridge_rate(g: nx.Graph) -> Fraction:
     ``K`` crosses a bridge with processors on both sides, ``capacity`` a round."""
     found = Fraction(0)
     mine = set(processors(g))
-    for u, v in nx.bridges(g):
-        rest = g.copy()
-        rest.remove_edge(u, v)
-        side = nx.node_connected_component(rest, u)
+    for u, v, side in bridge_sides(g):
         if mine & side and mine - side:
             found = max(found, Fraction(len(mine), g[u][v].get("capacity", 1)))
     return found

@@ -7,8 +7,8 @@ side. Call a chunk ``c`` *crossing* when it has a contributor in ``X`` and a dem
 when a chain of receipts of ``c`` in increasing rounds leads from ``w`` to ``y`` by then; a
 partial result is always inside its holder's knowledge, under ``sum`` and ``max`` alike.
 Every chain from ``X`` into ``Y`` is received by ``y`` over the arc ``x -> y``, which carries
-at most ``a`` chunks a round (its capacity in all-port, ``p`` packets, or ``k p`` with ``k``
-ports, in the one-port models).
+at most ``a`` chunks a round (its capacity in all-port, else the ``p`` packets of one
+transmission: :func:`gossipcert.encodings.allreduce.arc_cap`).
 
 - **completion.** For a crossing chunk ``c`` let ``g_c`` be the round of the receipt over
   ``x -> y`` after which ``y`` first knows every contributor of ``c`` in ``X``. A chain
@@ -47,20 +47,31 @@ References
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 import networkx as nx
 
-from gossipcert import graphs
+from gossipcert.encodings.allreduce import arc_cap
 from gossipcert.instance import Instance
 from gossipcert.search.allreduce_cut import Kinds, chunk_kinds
 
 
-def _arc_rate(instance: Instance, x: int, y: int) -> int | None:
-    """The most chunks ``y`` may receive from ``x`` in one round; None when unbounded."""
-    model = instance.model
-    if model.rules.arc_capacities:
-        return model.capacity or graphs.capacity(instance.graph, x, y)
-    return model.port_packets  # at most k ports of p packets each (None: unbounded)
+def bridge_sides(g: nx.Graph) -> Iterator[tuple[int, int, set[int]]]:
+    """Each bridge ``x -- y`` of ``g``, both ways round, with ``y``'s side once it is
+    removed (the nodes ``y`` still reaches).
+
+    Examples
+    --------
+    >>> sorted((x, y, sorted(side)) for x, y, side in bridge_sides(nx.path_graph(3)))
+    [(0, 1, [1, 2]), (1, 0, [0]), (1, 2, [2]), (2, 1, [0, 1])]
+    """
+    rest = g.copy()
+    for u, v in nx.bridges(g):
+        rest.remove_edge(u, v)
+        side = nx.node_connected_component(rest, v)
+        rest.add_edge(u, v)
+        yield u, v, side
+        yield v, u, set(g) - side
 
 
 def _through(dist: dict[int, int], side: set[int], kinds: Kinds, rate: int) -> int | None:
@@ -119,19 +130,15 @@ def bridge_bound(instance: Instance) -> int | None:
     kinds = chunk_kinds(instance)
     mirrored = [(want, have, many) for have, want, many in kinds]
     best: int | None = None
-    for u, v in nx.bridges(g):
-        for x, y in ((u, v), (v, u)):
-            rest = g.copy()
-            rest.remove_edge(x, y)
-            side = nx.node_connected_component(rest, y)
-            dist = nx.single_source_shortest_path_length(g, y)
-            found = []
-            into, out = _arc_rate(instance, x, y), _arc_rate(instance, y, x)
-            if into:
-                found.append(_through(dist, side, kinds, into))
-            if out:  # reverse time: contributors and demanders swap, y -> x carries them
-                found.append(_through(dist, side, mirrored, out))
-            for value in found:
-                if value is not None and (best is None or value > best):
-                    best = value
+    for x, y, side in bridge_sides(g):
+        dist = nx.single_source_shortest_path_length(g, y)
+        found = []
+        into, out = arc_cap(instance, x, y), arc_cap(instance, y, x)
+        if into:
+            found.append(_through(dist, side, kinds, into))
+        if out:  # reverse time: contributors and demanders swap, y -> x carries them
+            found.append(_through(dist, side, mirrored, out))
+        for value in found:
+            if value is not None and (best is None or value > best):
+                best = value
     return best
