@@ -24,6 +24,7 @@ Supported platforms: Linux (the one tested); other POSIX systems with ``fork``; 
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import multiprocessing
 import multiprocessing.connection
@@ -254,7 +255,9 @@ class Child:
         try:
             #: the child process (not daemonic: it may start children of its own)
             self.process = _FORK.Process(
-                target=_child_body, args=(reader, writer, fn, args, os.getpid(), in_child, mask)
+                target=_child_body,
+                args=(reader, writer, fn, args, os.getpid(), in_child, mask),
+                name=_NAME,
             )
             self.process.start()  # reaps the children killed before and gone since
         except BaseException:
@@ -313,6 +316,22 @@ class Child:
             except ValueError:  # pragma: no cover - another thread's poll reaped it
                 pass  # its descriptors close with the object
         multiprocessing.active_children()  # waits for those killed before and gone since
+
+
+#: the name of the processes :class:`Child` starts
+_NAME = "gossipcert-child"
+
+
+def _kill_left() -> None:
+    """At exit, kill the children still running (a :class:`Child` never reaped: one held by
+    a traceback), as ``PR_SET_PDEATHSIG`` would once this process is gone; otherwise
+    :mod:`multiprocessing`'s exit handler, which runs after this one, would wait for them."""
+    for process in multiprocessing.active_children():
+        if process.name == _NAME:
+            process.kill()
+
+
+atexit.register(_kill_left)  # after multiprocessing.util's handler (imported above): runs first
 
 
 def ready(children: Iterable[Child], until: float | None) -> list[Child]:

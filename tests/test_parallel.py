@@ -117,7 +117,7 @@ def test_dask_workers_made_non_daemonic_run_children() -> None:
         with (
             dask_config.set({"distributed.worker.daemon": daemon}),
             distributed.LocalCluster(
-                n_workers=1, threads_per_worker=1, dashboard_address=None
+                n_workers=1, threads_per_worker=1, dashboard_address=":0"
             ) as cluster,
         ):
             runner = DaskRunner(cluster.scheduler_address)
@@ -130,3 +130,28 @@ def test_dask_workers_made_non_daemonic_run_children() -> None:
             finally:
                 runner.close()
             assert sorted(got) == [(0, ("result", 2)), (1, ("result", 4))]
+
+
+def test_a_child_never_reaped_does_not_hold_up_the_exit() -> None:
+    # a Child its caller never reaped (held by a traceback at exit): killed at exit, not
+    # waited for by multiprocessing's own exit handler
+    import subprocess
+    import sys
+
+    script = (
+        "import time\n"
+        "from gossipcert.children import Child\n"
+        "print(Child(lambda send: time.sleep(3600), ()).pid, flush=True)\n"
+        "raise SystemExit(3)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=600
+    )
+    assert out.returncode == 3, out.stderr
+    pid = int(out.stdout)
+    try:
+        os.kill(pid, 0)
+        gone = False
+    except ProcessLookupError:
+        gone = True
+    assert gone  # killed and waited for before its parent ended
