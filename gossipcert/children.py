@@ -269,6 +269,8 @@ class Child:
         writer.close()  # the child's end: the pipe ends when the child has written all
         self.pid = cast(int, self.process.pid)  # started: it has one
         self.conn = reader
+        #: messages read and not yet returned (:meth:`read`)
+        self.inbox: list[Any] = []
         #: the pipe reached its end: the child has sent everything it will send
         self.done = False
         self._reaped = False
@@ -280,20 +282,33 @@ class Child:
             raise
 
     def read(self) -> list[Any]:
-        """The next message, or [] once the pipe has ended (call when :func:`ready` or
-        ``poll`` says there is something to read: a message is written whole, so the read
-        waits only for its own bytes)."""
-        try:
-            return [self.conn.recv()]
-        except (EOFError, OSError):  # the end, or an end inside a message (a child killed)
-            self.done = True
-            return []
+        """The next message, or [] once the pipe has ended (call when :func:`ready` says
+        there is something to read: a message is written whole, so the read waits only for
+        its own bytes).
+
+        SIGINT and SIGTERM are held while a message is read (a message half read would
+        make the rest of the pipe unreadable) and raised after it; the message is then
+        kept in :attr:`inbox` and returned by the next call.
+        """
+        if not self.inbox and not self.done:
+            held: list[int] = []
+            previous = _hold(held)
+            mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+            try:
+                self.inbox.append(self.conn.recv())
+            except (EOFError, OSError):  # the end, or an end inside a message (killed)
+                self.done = True
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+                _release(previous, held)
+        out, self.inbox = self.inbox, []
+        return out
 
     def messages(self, until: float | None) -> list[Any]:
         """The messages that arrive before ``until`` (a ``time.monotonic()`` value; None
         waits for the next read); [] on time-out."""
         left = None if until is None else max(0.0, until - time.monotonic())
-        return self.read() if self.conn.poll(left) else []
+        return self.read() if self.inbox or self.conn.poll(left) else []
 
     def reap(self, wait: bool = True) -> None:
         """Kill the child if it still runs, wait for it and close the pipe (idempotent).
