@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable
 from multiprocessing.connection import Connection
 from typing import Any, cast
 
+from gossipcert import interrupts
 from gossipcert.errors import GossipcertError
 
 #: after SIGINT or SIGTERM, seconds :func:`call_in_child` waits for the child's own answer
@@ -359,6 +360,31 @@ def ready(children: Iterable[Child], until: float | None) -> list[Child]:
     return [pending[c] for c in found if isinstance(c, Connection)]
 
 
+def _started(
+    fn: Callable[..., Any], args: tuple[Any, ...], in_child: Callable[[], None] | None
+) -> Child | None:
+    """:func:`call_in_child`'s child; None when a signal stops the work before it starts
+    (one came during the fork: the child is already killed and reaped; or one came before
+    and the ``KeyboardInterrupt`` its handler raised was swallowed on its way)."""
+    if interrupts.signalled():
+        return None
+    try:
+        return Child(fn, args, in_child)
+    except KeyboardInterrupt:
+        return None
+
+
+def _told_to_stop(child: Child, deadline: float | None) -> float:
+    """Send the child SIGINT (it answers with what it has); when to stop waiting for it:
+    :data:`INTERRUPT_GRACE` from now, or the deadline if sooner."""
+    try:
+        os.kill(child.pid, signal.SIGINT)
+    except ProcessLookupError:  # pragma: no cover - already gone
+        pass
+    grace = time.monotonic() + INTERRUPT_GRACE
+    return grace if deadline is None else min(deadline, grace)
+
+
 def call_in_child(
     fn: Callable[..., Any],
     args: tuple[Any, ...],
@@ -400,9 +426,14 @@ def call_in_child(
     >>> call_in_child(lambda send: _t.sleep(5), (), _t.monotonic() + 0.2)
     ('timeout', None)
     """
-    child = Child(fn, args, in_child)
+    child = _started(fn, args, in_child)
+    if child is None:
+        return ("interrupted", None)
     outcome: tuple[str, Any] = ("died", None)
     stop = deadline
+    # the child was told to stop (SIGINT): an error it raises from then on is the stop's
+    # (a native solver that caught the signal reports it as its own error)
+    told = False
     quiet_since = time.monotonic()
     # messages read and not yet handled: a Ctrl-C while one is handled leaves the others
     # here, handled on the next turn (a state the child sent just before it was stopped is
@@ -417,9 +448,13 @@ def call_in_child(
                         if on_message is not None:
                             on_message(value)
                     else:
-                        outcome = (kind, value)
+                        outcome = (
+                            ("interrupted", None) if told and kind == "error" else (kind, value)
+                        )
                 if child.done:
                     break
+                if interrupts.signalled() and not told:
+                    raise KeyboardInterrupt  # noted, and swallowed on its way here
                 now = time.monotonic()
                 if stop is not None and now >= stop:
                     outcome = ("timeout", None) if stop == deadline else ("interrupted", None)
@@ -438,13 +473,9 @@ def call_in_child(
             except KeyboardInterrupt:
                 # SIGINT or SIGTERM (to this process alone, or to the process group): the
                 # child is told to stop, and given a moment to answer with what it has
-                if stop is None or stop == deadline:
-                    try:
-                        os.kill(child.pid, signal.SIGINT)
-                    except ProcessLookupError:  # pragma: no cover - already gone
-                        pass
-                    grace = time.monotonic() + INTERRUPT_GRACE
-                    stop = grace if deadline is None else min(deadline, grace)
+                if not told:
+                    told = True
+                    stop = _told_to_stop(child, deadline)
                 outcome = ("interrupted", None)
     finally:
         # the answer is not held up by the teardown of a large child (killed at the

@@ -9,9 +9,13 @@ anything heavy (the command line, the solvers: seconds on a busy machine). Then:
   result or certificate with ``-o``; work in a child process,
   :func:`gossipcert.children.call_in_child`, is stopped by its parent);
 - during start-up (the imports, and the reading of the command line, which loads the
-  modules an option needs), :func:`stopped_before_work` or the command line's entry
-  (:func:`before_work`) says so in one line (with ``--json`` also a JSON object) — there is
-  nothing else to keep;
+  modules an option needs) a signal is noted, not raised: a ``KeyboardInterrupt`` raised in
+  the middle of an import can be swallowed (a native module's initialisation turns it into
+  an ``ImportError``, which a library's ``try: import ... except ImportError`` takes for a
+  missing optional module), and the command would then run on. Start-up ends at
+  :func:`begin_work`, which ends the command if a signal came (:func:`stopped_before_work`,
+  one line and with ``--json`` also a JSON object: there is nothing else to keep), as does
+  the command line's entry for the commands that do no work (:func:`before_work`);
 - once the command has its answer, :func:`finish` exits; a signal from then on ends the
   process at once with the signal's status (the answer is already printed and flushed),
   until the interpreter's last exit handler, which blocks both signals: Python puts the
@@ -22,7 +26,13 @@ anything heavy (the command line, the solvers: seconds on a busy machine). Then:
 - a ``KeyboardInterrupt`` that Python swallows (raised inside a hook it runs for itself: the
   ``logging`` module's after-fork hook, a ``__del__``; it would print "Exception ignored"
   and the command would run on) is raised again: the signal is sent once more to this
-  process (:func:`_unraisable`), and its handler raises it in the code that runs next.
+  process (:func:`_unraisable`), and its handler raises it in the code that runs next. A
+  ``KeyboardInterrupt`` swallowed silently (by a library's ``except``) is still noted
+  (:func:`signalled`): the work a command hands to a child process
+  (:func:`gossipcert.children.call_in_child`) asks it, and stops as for the signal itself;
+- a SIGINT that a native SAT solver catches itself (PySAT reports it as its own error,
+  "Caught keyboard interrupt") is raised as ``KeyboardInterrupt``
+  (:func:`native_interrupts`).
 
 The exit status is 130 after SIGINT and 143 after SIGTERM (the shell's ``128 + 15``)
 whenever a signal arrived, whatever the command would have answered; 0, 1 or 2 otherwise.
@@ -30,8 +40,8 @@ Only a signal in the interpreter's own start-up, before the console script's fir
 finds Python's defaults (a ``KeyboardInterrupt`` in Python's start-up, or the end by
 SIGTERM).
 
-This module imports nothing but the standard library's ``atexit``, ``os``, ``signal`` and
-``sys``.
+This module imports nothing but the standard library's ``atexit``, ``contextlib``, ``os``,
+``signal`` and ``sys``.
 
 Examples
 --------
@@ -45,6 +55,8 @@ import atexit
 import os
 import signal
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import FrameType, TracebackType
 from typing import NoReturn
 
@@ -59,10 +71,50 @@ _working = False
 
 
 def begin_work() -> None:
-    """The command's own code starts: from here it answers a signal itself (before, the
-    command line was being read, and :func:`before_work` is what there is to say)."""
+    """The command's own code starts: from here it answers a signal itself. A signal noted
+    during start-up (the command line was being read) ends the command here, in one line
+    (:func:`stopped_before_work`)."""
     global _working
+    if _received and not _working:
+        stopped_before_work()
     _working = True
+
+
+def signalled() -> bool:
+    """Whether SIGINT or SIGTERM has reached this process's handler (:func:`install`) since
+    it started: a command that is asked this stops its work, even if the
+    ``KeyboardInterrupt`` its handler raised was swallowed on the way.
+
+    Returns
+    -------
+    bool
+    """
+    return bool(_received)
+
+
+@contextmanager
+def native_interrupts() -> Iterator[None]:
+    """Raise a SIGINT that a native SAT solver caught as :class:`KeyboardInterrupt`.
+
+    PySAT installs its own SIGINT handler for the length of a ``solve()``,
+    ``solve_limited()`` or ``propagate()`` call and reports the signal as its own error
+    ("Caught keyboard interrupt"); other errors pass unchanged.
+
+    Examples
+    --------
+    >>> try:
+    ...     with native_interrupts():
+    ...         raise RuntimeError("Caught keyboard interrupt")
+    ... except KeyboardInterrupt:
+    ...     print("interrupted")
+    interrupted
+    """
+    try:
+        yield
+    except Exception as exc:
+        if "keyboard interrupt" in str(exc).lower():
+            raise KeyboardInterrupt from None
+        raise
 
 
 def before_work() -> bool:
@@ -103,7 +155,8 @@ def _stop(signum: int, frame: FrameType | None) -> None:
     if _final:  # the answer is out: end now, with the signal's status
         _flush()
         os._exit(status_of(signum))
-    raise KeyboardInterrupt
+    if _working:  # during start-up the signal is only noted (module docstring)
+        raise KeyboardInterrupt
 
 
 def install(argv: list[str] | None = None) -> None:

@@ -61,7 +61,7 @@ from gossipcert.constructions.scatter_allgather import (
 )
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.schedule import Schedule
-from gossipcert.search.allreduce import receipt_bound, receive_bound
+from gossipcert.search.allreduce_bounds import receipt_bound, receive_bound
 from gossipcert.search.allreduce_bridge import bridge_bound
 from gossipcert.search.allreduce_cut import cut_bound as allreduce_cut_bound
 from gossipcert.simulate import simulate

@@ -119,7 +119,9 @@ def _reversal_proves(ev: dict[str, Any]) -> bool:
 
 
 def _bracket_proves(ev: dict[str, Any]) -> bool:
-    if ev.get("source") in ("receive", "receipts", "cut", "bridge", "one-round"):
+    from gossipcert.search.allreduce_closed import CLOSED_BOUNDS  # the bounds' modules
+
+    if ev.get("source") in CLOSED_BOUNDS:
         return True
     sub = ev.get("sub")
     return isinstance(sub, dict) and proves(sub)

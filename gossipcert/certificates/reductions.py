@@ -29,7 +29,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gossipcert.closed_forms.allreduce_one_round import one_round_value
 from gossipcert.encodings import allreduce_union as union
 from gossipcert.encodings.allreduce import standalone
 from gossipcert.graphs.records import graph_record
@@ -37,9 +36,7 @@ from gossipcert.instance import Instance, ProblemKind, parse_model, stored_probl
 from gossipcert.proofs.refutation import recheck_evidence_proof
 from gossipcert.schedule import from_json
 from gossipcert.search.allreduce import sub_problem
-from gossipcert.search.allreduce_bounds import receipt_bound, receive_bound
-from gossipcert.search.allreduce_bridge import bridge_bound
-from gossipcert.search.allreduce_cut import cut_bound
+from gossipcert.search.allreduce_closed import CLOSED_BOUNDS
 from gossipcert.search.reversal import dual_instance, reduction_from_dual, reversal_refusal
 from gossipcert.simulate import simulate
 
@@ -119,19 +116,12 @@ def check_allreduce_evidence(
     """Add to ``out`` the steps that re-derive an allreduce lower bound (module docstring);
     parameters as for :func:`check_reversal_evidence`."""
     source = ev.get("source")
-    closed = {
-        "receive": (receive_bound, "each node receives every chunk once"),
-        "receipts": (receipt_bound, "each chunk is received m + d - 2 times in all"),
-        "cut": (cut_bound, "a cut vertex takes every chunk in from each side and out again"),
-        "bridge": (bridge_bound, "a bridge lets every chunk into one side over one arc"),
-        "one-round": (one_round_value, "one round combines nothing before it is sent"),
-    }
-    if isinstance(source, str) and source in closed:
-        bound, why = closed[source]
-        value = bound(inst)
+    if isinstance(source, str) and source in CLOSED_BOUNDS:
+        bound = CLOSED_BOUNDS[source]
+        value = bound.value(inst)
         out.add(
             value == optimum,
-            f"{source} bound recomputed: {value} ({why}; optimum {optimum})",
+            f"{source} bound recomputed: {value} ({bound.why}; optimum {optimum})",
         )
         out.add(cert.get("symmetry_breaking") is False, "no solver argument involved")
         return

@@ -53,6 +53,7 @@ from gossipcert.finders.upper import schedule_by_horizon, upper_bound_schedules
 from gossipcert.graphs import latencies
 from gossipcert.heuristics.portfolio import PortfolioResult
 from gossipcert.instance import Instance
+from gossipcert.interrupts import native_interrupts
 from gossipcert.schedule import Schedule
 from gossipcert.simulate import simulate
 
@@ -256,7 +257,9 @@ def _solver(
         else:
             with Solver(name="cadical195", bootstrap_with=enc.formula.cnf_since(0)) as sat:
                 sat.set_phases([v if val else -v for v, val in values.items()])
-                if not sat.solve(assumptions=[sel]):
+                with native_interrupts():  # Ctrl-C as KeyboardInterrupt
+                    found = sat.solve(assumptions=[sel])
+                if not found:
                     return
                 model_set = {lit for lit in sat.get_model() or [] if lit > 0}
             sched = enc.decode(horizon, model_set.__contains__)

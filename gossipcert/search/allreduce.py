@@ -32,6 +32,9 @@
   before it and the farthest demander after it add to that arc's load (``N + 5`` rounds for
   the ``N`` chunks of ``ndv2:4``, whose chassis reach the switch through one link each).
 
+The closed ones (every bound above but the two sub-problems) are named once, in
+:data:`gossipcert.search.allreduce_closed.CLOSED_BOUNDS`, which the certificate checker reads too.
+
 **Upper bound**: the reduce-scatter schedule followed by the gossip schedule (every
 transmission of the second part a ``copy``: node ``i`` sends its whole chunks ``(i, k)``,
 and storing a whole chunk never counts twice), replayed by the verifier; or, when shorter,
@@ -93,7 +96,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from gossipcert.closed_forms.allreduce_one_round import one_round_value
 from gossipcert.command_start import limit_origin, limits_from_now, seconds_left
 from gossipcert.encodings.allreduce import encodable
 from gossipcert.encodings.options import EncodingOptions
@@ -102,9 +104,7 @@ from gossipcert.instance import Instance, Problem, ProblemKind, make_instance
 from gossipcert.proofs.allreduce_packing import applies as packing_applies
 from gossipcert.proofs.allreduce_packing import packing_bound
 from gossipcert.schedule import Schedule
-from gossipcert.search.allreduce_bounds import receipt_bound, receive_bound
-from gossipcert.search.allreduce_bridge import bridge_bound
-from gossipcert.search.allreduce_cut import cut_bound
+from gossipcert.search.allreduce_closed import CLOSED_BOUNDS
 from gossipcert.search.allreduce_exact import exact_search, query_event
 from gossipcert.search.allreduce_upper import (
     CONSTRUCTIONS,
@@ -122,9 +122,6 @@ from gossipcert.statuses import QueryStatus, SolveStatus
 __all__ = [
     "CONSTRUCTIONS",
     "compose",
-    "cut_bound",
-    "receipt_bound",
-    "receive_bound",
     "solve_allreduce",
     "sub_problem",
 ]
@@ -197,13 +194,7 @@ def solve_allreduce(
         if progress is not None:
             progress({**event, "time": round(time.monotonic() - start, 3)})
 
-    closed = {
-        "receive": receive_bound(instance),
-        "receipts": receipt_bound(instance),
-        "cut": cut_bound(instance),
-        "bridge": bridge_bound(instance),
-        "one-round": one_round_value(instance),
-    }
+    closed = {name: bound.value(instance) for name, bound in CLOSED_BOUNDS.items()}
     quick = _closed_answer(made, closed, seeds, start)
     if quick is not None:  # a construction meets a closed bound: no sub-problem needed
         emit({"event": "lower-bound", "value": quick.lower_bound, "source": "allreduce bound"})

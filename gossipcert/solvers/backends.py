@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import time
 import weakref
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pysat.solvers import Solver
 
 from gossipcert.encodings.formula import Formula
 from gossipcert.errors import SolverError
+from gossipcert.interrupts import native_interrupts
 from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 from gossipcert.statuses import QueryStatus
 
@@ -139,18 +139,6 @@ def _remember_rate(solver: Any, budget: int, spent: float) -> None:
         pass
 
 
-@contextmanager
-def _interrupts_raised() -> Iterator[None]:
-    """Raise PySAT's report of a SIGINT caught inside the solver as
-    :class:`KeyboardInterrupt`; other errors pass unchanged."""
-    try:
-        yield
-    except Exception as exc:
-        if "keyboard interrupt" in str(exc).lower():
-            raise KeyboardInterrupt from None
-        raise
-
-
 def solve_sliced(
     solver: Solver,
     assumptions: list[int],
@@ -173,14 +161,14 @@ def solve_sliced(
     """
     if _long_slices and deadline is None and tick is None:
         # killed from outside and nothing to report: one call, CaDiCaL's search unbroken
-        with _interrupts_raised():
+        with native_interrupts():
             return bool(solver.solve(assumptions=assumptions))
     budget = _start_budget(solver)
     target = SLICE_SECONDS
     while deadline is None or time.monotonic() < deadline:
         solver.conf_budget(budget)
         t0 = time.monotonic()
-        with _interrupts_raised():
+        with native_interrupts():
             result = solver.solve_limited(assumptions=assumptions)
         if result is not None:
             return result

@@ -1,0 +1,128 @@
+"""Signals that arrive where the ordinary path does not see them.
+
+- A native SAT solver that catches SIGINT itself reports it as its own error (PySAT:
+  "Caught keyboard interrupt"). In a child that its parent has told to stop, that error is
+  the stop: the parent answers "interrupted" from the child's last state. Before, the error
+  was raised in the parent and ``solve`` exited 130 with no result and no partial file.
+- A ``KeyboardInterrupt`` swallowed on its way (a library's ``except`` around an import) is
+  still noted by the console script's handler: the work handed to a child stops as for the
+  signal itself. Before, SIGTERM 0.3 s into ``solve`` could be lost and the search ran on.
+- During start-up a signal is noted and the command ends where its own code would begin,
+  in one line.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+
+from gossipcert import interrupts
+from gossipcert.children import call_in_child
+
+
+def _solver_like_child(send: Any) -> None:
+    """A child whose SIGINT is taken by a "native solver" that answers with its own error."""
+
+    def native(signum: int, frame: Any) -> None:
+        raise RuntimeError("Caught keyboard interrupt")
+
+    signal.signal(signal.SIGINT, native)
+    send(("message", "ready"))
+    time.sleep(60)
+
+
+def test_an_error_after_the_child_was_told_to_stop_is_the_stop() -> None:
+    def on_message(value: Any) -> None:
+        assert value == "ready"
+        raise KeyboardInterrupt  # what the parent's handler raises on SIGINT
+
+    sent = time.monotonic()
+    kind, _ = call_in_child(_solver_like_child, (), None, on_message)
+    assert kind == "interrupted"
+    assert time.monotonic() - sent < 50  # stopped, not run to its end
+
+
+def _fails(send: Any) -> None:
+    raise RuntimeError("Caught keyboard interrupt")
+
+
+def test_an_error_of_a_child_never_told_to_stop_is_raised() -> None:
+    with pytest.raises(RuntimeError, match="keyboard interrupt"):
+        call_in_child(_fails, (), None)
+
+
+def _waits(send: Any) -> None:
+    send(("message", "ready"))
+    time.sleep(60)
+
+
+def test_a_noted_signal_stops_the_child_even_if_its_exception_was_swallowed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    noted: list[int] = []
+    monkeypatch.setattr(interrupts, "_received", noted)
+
+    def on_message(value: Any) -> None:
+        noted.append(signal.SIGTERM)  # the handler ran; its KeyboardInterrupt was lost
+
+    sent = time.monotonic()
+    assert call_in_child(_waits, (), None, on_message) == ("interrupted", None)
+    assert time.monotonic() - sent < 50
+    # and no new child starts once a signal was noted
+    assert call_in_child(_fails, (), None) == ("interrupted", None)
+
+
+def test_native_interrupts_lets_other_errors_pass() -> None:
+    with pytest.raises(ValueError), interrupts.native_interrupts():
+        raise ValueError("something else")
+
+
+def test_pysat_report_of_sigint_becomes_keyboard_interrupt() -> None:
+    """The real solver: PySAT's error for a SIGINT inside ``solve()`` is raised as
+    ``KeyboardInterrupt`` by :func:`gossipcert.interrupts.native_interrupts`."""
+    code = (
+        "import os, signal, sys\n"
+        "from pysat.solvers import Solver\n"
+        "from pysat.examples.genhard import PHP\n"
+        "from gossipcert.interrupts import native_interrupts\n"
+        "s = Solver(name='cadical195', bootstrap_with=PHP(12).clauses)\n"
+        "print('ready', flush=True)\n"
+        "try:\n"
+        "    with native_interrupts():\n"
+        "        s.solve()\n"
+        "    print('finished')\n"
+        "except KeyboardInterrupt:\n"
+        "    print('keyboard interrupt')\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(0.5)  # inside solve(), most likely (PHP(12) takes CaDiCaL minutes)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    # (a signal before solve() started is Python's own KeyboardInterrupt: the same line)
+    assert out.strip() == "keyboard interrupt", err
+
+
+def test_a_signal_during_start_up_is_noted_and_ends_the_command_where_work_begins() -> None:
+    code = (
+        "import os, signal\n"
+        "from gossipcert import interrupts\n"
+        "interrupts.install([])\n"
+        "os.kill(os.getpid(), signal.SIGTERM)\n"
+        "print('start-up goes on', flush=True)\n"
+        "interrupts.begin_work()\n"
+        "print('work began')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 143, proc
+    assert proc.stdout.strip() == "start-up goes on"
+    assert "interrupted during start-up" in proc.stderr
+    assert "Traceback" not in proc.stderr
