@@ -8,18 +8,13 @@ proof checker under a deadline (:mod:`gossipcert.proofs.checkers`), the schedule
 (:mod:`gossipcert.parallel`) and the race of the union relaxation and the exact model of
 allreduce (:func:`gossipcert.search.allreduce_exact.decide`).
 
-A child is a process of :mod:`multiprocessing`'s ``fork`` context (a fork starts in
-milliseconds; a fresh interpreter takes seconds to import the solvers again) that reports
-pickles on its own :func:`~multiprocessing.Pipe`; the parent reads them without blocking past
-its deadline, kills the child and leaves the waiting for it to :mod:`multiprocessing`. Kept
-here, which the library does not give: the child asks the kernel to kill it when its parent
-dies (``PR_SET_PDEATHSIG``, Linux; elsewhere the parent's ``finally`` is the only guard, and a
-parent killed with ``SIGKILL`` may leave a child running); SIGINT and SIGTERM are held while
-the process forks and while the child writes a message; the child's first SIGINT or SIGTERM
-makes it answer with what it has. A *daemonic* process may not start children: Dask workers
-need Dask's setting ``distributed.worker.daemon: false`` (:data:`DASK_SETTING`).
-
-Supported platforms: Linux (the one tested); other POSIX systems with ``fork``; not Windows.
+A child is a :mod:`multiprocessing` process of the ``fork`` context (no new interpreter to
+import the solvers again) reporting pickles on its own pipe. Kept here, which the library
+does not give: ``PR_SET_PDEATHSIG`` (Linux: the kernel kills a child whose parent died;
+elsewhere a parent killed with ``SIGKILL`` may leave one running), SIGINT and SIGTERM held
+while the process forks and while a message is written or read, the child's answer to its
+first SIGINT or SIGTERM. A daemonic process may not start children (:data:`DASK_SETTING`).
+Platforms: Linux (tested), other POSIX systems with ``fork``; not Windows.
 """
 
 from __future__ import annotations
@@ -35,7 +30,8 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from typing import Any, cast
 
@@ -53,8 +49,7 @@ IDLE_SECONDS = 2.0
 #: receives one message object from the child
 Send = Callable[[Any], None]
 
-#: children are forked: no new interpreter, and any function runs in them (nothing but the
-#: messages is pickled)
+#: children are forked: any function runs in them (only the messages are pickled)
 _FORK = multiprocessing.get_context("fork")
 
 #: how a daemonic Dask worker is made one that may start children
@@ -142,6 +137,22 @@ def _release(previous: dict[int, Any] | None, held: list[int]) -> None:
         signal.signal(signum, signal.SIG_DFL if handler is None else handler)
     for signum in dict.fromkeys(held):
         signal.raise_signal(signum)
+
+
+@contextmanager
+def _signals_held() -> Iterator[set[int]]:
+    """SIGINT and SIGTERM wait while the block runs, and arrive once each after it: blocked
+    in this thread, and in the main thread noted by a holding handler too (another thread,
+    a native library's, may take a signal this one blocks, and Python then runs its handler
+    here all the same). Yields the signal mask to restore."""
+    held: list[int] = []
+    previous = _hold(held)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+    try:
+        yield mask
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        _release(previous, held)
 
 
 def _interrupt_once(signum: int, frame: Any) -> None:  # pragma: no cover - in children
@@ -243,65 +254,45 @@ class Child:
                 f"pool's worker) and may not start the children gossipcert works in: {DASK_SETTING}"
             )
         reader, writer = _FORK.Pipe(duplex=False)
-        # SIGINT and SIGTERM wait while the process forks: a handler that raises would
-        # raise inside the interpreter's fork hooks, which swallow it, or in the child
-        # before it takes its own handlers; they arrive once both sides are in order
-        # another thread (a native library's) may take the signal while this one blocks
-        # it: Python would then run its handler here, in the fork hooks, all the same; in
-        # the main thread a holding handler notes it instead, and it is sent again below
-        # (multiprocessing has no such hold)
-        held: list[int] = []
-        previous = _hold(held)
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
-        try:
-            #: the child process (not daemonic: it may start children of its own)
-            self.process = _FORK.Process(
-                target=_child_body,
-                args=(reader, writer, fn, args, os.getpid(), in_child, mask),
-                name=_NAME,
-            )
-            self.process.start()  # reaps the children killed before and gone since
-        except BaseException:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            _release(previous, held)
-            reader.close()
-            writer.close()
-            raise
-        writer.close()  # the child's end: the pipe ends when the child has written all
-        self.pid = cast(int, self.process.pid)  # started: it has one
-        self.conn = reader
         #: messages read and not yet returned (:meth:`read`)
         self.inbox: list[Any] = []
         #: the pipe reached its end: the child has sent everything it will send
         self.done = False
-        self._reaped = False
-        try:  # a signal that came meanwhile is raised here: the child is not left behind
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            _release(previous, held)
-        except BaseException:
-            self.reap()
+        self.conn, self._reaped, started = reader, False, False
+        try:
+            # SIGINT and SIGTERM wait while the process forks (multiprocessing does not
+            # hold them): a handler that raises would raise inside the interpreter's fork
+            # hooks, which swallow it, or in the child before it takes its own handlers
+            with _signals_held() as mask:
+                #: the child process (not daemonic: it may start children of its own)
+                self.process = _FORK.Process(
+                    target=_child_body,
+                    args=(reader, writer, fn, args, os.getpid(), in_child, mask),
+                    name=_NAME,
+                )
+                self.process.start()  # reaps the children killed before and gone since
+                started = True
+        except BaseException:  # a signal that came meanwhile: the child is not left behind
+            if started:
+                self.reap()
+            else:
+                reader.close()
             raise
+        finally:
+            writer.close()  # the child's end: the pipe ends when the child has written all
+        self.pid = cast(int, self.process.pid)  # started: it has one
 
     def read(self) -> list[Any]:
         """The next message, or [] once the pipe has ended (call when :func:`ready` says
-        there is something to read: a message is written whole, so the read waits only for
-        its own bytes).
-
-        SIGINT and SIGTERM are held while a message is read (a message half read would
-        make the rest of the pipe unreadable) and raised after it; the message is then
-        kept in :attr:`inbox` and returned by the next call.
-        """
+        there is something). SIGINT and SIGTERM wait until the message is read whole (half
+        a message would leave the pipe unreadable); the message is then kept in
+        :attr:`inbox`, returned by the next call."""
         if not self.inbox and not self.done:
-            held: list[int] = []
-            previous = _hold(held)
-            mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
-            try:
-                self.inbox.append(self.conn.recv())
-            except (EOFError, OSError):  # the end, or an end inside a message (killed)
-                self.done = True
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-                _release(previous, held)
+            with _signals_held():
+                try:
+                    self.inbox.append(self.conn.recv())
+                except (EOFError, OSError):  # the end, or an end inside a message (killed)
+                    self.done = True
         out, self.inbox = self.inbox, []
         return out
 
@@ -339,9 +330,8 @@ _NAME = "gossipcert-child"
 
 
 def _kill_left() -> None:
-    """At exit, kill the children still running (a :class:`Child` never reaped: one held by
-    a traceback), as ``PR_SET_PDEATHSIG`` would once this process is gone; otherwise
-    :mod:`multiprocessing`'s exit handler, which runs after this one, would wait for them."""
+    """At exit, kill the children never reaped (held by a traceback), as the death signal
+    would: :mod:`multiprocessing`'s exit handler, which runs next, waits for them."""
     for process in multiprocessing.active_children():
         if process.name == _NAME:
             process.kill()

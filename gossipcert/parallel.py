@@ -8,8 +8,7 @@ the calling process as they arrive. This module is the one way both do it:
   a forked child (:class:`gossipcert.children.Child`: it dies with its parent), at most
   ``workers`` at a time, and stops at a deadline;
 - :class:`DaskRunner` does the same on the Dask scheduler at an address
-  (``pip install "gossipcert[dask]"``), whose workers must not be daemonic (Dask's setting
-  ``distributed.worker.daemon: false``): the work starts children there too.
+  (``pip install "gossipcert[dask]"``), on workers that are not daemonic.
 
 Results are yielded as ``(index, result)`` in the order they finish, so a caller can store
 each one at once and a killed run resumes where it stopped.
@@ -103,10 +102,6 @@ def _apply(send: Any, func: Callable[[Any], Any], item: Any) -> Any:  # pragma: 
     return func(item)
 
 
-def _daemonic() -> bool:  # pragma: no cover - run on the Dask workers
-    return multiprocessing.current_process().daemon
-
-
 class DaskRunner:
     """Runs jobs on the Dask scheduler at ``address``; ``workers`` is the number of worker
     threads of the cluster once connected (for progress bars).
@@ -138,13 +133,10 @@ class DaskRunner:
                 f"cannot reach the Dask scheduler at {self.address}: {exc}"
             ) from None
         self.workers = sum(self.client.nthreads().values()) or None
-        daemonic = sorted(w for w, daemon in self.client.run(_daemonic).items() if daemon)
-        if daemonic:
+        found = self.client.run(lambda: multiprocessing.current_process().daemon)
+        if any(found.values()):  # their tasks could not start the children they need
             self.close()
-            raise GossipcertError(
-                f"the Dask workers {', '.join(daemonic)} are daemonic processes, which may not "
-                f"start the children gossipcert works in: {DASK_SETTING}"
-            )
+            raise GossipcertError(f"the Dask workers are daemonic processes: {DASK_SETTING}")
 
     def map(
         self, func: Callable[[Any], Any], items: list[Any], deadline: float | None = None
