@@ -115,44 +115,26 @@ def die_with_parent(parent: int | None = None) -> None:  # pragma: no cover - in
 _STOPPING = {signal.SIGINT, signal.SIGTERM}
 
 
-def _hold(held: list[int]) -> dict[int, Any] | None:
-    """In the main thread, handlers that note SIGINT and SIGTERM in ``held`` instead of
-    acting on them (:func:`_release` puts the previous ones back); None elsewhere (only the
-    main thread runs Python's signal handlers, and only it may set them)."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-
-    def note(signum: int, frame: Any) -> None:
-        held.append(signum)
-
-    return {s: signal.signal(s, note) for s in _STOPPING}
-
-
-def _release(previous: dict[int, Any] | None, held: list[int]) -> None:
-    """Put back the handlers :func:`_hold` replaced, then send again, once each, the
-    signals they noted (the restored handler acts on it here)."""
-    if previous is None:
-        return
-    for signum, handler in previous.items():
-        signal.signal(signum, signal.SIG_DFL if handler is None else handler)
-    for signum in dict.fromkeys(held):
-        signal.raise_signal(signum)
-
-
 @contextmanager
 def _signals_held() -> Iterator[set[int]]:
     """SIGINT and SIGTERM wait while the block runs, and arrive once each after it: blocked
-    in this thread, and in the main thread noted by a holding handler too (another thread,
-    a native library's, may take a signal this one blocks, and Python then runs its handler
-    here all the same). Yields the signal mask to restore."""
+    in this thread, and in the main thread (the only one that runs Python's handlers, and
+    may set them) noted by holding handlers too: another thread, a native library's, may
+    take a signal this one blocks, and Python would run its handler here all the same.
+    Yields the signal mask to restore."""
     held: list[int] = []
-    previous = _hold(held)
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        previous = {s: signal.signal(s, lambda signum, _: held.append(signum)) for s in _STOPPING}
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
     try:
         yield mask
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        _release(previous, held)
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        for signum in dict.fromkeys(held):  # the restored handler acts on it here
+            signal.raise_signal(signum)
 
 
 def _interrupt_once(signum: int, frame: Any) -> None:  # pragma: no cover - in children
