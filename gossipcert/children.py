@@ -8,35 +8,32 @@ proof checker under a deadline (:mod:`gossipcert.proofs.checkers`), the schedule
 (:mod:`gossipcert.parallel`) and the race of the union relaxation and the exact model of
 allreduce (:func:`gossipcert.search.allreduce_exact.decide`).
 
-Why ``os.fork`` and not :mod:`multiprocessing`: the processes of a Dask worker (and of any
-``multiprocessing`` pool) are *daemonic*, and ``multiprocessing`` refuses to start children
-from a daemonic process, while a fork has no such rule. A child reports length-prefixed
-pickles on its own pipe; the parent reads them without blocking past its deadline
-(``select``). A child asks the kernel to kill it when its parent dies
-(``PR_SET_PDEATHSIG`` through ``prctl``, Linux), and checks that the parent is still the one
-that forked it; the parent kills and reaps every child it started, on a deadline, an error
-or an interruption. On systems without ``prctl`` (not Linux) the second guard is the
-parent's ``finally``: a parent killed with ``SIGKILL`` may leave a child running there.
-
-Supported platforms: Linux (the one tested); other POSIX systems with ``fork`` work with
-the weaker guard above; Windows has no ``fork`` and is not supported.
+A child is a :mod:`multiprocessing` process of the ``fork`` context (no new interpreter to
+import the solvers again) reporting pickles on its own pipe. Kept here, which the library
+does not give: ``PR_SET_PDEATHSIG`` (Linux: the kernel kills a child whose parent died;
+elsewhere a parent killed with ``SIGKILL`` may leave one running), SIGINT and SIGTERM held
+while the process forks and while a message is written or read, the child's answer to its
+first SIGINT or SIGTERM. A daemonic process may not start children (:data:`DASK_SETTING`).
+Platforms: Linux (tested), other POSIX systems with ``fork``; not Windows.
 """
 
 from __future__ import annotations
 
 import atexit
 import ctypes
+import multiprocessing
+import multiprocessing.connection
 import os
 import pickle
-import select
 import signal
-import struct
 import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from multiprocessing.connection import Connection
+from typing import Any, cast
 
 from gossipcert import interrupts
 from gossipcert.errors import GossipcertError
@@ -49,10 +46,17 @@ INTERRUPT_GRACE = 0.25
 #: ``on_idle``
 IDLE_SECONDS = 2.0
 
-_HEADER = struct.Struct("!Q")
-
 #: receives one message object from the child
 Send = Callable[[Any], None]
+
+#: children are forked: any function runs in them (only the messages are pickled)
+_FORK = multiprocessing.get_context("fork")
+
+#: how a daemonic Dask worker is made one that may start children
+DASK_SETTING = (
+    "start Dask workers with the setting distributed.worker.daemon: false "
+    "(environment DASK_DISTRIBUTED__WORKER__DAEMON=False)"
+)
 
 
 #: this process is one of a pool's workers, which share the machine's cores among them
@@ -107,38 +111,30 @@ def die_with_parent(parent: int | None = None) -> None:  # pragma: no cover - in
         os._exit(1)
 
 
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
 #: the signals that stop a child's work (:func:`_interrupt_once`)
 _STOPPING = {signal.SIGINT, signal.SIGTERM}
 
 
-def _hold(held: list[int]) -> dict[int, Any] | None:
-    """In the main thread, handlers that note SIGINT and SIGTERM in ``held`` instead of
-    acting on them (:func:`_release` puts the previous ones back); None elsewhere (only the
-    main thread runs Python's signal handlers, and only it may set them)."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-
-    def note(signum: int, frame: Any) -> None:
-        held.append(signum)
-
-    return {s: signal.signal(s, note) for s in _STOPPING}
-
-
-def _release(previous: dict[int, Any] | None, held: list[int]) -> None:
-    """Put back the handlers :func:`_hold` replaced, then send again, once each, the
-    signals they noted (the restored handler acts on it here)."""
-    if previous is None:
-        return
-    for signum, handler in previous.items():
-        signal.signal(signum, signal.SIG_DFL if handler is None else handler)
-    for signum in dict.fromkeys(held):
-        signal.raise_signal(signum)
+@contextmanager
+def _signals_held() -> Iterator[set[int]]:
+    """SIGINT and SIGTERM wait while the block runs, and arrive once each after it: blocked
+    in this thread, and in the main thread (the only one that runs Python's handlers, and
+    may set them) noted by holding handlers too: another thread, a native library's, may
+    take a signal this one blocks, and Python would run its handler here all the same.
+    Yields the signal mask to restore."""
+    held: list[int] = []
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        previous = {s: signal.signal(s, lambda signum, _: held.append(signum)) for s in _STOPPING}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+    try:
+        yield mask
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        for signum in dict.fromkeys(held):  # the restored handler acts on it here
+            signal.raise_signal(signum)
 
 
 def _interrupt_once(signum: int, frame: Any) -> None:  # pragma: no cover - in children
@@ -150,7 +146,8 @@ def _interrupt_once(signum: int, frame: Any) -> None:  # pragma: no cover - in c
 
 
 def _child_body(
-    fd: int,
+    reader: Connection,
+    writer: Connection,
     fn: Callable[..., Any],
     args: tuple[Any, ...],
     parent: int,
@@ -161,6 +158,7 @@ def _child_body(
     SIGINT and SIGTERM are blocked on entry and unblocked (``mask``) once the child's
     handlers are in place."""
     code = 0
+    reader.close()  # the parent's end
     die_with_parent(parent)
     signal.signal(signal.SIGINT, _interrupt_once)
     signal.signal(signal.SIGTERM, _interrupt_once)
@@ -171,7 +169,7 @@ def _child_body(
         # after it (a message cut in two would make the rest of the pipe unreadable)
         signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
         try:
-            _write_all(fd, _HEADER.pack(len(data)) + data)
+            writer.send_bytes(data)
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
 
@@ -191,6 +189,8 @@ def _child_body(
     except BaseException:
         code = 1
     finally:
+        # at once: threads the work left running are not waited for, nor exit handlers
+        # inherited from the parent run
         os._exit(code)
 
 
@@ -209,6 +209,11 @@ class Child:
     in_child : callable, optional
         Called first in the child (e.g. to let a solver run long slices).
 
+    Raises
+    ------
+    GossipcertError
+        This process is daemonic (:data:`DASK_SETTING`).
+
     Examples
     --------
     >>> child = Child(lambda send, x: send(("message", x)) or x * 2, (21,))
@@ -225,128 +230,106 @@ class Child:
         args: tuple[Any, ...],
         in_child: Callable[[], None] | None = None,
     ) -> None:
-        reap_exited()  # the children killed before and gone since
-        parent = os.getpid()
-        rfd, wfd = os.pipe()
-        # SIGINT and SIGTERM wait while the process forks: a handler that raises would
-        # raise inside the interpreter's fork hooks, which swallow it, or in the child
-        # before it takes its own handlers; they arrive once both sides are in order
-        # another thread (a native library's) may take the signal while this one blocks
-        # it: Python would then run its handler here, in the fork hooks, all the same; in
-        # the main thread a holding handler notes it instead, and it is sent again below
-        held: list[int] = []
-        previous = _hold(held)
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
-        try:
-            pid = os.fork()
-        except BaseException:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            _release(previous, held)
-            os.close(rfd)
-            os.close(wfd)
-            raise
-        if pid == 0:  # pragma: no cover - the child
-            os.close(rfd)
-            _child_body(wfd, fn, args, parent, in_child, mask)
-        os.close(wfd)
-        self.pid = pid
-        self.fd = rfd
-        # what has arrived and is not yet a whole message (a bytearray: appending to it
-        # is amortised constant time, so a message of many megabytes reads in linear time)
-        self.buffer = bytearray()
+        if multiprocessing.current_process().daemon:
+            raise GossipcertError(
+                "this process is daemonic (a Dask worker under its nanny, or a multiprocessing "
+                f"pool's worker) and may not start the children gossipcert works in: {DASK_SETTING}"
+            )
+        reader, writer = _FORK.Pipe(duplex=False)
+        #: messages read and not yet returned (:meth:`read`)
+        self.inbox: list[Any] = []
         #: the pipe reached its end: the child has sent everything it will send
         self.done = False
-        self._reaped = False
-        try:  # a signal that came meanwhile is raised here: the child is not left behind
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-            _release(previous, held)
-        except BaseException:
-            self.reap()
+        self.conn, self._reaped, started = reader, False, False
+        try:
+            # SIGINT and SIGTERM wait while the process forks (multiprocessing does not
+            # hold them): a handler that raises would raise inside the interpreter's fork
+            # hooks, which swallow it, or in the child before it takes its own handlers
+            with _signals_held() as mask:
+                #: the child process (not daemonic: it may start children of its own)
+                self.process = _FORK.Process(
+                    target=_child_body,
+                    args=(reader, writer, fn, args, os.getpid(), in_child, mask),
+                    name=_NAME,
+                )
+                self.process.start()  # reaps the children killed before and gone since
+                started = True
+        except BaseException:  # a signal that came meanwhile: the child is not left behind
+            if started:
+                self.reap()
+            else:
+                reader.close()
             raise
-
-    def fileno(self) -> int:
-        """The pipe's descriptor (so that children can be given to ``select``)."""
-        return self.fd
+        finally:
+            writer.close()  # the child's end: the pipe ends when the child has written all
+        self.pid = cast(int, self.process.pid)  # started: it has one
 
     def read(self) -> list[Any]:
-        """The messages that have arrived (one read; call when ``select`` says ready)."""
-        chunk = os.read(self.fd, 1 << 20)
-        if not chunk:
-            self.done = True
-            return []
-        self.buffer += chunk
-        out = []
-        start = 0
-        while len(self.buffer) - start >= _HEADER.size:
-            (size,) = _HEADER.unpack_from(self.buffer, start)
-            end = start + _HEADER.size + size
-            if len(self.buffer) < end:
-                break
-            with memoryview(self.buffer) as view:
-                out.append(pickle.loads(view[start + _HEADER.size : end]))
-            start = end
-        if start:
-            del self.buffer[:start]
+        """The next message, or [] once the pipe has ended (call when :func:`ready` says
+        there is something). SIGINT and SIGTERM wait until the message is read whole (half
+        a message would leave the pipe unreadable); the message is then kept in
+        :attr:`inbox`, returned by the next call."""
+        if not self.inbox and not self.done:
+            with _signals_held():
+                try:
+                    self.inbox.append(self.conn.recv())
+                except (EOFError, OSError):  # the end, or an end inside a message (killed)
+                    self.done = True
+        out, self.inbox = self.inbox, []
         return out
 
     def messages(self, until: float | None) -> list[Any]:
         """The messages that arrive before ``until`` (a ``time.monotonic()`` value; None
         waits for the next read); [] on time-out."""
         left = None if until is None else max(0.0, until - time.monotonic())
-        ready, _, _ = select.select([self.fd], [], [], left)
-        return self.read() if ready else []
+        return self.read() if self.inbox or self.conn.poll(left) else []
 
     def reap(self, wait: bool = True) -> None:
         """Kill the child if it still runs, wait for it and close the pipe (idempotent).
 
         ``wait=False`` does not wait for the killed child to be gone: a child of gigabytes
         takes the kernel a second or more to tear down on a loaded machine, time a caller
-        answering at its deadline does not have. Its process id is kept and waited for
-        later (:func:`reap_exited`: at the next child started or reaped, and at exit).
+        answering at its deadline does not have. :mod:`multiprocessing` waits for it later
+        (at the next child started, :func:`multiprocessing.active_children`, and at exit).
         """
         if self._reaped:
             return
         self._reaped = True
         self.done = True  # nothing more will arrive
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:  # pragma: no cover - already gone
-            pass
-        os.close(self.fd)
+        self.process.kill()
+        self.conn.close()
         if wait:
-            os.waitpid(self.pid, 0)
-        else:
-            _dying.append(self.pid)
-        reap_exited()
+            self.process.join()
+            try:
+                self.process.close()
+            except ValueError:  # pragma: no cover - another thread's poll reaped it
+                pass  # its descriptors close with the object
+        multiprocessing.active_children()  # waits for those killed before and gone since
 
 
-#: killed children not yet waited for (:meth:`Child.reap` with ``wait=False``)
-_dying: list[int] = []
+#: the name of the processes :class:`Child` starts
+_NAME = "gossipcert-child"
 
 
-def reap_exited(block: bool = False) -> None:
-    """Wait for the killed children that :meth:`Child.reap` did not wait for: those already
-    gone (all of them with ``block``), so that none is left a zombie."""
-    for pid in list(_dying):
-        try:
-            done, _ = os.waitpid(pid, 0 if block else os.WNOHANG)
-        except ChildProcessError:  # pragma: no cover - waited for elsewhere
-            done = pid
-        if done:
-            _dying.remove(pid)
+def _kill_left() -> None:
+    """At exit, kill the children never reaped (held by a traceback), as the death signal
+    would: :mod:`multiprocessing`'s exit handler, which runs next, waits for them."""
+    for process in multiprocessing.active_children():
+        if process.name == _NAME:
+            process.kill()
 
 
-atexit.register(reap_exited, True)
+atexit.register(_kill_left)  # after multiprocessing.util's handler (imported above): runs first
 
 
 def ready(children: Iterable[Child], until: float | None) -> list[Child]:
     """The children with something to read before ``until`` ([] on time-out)."""
     left = None if until is None else max(0.0, until - time.monotonic())
-    pending = [c for c in children if not c.done]
+    pending = {c.conn: c for c in children if not c.done}
     if not pending:
         return []
-    found, _, _ = select.select(pending, [], [], left)
-    return found
+    found = multiprocessing.connection.wait(list(pending), left)
+    return [pending[c] for c in found if isinstance(c, Connection)]
 
 
 def _started(

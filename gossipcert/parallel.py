@@ -5,11 +5,10 @@ The sweeps of :mod:`gossipcert.tables.running` and the cubes of a split proof
 the calling process as they arrive. This module is the one way both do it:
 
 - :func:`local_map` runs a function on every item, in this process (one worker) or each in
-  a forked child (:class:`gossipcert.children.Child`: it dies with its parent, and it works
-  inside the daemonic processes of a Dask worker), at most ``workers`` at a time, and stops
-  at a deadline;
+  a forked child (:class:`gossipcert.children.Child`: it dies with its parent), at most
+  ``workers`` at a time, and stops at a deadline;
 - :class:`DaskRunner` does the same on the Dask scheduler at an address
-  (``pip install "gossipcert[dask]"``).
+  (``pip install "gossipcert[dask]"``), on workers that are not daemonic.
 
 Results are yielded as ``(index, result)`` in the order they finish, so a caller can store
 each one at once and a killed run resumes where it stopped.
@@ -17,11 +16,12 @@ each one at once and a killed run resumes where it stopped.
 
 from __future__ import annotations
 
+import multiprocessing
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from gossipcert.children import Child, keep_to_one_core, ready
+from gossipcert.children import DASK_SETTING, Child, keep_to_one_core, ready
 from gossipcert.errors import GossipcertError
 
 
@@ -109,8 +109,8 @@ class DaskRunner:
     Raises
     ------
     GossipcertError
-        Dask is not installed (``pip install "gossipcert[dask]"``) or the scheduler cannot
-        be reached.
+        Dask is not installed (``pip install "gossipcert[dask]"``), the scheduler cannot
+        be reached, or its workers are daemonic processes.
     """
 
     def __init__(self, address: str) -> None:
@@ -133,6 +133,10 @@ class DaskRunner:
                 f"cannot reach the Dask scheduler at {self.address}: {exc}"
             ) from None
         self.workers = sum(self.client.nthreads().values()) or None
+        found = self.client.run(lambda: multiprocessing.current_process().daemon)
+        if any(found.values()):  # their tasks could not start the children they need
+            self.close()
+            raise GossipcertError(f"the Dask workers are daemonic processes: {DASK_SETTING}")
 
     def map(
         self, func: Callable[[Any], Any], items: list[Any], deadline: float | None = None

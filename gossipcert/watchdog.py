@@ -3,9 +3,9 @@
 The search keeps its own deadline (CaDiCaL in conflict-budget slices, CP-SAT with a time
 limit, the proof checkers in child processes), but a single slice, the constructions on a
 large graph, building a large encoding or regenerating a CNF cannot be stopped from inside.
-So a command with a time limit runs its work in a child process (``os.fork``, which also
-works inside the daemonic workers of a process pool or a Dask cluster) that reports every
-step to the parent through a pipe. The child gets the limit minus a small margin
+So a command with a time limit runs its work in a forked child process
+(:class:`gossipcert.children.Child`) that reports every step to the parent through a pipe.
+The child gets the limit minus a small margin
 (:data:`MARGIN_FRACTION` of it, at most :data:`MARGIN_SECONDS`), so that it normally ends
 on its own with its full answer. On the command line the limit counts from the process's
 start (:mod:`gossipcert.command_start`); just before the limit (:func:`kill_after`: at most

@@ -193,11 +193,15 @@ def test_process_pool_gives_the_same_evidence() -> None:
 
 @pytest.mark.slow
 def test_local_dask_cluster_gives_the_same_certificate() -> None:
+    from dask import config as dask_config
     from dask.distributed import LocalCluster
 
     inst = parse_instance("star:5", "half-duplex", "gossip")
     pool = refute_by_cubes(inst, 7, depth=2, jobs=2)
-    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+    with (
+        dask_config.set({"distributed.worker.daemon": False}),  # workers that start children
+        LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster,
+    ):
         dask = refute_by_cubes(inst, 7, depth=2, scheduler=cluster.scheduler_address)
     assert pool.status == dask.status == "unsat"
     assert _stable(pool.evidence) == _stable(dask.evidence)

@@ -1,6 +1,7 @@
 """The README's Dask recipe, as a user runs it: ``dask scheduler`` and ``dask worker``
-processes on 127.0.0.1 (real processes, whose worker processes are daemonic), a sweep whose
-instances need checked DRAT proofs, a split proof, and a worker killed mid-sweep."""
+processes on 127.0.0.1 (real processes, whose worker processes the recipe's setting makes
+non-daemonic), a sweep whose instances need checked DRAT proofs, a split proof, and a worker
+killed mid-sweep."""
 
 from __future__ import annotations
 
@@ -40,9 +41,13 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _start(args: list[str], log: Path) -> subprocess.Popen[bytes]:
+def _start(args: list[str], log: Path, daemon: bool = False) -> subprocess.Popen[bytes]:
+    # the recipe's setting: worker processes that may start children
+    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": str(daemon)}
     with log.open("wb") as out:
-        return subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        return subprocess.Popen(
+            args, stdout=out, stderr=subprocess.STDOUT, start_new_session=True, env=env
+        )
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:

@@ -106,7 +106,11 @@ JobsOpt = Annotated[
 
 SchedulerOpt = Annotated[
     str | None,
-    typer.Option("--scheduler", help="--split: run the cubes on this Dask scheduler."),
+    typer.Option(
+        "--scheduler",
+        help="--split: run the cubes on this Dask scheduler (workers started with "
+        "DASK_DISTRIBUTED__WORKER__DAEMON=False, see docs/tables.md).",
+    ),
 ]
 
 CubeStoreOpt = Annotated[

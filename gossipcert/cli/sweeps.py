@@ -34,7 +34,11 @@ def table_cmd(
     ],
     scheduler: Annotated[
         str | None,
-        typer.Option("--scheduler", help="Run on the Dask scheduler at this address."),
+        typer.Option(
+            "--scheduler",
+            help="Run on the Dask scheduler at this address (workers started with "
+            "DASK_DISTRIBUTED__WORKER__DAEMON=False, see docs/tables.md).",
+        ),
     ] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Local worker processes.")] = 1,
     time_limit: Annotated[
