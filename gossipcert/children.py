@@ -13,7 +13,8 @@ import the solvers again) reporting pickles on its own pipe. Kept here, which th
 does not give: ``PR_SET_PDEATHSIG`` (Linux: the kernel kills a child whose parent died;
 elsewhere a parent killed with ``SIGKILL`` may leave one running), SIGINT and SIGTERM held
 while the process forks and while a message is written or read, the child's answer to its
-first SIGINT or SIGTERM. A daemonic process may not start children (:data:`DASK_SETTING`).
+parent's word to stop (SIGTERM; SIGINT stays blocked in a child: :data:`STOP_SIGNAL`). A
+daemonic process may not start children (:data:`DASK_SETTING`).
 Platforms: Linux (tested), other POSIX systems with ``fork``; not Windows.
 """
 
@@ -111,8 +112,19 @@ def die_with_parent(parent: int | None = None) -> None:  # pragma: no cover - in
         os._exit(1)
 
 
-#: the signals that stop a child's work (:func:`_interrupt_once`)
+#: the signals that stop a process's work (held while a child is forked, or a message
+#: written or read)
 _STOPPING = {signal.SIGINT, signal.SIGTERM}
+
+#: how a parent tells its child to stop (:func:`_interrupt_once`). Not SIGINT: a child keeps
+#: SIGINT blocked all its life, because PySAT takes SIGINT for the length of a ``solve()``
+#: and escapes from inside CaDiCaL (``longjmp``), leaving a solver that crashes the
+#: process when it is freed ("Fatal Python error: Segmentation fault" on a stopped run)
+#: and an error in place of an interruption. A Ctrl-C at a terminal (SIGINT to the whole
+#: process group) thus reaches the main process alone, which tells its child, which tells
+#: its own children, each with SIGTERM; a child inside a native call is killed when its
+#: grace runs out.
+STOP_SIGNAL = signal.SIGTERM
 
 
 @contextmanager
@@ -138,8 +150,9 @@ def _signals_held() -> Iterator[set[int]]:
 
 
 def _interrupt_once(signum: int, frame: Any) -> None:  # pragma: no cover - in children
-    """The child's SIGINT and SIGTERM: the first stops the work (``KeyboardInterrupt``, so
-    that it answers with what it has), later ones are ignored while it answers."""
+    """The child's SIGTERM (:data:`STOP_SIGNAL`; SIGINT too, should anything unblock it):
+    the first stops the work (``KeyboardInterrupt``, so that it answers with what it has),
+    later ones are ignored while it answers."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise KeyboardInterrupt
@@ -155,8 +168,8 @@ def _child_body(
     mask: Iterable[int],
 ) -> None:  # pragma: no cover - the child (its coverage is not collected)
     """Run ``in_child()`` then ``fn(send, *args)`` and send the outcome; never returns.
-    SIGINT and SIGTERM are blocked on entry and unblocked (``mask``) once the child's
-    handlers are in place."""
+    SIGINT and SIGTERM are blocked on entry; SIGTERM is unblocked (``mask``) once the
+    child's handler is in place, SIGINT stays blocked (:data:`STOP_SIGNAL`)."""
     code = 0
     reader.close()  # the parent's end
     die_with_parent(parent)
@@ -165,17 +178,17 @@ def _child_body(
 
     def send(obj: Any) -> None:
         data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-        # a message is written whole: SIGINT or SIGTERM arriving meanwhile is handled
-        # after it (a message cut in two would make the rest of the pipe unreadable)
-        signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+        # a message is written whole: SIGTERM arriving meanwhile is handled after it (a
+        # message cut in two would make the rest of the pipe unreadable)
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
         try:
             writer.send_bytes(data)
         finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPPING)
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
     try:
         try:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            signal.pthread_sigmask(signal.SIG_SETMASK, {*mask, signal.SIGINT})
             if in_child is not None:
                 in_child()
             send(("result", fn(send, *args)))
@@ -347,10 +360,10 @@ def _started(
 
 
 def _told_to_stop(child: Child, deadline: float | None) -> float:
-    """Send the child SIGINT (it answers with what it has); when to stop waiting for it:
-    :data:`INTERRUPT_GRACE` from now, or the deadline if sooner."""
+    """Send the child :data:`STOP_SIGNAL` (it answers with what it has); when to stop
+    waiting for it: :data:`INTERRUPT_GRACE` from now, or the deadline if sooner."""
     try:
-        os.kill(child.pid, signal.SIGINT)
+        os.kill(child.pid, STOP_SIGNAL)
     except ProcessLookupError:  # pragma: no cover - already gone
         pass
     grace = time.monotonic() + INTERRUPT_GRACE
@@ -403,8 +416,8 @@ def call_in_child(
         return ("interrupted", None)
     outcome: tuple[str, Any] = ("died", None)
     stop = deadline
-    # the child was told to stop (SIGINT): an error it raises from then on is the stop's
-    # (a native solver that caught the signal reports it as its own error)
+    # the child was told to stop (STOP_SIGNAL): an error it raises from then on is the
+    # stop's (a native library that caught the signal would report it as its own error)
     told = False
     quiet_since = time.monotonic()
     # messages read and not yet handled: a Ctrl-C while one is handled leaves the others

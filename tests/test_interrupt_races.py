@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -22,16 +23,17 @@ from typing import Any
 import pytest
 
 from gossipcert import interrupts
-from gossipcert.children import call_in_child
+from gossipcert.children import STOP_SIGNAL, call_in_child
 
 
 def _solver_like_child(send: Any) -> None:
-    """A child whose SIGINT is taken by a "native solver" that answers with its own error."""
+    """A child whose stop signal is taken by a "native library" that answers with its own
+    error."""
 
     def native(signum: int, frame: Any) -> None:
         raise RuntimeError("Caught keyboard interrupt")
 
-    signal.signal(signal.SIGINT, native)
+    signal.signal(STOP_SIGNAL, native)
     send(("message", "ready"))
     time.sleep(60)
 
@@ -126,3 +128,25 @@ def test_a_signal_during_start_up_is_noted_and_ends_the_command_where_work_begin
     assert proc.stdout.strip() == "start-up goes on"
     assert "interrupted during start-up" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def _mask(send: Any) -> bool:
+    return signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+
+
+def _sigint_to_self(send: Any) -> str:
+    """A SIGINT straight to the child (a terminal's Ctrl-C reaches the whole process group):
+    it stays pending, and the child goes on."""
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.2)
+    return "went on"
+
+
+def test_a_child_keeps_sigint_blocked_and_is_told_to_stop_with_sigterm() -> None:
+    """PySAT takes SIGINT inside ``solve()`` and escapes from CaDiCaL with ``longjmp``; the
+    solver then crashed the child when freed ("Fatal Python error: Segmentation fault" in
+    a stopped run's output). A child never receives SIGINT: its parent tells it with
+    SIGTERM, which PySAT leaves to Python."""
+    assert STOP_SIGNAL == signal.SIGTERM
+    assert call_in_child(_mask, (), None) == ("result", True)
+    assert call_in_child(_sigint_to_self, (), None) == ("result", "went on")

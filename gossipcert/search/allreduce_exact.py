@@ -222,7 +222,7 @@ def decide(
                 for kind, value in child.read():
                     if kind == "error":
                         raise value
-                    if kind == "interrupted":  # SIGINT to the process group
+                    if kind == "interrupted":  # SIGTERM to the process group
                         raise KeyboardInterrupt
                     if kind != "result":
                         continue
