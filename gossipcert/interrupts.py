@@ -160,8 +160,9 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 
 
 def install(argv: list[str] | None = None) -> None:
-    """Make SIGINT and SIGTERM raise ``KeyboardInterrupt`` in this process, and an escaped
-    ``KeyboardInterrupt`` end it in one line with status 130 or 143.
+    """Take SIGINT and SIGTERM in this process: noted during start-up (answered at
+    :func:`begin_work`), raised as ``KeyboardInterrupt`` once the command's work runs; an
+    escaped ``KeyboardInterrupt`` ends the process in one line with status 130 or 143.
 
     Parameters
     ----------
