@@ -53,7 +53,6 @@ from gossipcert.finders.upper import schedule_by_horizon, upper_bound_schedules
 from gossipcert.graphs import latencies
 from gossipcert.heuristics.portfolio import PortfolioResult
 from gossipcert.instance import Instance
-from gossipcert.interrupts import native_interrupts
 from gossipcert.schedule import Schedule
 from gossipcert.simulate import simulate
 
@@ -257,9 +256,7 @@ def _solver(
         else:
             with Solver(name="cadical195", bootstrap_with=enc.formula.cnf_since(0)) as sat:
                 sat.set_phases([v if val else -v for v, val in values.items()])
-                with native_interrupts():  # Ctrl-C as KeyboardInterrupt
-                    found = sat.solve(assumptions=[sel])
-                if not found:
+                if not sat.solve(assumptions=[sel]):
                     return
                 model_set = {lit for lit in sat.get_model() or [] if lit > 0}
             sched = enc.decode(horizon, model_set.__contains__)
