@@ -263,7 +263,7 @@ def solve(
     from gossipcert.command_start import call_origin
 
     origin = call_origin()  # before the search's imports: the limit counts them
-    from gossipcert.watchdog import checked_time_limit
+    from gossipcert.command_start import checked_time_limit
 
     time_limit = checked_time_limit(time_limit)
     instance = as_instance(G, model, problem, root=root)
@@ -442,7 +442,8 @@ def check(
     from gossipcert.command_start import call_origin, limits_from
 
     origin = call_origin()  # before the checkers' imports: the limit counts them
-    from gossipcert.watchdog import check_within, checked_time_limit
+    from gossipcert.command_start import checked_time_limit
+    from gossipcert.watchdog import check_within
 
     time_limit = checked_time_limit(time_limit)
     cert = (
@@ -496,7 +497,8 @@ def upgrade(
     from gossipcert.command_start import call_origin, limits_from
 
     origin = call_origin()  # before the checkers' imports: the limit counts them
-    from gossipcert.watchdog import checked_time_limit, upgrade_within
+    from gossipcert.command_start import checked_time_limit
+    from gossipcert.watchdog import upgrade_within
 
     time_limit = checked_time_limit(time_limit)
     cert = copy.deepcopy(

@@ -1,21 +1,15 @@
 """The one way gossipcert runs work in a child process: forked, reporting through a pipe,
 killed at a deadline, never outliving its parent.
 
-Every place that needs a child uses :class:`Child` (or :func:`call_in_child`, one child
-waited for): the search under a hard time limit (:mod:`gossipcert.watchdog`), the
-proof checker under a deadline (:mod:`gossipcert.proofs.checkers`), the schedule portfolio
-(:mod:`gossipcert.finders.portfolio`), the local pool of sweeps and cubes
-(:mod:`gossipcert.parallel`) and the race of the union relaxation and the exact model of
-allreduce (:func:`gossipcert.search.allreduce_exact.decide`).
-
-A child is a :mod:`multiprocessing` process of the ``fork`` context (no new interpreter to
-import the solvers again) reporting pickles on its own pipe. Kept here, which the library
-does not give: ``PR_SET_PDEATHSIG`` (Linux: the kernel kills a child whose parent died;
-elsewhere a parent killed with ``SIGKILL`` may leave one running), SIGINT and SIGTERM held
-while the process forks and while a message is written or read, the child's answer to its
-parent's word to stop (SIGTERM; SIGINT stays blocked in a child: :data:`STOP_SIGNAL`). A
-daemonic process may not start children (:data:`DASK_SETTING`).
-Platforms: Linux (tested), other POSIX systems with ``fork``; not Windows.
+Every child is a :class:`Child` (:func:`call_in_child`: one child waited for): the search
+and the check under a hard time limit (:mod:`gossipcert.watchdog`), the proof checkers, the
+schedule portfolio, the local pool (:mod:`gossipcert.parallel`) and the allreduce race.
+It is a :mod:`multiprocessing` process of the ``fork`` context (no new interpreter to import
+the solvers again) reporting pickles on a :func:`~multiprocessing.Pipe`. Kept here, which the
+library does not give: ``PR_SET_PDEATHSIG`` (Linux: the kernel kills a child whose parent
+died), SIGINT and SIGTERM held while the process forks and while a message is written or
+read, the child's answer to its parent's word to stop (:data:`STOP_SIGNAL`). A daemonic
+process may not start children (:data:`DASK_SETTING`). Platforms: POSIX with ``fork``.
 """
 
 from __future__ import annotations
@@ -32,7 +26,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from multiprocessing.connection import Connection
 from typing import Any, cast
 
@@ -348,24 +342,19 @@ def ready(children: Iterable[Child], until: float | None) -> list[Child]:
 def _started(
     fn: Callable[..., Any], args: tuple[Any, ...], in_child: Callable[[], None] | None
 ) -> Child | None:
-    """:func:`call_in_child`'s child; None when a signal stops the work before it starts
-    (one came during the fork: the child is already killed and reaped; or one came before
-    and the ``KeyboardInterrupt`` its handler raised was swallowed on its way)."""
-    if interrupts.signalled():
-        return None
+    """:func:`call_in_child`'s child; None when a signal came before (its
+    ``KeyboardInterrupt`` swallowed on its way) or during the fork (the child is already
+    killed and reaped): the work stops before it starts."""
     try:
-        return Child(fn, args, in_child)
+        return None if interrupts.signalled() else Child(fn, args, in_child)
     except KeyboardInterrupt:
         return None
 
 
 def _told_to_stop(child: Child, deadline: float | None) -> float:
-    """Send the child :data:`STOP_SIGNAL` (it answers with what it has); when to stop
-    waiting for it: :data:`INTERRUPT_GRACE` from now, or the deadline if sooner."""
-    try:
+    """Send the child :data:`STOP_SIGNAL`; when to stop waiting for its answer."""
+    with suppress(ProcessLookupError):  # already gone
         os.kill(child.pid, STOP_SIGNAL)
-    except ProcessLookupError:  # pragma: no cover - already gone
-        pass
     grace = time.monotonic() + INTERRUPT_GRACE
     return grace if deadline is None else min(deadline, grace)
 
@@ -459,8 +448,7 @@ def call_in_child(
                 # SIGINT or SIGTERM (to this process alone, or to the process group): the
                 # child is told to stop, and given a moment to answer with what it has
                 if not told:
-                    told = True
-                    stop = _told_to_stop(child, deadline)
+                    told, stop = True, _told_to_stop(child, deadline)
                 outcome = ("interrupted", None)
     finally:
         # the answer is not held up by the teardown of a large child (killed at the

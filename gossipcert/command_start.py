@@ -1,4 +1,5 @@
-"""When the command started: the origin of a command-line time limit.
+"""When the command started: the origin of a command-line time limit; what a time limit
+given from Python may be (:func:`checked_time_limit`).
 
 A time limit given on the command line counts from the moment the process started, so that
 the time spent importing the libraries (seconds on a busy machine) is inside it too.
@@ -6,11 +7,16 @@ the time spent importing the libraries (seconds on a busy machine) is inside it 
 
 from __future__ import annotations
 
+import math
+import numbers
 import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+from gossipcert.errors import SpecError
 
 #: ``time.monotonic()`` value at which the running command started (None: not a command)
 COMMAND_START: float | None = None
@@ -127,3 +133,41 @@ def limits_from_now() -> Iterator[None]:
         yield
     finally:
         COMMAND_START = saved
+
+
+#: the longest time limit taken (about 116 days; the operating system's timers overflow far
+#: above it); no limit at all is no time limit given
+MAX_SECONDS = 10_000_000
+
+
+def checked_time_limit(value: Any) -> float | None:
+    """A time limit given from Python: None (no limit) or a positive finite number of
+    seconds up to :data:`MAX_SECONDS`.
+
+    Raises
+    ------
+    SpecError
+        Anything else: 0, a negative number, NaN, infinity, a bool, a string.
+
+    Examples
+    --------
+    >>> checked_time_limit(2), checked_time_limit(None)
+    (2.0, None)
+    >>> checked_time_limit(float("nan"))
+    Traceback (most recent call last):
+    ...
+    gossipcert.errors.SpecError: time_limit must be a positive number of seconds or None, got nan
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise SpecError(f"time_limit must be a positive number of seconds or None, got {value!r}")
+    seconds = float(value)
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise SpecError(f"time_limit must be a positive number of seconds or None, got {value!r}")
+    if seconds > MAX_SECONDS:
+        raise SpecError(
+            f"time_limit must be at most {MAX_SECONDS:,} seconds, got {value!r}; give None "
+            "for no limit"
+        )
+    return seconds

@@ -4,45 +4,38 @@ The search keeps its own deadline (CaDiCaL in conflict-budget slices, CP-SAT wit
 limit, the proof checkers in child processes), but a single slice, the constructions on a
 large graph, building a large encoding or regenerating a CNF cannot be stopped from inside.
 So a command with a time limit runs its work in a forked child process
-(:class:`gossipcert.children.Child`) that reports every step to the parent through a pipe.
-The child gets the limit minus a small margin
-(:data:`MARGIN_FRACTION` of it, at most :data:`MARGIN_SECONDS`), so that it normally ends
-on its own with its full answer. On the command line the limit counts from the process's
-start (:mod:`gossipcert.command_start`); just before the limit (:func:`kill_after`: at most
-:data:`ANSWER_SECONDS` before) the parent kills it and answers from the last state reported:
-the best lower bound and its evidence, and the best schedule, verified again by
-:func:`gossipcert.simulate.simulate` in the parent as it arrived. The killed child is not
-waited for (:meth:`gossipcert.children.Child.reap`), so the answer comes within the limit,
-or within a fraction of a second of it on a loaded machine. Since the kill bounds the time, the
-child lets CaDiCaL's conflict-budget slices double up to the time left
+(:func:`gossipcert.children.call_in_child`) that reports every step to the parent, given
+the limit minus a small margin (:func:`child_budget`) so that it normally ends on its own.
+On the command line the limit counts from the process's start
+(:mod:`gossipcert.command_start`); just before it (:func:`kill_after`) the parent kills
+the child, does not wait for it to be gone, and answers from the last state reported, its
+schedule verified as it arrived (:class:`gossipcert.search.reports.Reports`). Since the kill
+bounds the time, the child lets CaDiCaL's conflict-budget slices double up to the time left
 (:func:`gossipcert.solvers.backends.allow_long_slices`) instead of restarting every second.
 
-- :func:`gossipcert.children.call_in_child`: the mechanism (any function, any messages),
-  shared with every other place that runs a child;
 - :func:`solve_within`: :func:`gossipcert.search.entry.solve` under a hard limit;
-- :func:`check_within`: :func:`gossipcert.certificates.certificate.check_certificate` under a hard
-  limit (killed, the check is no verdict — ``timeout`` — never a failure);
+- :func:`check_within`: :func:`gossipcert.certificates.certificate.check_certificate` under a
+  hard limit (killed, the check is no verdict, never a failure);
 - :func:`upgrade_within`: the same check, replacing stored DRAT proofs by LRAT ones.
 """
 
 from __future__ import annotations
 
-import math
-import numbers
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from gossipcert.children import Send, call_in_child
 from gossipcert.command_start import limit_origin
 from gossipcert.encodings import EncodingOptions
-from gossipcert.errors import SolverError, SpecError
+from gossipcert.errors import SolverError
 from gossipcert.instance import Instance
 from gossipcert.schedule import Schedule
 from gossipcert.search.outcome import SolveResult
-from gossipcert.search.rounds import Progress, _Search, _verified
+from gossipcert.search.reports import Reports
+from gossipcert.search.rounds import Progress, _Search
 from gossipcert.solvers.backends import BACKENDS, allow_long_slices
-from gossipcert.statuses import SolveStatus
 
 if TYPE_CHECKING:
     from gossipcert.search.split import SplitSettings
@@ -82,44 +75,6 @@ def kill_after(time_limit: float) -> float:
     (59.5, 9.9)
     """
     return time_limit - min(ANSWER_SECONDS, ANSWER_FRACTION * time_limit)
-
-
-#: the longest time limit taken (about 116 days; the operating system's timers overflow far
-#: above it); no limit at all is no time limit given
-MAX_SECONDS = 10_000_000
-
-
-def checked_time_limit(value: Any) -> float | None:
-    """A time limit given from Python: None (no limit) or a positive finite number of
-    seconds up to :data:`MAX_SECONDS`.
-
-    Raises
-    ------
-    SpecError
-        Anything else: 0, a negative number, NaN, infinity, a bool, a string.
-
-    Examples
-    --------
-    >>> checked_time_limit(2), checked_time_limit(None)
-    (2.0, None)
-    >>> checked_time_limit(float("nan"))
-    Traceback (most recent call last):
-    ...
-    gossipcert.errors.SpecError: time_limit must be a positive number of seconds or None, got nan
-    """
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise SpecError(f"time_limit must be a positive number of seconds or None, got {value!r}")
-    seconds = float(value)
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise SpecError(f"time_limit must be a positive number of seconds or None, got {value!r}")
-    if seconds > MAX_SECONDS:
-        raise SpecError(
-            f"time_limit must be at most {MAX_SECONDS:,} seconds, got {value!r}; give None "
-            "for no limit"
-        )
-    return seconds
 
 
 # ------------------------------------------------------------------------------ solve
@@ -212,144 +167,42 @@ def solve_within(
         "seeds": seeds,
         "portfolio": portfolio,
     }
-    state: dict[str, Any] = {"lower": 0, "evidence": {}, "upper_source": "none"}
-    log: list[dict[str, Any]] = []
-    on_message, on_idle = _listeners(state, log, start, progress, instance)
+    reports = Reports(instance, start, progress)
     deadline = None if time_limit is None else start + kill_after(time_limit)
     # killed at a deadline, the child may let CaDiCaL run long slices
     slices = None if deadline is None else allow_long_slices
     kind, value = call_in_child(
-        _solve_child, (kwargs, split), deadline, on_message, slices, on_idle
+        _solve_child, (kwargs, split), deadline, reports.on_message, slices, reports.on_idle
     )
     if kind == "result":
         return value
     if kind == "died":
+        state = reports.state
         raise SolverError(
             _DIED.format(what="search")
             + f" (last state: lower bound {state['lower']}, upper bound from "
             f"{state['upper_source']})"
         )
-    return _from_state(instance, backend, options, state, log, start, kind)
-
-
-def _listeners(
-    state: dict[str, Any],
-    log: list[dict[str, Any]],
-    start: float,
-    progress: Progress | None,
-    instance: Instance,
-) -> tuple[Callable[[tuple[str, Any]], None], Callable[[], None]]:
-    """What :func:`solve_within` does with each message of its child (an event is logged
-    and told, a state kept in ``state``, the schedule in it verified again at once, so that
-    a child killed at the limit leaves nothing to replay) and while the child is silent (a
-    heartbeat of the step the child last said it was in)."""
-    # the step the child last said it was in, for the parent's own heartbeats
-    doing: dict[str, Any] = {"what": "starting the search", "lower": None, "upper": None}
-    doing["origin"] = start
-
-    def on_message(msg: tuple[str, Any]) -> None:
-        kind, value = msg
-        if kind == "event":
-            if isinstance(value.get("time"), int | float):  # the child's clock
-                doing["origin"] = time.monotonic() - value["time"]
-            if value["event"] == "heartbeat":
-                doing.update(what=value.get("what"), rounds=value.get("rounds"))
-                doing.update(lower=value.get("lower"), upper=value.get("upper"))
-            else:
-                log.append(value)
-                doing.update(what=f"working (last step: {value['event']})", rounds=None)
-                if value["event"] in ("lower-bound", "upper-bound"):
-                    doing[value["event"].split("-")[0]] = value["value"]
-            if progress is not None:
-                progress(value)
-        else:
-            state.update(value)
-            if value.get("schedule") is not None:
-                state["verified"] = _verified(instance, value["schedule"], "reported")
-
-    def on_idle() -> None:
-        if progress is not None:
-            progress(_idle_heartbeat(doing))
-
-    return on_message, on_idle
-
-
-def _idle_heartbeat(doing: dict[str, Any]) -> dict[str, Any]:
-    """A heartbeat event sent by the parent while the child is silent (inside a native
-    call), naming the step the child last reported; its time on the child's clock
-    (``doing["origin"]``: when the child's clock read 0)."""
-    return {
-        "event": "heartbeat",
-        "time": round(time.monotonic() - doing["origin"], 3),
-        "rounds": doing.get("rounds"),
-        "what": doing.get("what"),
-        "lower": doing.get("lower"),
-        "upper": doing.get("upper"),
-    }
-
-
-def _from_state(
-    instance: Instance,
-    backend: str,
-    options: EncodingOptions,
-    state: dict[str, Any],
-    log: list[dict[str, Any]],
-    start: float,
-    kind: str,
-) -> SolveResult:
-    """The answer of a killed search, from its last reported state."""
-    best = state.get("verified")  # the last schedule reported, verified as it arrived
-    upper = None if best is None else best[1].rounds
-    lower = int(state["lower"])
-    optimal = upper is not None and lower == upper
-    status = SolveStatus.of_bracket(lower, upper)
-    evidence = state["evidence"] or {
-        "kind": "closed-form",
-        "name": "trivial",
-        "value": lower,
-        "source": "the lower bound known when the search was stopped",
-    }
-    return SolveResult(
-        instance,
-        status,
-        upper if optimal else None,
-        lower,
-        upper,
-        None if best is None else best[0],
-        None if best is None else best[1],
-        evidence,
-        state["upper_source"] if best is not None else "none",
-        backend,
-        state.get("options", options),
-        {"total": time.monotonic() - start},
-        log,
-        timed_out=kind != "interrupted",
-        interrupted=kind == "interrupted",
-    )
+    return reports.answer(backend, options, kind)
 
 
 # ------------------------------------------------------------------------------ check
 
 
-def _check_child(send: Send, cert: dict[str, Any], budget: float | None, full: bool) -> Any:
+def _check_child(
+    send: Send, cert: dict[str, Any], budget: float | None, full: bool, upgrade: bool
+) -> Any:
+    """In the child: the check (upgrading its DRAT proofs: and the certificate upgraded)."""
     from gossipcert.certificates.certificate import check_certificate
+    from gossipcert.proofs.refutation import upgrading
 
     def forward(ok: bool | None, text: str, claim: bool) -> None:
         send(("message", (ok, text, claim)))
 
-    report = check_certificate(cert, budget, full, on_step=forward)
+    with upgrading() if upgrade else nullcontext():
+        report = check_certificate(cert, budget, full, on_step=forward)
     report.listener = None  # the report goes back to the parent: no function inside
-    return report
-
-
-def _upgrade_child(
-    send: Send, cert: dict[str, Any], budget: float | None, full: bool
-) -> tuple[Any, dict[str, Any]]:
-    from gossipcert.proofs.refutation import upgrading
-
-    with upgrading():
-        report = _check_child(send, cert, budget, full)
-    return report, cert
+    return (report, cert) if upgrade else report
 
 
 def check_within(
@@ -413,8 +266,8 @@ def _checked(
         budget = max(0.0, child_budget(time_limit) - (time.monotonic() - start))
         deadline = start + time_limit
     slices = None if deadline is None else allow_long_slices  # killed at the deadline only
-    child = _upgrade_child if upgrade else _check_child
-    kind, value = call_in_child(child, (cert, budget, full), deadline, arrived, slices)
+    args = (cert, budget, full, upgrade)
+    kind, value = call_in_child(_check_child, args, deadline, arrived, slices)
     if kind == "result":
         return value
     if kind == "died":

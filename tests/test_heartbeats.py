@@ -18,6 +18,7 @@ import gossipcert.search.rounds as rounds
 import gossipcert.watchdog as watchdog
 from gossipcert.cli import app
 from gossipcert.instance import parse_instance
+from gossipcert.search.reports import idle_heartbeat
 
 runner = CliRunner()
 
@@ -128,7 +129,7 @@ def test_the_parent_beats_while_the_child_is_silent(monkeypatch: pytest.MonkeyPa
 def test_idle_heartbeat_names_the_last_step() -> None:
     doing = {"what": "checking the proof for 6 rounds", "rounds": 6, "lower": 7, "upper": 7}
     doing["origin"] = time.monotonic() - 3.0
-    event = watchdog._idle_heartbeat(doing)
+    event = idle_heartbeat(doing)
     assert event["event"] == "heartbeat" and event["what"] == doing["what"]
     assert (event["lower"], event["upper"]) == (7, 7) and event["time"] >= 3.0
     progress = cli_text.Progress(enabled=False)

@@ -106,7 +106,7 @@ GraphArg = Annotated[str, typer.Argument(help="Graph spec or file.", metavar="GR
 def _positive_seconds(value: float | None) -> float | None:
     """Reject a time limit that is not a positive finite number of seconds, or is above
     :data:`MAX_SECONDS`."""
-    from gossipcert.watchdog import MAX_SECONDS
+    from gossipcert.command_start import MAX_SECONDS
 
     if value is not None and not (math.isfinite(value) and value > 0):
         raise typer.BadParameter(f"must be a positive number of seconds, got {value:g}")
@@ -121,7 +121,7 @@ def _positive_seconds(value: float | None) -> float | None:
 def _seconds_or_zero(value: float) -> float:
     """Reject a number of seconds that is negative, NaN, infinite or above
     :data:`MAX_SECONDS` (0 stays: off)."""
-    from gossipcert.watchdog import MAX_SECONDS
+    from gossipcert.command_start import MAX_SECONDS
 
     if not (math.isfinite(value) and 0 <= value <= MAX_SECONDS):
         raise typer.BadParameter(

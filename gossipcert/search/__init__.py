@@ -16,4 +16,6 @@ Modules
   chunked gossip.
 - :mod:`.cost`: the linear-cost objectives (least steps, least cost).
 - :mod:`.heartbeat`: heartbeat events during a step that reports no progress of its own.
+- :mod:`.reports`: a search's reports as the parent of its child process keeps them, and
+  the answer of a search stopped at its time limit or by a signal.
 """

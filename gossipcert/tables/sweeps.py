@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from gossipcert.claims import Claim, parse_claim
+from gossipcert.command_start import MAX_SECONDS
 from gossipcert.errors import GossipcertError, SpecError
 from gossipcert.instance import Instance, parse_instance
 from gossipcert.store import instance_key
-from gossipcert.watchdog import MAX_SECONDS
 
 _SWEEP_KEYS = {"name", "time_limit", "backend", "output", "store", "group"}
 _PAGE_KEYS = {"title", "intro", "notes"}  # text around the Markdown table
