@@ -30,9 +30,15 @@ anything heavy (the command line, the solvers: seconds on a busy machine). Then:
   ``KeyboardInterrupt`` swallowed silently (by a library's ``except``) is still noted
   (:func:`signalled`): the work a command hands to a child process
   (:func:`gossipcert.children.call_in_child`) asks it, and stops as for the signal itself;
-- a SIGINT that a native SAT solver catches itself (PySAT reports it as its own error,
-  "Caught keyboard interrupt") is raised as ``KeyboardInterrupt``
-  (:func:`native_interrupts`).
+- a native SAT solver never takes SIGINT itself where it could arrive: PySAT, called from
+  the main thread, installs its own handler for the length of a call, which escapes from
+  inside the solver with ``longjmp`` and leaves SIGINT blocked in the thread and that
+  handler in place (later Ctrl-Cs are lost, or jump into a stack frame that no longer
+  exists), and a CaDiCaL solver left in an invalid state. :func:`interruptible_solve`
+  runs the call in a worker thread and stops the solver with its own ``interrupt()``, or
+  holds SIGINT until the call returns; where PySAT does take the signal,
+  :func:`native_interrupts` raises it as ``KeyboardInterrupt`` and puts Python's handler
+  and the signal mask back.
 
 The exit status is 130 after SIGINT and 143 after SIGTERM (the shell's ``128 + 15``)
 whenever a signal arrived, whatever the command would have answered; 0, 1 or 2 otherwise.
@@ -41,7 +47,7 @@ finds Python's defaults (a ``KeyboardInterrupt`` in Python's start-up, or the en
 SIGTERM).
 
 This module imports nothing but the standard library's ``atexit``, ``contextlib``, ``os``,
-``signal`` and ``sys``.
+``signal``, ``sys`` and ``threading``.
 
 Examples
 --------
@@ -55,10 +61,11 @@ import atexit
 import os
 import signal
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType, TracebackType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 #: the signals received, in order
 _received: list[int] = []
@@ -96,9 +103,12 @@ def signalled() -> bool:
 def native_interrupts() -> Iterator[None]:
     """Raise a SIGINT that a native SAT solver caught as :class:`KeyboardInterrupt`.
 
-    PySAT installs its own SIGINT handler for the length of a ``solve()``,
-    ``solve_limited()`` or ``propagate()`` call and reports the signal as its own error
-    ("Caught keyboard interrupt"); other errors pass unchanged.
+    PySAT, called from the main thread, installs its own SIGINT handler for the length of a
+    ``solve()``, ``solve_limited()`` or ``propagate()`` call and reports the signal as its
+    own error ("Caught keyboard interrupt"), leaving its handler installed and SIGINT
+    blocked in the thread: both are put back as they were (Python's handler; the mask on
+    entry). Other errors pass unchanged. (:func:`interruptible_solve` never lets PySAT take
+    the signal.)
 
     Examples
     --------
@@ -109,12 +119,99 @@ def native_interrupts() -> Iterator[None]:
     ...     print("interrupted")
     interrupted
     """
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, ())
     try:
         yield
     except Exception as exc:
-        if "keyboard interrupt" in str(exc).lower():
-            raise KeyboardInterrupt from None
+        if "keyboard interrupt" not in str(exc).lower():
+            raise
+        if threading.current_thread() is threading.main_thread():
+            handler = signal.getsignal(signal.SIGINT)  # Python's own, as it was before
+            signal.signal(signal.SIGINT, signal.SIG_DFL if handler is None else handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        raise KeyboardInterrupt from None
+
+
+def interruptible_solve(solver: Any, assumptions: Sequence[int] = ()) -> bool | None:
+    """``solver.solve_limited(assumptions)`` of a PySAT solver, stopped by a signal without
+    PySAT's own SIGINT handler ever acting (:func:`native_interrupts` says what it leaves:
+    a CaDiCaL solver it escaped from is left in an invalid state, and aborts the process at
+    its next use).
+
+    Where SIGINT can arrive (the main thread, SIGINT not blocked):
+
+    - a solver whose binding lets other threads run during the call (Glucose, MiniSat) is
+      called in a worker thread, where PySAT installs no handler, with
+      ``expect_interrupt=True``; this thread waits, and on ``KeyboardInterrupt`` (Ctrl-C;
+      SIGTERM under the command line) stops the solver (``interrupt()``), waits for the
+      worker to return and raises it again;
+    - CaDiCaL's binding holds the interpreter's lock for the whole call (no other thread
+      runs, so none could take the signal): SIGINT is blocked in this thread for the call,
+      and a SIGINT that came meanwhile is raised as ``KeyboardInterrupt`` when it returns
+      (the caller's conflict budget bounds the wait: a slice of about a second for the
+      search, :func:`gossipcert.solvers.backends.solve_sliced`).
+
+    Elsewhere (another thread; a child process, which keeps SIGINT blocked) the call is made
+    here as it is.
+
+    Parameters
+    ----------
+    solver : pysat.solvers.Solver
+        With its conflict budget set, if any (``conf_budget``).
+    assumptions : sequence of int
+
+    Returns
+    -------
+    bool or None
+        The solver's answer; None when its budget ran out.
+
+    Examples
+    --------
+    >>> from pysat.solvers import Solver
+    >>> with Solver(name="glucose4", bootstrap_with=[[1, 2], [-1]]) as s:
+    ...     interruptible_solve(s), interruptible_solve(s, [-2])
+    (True, False)
+    """
+    lits = list(assumptions)
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ())
+    ):
+        return solver.solve_limited(assumptions=lits)
+    if type(getattr(solver, "solver", solver)).__name__.lower().startswith("cadical"):
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return solver.solve_limited(assumptions=lits)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)  # a SIGINT that came: here
+    box: dict[str, Any] = {}
+    done = threading.Event()  # not Thread.join: see gossipcert.solvers.cpsat_run
+
+    def work() -> None:
+        try:
+            box["result"] = solver.solve_limited(assumptions=lits, expect_interrupt=True)
+        except BaseException as exc:  # handed back to the calling thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="pysat", daemon=True).start()
+    try:
+        while not done.wait(1.0):
+            pass
+    except BaseException:  # Ctrl-C: the solver stops before the signal goes on
+        solver.interrupt()
+        while True:
+            try:
+                if done.wait(0.1):
+                    break
+            except KeyboardInterrupt:  # another signal: the solver is stopping already
+                pass
+        solver.clear_interrupt()
         raise
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
 
 
 def before_work() -> bool:

@@ -9,6 +9,10 @@
   signal itself. Before, SIGTERM 0.3 s into ``solve`` could be lost and the search ran on.
 - During start-up a signal is noted and the command ends where its own code would begin,
   in one line.
+- PySAT, called from the main thread, takes SIGINT itself and escapes from the solver with
+  ``longjmp``, leaving SIGINT blocked, its own handler installed and a CaDiCaL solver that
+  aborts the process at its next use. ``interruptible_solve`` never lets it take the
+  signal; ``native_interrupts`` puts the handler and the mask back where it did.
 """
 
 from __future__ import annotations
@@ -99,7 +103,7 @@ def test_pysat_report_of_sigint_becomes_keyboard_interrupt() -> None:
         "        s.solve()\n"
         "    print('finished')\n"
         "except KeyboardInterrupt:\n"
-        "    print('keyboard interrupt')\n"
+        "    print('keyboard interrupt')\n" + _AFTER
     )
     proc = subprocess.Popen(
         [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -110,7 +114,89 @@ def test_pysat_report_of_sigint_becomes_keyboard_interrupt() -> None:
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     # (a signal before solve() started is Python's own KeyboardInterrupt: the same line)
-    assert out.strip() == "keyboard interrupt", err
+    assert out.split() == ["keyboard", "interrupt", *_AFTER_SAYS], err
+
+
+#: what a process checks after the solver was stopped by SIGINT: the signal is not left
+#: blocked, and the next SIGINT reaches Python's handler (PySAT's, left installed, would jump
+#: into a stack frame that no longer exists)
+_AFTER = (
+    "print('blocked' if signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ()) "
+    "else 'unblocked', flush=True)\n"
+    "try:\n"
+    "    os.kill(os.getpid(), signal.SIGINT)\n"
+    "    import time; time.sleep(5)\n"
+    "    print('lost')\n"
+    "except KeyboardInterrupt:\n"
+    "    print('python-handler', flush=True)\n"
+    "os._exit(0)\n"  # a CaDiCaL solver PySAT escaped from aborts at its next use, even freed
+)
+_AFTER_SAYS = ["unblocked", "python-handler"]
+
+
+@pytest.mark.parametrize(
+    "name, budget",
+    [("glucose4", None), ("cadical195", 500_000)],  # a worker thread; SIGINT held for the call
+)
+def test_interruptible_solve_stops_the_solver_without_pysat_handler(
+    name: str, budget: int | None
+) -> None:
+    """SIGINT during :func:`gossipcert.interrupts.interruptible_solve` in the main thread
+    stops the solve (``KeyboardInterrupt``: at once for Glucose, when the budgeted call
+    returns for CaDiCaL) and leaves the process as it was: SIGINT not blocked, Python's
+    handler in place, the solver usable."""
+    code = (
+        "import os, signal, sys\n"
+        "from pysat.solvers import Solver\n"
+        "from pysat.examples.genhard import PHP\n"
+        "from gossipcert.interrupts import interruptible_solve\n"
+        f"s = Solver(name={name!r}, bootstrap_with=PHP(12).clauses)\n"
+        + ("" if budget is None else f"s.conf_budget({budget})\n")
+        + "print('ready', flush=True)\n"
+        "try:\n"
+        "    interruptible_solve(s)\n"
+        "    print('finished')\n"
+        "except KeyboardInterrupt:\n"
+        "    print('keyboard interrupt')\n"
+        "s.conf_budget(100)\n"
+        "print('usable' if interruptible_solve(s) is None else 'answered', flush=True)\n"
+        "s.delete()\n" + _AFTER
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(0.3)  # inside the solve, most likely (PHP(12) takes minutes unbudgeted)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert out.split() == ["keyboard", "interrupt", "usable", *_AFTER_SAYS], err
+    assert proc.returncode == 0, err
+
+
+def test_interruptible_solve_uses_a_worker_thread_only_where_sigint_can_arrive(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where SIGINT cannot arrive (blocked, as in every child) the solve runs in the calling
+    thread; in the main thread with SIGINT deliverable it runs in a worker thread."""
+    from pysat.solvers import Solver
+
+    class NoThread:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            raise AssertionError("a worker thread was started")
+
+    monkeypatch.setattr(interrupts.threading, "Thread", NoThread)
+    with Solver(name="glucose4", bootstrap_with=[[1, 2], [-1]]) as s:
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            assert interrupts.interruptible_solve(s, [2]) is True
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        with pytest.raises(AssertionError, match="worker thread"):
+            interrupts.interruptible_solve(s, [2])
+    monkeypatch.undo()
+    with Solver(name="glucose4", bootstrap_with=[[1, 2], [-1]]) as s:
+        assert interrupts.interruptible_solve(s, [-2]) is False
 
 
 def test_a_signal_during_start_up_is_noted_and_ends_the_command_where_work_begins() -> None:

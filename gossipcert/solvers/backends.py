@@ -29,7 +29,7 @@ from pysat.solvers import Solver
 
 from gossipcert.encodings.formula import Formula
 from gossipcert.errors import SolverError
-from gossipcert.interrupts import native_interrupts
+from gossipcert.interrupts import interruptible_solve, native_interrupts
 from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 from gossipcert.statuses import QueryStatus
 
@@ -147,17 +147,16 @@ def solve_sliced(
 ) -> bool | None:
     """Run a PySAT solver in conflict-budget slices, checking the wall clock between them.
 
-    CaDiCaL cannot be interrupted from Python, so a deadline (a ``time.monotonic()`` value) is
-    kept by slices of conflicts sized to last about :data:`SLICE_SECONDS` each (the first
-    from the formula's size or the solver's last measured rate, :func:`_start_budget`; the
-    others from the rate just measured); ``tick`` is
-    called between slices (progress reports). Where :func:`allow_long_slices` is on, each
+    A deadline (a ``time.monotonic()`` value) is kept by slices of conflicts sized to last
+    about :data:`SLICE_SECONDS` each (the first from the formula's size or the solver's last
+    measured rate, :func:`_start_budget`; the others from the rate just measured); ``tick``
+    is called between slices (progress reports). Where :func:`allow_long_slices` is on, each
     slice aims at twice the length of the last one, at most the time left before
     ``deadline`` (a slice restarts part of CaDiCaL's search, see the module's docstring);
     with it on and neither ``deadline`` nor ``tick`` there is nothing to slice for, and the
     solver runs in one call (a forked child that its parent kills at the parent's
-    deadline). Returns None when the deadline passes. A SIGINT caught by the solver is raised as
-    :class:`KeyboardInterrupt`.
+    deadline). Returns None when the deadline passes. A signal stops the solver and is
+    raised as :class:`KeyboardInterrupt` (:func:`gossipcert.interrupts.interruptible_solve`).
     """
     if _long_slices and deadline is None and tick is None:
         # killed from outside and nothing to report: one call, CaDiCaL's search unbroken
@@ -168,8 +167,7 @@ def solve_sliced(
     while deadline is None or time.monotonic() < deadline:
         solver.conf_budget(budget)
         t0 = time.monotonic()
-        with native_interrupts():
-            result = solver.solve_limited(assumptions=assumptions)
+        result = interruptible_solve(solver, assumptions)
         if result is not None:
             return result
         now = time.monotonic()
