@@ -22,16 +22,16 @@ import os
 import pickle
 import signal
 import sys
-import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Iterable
+from contextlib import suppress
 from multiprocessing.connection import Connection
 from typing import Any, cast
 
 from gossipcert import interrupts
 from gossipcert.errors import GossipcertError
+from gossipcert.interrupts import STOPPING, signals_held
 
 #: after SIGINT or SIGTERM, seconds :func:`call_in_child` waits for the child's own answer
 #: before killing it (the caller then answers from the child's last reported state)
@@ -106,10 +106,6 @@ def die_with_parent(parent: int | None = None) -> None:  # pragma: no cover - in
         os._exit(1)
 
 
-#: the signals that stop a process's work (held while a child is forked, or a message
-#: written or read)
-_STOPPING = {signal.SIGINT, signal.SIGTERM}
-
 #: how a parent tells its child to stop (:func:`_interrupt_once`). Not SIGINT: a child keeps
 #: SIGINT blocked all its life, because PySAT takes SIGINT for the length of a ``solve()``
 #: and escapes from inside CaDiCaL (``longjmp``), leaving a solver that crashes the
@@ -119,28 +115,6 @@ _STOPPING = {signal.SIGINT, signal.SIGTERM}
 #: its own children, each with SIGTERM; a child inside a native call is killed when its
 #: grace runs out.
 STOP_SIGNAL = signal.SIGTERM
-
-
-@contextmanager
-def _signals_held() -> Iterator[set[int]]:
-    """SIGINT and SIGTERM wait while the block runs, and arrive once each after it: blocked
-    in this thread, and in the main thread (the only one that runs Python's handlers, and
-    may set them) noted by holding handlers too: another thread, a native library's, may
-    take a signal this one blocks, and Python would run its handler here all the same.
-    Yields the signal mask to restore."""
-    held: list[int] = []
-    previous: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        previous = {s: signal.signal(s, lambda signum, _: held.append(signum)) for s in _STOPPING}
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
-    try:
-        yield mask
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        for signum, handler in previous.items():
-            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
-        for signum in dict.fromkeys(held):  # the restored handler acts on it here
-            signal.raise_signal(signum)
 
 
 def _interrupt_once(signum: int, frame: Any) -> None:  # pragma: no cover - in children
@@ -174,7 +148,7 @@ def _child_body(
         data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
         # a message is written whole: SIGTERM arriving meanwhile is handled after it (a
         # message cut in two would make the rest of the pipe unreadable)
-        before = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
         try:
             writer.send_bytes(data)
         finally:
@@ -252,7 +226,7 @@ class Child:
             # SIGINT and SIGTERM wait while the process forks (multiprocessing does not
             # hold them): a handler that raises would raise inside the interpreter's fork
             # hooks, which swallow it, or in the child before it takes its own handlers
-            with _signals_held() as mask:
+            with signals_held() as mask:
                 #: the child process (not daemonic: it may start children of its own)
                 self.process = _FORK.Process(
                     target=_child_body,
@@ -277,7 +251,7 @@ class Child:
         a message would leave the pipe unreadable); the message is then kept in
         :attr:`inbox`, returned by the next call."""
         if not self.inbox and not self.done:
-            with _signals_held():
+            with signals_held():
                 try:
                     self.inbox.append(self.conn.recv())
                 except (EOFError, OSError):  # the end, or an end inside a message (killed)

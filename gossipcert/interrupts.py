@@ -30,13 +30,14 @@ anything heavy (the command line, the solvers: seconds on a busy machine). Then:
   ``KeyboardInterrupt`` swallowed silently (by a library's ``except``) is still noted
   (:func:`signalled`): the work a command hands to a child process
   (:func:`gossipcert.children.call_in_child`) asks it, and stops as for the signal itself;
-- a native SAT solver never takes SIGINT itself where it could arrive: PySAT, called from
+- a native SAT solver does not take SIGINT itself where it could arrive: PySAT, called from
   the main thread, installs its own handler for the length of a call, which escapes from
   inside the solver with ``longjmp`` and leaves SIGINT blocked in the thread and that
   handler in place (later Ctrl-Cs are lost, or jump into a stack frame that no longer
-  exists), and a CaDiCaL solver left in an invalid state. :func:`interruptible_solve`
-  runs the call in a worker thread and stops the solver with its own ``interrupt()``, or
-  holds SIGINT until the call returns; where PySAT does take the signal,
+  exists), and a CaDiCaL solver left in an invalid state. :func:`native_call` runs the
+  call in a worker thread, where PySAT installs no handler, and stops the solver with its
+  own ``interrupt()`` where it has one (:func:`interruptible_solve`); where PySAT does take
+  the signal,
   :func:`native_interrupts` raises it as ``KeyboardInterrupt`` and puts Python's handler
   and the signal mask back.
 
@@ -62,10 +63,10 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType, TracebackType
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar, cast
 
 #: the signals received, in order
 _received: list[int] = []
@@ -132,27 +133,120 @@ def native_interrupts() -> Iterator[None]:
         raise KeyboardInterrupt from None
 
 
+#: the signals that stop a process's work (:func:`signals_held`)
+STOPPING = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def signals_held() -> Iterator[set[int]]:
+    """SIGINT and SIGTERM wait while the block runs, and arrive once each after it: blocked
+    in this thread, and in the main thread (the only one that runs Python's handlers, and
+    may set them) noted by holding handlers too: another thread, a native library's, may
+    take a signal this one blocks, and Python would run its handler here all the same.
+    Yields the signal mask to restore.
+
+    Examples
+    --------
+    >>> with signals_held() as mask:
+    ...     signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ())
+    True
+    """
+    held: list[int] = []
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        previous = {s: signal.signal(s, lambda signum, _: held.append(signum)) for s in STOPPING}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
+    try:
+        yield mask
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        for signum, handler in previous.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        for signum in dict.fromkeys(held):  # the restored handler acts on it here
+            signal.raise_signal(signum)
+
+
+T = TypeVar("T")
+
+
+def native_call(
+    call: Callable[[], T],
+    interrupt: Callable[[], None] | None = None,
+    clear: Callable[[], None] | None = None,
+) -> T:
+    """``call()``, a native SAT solver's (PySAT's ``solve_limited``, ``propagate``), where
+    PySAT cannot take a signal with its own handler.
+
+    PySAT, called from a process's main thread, installs its own SIGINT handler for the
+    length of the call; from any other thread, none (:func:`native_interrupts` says what
+    that handler leaves). So in the main thread, SIGINT not blocked, ``call()`` runs in a
+    worker thread while this one waits: a signal raises ``KeyboardInterrupt`` here, which
+    stops the solver (``interrupt()``, for a solver that has one and lets this thread run
+    meanwhile), waits for the worker to return, clears the interrupt (``clear()``) and
+    goes on. The signals are held while the worker starts and while it is waited for, so
+    that none leaves the solver running under its caller. A solver whose binding holds the
+    interpreter's lock for the whole call (CaDiCaL) lets no other thread run: the signal is
+    raised when the call returns, and the caller's budget bounds the wait. Elsewhere
+    (another thread; a child process, which keeps SIGINT blocked) ``call()`` runs here.
+
+    Examples
+    --------
+    >>> native_call(lambda: 6 * 7)
+    42
+    """
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ())
+    ):
+        return call()
+    box: dict[str, Any] = {}
+    done = threading.Event()  # not Thread.join: see gossipcert.solvers.cpsat_run
+
+    def work() -> None:
+        try:
+            box["result"] = call()
+        except BaseException as exc:  # handed back to the calling thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    started = False
+    try:
+        with signals_held():  # (the worker inherits them blocked: they reach this thread)
+            threading.Thread(target=work, name="native-call", daemon=True).start()
+            started = True
+        while not done.wait(1.0):
+            pass
+    except BaseException:  # Ctrl-C: the solver stops before the signal goes on
+        if started:
+            with signals_held():
+                if interrupt is not None:
+                    interrupt()
+                done.wait()
+                if clear is not None:
+                    clear()
+        raise
+    if "error" in box:
+        raise box["error"]
+    return cast(T, box["result"])
+
+
+#: PySAT's solvers whose binding lets other threads run during a call and which stop on
+#: ``interrupt()`` (measured with PySAT 1.9: a solve in a worker thread, this thread ticking
+#: meanwhile). CaDiCaL and Kissat hold the interpreter's lock for the whole call; Kissat and
+#: Lingeling have no ``interrupt()``.
+INTERRUPTIBLE_SOLVERS = frozenset(
+    "Ergo Gluecard3 Gluecard4 Glucose3 Glucose4 Glucose42 MapleChrono MapleCM Maplesat "
+    "Mergesat3 Minicard Minisat22 MinisatGH MinisatEP".split()
+)
+
+
 def interruptible_solve(solver: Any, assumptions: Sequence[int] = ()) -> bool | None:
-    """``solver.solve_limited(assumptions)`` of a PySAT solver, stopped by a signal without
-    PySAT's own SIGINT handler ever acting (:func:`native_interrupts` says what it leaves:
-    a CaDiCaL solver it escaped from is left in an invalid state, and aborts the process at
-    its next use).
-
-    Where SIGINT can arrive (the main thread, SIGINT not blocked):
-
-    - a solver whose binding lets other threads run during the call (Glucose, MiniSat) is
-      called in a worker thread, where PySAT installs no handler, with
-      ``expect_interrupt=True``; this thread waits, and on ``KeyboardInterrupt`` (Ctrl-C;
-      SIGTERM under the command line) stops the solver (``interrupt()``), waits for the
-      worker to return and raises it again;
-    - CaDiCaL's binding holds the interpreter's lock for the whole call (no other thread
-      runs, so none could take the signal): SIGINT is blocked in this thread for the call,
-      and a SIGINT that came meanwhile is raised as ``KeyboardInterrupt`` when it returns
-      (the caller's conflict budget bounds the wait: a slice of about a second for the
-      search, :func:`gossipcert.solvers.backends.solve_sliced`).
-
-    Elsewhere (another thread; a child process, which keeps SIGINT blocked) the call is made
-    here as it is.
+    """``solver.solve_limited(assumptions)`` of a PySAT solver through :func:`native_call`:
+    PySAT's own SIGINT handler never acts, and a signal stops a solver of
+    :data:`INTERRUPTIBLE_SOLVERS` at once (Glucose, MiniSat), any other (CaDiCaL) when its
+    budgeted call returns (a slice of about a second for the search,
+    :func:`gossipcert.solvers.backends.solve_sliced`, unless long slices are allowed).
 
     Parameters
     ----------
@@ -173,45 +267,13 @@ def interruptible_solve(solver: Any, assumptions: Sequence[int] = ()) -> bool | 
     (True, False)
     """
     lits = list(assumptions)
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ())
-    ):
-        return solver.solve_limited(assumptions=lits)
-    if type(getattr(solver, "solver", solver)).__name__.lower().startswith("cadical"):
-        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            return solver.solve_limited(assumptions=lits)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, before)  # a SIGINT that came: here
-    box: dict[str, Any] = {}
-    done = threading.Event()  # not Thread.join: see gossipcert.solvers.cpsat_run
-
-    def work() -> None:
-        try:
-            box["result"] = solver.solve_limited(assumptions=lits, expect_interrupt=True)
-        except BaseException as exc:  # handed back to the calling thread
-            box["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=work, name="pysat", daemon=True).start()
-    try:
-        while not done.wait(1.0):
-            pass
-    except BaseException:  # Ctrl-C: the solver stops before the signal goes on
-        solver.interrupt()
-        while True:
-            try:
-                if done.wait(0.1):
-                    break
-            except KeyboardInterrupt:  # another signal: the solver is stopping already
-                pass
-        solver.clear_interrupt()
-        raise
-    if "error" in box:
-        raise box["error"]
-    return box["result"]
+    if type(getattr(solver, "solver", solver)).__name__ not in INTERRUPTIBLE_SOLVERS:
+        return native_call(lambda: solver.solve_limited(assumptions=lits))
+    return native_call(
+        lambda: solver.solve_limited(assumptions=lits, expect_interrupt=True),
+        solver.interrupt,
+        solver.clear_interrupt,
+    )
 
 
 def before_work() -> bool:

@@ -136,7 +136,8 @@ _AFTER_SAYS = ["unblocked", "python-handler"]
 
 @pytest.mark.parametrize(
     "name, budget",
-    [("glucose4", None), ("cadical195", 500_000)],  # a worker thread; SIGINT held for the call
+    # a worker thread (two families); the signal held for the call
+    [("glucose4", None), ("minisat22", None), ("cadical195", 500_000)],
 )
 def test_interruptible_solve_stops_the_solver_without_pysat_handler(
     name: str, budget: int | None
@@ -158,8 +159,8 @@ def test_interruptible_solve_stops_the_solver_without_pysat_handler(
         "    print('finished')\n"
         "except KeyboardInterrupt:\n"
         "    print('keyboard interrupt')\n"
-        "s.conf_budget(100)\n"
-        "print('usable' if interruptible_solve(s) is None else 'answered', flush=True)\n"
+        # contradictory assumptions: False at once, None if an interrupt were left set
+        "print('usable' if interruptible_solve(s, [1, -1]) is False else 'stuck', flush=True)\n"
         "s.delete()\n" + _AFTER
     )
     proc = subprocess.Popen(
@@ -172,6 +173,32 @@ def test_interruptible_solve_stops_the_solver_without_pysat_handler(
     out, err = proc.communicate(timeout=120)
     assert out.split() == ["keyboard", "interrupt", "usable", *_AFTER_SAYS], err
     assert proc.returncode == 0, err
+
+
+def test_a_signal_while_the_worker_starts_stops_the_solver_before_it_is_raised() -> None:
+    """A SIGINT that arrives while the worker thread starts is held until the solver can be
+    stopped: the ``KeyboardInterrupt`` leaves no worker running on a solver its caller then
+    frees (before, a segmentation fault)."""
+    code = (
+        "import os, signal, threading\n"
+        "from pysat.solvers import Solver\n"
+        "from pysat.examples.genhard import PHP\n"
+        "from gossipcert.interrupts import interruptible_solve\n"
+        "start = threading.Thread.start\n"
+        "def signalled_start(self):\n"
+        "    start(self)\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "threading.Thread.start = signalled_start\n"
+        "try:\n"
+        "    with Solver(name='glucose4', bootstrap_with=PHP(11).clauses) as s:\n"
+        "        interruptible_solve(s)\n"
+        "    print('finished')\n"
+        "except KeyboardInterrupt:\n"
+        "    alive = [t for t in threading.enumerate() if t.name == 'pysat']\n"
+        "    print('interrupted', len(alive), flush=True)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (out.stdout.split(), out.returncode) == (["interrupted", "0"], 0), out.stderr
 
 
 def test_interruptible_solve_uses_a_worker_thread_only_where_sigint_can_arrive(

@@ -49,7 +49,7 @@ def test_a_signal_during_a_fork_is_held_and_sent_again_once() -> None:
     import signal
     import threading
 
-    from gossipcert.children import _signals_held
+    from gossipcert.interrupts import signals_held
 
     seen: list[int] = []
 
@@ -61,7 +61,7 @@ def test_a_signal_during_a_fork_is_held_and_sent_again_once() -> None:
     other.start()
     before = signal.signal(signal.SIGTERM, record)
     try:
-        with _signals_held():
+        with signals_held():
             signal.pthread_kill(other.ident or 0, signal.SIGTERM)
             os.kill(os.getpid(), signal.SIGTERM)
             time.sleep(0.05)  # bytecodes: Python's handler would run within them

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from functools import partial
 from typing import Any
 
 import pynauty
@@ -21,6 +22,7 @@ from pysat.solvers import Solver
 
 from gossipcert.errors import SolverError
 from gossipcert.instance import Instance, ProblemKind
+from gossipcert.interrupts import native_call
 from gossipcert.proofs.refutation import PROOF_SOLVER
 from gossipcert.search.cubes import Base, Cube, Key, cube_literals, key_orbits
 from gossipcert.symmetry.automorphisms import automorphism_generators, node_cells
@@ -83,7 +85,8 @@ def strict_plan(instance: Instance, base: Base, nodes: int = STRICT_NODES) -> li
             if set(calls) & {k for c in combo for k in c.idle}:
                 continue  # a key both made true and false
             cube = Cube(calls, idle)
-            ok, _ = solver.propagate(assumptions=cube_literals(base.index, cube))
+            lits = cube_literals(base.index, cube)
+            ok, _ = native_call(partial(solver.propagate, assumptions=lits))
             if ok:
                 cubes[cube] = None
     return list(cubes)
