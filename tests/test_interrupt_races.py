@@ -105,16 +105,23 @@ def test_pysat_report_of_sigint_becomes_keyboard_interrupt() -> None:
         "except KeyboardInterrupt:\n"
         "    print('keyboard interrupt')\n" + _AFTER
     )
+    out, err, _ = _interrupted(code, 0.5)  # inside solve(), most likely (PHP(12): minutes)
+    # (a signal before solve() started is Python's own KeyboardInterrupt: the same line)
+    assert out.split() == ["keyboard", "interrupt", *_AFTER_SAYS], err
+
+
+def _interrupted(code: str, after: float) -> tuple[str, str, int]:
+    """Run ``code`` in a fresh interpreter; SIGINT ``after`` seconds after it prints
+    ``ready``. Its output after that line, its errors and its exit status."""
     proc = subprocess.Popen(
         [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "ready"
-    time.sleep(0.5)  # inside solve(), most likely (PHP(12) takes CaDiCaL minutes)
+    time.sleep(after)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
-    # (a signal before solve() started is Python's own KeyboardInterrupt: the same line)
-    assert out.split() == ["keyboard", "interrupt", *_AFTER_SAYS], err
+    return out, err, proc.returncode
 
 
 #: what a process checks after the solver was stopped by SIGINT: the signal is not left
@@ -163,16 +170,9 @@ def test_interruptible_solve_stops_the_solver_without_pysat_handler(
         "print('usable' if interruptible_solve(s, [1, -1]) is False else 'stuck', flush=True)\n"
         "s.delete()\n" + _AFTER
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None
-    assert proc.stdout.readline().strip() == "ready"
-    time.sleep(0.3)  # inside the solve, most likely (PHP(12) takes minutes unbudgeted)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
+    out, err, code = _interrupted(code, 0.3)  # inside the solve, most likely
     assert out.split() == ["keyboard", "interrupt", "usable", *_AFTER_SAYS], err
-    assert proc.returncode == 0, err
+    assert code == 0, err
 
 
 def test_a_signal_while_the_worker_starts_stops_the_solver_before_it_is_raised() -> None:

@@ -486,14 +486,11 @@ def _answer(
     for r in solved:
         for key, value in r.times.items():
             times[key] = times.get(key, 0.0) + value
-    return SolveResult(
+    return SolveResult.from_bracket(
         instance,
         status,
-        upper if optimal else None,
         lower,
-        upper,
-        None if best is None else best[0],
-        None if best is None else best[1],
+        best,
         evidence,
         source_of_upper,
         solved[0].backend if solved else "sat",

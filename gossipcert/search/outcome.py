@@ -65,6 +65,25 @@ class SolveResult:
     def __post_init__(self) -> None:
         self.status = SolveStatus(self.status)  # a member, also when given its value
 
+    @classmethod
+    def from_bracket(
+        cls,
+        instance: Instance,
+        status: SolveStatus,
+        lower: int,
+        best: tuple[Schedule, Report] | None,
+        *args: Any,
+        **kwargs: Any,
+    ) -> SolveResult:
+        """The result of a bracket: the lower bound, the best verified schedule and its
+        report (None: no schedule) giving the upper bound (the report's rounds), the optimum
+        where ``status`` is optimal. ``args`` and ``kwargs``: the fields from
+        :attr:`evidence` on."""
+        upper = None if best is None else best[1].rounds
+        optimum = upper if status is SolveStatus.OPTIMAL else None
+        schedule, report = (None, None) if best is None else best
+        return cls(instance, status, optimum, lower, upper, schedule, report, *args, **kwargs)
+
     @property
     def certified(self) -> bool:
         """An optimum whose lower bound has evidence beyond the solver's word (a closed form

@@ -80,23 +80,18 @@ class Reports:
         limit: anything else) after its last report."""
         state = self.state
         best = state.get("verified")  # the last schedule reported, verified as it arrived
-        upper = None if best is None else best[1].rounds
         lower = int(state["lower"])
-        optimal = upper is not None and lower == upper
         evidence = state["evidence"] or {
             "kind": "closed-form",
             "name": "trivial",
             "value": lower,
             "source": "the lower bound known when the search was stopped",
         }
-        return SolveResult(
+        return SolveResult.from_bracket(
             self.instance,
-            SolveStatus.of_bracket(lower, upper),
-            upper if optimal else None,
+            SolveStatus.of_bracket(lower, None if best is None else best[1].rounds),
             lower,
-            upper,
-            None if best is None else best[0],
-            None if best is None else best[1],
+            best,
             evidence,
             state["upper_source"] if best is not None else "none",
             backend,
