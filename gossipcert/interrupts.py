@@ -30,16 +30,13 @@ anything heavy (the command line, the solvers: seconds on a busy machine). Then:
   ``KeyboardInterrupt`` swallowed silently (by a library's ``except``) is still noted
   (:func:`signalled`): the work a command hands to a child process
   (:func:`gossipcert.children.call_in_child`) asks it, and stops as for the signal itself;
-- a native SAT solver does not take SIGINT itself where it could arrive: PySAT, called from
-  the main thread, installs its own handler for the length of a call, which escapes from
-  inside the solver with ``longjmp`` and leaves SIGINT blocked in the thread and that
-  handler in place (later Ctrl-Cs are lost, or jump into a stack frame that no longer
-  exists), and a CaDiCaL solver left in an invalid state. :func:`native_call` runs the
-  call in a worker thread, where PySAT installs no handler, and stops the solver with its
-  own ``interrupt()`` where it has one (:func:`interruptible_solve`); where PySAT does take
-  the signal,
-  :func:`native_interrupts` raises it as ``KeyboardInterrupt`` and puts Python's handler
-  and the signal mask back.
+- a native SAT solver never takes SIGINT itself: PySAT, called from the main thread,
+  installs its own handler for the length of a call, which escapes from inside the solver
+  with ``longjmp`` and leaves SIGINT blocked in the thread, that handler in place (later
+  Ctrl-Cs are lost, or jump into a stack frame that no longer exists) and a CaDiCaL solver
+  in an invalid state (its next use aborts the process). gossipcert's calls into PySAT go
+  through :func:`native_call`, for which PySAT installs none; the signal is raised as
+  ``KeyboardInterrupt`` when the call returns.
 
 The exit status is 130 after SIGINT and 143 after SIGTERM (the shell's ``128 + 15``)
 whenever a signal arrived, whatever the command would have answered; 0, 1 or 2 otherwise.
@@ -63,10 +60,10 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType, TracebackType
-from typing import Any, NoReturn, TypeVar, cast
+from typing import Any, NoReturn, TypeVar
 
 #: the signals received, in order
 _received: list[int] = []
@@ -98,39 +95,6 @@ def signalled() -> bool:
     bool
     """
     return bool(_received)
-
-
-@contextmanager
-def native_interrupts() -> Iterator[None]:
-    """Raise a SIGINT that a native SAT solver caught as :class:`KeyboardInterrupt`.
-
-    PySAT, called from the main thread, installs its own SIGINT handler for the length of a
-    ``solve()``, ``solve_limited()`` or ``propagate()`` call and reports the signal as its
-    own error ("Caught keyboard interrupt"), leaving its handler installed and SIGINT
-    blocked in the thread: both are put back as they were (Python's handler; the mask on
-    entry). Other errors pass unchanged. (:func:`interruptible_solve` never lets PySAT take
-    the signal.)
-
-    Examples
-    --------
-    >>> try:
-    ...     with native_interrupts():
-    ...         raise RuntimeError("Caught keyboard interrupt")
-    ... except KeyboardInterrupt:
-    ...     print("interrupted")
-    interrupted
-    """
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, ())
-    try:
-        yield
-    except Exception as exc:
-        if "keyboard interrupt" not in str(exc).lower():
-            raise
-        if threading.current_thread() is threading.main_thread():
-            handler = signal.getsignal(signal.SIGINT)  # Python's own, as it was before
-            signal.signal(signal.SIGINT, signal.SIG_DFL if handler is None else handler)
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        raise KeyboardInterrupt from None
 
 
 #: the signals that stop a process's work (:func:`signals_held`)
@@ -168,112 +132,59 @@ def signals_held() -> Iterator[set[int]]:
 
 T = TypeVar("T")
 
+#: gossipcert's calls into PySAT under way in the main thread (:func:`native_call`)
+_native_calls = 0
 
-def native_call(
-    call: Callable[[], T],
-    interrupt: Callable[[], None] | None = None,
-    clear: Callable[[], None] | None = None,
-) -> T:
-    """``call()``, a native SAT solver's (PySAT's ``solve_limited``, ``propagate``), where
-    PySAT cannot take a signal with its own handler.
 
-    PySAT, called from a process's main thread, installs its own SIGINT handler for the
-    length of the call; from any other thread, none (:func:`native_interrupts` says what
-    that handler leaves). So in the main thread, SIGINT not blocked, ``call()`` runs in a
-    worker thread while this one waits: a signal raises ``KeyboardInterrupt`` here, which
-    stops the solver (``interrupt()``, for a solver that has one and lets this thread run
-    meanwhile), waits for the worker to return, clears the interrupt (``clear()``) and
-    goes on. The signals are held while the worker starts and while it is waited for, so
-    that none leaves the solver running under its caller. A solver whose binding holds the
-    interpreter's lock for the whole call (CaDiCaL) lets no other thread run: the signal is
-    raised when the call returns, and the caller's budget bounds the wait. Elsewhere
-    (another thread; a child process, which keeps SIGINT blocked) ``call()`` runs here.
+def native_call(call: Callable[[], T]) -> T:
+    """``call()``, a call into PySAT (``solve_limited``, ``solve``, ``propagate``), for which
+    PySAT installs no SIGINT handler of its own.
+
+    Called from a process's main thread, PySAT installs its own SIGINT handler for the length
+    of a call: it escapes from inside the solver with ``longjmp`` and the call raises PySAT's
+    error "Caught keyboard interrupt", leaving SIGINT blocked in the thread, PySAT's handler
+    installed (a later SIGINT jumps into a stack frame that no longer exists) and a CaDiCaL
+    solver in an invalid state (its next use, even being freed, may end the process).
+    Called from another thread PySAT installs none, and so for the calls made through this
+    function: PySAT's test of the thread (``pysat._utils.MainThread.check``, wrapped once,
+    on first use) answers "not the main thread" while one runs; PySAT calls made by other
+    code are not changed. A signal then reaches Python's own handler, and its
+    ``KeyboardInterrupt`` is raised when the call returns: the caller's budget bounds the
+    wait (a slice of about a second for the search,
+    :func:`gossipcert.solvers.backends.solve_sliced`). In a child process, which keeps
+    SIGINT blocked, nothing changes.
 
     Examples
     --------
-    >>> native_call(lambda: 6 * 7)
-    42
+    >>> from pysat._utils import MainThread
+    >>> native_call(lambda: MainThread.check()), MainThread.check()
+    (False, True)
     """
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ())
-    ):
-        return call()
-    box: dict[str, Any] = {}
-    done = threading.Event()  # not Thread.join: see gossipcert.solvers.cpsat_run
-
-    def work() -> None:
-        try:
-            box["result"] = call()
-        except BaseException as exc:  # handed back to the calling thread
-            box["error"] = exc
-        finally:
-            done.set()
-
-    started = False
+    global _native_calls
+    if threading.current_thread() is not threading.main_thread():
+        return call()  # PySAT installs no handler off the main thread
+    _pysat_check_wrapped()
+    _native_calls += 1
     try:
-        with signals_held():  # (the worker inherits them blocked: they reach this thread)
-            threading.Thread(target=work, name="native-call", daemon=True).start()
-            started = True
-        while not done.wait(1.0):
-            pass
-    except BaseException:  # Ctrl-C: the solver stops before the signal goes on
-        if started:
-            with signals_held():
-                if interrupt is not None:
-                    interrupt()
-                done.wait()
-                if clear is not None:
-                    clear()
-        raise
-    if "error" in box:
-        raise box["error"]
-    return cast(T, box["result"])
+        return call()
+    finally:
+        _native_calls -= 1
 
 
-#: PySAT's solvers whose binding lets other threads run during a call and which stop on
-#: ``interrupt()`` (measured with PySAT 1.9: a solve in a worker thread, this thread ticking
-#: meanwhile). CaDiCaL and Kissat hold the interpreter's lock for the whole call; Kissat and
-#: Lingeling have no ``interrupt()``.
-INTERRUPTIBLE_SOLVERS = frozenset(
-    "Ergo Gluecard3 Gluecard4 Glucose3 Glucose4 Glucose42 MapleChrono MapleCM Maplesat "
-    "Mergesat3 Minicard Minisat22 MinisatGH MinisatEP".split()
-)
+def _pysat_check_wrapped() -> None:
+    """Wrap PySAT's test of the main thread so that it answers False while
+    :func:`native_call` runs a call (once per process)."""
+    from pysat._utils import MainThread
 
+    check = MainThread.__dict__["check"].__func__
+    if getattr(check, "native_call_wrapper", False):
+        return
 
-def interruptible_solve(solver: Any, assumptions: Sequence[int] = ()) -> bool | None:
-    """``solver.solve_limited(assumptions)`` of a PySAT solver through :func:`native_call`:
-    PySAT's own SIGINT handler never acts, and a signal stops a solver of
-    :data:`INTERRUPTIBLE_SOLVERS` at once (Glucose, MiniSat), any other (CaDiCaL) when its
-    budgeted call returns (a slice of about a second for the search,
-    :func:`gossipcert.solvers.backends.solve_sliced`, unless long slices are allowed).
+    def wrapped() -> bool:
+        return _native_calls <= 0 and bool(check())
 
-    Parameters
-    ----------
-    solver : pysat.solvers.Solver
-        With its conflict budget set, if any (``conf_budget``).
-    assumptions : sequence of int
-
-    Returns
-    -------
-    bool or None
-        The solver's answer; None when its budget ran out.
-
-    Examples
-    --------
-    >>> from pysat.solvers import Solver
-    >>> with Solver(name="glucose4", bootstrap_with=[[1, 2], [-1]]) as s:
-    ...     interruptible_solve(s), interruptible_solve(s, [-2])
-    (True, False)
-    """
-    lits = list(assumptions)
-    if type(getattr(solver, "solver", solver)).__name__ not in INTERRUPTIBLE_SOLVERS:
-        return native_call(lambda: solver.solve_limited(assumptions=lits))
-    return native_call(
-        lambda: solver.solve_limited(assumptions=lits, expect_interrupt=True),
-        solver.interrupt,
-        solver.clear_interrupt,
-    )
+    wrapped.native_call_wrapper = True  # type: ignore[attr-defined]
+    MainThread.check = staticmethod(wrapped)
 
 
 def before_work() -> bool:

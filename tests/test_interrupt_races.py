@@ -11,8 +11,8 @@
   in one line.
 - PySAT, called from the main thread, takes SIGINT itself and escapes from the solver with
   ``longjmp``, leaving SIGINT blocked, its own handler installed and a CaDiCaL solver that
-  aborts the process at its next use. ``interruptible_solve`` never lets it take the
-  signal; ``native_interrupts`` puts the handler and the mask back where it did.
+  aborts the process at its next use. gossipcert's calls into PySAT go through
+  ``native_call``, for which it installs no handler.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from typing import Any
 
@@ -83,33 +84,6 @@ def test_a_noted_signal_stops_the_child_even_if_its_exception_was_swallowed(
     assert call_in_child(_fails, (), None) == ("interrupted", None)
 
 
-def test_native_interrupts_lets_other_errors_pass() -> None:
-    with pytest.raises(ValueError), interrupts.native_interrupts():
-        raise ValueError("something else")
-
-
-def test_pysat_report_of_sigint_becomes_keyboard_interrupt() -> None:
-    """The real solver: PySAT's error for a SIGINT inside ``solve()`` is raised as
-    ``KeyboardInterrupt`` by :func:`gossipcert.interrupts.native_interrupts`."""
-    code = (
-        "import os, signal, sys\n"
-        "from pysat.solvers import Solver\n"
-        "from pysat.examples.genhard import PHP\n"
-        "from gossipcert.interrupts import native_interrupts\n"
-        "s = Solver(name='cadical195', bootstrap_with=PHP(12).clauses)\n"
-        "print('ready', flush=True)\n"
-        "try:\n"
-        "    with native_interrupts():\n"
-        "        s.solve()\n"
-        "    print('finished')\n"
-        "except KeyboardInterrupt:\n"
-        "    print('keyboard interrupt')\n" + _AFTER
-    )
-    out, err, _ = _interrupted(code, 0.5)  # inside solve(), most likely (PHP(12): minutes)
-    # (a signal before solve() started is Python's own KeyboardInterrupt: the same line)
-    assert out.split() == ["keyboard", "interrupt", *_AFTER_SAYS], err
-
-
 def _interrupted(code: str, after: float) -> tuple[str, str, int]:
     """Run ``code`` in a fresh interpreter; SIGINT ``after`` seconds after it prints
     ``ready``. Its output after that line, its errors and its exit status."""
@@ -129,106 +103,60 @@ def _interrupted(code: str, after: float) -> tuple[str, str, int]:
     return out, err, proc.returncode
 
 
-#: what a process checks after the solver was stopped by SIGINT: the signal is not left
-#: blocked, and the next SIGINT reaches Python's handler (PySAT's, left installed, would jump
-#: into a stack frame that no longer exists)
-_AFTER = (
-    "print('blocked' if signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ()) "
-    "else 'unblocked', flush=True)\n"
-    "try:\n"
-    "    os.kill(os.getpid(), signal.SIGINT)\n"
-    "    import time; time.sleep(5)\n"
-    "    print('lost')\n"
-    "except KeyboardInterrupt:\n"
-    "    print('python-handler', flush=True)\n"
-    "os._exit(0)\n"  # a CaDiCaL solver PySAT escaped from aborts at its next use, even freed
-)
-_AFTER_SAYS = ["unblocked", "python-handler"]
-
-
 @pytest.mark.parametrize(
-    "name, budget",
-    # a worker thread (two families); the signal held for the call
-    [("glucose4", None), ("minisat22", None), ("cadical195", 500_000)],
+    "name, budget", [("cadical195", 300_000), ("glucose4", 100_000), ("minisat22", 300_000)]
 )
-def test_interruptible_solve_stops_the_solver_without_pysat_handler(
-    name: str, budget: int | None
-) -> None:
-    """SIGINT during :func:`gossipcert.interrupts.interruptible_solve` in the main thread
-    stops the solve (``KeyboardInterrupt``: at once for Glucose, when the budgeted call
-    returns for CaDiCaL) and leaves the process as it was: SIGINT not blocked, Python's
-    handler in place, the solver usable."""
+def test_a_signal_during_a_native_call_is_raised_when_it_returns(name: str, budget: int) -> None:
+    """SIGINT during :func:`gossipcert.interrupts.native_call` in the main thread: PySAT's
+    own handler does not act (its error would end the script with a traceback), the
+    ``KeyboardInterrupt`` comes when the budgeted call returns, and the process is left as
+    it was: SIGINT not blocked, the solver usable, the next SIGINT taken by Python's handler
+    (PySAT's, left installed, would jump into a stack frame that no longer exists)."""
     code = (
-        "import os, signal, sys\n"
+        "import os, signal, time\n"
         "from pysat.solvers import Solver\n"
         "from pysat.examples.genhard import PHP\n"
-        "from gossipcert.interrupts import interruptible_solve\n"
+        "from gossipcert.interrupts import native_call\n"
         f"s = Solver(name={name!r}, bootstrap_with=PHP(12).clauses)\n"
-        + ("" if budget is None else f"s.conf_budget({budget})\n")
-        + "print('ready', flush=True)\n"
+        f"s.conf_budget({budget})  # a second or more\n"
+        "print('ready', flush=True)\n"
         "try:\n"
-        "    interruptible_solve(s)\n"
+        "    native_call(s.solve_limited)\n"
         "    print('finished')\n"
         "except KeyboardInterrupt:\n"
-        "    print('keyboard interrupt')\n"
-        # contradictory assumptions: False at once, None if an interrupt were left set
-        "print('usable' if interruptible_solve(s, [1, -1]) is False else 'stuck', flush=True)\n"
-        "s.delete()\n" + _AFTER
-    )
-    out, err, code = _interrupted(code, 0.3)  # inside the solve, most likely
-    assert out.split() == ["keyboard", "interrupt", "usable", *_AFTER_SAYS], err
-    assert code == 0, err
-
-
-def test_a_signal_while_the_worker_starts_stops_the_solver_before_it_is_raised() -> None:
-    """A SIGINT that arrives while the worker thread starts is held until the solver can be
-    stopped: the ``KeyboardInterrupt`` leaves no worker running on a solver its caller then
-    frees (before, a segmentation fault)."""
-    code = (
-        "import os, signal, threading\n"
-        "from pysat.solvers import Solver\n"
-        "from pysat.examples.genhard import PHP\n"
-        "from gossipcert.interrupts import interruptible_solve\n"
-        "start = threading.Thread.start\n"
-        "def signalled_start(self):\n"
-        "    start(self)\n"
+        "    print('keyboard-interrupt')\n"
+        "print(signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ()), flush=True)\n"
+        "s.conf_budget(-1)\n"
+        "print(native_call(lambda: s.solve_limited(assumptions=[1, -1])), flush=True)\n"
+        "try:\n"
         "    os.kill(os.getpid(), signal.SIGINT)\n"
-        "threading.Thread.start = signalled_start\n"
-        "try:\n"
-        "    with Solver(name='glucose4', bootstrap_with=PHP(11).clauses) as s:\n"
-        "        interruptible_solve(s)\n"
-        "    print('finished')\n"
+        "    time.sleep(5)\n"
+        "    print('lost')\n"
         "except KeyboardInterrupt:\n"
-        "    alive = [t for t in threading.enumerate() if t.name == 'pysat']\n"
-        "    print('interrupted', len(alive), flush=True)\n"
+        "    print('python-handler', flush=True)\n"
+        "s.delete()\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert (out.stdout.split(), out.returncode) == (["interrupted", "0"], 0), out.stderr
+    out, err, status = _interrupted(code, 0.3)  # inside the call, most likely
+    # SIGINT not blocked; contradictory assumptions: False
+    assert out.split() == ["keyboard-interrupt", "False", "False", "python-handler"], err
+    assert status == 0, err
 
 
-def test_interruptible_solve_uses_a_worker_thread_only_where_sigint_can_arrive(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Where SIGINT cannot arrive (blocked, as in every child) the solve runs in the calling
-    thread; in the main thread with SIGINT deliverable it runs in a worker thread."""
-    from pysat.solvers import Solver
+def test_native_call_says_not_the_main_thread_to_pysat_only_while_it_runs() -> None:
+    from pysat._utils import MainThread
 
-    class NoThread:
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            raise AssertionError("a worker thread was started")
+    from gossipcert.interrupts import native_call
 
-    monkeypatch.setattr(interrupts.threading, "Thread", NoThread)
-    with Solver(name="glucose4", bootstrap_with=[[1, 2], [-1]]) as s:
-        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        try:
-            assert interrupts.interruptible_solve(s, [2]) is True
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, before)
-        with pytest.raises(AssertionError, match="worker thread"):
-            interrupts.interruptible_solve(s, [2])
-    monkeypatch.undo()
-    with Solver(name="glucose4", bootstrap_with=[[1, 2], [-1]]) as s:
-        assert interrupts.interruptible_solve(s, [-2]) is False
+    assert native_call(lambda: MainThread.check()) is False
+    assert native_call(lambda: native_call(lambda: MainThread.check())) is False  # nested
+    with pytest.raises(ValueError):
+        native_call(lambda: int("x"))
+    assert MainThread.check() is True  # other code's calls to PySAT: as before
+    seen: list[bool] = []
+    thread = threading.Thread(target=lambda: seen.append(native_call(lambda: MainThread.check())))
+    thread.start()
+    thread.join()
+    assert seen == [False]
 
 
 def test_a_signal_during_start_up_is_noted_and_ends_the_command_where_work_begins() -> None:

@@ -39,7 +39,7 @@ from gossipcert.closed_forms.base import _memo
 from gossipcert.errors import GossipcertError, NotApplicableError
 from gossipcert.graphs.specs import factor_specs
 from gossipcert.instance import Instance
-from gossipcert.interrupts import interruptible_solve
+from gossipcert.interrupts import native_call
 
 __all__ = [
     "SAT_CONFLICT_BUDGET",
@@ -200,7 +200,7 @@ def _sat_cycle(graph: nx.Graph, conflict_budget: int) -> list[int] | None:
                     clauses.append([-succ(u, v), -pos(u, k)])
     with Solver(name="glucose4", bootstrap_with=clauses) as solver:
         solver.conf_budget(conflict_budget)
-        status = interruptible_solve(solver)  # Ctrl-C stops it as KeyboardInterrupt
+        status = native_call(solver.solve_limited)  # Ctrl-C: raised when it returns
         if status is None:
             raise NotApplicableError(
                 f"the Hamiltonian-cycle search on {graph.graph.get('spec', 'the graph')} "

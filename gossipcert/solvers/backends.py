@@ -23,13 +23,14 @@ from __future__ import annotations
 import time
 import weakref
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pysat.solvers import Solver
 
 from gossipcert.encodings.formula import Formula
 from gossipcert.errors import SolverError
-from gossipcert.interrupts import interruptible_solve, native_interrupts
+from gossipcert.interrupts import native_call
 from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 from gossipcert.statuses import QueryStatus
 
@@ -156,18 +157,18 @@ def solve_sliced(
     with it on and neither ``deadline`` nor ``tick`` there is nothing to slice for, and the
     solver runs in one call (a forked child that its parent kills at the parent's
     deadline). Returns None when the deadline passes. A signal stops the solver and is
-    raised as :class:`KeyboardInterrupt` (:func:`gossipcert.interrupts.interruptible_solve`).
+    raised as :class:`KeyboardInterrupt` when the call returns
+    (:func:`gossipcert.interrupts.native_call`).
     """
     if _long_slices and deadline is None and tick is None:
         # killed from outside and nothing to report: one call, CaDiCaL's search unbroken
-        with native_interrupts():
-            return bool(solver.solve(assumptions=assumptions))
+        return bool(native_call(partial(solver.solve, assumptions=assumptions)))
     budget = _start_budget(solver)
     target = SLICE_SECONDS
     while deadline is None or time.monotonic() < deadline:
         solver.conf_budget(budget)
         t0 = time.monotonic()
-        result = interruptible_solve(solver, assumptions)
+        result = native_call(partial(solver.solve_limited, assumptions=assumptions))
         if result is not None:
             return result
         now = time.monotonic()
