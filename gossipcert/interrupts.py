@@ -117,13 +117,29 @@ def signals_held() -> Iterator[set[int]]:
     """
     held: list[int] = []
     previous: dict[int, Any] = {}
+    holding = [True]
+
+    def note(signum: int, frame: FrameType | None) -> None:
+        if holding[0]:
+            held.append(signum)
+            return
+        # left in place by a signal that came while the handlers were put back: put back
+        # the one it replaced, and act as it would
+        handler = previous.get(signum)
+        signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        if callable(handler):
+            handler(signum, frame)
+        elif handler in (None, signal.SIG_DFL):
+            signal.raise_signal(signum)
+
     if threading.current_thread() is threading.main_thread():
-        previous = {s: signal.signal(s, lambda signum, _: held.append(signum)) for s in STOPPING}
+        previous = {s: signal.signal(s, note) for s in STOPPING}
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
     try:
         yield mask
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        holding[0] = False
         for signum, handler in previous.items():
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)
         for signum in dict.fromkeys(held):  # the restored handler acts on it here

@@ -196,3 +196,39 @@ def test_a_child_keeps_sigint_blocked_and_is_told_to_stop_with_sigterm() -> None
     assert STOP_SIGNAL == signal.SIGTERM
     assert call_in_child(_mask, (), None) == ("result", True)
     assert call_in_child(_sigint_to_self, (), None) == ("result", "went on")
+
+
+def test_a_handler_left_in_place_by_an_interrupted_exit_puts_itself_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A signal that comes while :func:`gossipcert.interrupts.signals_held` puts the handlers
+    back may stop it half way, leaving its noting handler in place of SIGTERM's: that
+    handler then acts as the one it replaced, and puts it back."""
+    got: list[int] = []
+
+    def mine(signum: int, frame: Any) -> None:
+        got.append(signum)
+
+    previous = signal.signal(signal.SIGTERM, mine)
+    real = signal.signal
+    calls: list[int] = []
+
+    def interrupted(signum: int, handler: Any) -> Any:
+        calls.append(signum)
+        if calls.count(signal.SIGTERM) == 2:  # SIGTERM's, while the handlers are put back
+            raise KeyboardInterrupt
+        return real(signum, handler)
+
+    try:
+        monkeypatch.setattr(interrupts.signal, "signal", interrupted)
+        with pytest.raises(KeyboardInterrupt), interrupts.signals_held():
+            pass
+        monkeypatch.undo()
+        assert signal.getsignal(signal.SIGTERM) is not previous  # left in place
+        signal.raise_signal(signal.SIGTERM)
+        assert got == [signal.SIGTERM]
+        assert signal.getsignal(signal.SIGTERM) is mine
+        signal.raise_signal(signal.SIGTERM)  # the handler put back takes it directly
+        assert got == [signal.SIGTERM] * 2
+    finally:
+        signal.signal(signal.SIGTERM, previous)
