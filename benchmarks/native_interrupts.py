@@ -12,8 +12,8 @@ that the solver still answers (contradictory assumptions give False) and that on
 SIGINT reaches Python's handler. Prints one row per solver; a PySAT error, a wrong answer,
 a blocked or lost signal is a defect, and so is the process dying (a segmentation fault,
 an abort). ``--plain`` calls ``solve_limited`` directly instead, for comparison
-(measured: the process ends within seconds, by a segmentation fault with Glucose, by
-CaDiCaL's "solver in invalid state" abort with CaDiCaL).
+(measured: PySAT's error and SIGINT left blocked, and the process may end, by a
+segmentation fault with Glucose, by CaDiCaL's "solver in invalid state" abort with CaDiCaL).
 """
 
 from __future__ import annotations

@@ -30,13 +30,14 @@ anything heavy (the command line, the solvers: seconds on a busy machine). Then:
   ``KeyboardInterrupt`` swallowed silently (by a library's ``except``) is still noted
   (:func:`signalled`): the work a command hands to a child process
   (:func:`gossipcert.children.call_in_child`) asks it, and stops as for the signal itself;
-- a native SAT solver never takes SIGINT itself: PySAT, called from the main thread,
+- a native SAT solver does not take SIGINT itself: PySAT, called from the main thread,
   installs its own handler for the length of a call, which escapes from inside the solver
   with ``longjmp`` and leaves SIGINT blocked in the thread, that handler in place (later
   Ctrl-Cs are lost, or jump into a stack frame that no longer exists) and a CaDiCaL solver
-  in an invalid state (its next use aborts the process). gossipcert's calls into PySAT go
-  through :func:`native_call`, for which PySAT installs none; the signal is raised as
-  ``KeyboardInterrupt`` when the call returns.
+  in an invalid state (its next use aborts the process). gossipcert's calls into PySAT
+  from the main process are made under :func:`pysat_handler_off` (or :func:`native_call`),
+  for which PySAT installs none; the signal is raised as ``KeyboardInterrupt`` when the
+  call returns.
 
 The exit status is 130 after SIGINT and 143 after SIGTERM (the shell's ``128 + 15``)
 whenever a signal arrived, whatever the command would have answered; 0, 1 or 2 otherwise.
@@ -140,56 +141,74 @@ def signals_held() -> Iterator[set[int]]:
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         holding[0] = False
-        for signum, handler in previous.items():
-            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
-        for signum in dict.fromkeys(held):  # the restored handler acts on it here
-            signal.raise_signal(signum)
+        try:
+            for signum, handler in previous.items():
+                signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+        finally:  # (a signal that stops the putting back leaves a noted one to come)
+            for signum in dict.fromkeys(held):  # the restored handler acts on it here
+                signal.raise_signal(signum)
 
 
 T = TypeVar("T")
 
-#: gossipcert's calls into PySAT under way in the main thread (:func:`native_call`)
+#: blocks of :func:`pysat_handler_off` under way in the main thread
 _native_calls = 0
 
 
-def native_call(call: Callable[[], T]) -> T:
-    """``call()``, a call into PySAT (``solve_limited``, ``solve``, ``propagate``), for which
-    PySAT installs no SIGINT handler of its own.
+@contextmanager
+def pysat_handler_off() -> Iterator[None]:
+    """PySAT installs no SIGINT handler of its own for the calls made in the block (solves,
+    propagation, cardinality encodings); also a decorator.
 
     Called from a process's main thread, PySAT installs its own SIGINT handler for the length
     of a call: it escapes from inside the solver with ``longjmp`` and the call raises PySAT's
     error "Caught keyboard interrupt", leaving SIGINT blocked in the thread, PySAT's handler
     installed (a later SIGINT jumps into a stack frame that no longer exists) and a CaDiCaL
     solver in an invalid state (its next use, even being freed, may end the process).
-    Called from another thread PySAT installs none, and so for the calls made through this
-    function: PySAT's test of the thread (``pysat._utils.MainThread.check``, wrapped once,
-    on first use) answers "not the main thread" while one runs; PySAT calls made by other
-    code are not changed. A signal then reaches Python's own handler, and its
-    ``KeyboardInterrupt`` is raised when the call returns: the caller's budget bounds the
-    wait (a slice of about a second for the search,
-    :func:`gossipcert.solvers.backends.solve_sliced`). In a child process, which keeps
-    SIGINT blocked, nothing changes.
+    Called from another thread PySAT installs none, and so in the block: PySAT's test of
+    the thread (``pysat._utils.MainThread.check``, wrapped once, on first use) answers "not
+    the main thread" while the block runs; PySAT calls made by other code are not changed.
+    A signal then reaches Python's own handler, and its ``KeyboardInterrupt`` is raised when
+    the native call returns: the caller's budget bounds the wait (a slice of about a second
+    for the search, :func:`gossipcert.solvers.backends.solve_sliced`, longer where long
+    slices are allowed; a few seconds for the Hamiltonian-cycle search). In a child process,
+    which keeps SIGINT blocked, nothing changes.
 
     Examples
     --------
     >>> from pysat._utils import MainThread
-    >>> native_call(lambda: MainThread.check()), MainThread.check()
+    >>> with pysat_handler_off():
+    ...     inside = MainThread.check()
+    >>> inside, MainThread.check()
     (False, True)
     """
     global _native_calls
     if threading.current_thread() is not threading.main_thread():
-        return call()  # PySAT installs no handler off the main thread
+        yield  # PySAT installs no handler off the main thread
+        return
     _pysat_check_wrapped()
     _native_calls += 1
     try:
-        return call()
+        yield
     finally:
         _native_calls -= 1
 
 
+def native_call(call: Callable[[], T]) -> T:
+    """``call()``, a call into PySAT, under :func:`pysat_handler_off`.
+
+    Examples
+    --------
+    >>> native_call(lambda: 6 * 7)
+    42
+    """
+    with pysat_handler_off():
+        return call()
+
+
 def _pysat_check_wrapped() -> None:
-    """Wrap PySAT's test of the main thread so that it answers False while
-    :func:`native_call` runs a call (once per process)."""
+    """Wrap PySAT's test of the main thread so that it answers False while a block of
+    :func:`pysat_handler_off` runs (once per process)."""
     from pysat._utils import MainThread
 
     check = MainThread.__dict__["check"].__func__

@@ -147,16 +147,19 @@ def test_native_call_says_not_the_main_thread_to_pysat_only_while_it_runs() -> N
 
     from gossipcert.interrupts import native_call
 
+    def counted() -> int:
+        return interrupts._native_calls
+
     assert native_call(lambda: MainThread.check()) is False
     assert native_call(lambda: native_call(lambda: MainThread.check())) is False  # nested
     with pytest.raises(ValueError):
         native_call(lambda: int("x"))
     assert MainThread.check() is True  # other code's calls to PySAT: as before
-    seen: list[bool] = []
-    thread = threading.Thread(target=lambda: seen.append(native_call(lambda: MainThread.check())))
+    seen: list[int] = []  # another thread leaves the main thread's count alone
+    thread = threading.Thread(target=lambda: seen.append(native_call(counted)))
     thread.start()
     thread.join()
-    assert seen == [False]
+    assert seen == [0]
 
 
 def test_a_signal_during_start_up_is_noted_and_ends_the_command_where_work_begins() -> None:
@@ -215,7 +218,7 @@ def test_a_handler_left_in_place_by_an_interrupted_exit_puts_itself_back(
 
     def interrupted(signum: int, handler: Any) -> Any:
         calls.append(signum)
-        if calls.count(signal.SIGTERM) == 2:  # SIGTERM's, while the handlers are put back
+        if calls.count(signal.SIGTERM) == 2 and signum == signal.SIGTERM:  # while put back
             raise KeyboardInterrupt
         return real(signum, handler)
 
@@ -224,7 +227,7 @@ def test_a_handler_left_in_place_by_an_interrupted_exit_puts_itself_back(
         with pytest.raises(KeyboardInterrupt), interrupts.signals_held():
             pass
         monkeypatch.undo()
-        assert signal.getsignal(signal.SIGTERM) is not previous  # left in place
+        assert signal.getsignal(signal.SIGTERM) is not mine  # left in place
         signal.raise_signal(signal.SIGTERM)
         assert got == [signal.SIGTERM]
         assert signal.getsignal(signal.SIGTERM) is mine
@@ -232,3 +235,63 @@ def test_a_handler_left_in_place_by_an_interrupted_exit_puts_itself_back(
         assert got == [signal.SIGTERM] * 2
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_a_signal_noted_while_held_comes_though_the_putting_back_is_stopped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    got: list[int] = []
+
+    def mine(signum: int, frame: Any) -> None:
+        got.append(signum)
+
+    previous = signal.signal(signal.SIGTERM, mine)
+    previous_int = signal.getsignal(signal.SIGINT)
+    real = signal.signal
+    calls: list[int] = []
+
+    def interrupted(signum: int, handler: Any) -> Any:
+        calls.append(signum)
+        if calls.count(signal.SIGINT) == 2 and signum == signal.SIGINT:  # while put back
+            raise KeyboardInterrupt
+        return real(signum, handler)
+
+    try:
+        monkeypatch.setattr(interrupts.signal, "signal", interrupted)
+        with pytest.raises(KeyboardInterrupt), interrupts.signals_held():
+            signal.raise_signal(signal.SIGTERM)  # noted, to come after the block
+            assert got == []
+        monkeypatch.undo()
+        assert got == [signal.SIGTERM]
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, previous_int)
+
+
+def test_a_default_handler_left_in_place_still_ends_the_process() -> None:
+    """The noting handler left in place of SIGTERM's default action puts the default back
+    and the signal ends the process, as it would have."""
+    code = (
+        "import os, signal, time\n"
+        "from gossipcert import interrupts\n"
+        "real = signal.signal\n"
+        "calls = []\n"
+        "def interrupted(signum, handler):\n"
+        "    calls.append(signum)\n"
+        "    if calls.count(signal.SIGTERM) == 2:\n"
+        "        raise KeyboardInterrupt\n"
+        "    return real(signum, handler)\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_DFL)\n"
+        "signal.signal = interrupted\n"
+        "try:\n"
+        "    with interrupts.signals_held():\n"
+        "        pass\n"
+        "except KeyboardInterrupt:\n"
+        "    print('stopped', flush=True)\n"
+        "signal.signal = real\n"
+        "os.kill(os.getpid(), signal.SIGTERM)\n"
+        "time.sleep(5)\n"
+        "print('lost')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (out.stdout.split(), out.returncode) == (["stopped"], -signal.SIGTERM), out.stderr

@@ -39,7 +39,7 @@ from gossipcert.closed_forms.base import _memo
 from gossipcert.errors import GossipcertError, NotApplicableError
 from gossipcert.graphs.specs import factor_specs
 from gossipcert.instance import Instance
-from gossipcert.interrupts import native_call
+from gossipcert.interrupts import pysat_handler_off
 
 __all__ = [
     "SAT_CONFLICT_BUDGET",
@@ -141,6 +141,7 @@ def _structured(graph: nx.Graph) -> tuple[list[int], bool] | None:
     return _weave(sa, sb, fb.number_of_nodes())
 
 
+@pysat_handler_off()  # PySAT takes no SIGINT itself
 def _sat_cycle(graph: nx.Graph, conflict_budget: int) -> list[int] | None:
     """Decide Hamiltonicity with SAT; the cycle, or None if there is none.
 
@@ -200,7 +201,7 @@ def _sat_cycle(graph: nx.Graph, conflict_budget: int) -> list[int] | None:
                     clauses.append([-succ(u, v), -pos(u, k)])
     with Solver(name="glucose4", bootstrap_with=clauses) as solver:
         solver.conf_budget(conflict_budget)
-        status = native_call(solver.solve_limited)  # Ctrl-C: raised when it returns
+        status = solver.solve_limited()  # Ctrl-C: raised when it returns
         if status is None:
             raise NotApplicableError(
                 f"the Hamiltonian-cycle search on {graph.graph.get('spec', 'the graph')} "

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pysat.card import CardEnc, EncType
 from pysat.formula import IDPool
 
+from gossipcert.interrupts import pysat_handler_off
+
 Lit = int | bool
 
 
@@ -116,6 +118,7 @@ class Formula:
         """A position in the constraint list, for :meth:`cnf_since`."""
         return len(self.items)
 
+    @pysat_handler_off()  # PySAT takes no SIGINT itself
     def cnf_since(self, start: int = 0) -> list[list[int]]:
         """The CNF clauses of every constraint added at or after ``start``.
 

@@ -72,6 +72,7 @@ from pysat.solvers import Solver
 
 from gossipcert.errors import NotApplicableError, SolverError, SpecError
 from gossipcert.instance import Instance, ProblemKind
+from gossipcert.interrupts import pysat_handler_off
 from gossipcert.schedule import Schedule
 from gossipcert.simulate import simulate
 from gossipcert.solvers.backends import Status, solve_sliced
@@ -382,6 +383,7 @@ class SymmetricEncoding(ClauseSink):
             return False
         return self.vpool.id(("call", e, t))
 
+    @pysat_handler_off()  # PySAT takes no SIGINT itself
     def _build(self, node_reps: list[int]) -> None:
         g = self.instance.graph
         add = self.clauses.append
@@ -423,6 +425,7 @@ class SymmetricEncoding(ClauseSink):
             elif final is not True:
                 add([final])
 
+    @pysat_handler_off()  # PySAT takes no SIGINT itself
     def _count(self, lits: list[int | bool], bound: int, at_least: bool) -> None:
         """``sum(lits) >= bound`` (or ``<=``); repeated literals count with multiplicity."""
         fixed = sum(1 for x in lits if x is True)

@@ -47,6 +47,7 @@ from gossipcert.encodings.cnf import StandaloneCNF
 from gossipcert.encodings.options import EncodingOptions
 from gossipcert.errors import UnsupportedModelError
 from gossipcert.instance import Instance, ModelKind
+from gossipcert.interrupts import pysat_handler_off
 from gossipcert.proofs.refutation import refutation_status
 from gossipcert.schedule import Schedule, Transmission
 from gossipcert.simulate import Report, simulate
@@ -109,6 +110,7 @@ def _hops(instance: Instance, p: int) -> dict[int, int]:
     return dist
 
 
+@pysat_handler_off()  # PySAT takes no SIGINT itself
 def sccl_cnf(instance: Instance, steps: int, rounds: int) -> tuple[IDPool, list[list[int]]]:
     """The formula of the module docstring: its pool and clauses.
 

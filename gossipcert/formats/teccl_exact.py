@@ -54,6 +54,7 @@ from gossipcert.encodings.options import EncodingOptions
 from gossipcert.formats.teccl_bounds import _delay, _dijkstra
 from gossipcert.formats.teccl_model import EpochModel
 from gossipcert.formats.teccl_replay import TOLERANCE, EpochReplay, replay_allgather
+from gossipcert.interrupts import pysat_handler_off
 from gossipcert.proofs.refutation import refutation_status
 from gossipcert.solvers.backends import solve_sliced
 from gossipcert.statuses import QueryStatus
@@ -90,6 +91,7 @@ class ExactOutcome:
     seconds: float = 0.0
 
 
+@pysat_handler_off()  # PySAT takes no SIGINT itself
 def allgather_cnf(
     model: EpochModel, epochs: int, chunks: int = 1, strict: bool = True
 ) -> tuple[IDPool, list[list[int]]]:
@@ -181,6 +183,7 @@ def allgather_cnf(
     return pool, clauses
 
 
+@pysat_handler_off()  # PySAT takes no SIGINT itself
 def _windows(
     model: EpochModel,
     per_link: dict[tuple[int, int], dict[int, list[int]]],

@@ -51,6 +51,7 @@ from collections.abc import Iterable
 
 from pysat.solvers import Solver
 
+from gossipcert.interrupts import pysat_handler_off
 from gossipcert.proofs.hinted import HintedVerdict
 from gossipcert.statuses import Verdict
 
@@ -169,6 +170,7 @@ class _Live:
         return True
 
 
+@pysat_handler_off()  # PySAT takes no SIGINT itself
 def _check(
     solver: Solver,
     clauses: list[list[int]],

@@ -83,6 +83,7 @@ from gossipcert.finders.invariant import (
     solve_and_expand,
 )
 from gossipcert.instance import Instance
+from gossipcert.interrupts import pysat_handler_off
 from gossipcert.schedule import Schedule
 from gossipcert.solvers.backends import Status
 
@@ -157,6 +158,7 @@ class PalindromeEncoding(ClauseSink):
             return True
         return self.vpool.id(("know", v, p, t))
 
+    @pysat_handler_off()  # PySAT takes no SIGINT itself
     def _matching(self) -> None:
         for t in range(1, self.free + 1):
             for v, row in enumerate(self.nbrs):

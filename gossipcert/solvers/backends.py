@@ -156,8 +156,8 @@ def solve_sliced(
     ``deadline`` (a slice restarts part of CaDiCaL's search, see the module's docstring);
     with it on and neither ``deadline`` nor ``tick`` there is nothing to slice for, and the
     solver runs in one call (a forked child that its parent kills at the parent's
-    deadline). Returns None when the deadline passes. A signal stops the solver and is
-    raised as :class:`KeyboardInterrupt` when the call returns
+    deadline). Returns None when the deadline passes. A signal is raised as
+    :class:`KeyboardInterrupt` when the slice under way returns
     (:func:`gossipcert.interrupts.native_call`).
     """
     if _long_slices and deadline is None and tick is None:
