@@ -23,6 +23,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -201,71 +202,69 @@ def test_a_child_keeps_sigint_blocked_and_is_told_to_stop_with_sigterm() -> None
     assert call_in_child(_sigint_to_self, (), None) == ("result", "went on")
 
 
+@pytest.fixture
+def putting_back_stopped(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """``(stop_at, got, mine)``: SIGTERM's handler is ``mine`` (it appends to ``got``);
+    ``stop_at(signum)`` makes :func:`gossipcert.interrupts.signals_held` stopped by a
+    ``KeyboardInterrupt`` where it puts back the handler of ``signum``, once. Both handlers
+    are put back after the test."""
+    got: list[int] = []
+
+    def mine(signum: int, frame: Any) -> None:
+        got.append(signum)
+
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGTERM, mine)
+    real = signal.signal
+
+    def stop_at(stopped: int) -> None:
+        calls: list[int] = []
+
+        def interrupted(signum: int, handler: Any) -> Any:
+            calls.append(signum)
+            if signum == stopped and calls.count(stopped) == 2:  # while put back
+                raise KeyboardInterrupt
+            return real(signum, handler)
+
+        monkeypatch.setattr(interrupts.signal, "signal", interrupted)
+
+    try:
+        yield stop_at, got, mine
+    finally:
+        monkeypatch.undo()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 def test_a_handler_left_in_place_by_an_interrupted_exit_puts_itself_back(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, putting_back_stopped: Any
 ) -> None:
     """A signal that comes while :func:`gossipcert.interrupts.signals_held` puts the handlers
     back may stop it half way, leaving its noting handler in place of SIGTERM's: that
     handler then acts as the one it replaced, and puts it back."""
-    got: list[int] = []
-
-    def mine(signum: int, frame: Any) -> None:
-        got.append(signum)
-
-    previous = signal.signal(signal.SIGTERM, mine)
-    real = signal.signal
-    calls: list[int] = []
-
-    def interrupted(signum: int, handler: Any) -> Any:
-        calls.append(signum)
-        if calls.count(signal.SIGTERM) == 2 and signum == signal.SIGTERM:  # while put back
-            raise KeyboardInterrupt
-        return real(signum, handler)
-
-    try:
-        monkeypatch.setattr(interrupts.signal, "signal", interrupted)
-        with pytest.raises(KeyboardInterrupt), interrupts.signals_held():
-            pass
-        monkeypatch.undo()
-        assert signal.getsignal(signal.SIGTERM) is not mine  # left in place
-        signal.raise_signal(signal.SIGTERM)
-        assert got == [signal.SIGTERM]
-        assert signal.getsignal(signal.SIGTERM) is mine
-        signal.raise_signal(signal.SIGTERM)  # the handler put back takes it directly
-        assert got == [signal.SIGTERM] * 2
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    stop_at, got, mine = putting_back_stopped
+    stop_at(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt), interrupts.signals_held():
+        pass
+    monkeypatch.undo()
+    assert signal.getsignal(signal.SIGTERM) is not mine  # left in place
+    signal.raise_signal(signal.SIGTERM)
+    assert got == [signal.SIGTERM]
+    assert signal.getsignal(signal.SIGTERM) is mine
+    signal.raise_signal(signal.SIGTERM)  # the handler put back takes it directly
+    assert got == [signal.SIGTERM] * 2
 
 
 def test_a_signal_noted_while_held_comes_though_the_putting_back_is_stopped(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, putting_back_stopped: Any
 ) -> None:
-    got: list[int] = []
-
-    def mine(signum: int, frame: Any) -> None:
-        got.append(signum)
-
-    previous = signal.signal(signal.SIGTERM, mine)
-    previous_int = signal.getsignal(signal.SIGINT)
-    real = signal.signal
-    calls: list[int] = []
-
-    def interrupted(signum: int, handler: Any) -> Any:
-        calls.append(signum)
-        if calls.count(signal.SIGINT) == 2 and signum == signal.SIGINT:  # while put back
-            raise KeyboardInterrupt
-        return real(signum, handler)
-
-    try:
-        monkeypatch.setattr(interrupts.signal, "signal", interrupted)
-        with pytest.raises(KeyboardInterrupt), interrupts.signals_held():
-            signal.raise_signal(signal.SIGTERM)  # noted, to come after the block
-            assert got == []
-        monkeypatch.undo()
-        assert got == [signal.SIGTERM]
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        signal.signal(signal.SIGINT, previous_int)
+    stop_at, got, _ = putting_back_stopped
+    stop_at(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt), interrupts.signals_held():
+        signal.raise_signal(signal.SIGTERM)  # noted, to come after the block
+        assert got == []
+    monkeypatch.undo()
+    assert got == [signal.SIGTERM]
 
 
 def test_a_default_handler_left_in_place_still_ends_the_process() -> None:
