@@ -133,10 +133,15 @@ def signals_held() -> Iterator[set[int]]:
         elif handler in (None, signal.SIG_DFL):
             signal.raise_signal(signum)
 
-    if threading.current_thread() is threading.main_thread():
-        previous = {s: signal.signal(s, note) for s in STOPPING}
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
+    # each old handler and the old mask are kept before they change: a signal that stops
+    # the entry half way leaves nothing the exit cannot put back
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, ())
     try:
+        if threading.current_thread() is threading.main_thread():
+            for stopping in STOPPING:
+                previous[stopping] = signal.getsignal(stopping)
+                signal.signal(stopping, note)
+        signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
         yield mask
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)

@@ -217,12 +217,12 @@ def putting_back_stopped(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     signal.signal(signal.SIGTERM, mine)
     real = signal.signal
 
-    def stop_at(stopped: int) -> None:
+    def stop_at(stopped: int, nth: int = 2) -> None:
         calls: list[int] = []
 
         def interrupted(signum: int, handler: Any) -> Any:
             calls.append(signum)
-            if signum == stopped and calls.count(stopped) == 2:  # while put back
+            if signum == stopped and calls.count(stopped) == nth:  # 2: while put back
                 raise KeyboardInterrupt
             return real(signum, handler)
 
@@ -253,6 +253,19 @@ def test_a_handler_left_in_place_by_an_interrupted_exit_puts_itself_back(
     assert signal.getsignal(signal.SIGTERM) is mine
     signal.raise_signal(signal.SIGTERM)  # the handler put back takes it directly
     assert got == [signal.SIGTERM] * 2
+
+
+def test_an_entry_stopped_half_way_leaves_the_handlers_and_the_mask_as_they_were(
+    monkeypatch: pytest.MonkeyPatch, putting_back_stopped: Any
+) -> None:
+    stop_at, _, mine = putting_back_stopped
+    before = signal.getsignal(signal.SIGINT)
+    stop_at(signal.SIGTERM, 1)
+    with pytest.raises(KeyboardInterrupt), interrupts.signals_held():
+        pytest.fail("the block must not run")
+    monkeypatch.undo()
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == (before, mine)
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, ())
 
 
 def test_a_signal_noted_while_held_comes_though_the_putting_back_is_stopped(
