@@ -1,19 +1,20 @@
 """Signals at any moment of a PySAT call made from the main thread: a stress of
-:func:`gossipcert.interrupts.native_call`.
+:func:`gossipcert.interrupts.pysat_handler_off`.
 
 Usage: .venv/bin/python benchmarks/native_interrupts.py [--seconds 20] [--plain] [SOLVER ...]
 
 For each solver (default ``cadical195 glucose4 minisat22``) another process sends this one
-SIGINT every 0 to 2 ms while the main thread calls ``native_call(solver.solve_limited)``
-over and over on a pigeonhole formula with a budget of 20 conflicts, Python's SIGINT handler
-counting the signals it takes; PySAT's own error ("Caught keyboard interrupt": its handler
-acted) is counted apart. After the storm it checks that SIGINT is not left blocked,
-that the solver still answers (contradictory assumptions give False) and that one more
-SIGINT reaches Python's handler. Prints one row per solver; a PySAT error, a wrong answer,
-a blocked or lost signal is a defect, and so is the process dying (a segmentation fault,
-an abort). ``--plain`` calls ``solve_limited`` directly instead, for comparison
-(measured: PySAT's error and SIGINT left blocked, and the process may end, by a
-segmentation fault with Glucose, by CaDiCaL's "solver in invalid state" abort with CaDiCaL).
+SIGINT every 0 to 2 ms while the main thread calls ``solver.solve_limited()`` under
+``pysat_handler_off()`` over and over on a pigeonhole formula with a budget of 20
+conflicts, Python's SIGINT handler counting the signals it takes; PySAT's own error
+("Caught keyboard interrupt": its handler acted) is counted apart. After the storm it
+checks that SIGINT is not left blocked, that the solver still answers (contradictory
+assumptions give False) and that one more SIGINT reaches Python's handler. Prints one row
+per solver; a PySAT error, a wrong answer, a blocked or lost signal is a defect, and so is
+the process dying (a segmentation fault, an abort). ``--plain`` calls ``solve_limited``
+directly instead, for comparison (measured: PySAT's error and SIGINT left blocked, and the
+process may end, by a segmentation fault with Glucose, by CaDiCaL's "solver in invalid
+state" abort with CaDiCaL).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import time
 from pysat.examples.genhard import PHP
 from pysat.solvers import Solver
 
-from gossipcert.interrupts import native_call
+from gossipcert.interrupts import pysat_handler_off
 
 #: the other process: SIGINT to ``pid`` every 0 to 2 ms until killed
 SENDER = (
@@ -44,7 +45,8 @@ SENDER = (
 
 
 def stress(name: str, seconds: float, plain: bool = False) -> dict[str, object]:
-    """Signals at random moments of ``native_call`` on one solver for ``seconds``."""
+    """Signals at random moments of a call under ``pysat_handler_off`` on one solver for
+    ``seconds``."""
     calls = pysat_errors = 0
     taken: list[int] = []
     # Python's handler during the storm counts (a KeyboardInterrupt could land outside any
@@ -61,7 +63,8 @@ def stress(name: str, seconds: float, plain: bool = False) -> dict[str, object]:
                     if plain:
                         solver.solve_limited()
                     else:
-                        native_call(solver.solve_limited)
+                        with pysat_handler_off():
+                            solver.solve_limited()
                 except Exception as exc:  # PySAT's own handler acted
                     if "keyboard interrupt" not in str(exc).lower():
                         raise
@@ -74,7 +77,8 @@ def stress(name: str, seconds: float, plain: bool = False) -> dict[str, object]:
         solver.conf_budget(-1)  # no budget (a MiniSat budget outlasts the call it was set for)
         answer = None
         if not pysat_errors:  # a CaDiCaL solver PySAT's handler escaped from aborts if used
-            answer = native_call(lambda: solver.solve_limited(assumptions=[1, -1]))
+            with pysat_handler_off():
+                answer = solver.solve_limited(assumptions=[1, -1])
     signal.signal(signal.SIGINT, previous)
     try:
         os.kill(os.getpid(), signal.SIGINT)

@@ -35,8 +35,8 @@ anything heavy (the command line, the solvers: seconds on a busy machine). Then:
   with ``longjmp`` and leaves SIGINT blocked in the thread, that handler in place (later
   Ctrl-Cs are lost, or jump into a stack frame that no longer exists) and a CaDiCaL solver
   in an invalid state (its next use aborts the process). gossipcert's calls into PySAT
-  from the main process are made under :func:`pysat_handler_off` (or :func:`native_call`),
-  for which PySAT installs none; the signal is raised as ``KeyboardInterrupt`` when the
+  from the main process are made under :func:`pysat_handler_off`, for which PySAT
+  installs none; the signal is raised as ``KeyboardInterrupt`` when the
   call returns.
 
 The exit status is 130 after SIGINT and 143 after SIGTERM (the shell's ``128 + 15``)
@@ -61,10 +61,10 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType, TracebackType
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn
 
 #: the signals received, in order
 _received: list[int] = []
@@ -154,8 +154,6 @@ def signals_held() -> Iterator[set[int]]:
                 signal.raise_signal(signum)
 
 
-T = TypeVar("T")
-
 #: blocks of :func:`pysat_handler_off` under way in the main thread
 _native_calls = 0
 
@@ -197,18 +195,6 @@ def pysat_handler_off() -> Iterator[None]:
         yield
     finally:
         _native_calls -= 1
-
-
-def native_call(call: Callable[[], T]) -> T:
-    """``call()``, a call into PySAT, under :func:`pysat_handler_off`.
-
-    Examples
-    --------
-    >>> native_call(lambda: 6 * 7)
-    42
-    """
-    with pysat_handler_off():
-        return call()
 
 
 def _pysat_check_wrapped() -> None:

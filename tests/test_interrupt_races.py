@@ -12,7 +12,7 @@
 - PySAT, called from the main thread, takes SIGINT itself and escapes from the solver with
   ``longjmp``, leaving SIGINT blocked, its own handler installed and a CaDiCaL solver that
   aborts the process at its next use. gossipcert's calls into PySAT go through
-  ``native_call``, for which it installs no handler.
+  ``pysat_handler_off``, for which it installs no handler.
 """
 
 from __future__ import annotations
@@ -107,28 +107,33 @@ def _interrupted(code: str, after: float) -> tuple[str, str, int]:
 @pytest.mark.parametrize(
     "name, budget", [("cadical195", 300_000), ("glucose4", 100_000), ("minisat22", 300_000)]
 )
-def test_a_signal_during_a_native_call_is_raised_when_it_returns(name: str, budget: int) -> None:
-    """SIGINT during :func:`gossipcert.interrupts.native_call` in the main thread: PySAT's
-    own handler does not act (its error would end the script with a traceback), the
-    ``KeyboardInterrupt`` comes when the budgeted call returns, and the process is left as
-    it was: SIGINT not blocked, the solver usable, the next SIGINT taken by Python's handler
-    (PySAT's, left installed, would jump into a stack frame that no longer exists)."""
+def test_a_signal_during_a_call_without_pysat_handler_comes_when_it_returns(
+    name: str, budget: int
+) -> None:
+    """SIGINT during a call under :func:`gossipcert.interrupts.pysat_handler_off` in the main
+    thread: PySAT's own handler does not act (its error would end the script with a
+    traceback), the ``KeyboardInterrupt`` comes when the budgeted call returns, and the
+    process is left as it was: SIGINT not blocked, the solver usable, the next SIGINT taken
+    by Python's handler (PySAT's, left installed, would jump into a stack frame that no
+    longer exists)."""
     code = (
         "import os, signal, time\n"
         "from pysat.solvers import Solver\n"
         "from pysat.examples.genhard import PHP\n"
-        "from gossipcert.interrupts import native_call\n"
+        "from gossipcert.interrupts import pysat_handler_off\n"
         f"s = Solver(name={name!r}, bootstrap_with=PHP(12).clauses)\n"
         f"s.conf_budget({budget})  # a second or more\n"
         "print('ready', flush=True)\n"
         "try:\n"
-        "    native_call(s.solve_limited)\n"
+        "    with pysat_handler_off():\n"
+        "        s.solve_limited()\n"
         "    print('finished')\n"
         "except KeyboardInterrupt:\n"
         "    print('keyboard-interrupt')\n"
         "print(signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, ()), flush=True)\n"
         "s.conf_budget(-1)\n"
-        "print(native_call(lambda: s.solve_limited(assumptions=[1, -1])), flush=True)\n"
+        "with pysat_handler_off():\n"
+        "    print(s.solve_limited(assumptions=[1, -1]), flush=True)\n"
         "try:\n"
         "    os.kill(os.getpid(), signal.SIGINT)\n"
         "    time.sleep(5)\n"
@@ -143,21 +148,25 @@ def test_a_signal_during_a_native_call_is_raised_when_it_returns(name: str, budg
     assert status == 0, err
 
 
-def test_native_call_says_not_the_main_thread_to_pysat_only_while_it_runs() -> None:
+def test_pysat_is_told_not_the_main_thread_only_while_the_block_runs() -> None:
     from pysat._utils import MainThread
 
-    from gossipcert.interrupts import native_call
+    from gossipcert.interrupts import pysat_handler_off
 
-    def counted() -> int:
-        return interrupts._native_calls
-
-    assert native_call(lambda: MainThread.check()) is False
-    assert native_call(lambda: native_call(lambda: MainThread.check())) is False  # nested
-    with pytest.raises(ValueError):
-        native_call(lambda: int("x"))
+    with pysat_handler_off():
+        assert MainThread.check() is False
+    with pysat_handler_off(), pysat_handler_off():  # nested
+        assert MainThread.check() is False
+    with pytest.raises(ValueError), pysat_handler_off():
+        int("x")
     assert MainThread.check() is True  # other code's calls to PySAT: as before
     seen: list[int] = []  # another thread leaves the main thread's count alone
-    thread = threading.Thread(target=lambda: seen.append(native_call(counted)))
+
+    def other() -> None:
+        with pysat_handler_off():
+            seen.append(interrupts._native_calls)
+
+    thread = threading.Thread(target=other)
     thread.start()
     thread.join()
     assert seen == [0]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from functools import partial
 from typing import Any
 
 import pynauty
@@ -22,7 +21,7 @@ from pysat.solvers import Solver
 
 from gossipcert.errors import SolverError
 from gossipcert.instance import Instance, ProblemKind
-from gossipcert.interrupts import native_call
+from gossipcert.interrupts import pysat_handler_off
 from gossipcert.proofs.refutation import PROOF_SOLVER
 from gossipcert.search.cubes import Base, Cube, Key, cube_literals, key_orbits
 from gossipcert.symmetry.automorphisms import automorphism_generators, node_cells
@@ -68,6 +67,7 @@ def orbit_plan(instance: Instance, base: Base, depth: int = 1) -> tuple[list[Cub
     return cubes, coverage
 
 
+@pysat_handler_off()  # PySAT takes no SIGINT itself
 def strict_plan(instance: Instance, base: Base, nodes: int = STRICT_NODES) -> list[Cube]:
     """Cubes without symmetry: every round-1 choice (a call, or idle) of the ``nodes``
     nodes of largest degree, less those that unit propagation on ``F`` refutes."""
@@ -85,8 +85,7 @@ def strict_plan(instance: Instance, base: Base, nodes: int = STRICT_NODES) -> li
             if set(calls) & {k for c in combo for k in c.idle}:
                 continue  # a key both made true and false
             cube = Cube(calls, idle)
-            lits = cube_literals(base.index, cube)
-            ok, _ = native_call(partial(solver.propagate, assumptions=lits))
+            ok, _ = solver.propagate(assumptions=cube_literals(base.index, cube))
             if ok:
                 cubes[cube] = None
     return list(cubes)

@@ -23,14 +23,13 @@ from __future__ import annotations
 import time
 import weakref
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pysat.solvers import Solver
 
 from gossipcert.encodings.formula import Formula
 from gossipcert.errors import SolverError
-from gossipcert.interrupts import native_call
+from gossipcert.interrupts import pysat_handler_off
 from gossipcert.solvers.cpsat_run import cpsat_solver, run_cpsat
 from gossipcert.statuses import QueryStatus
 
@@ -140,6 +139,7 @@ def _remember_rate(solver: Any, budget: int, spent: float) -> None:
         pass
 
 
+@pysat_handler_off()  # PySAT takes no SIGINT itself
 def solve_sliced(
     solver: Solver,
     assumptions: list[int],
@@ -158,17 +158,17 @@ def solve_sliced(
     solver runs in one call (a forked child that its parent kills at the parent's
     deadline). Returns None when the deadline passes. A signal is raised as
     :class:`KeyboardInterrupt` when the slice under way returns
-    (:func:`gossipcert.interrupts.native_call`).
+    (:func:`gossipcert.interrupts.pysat_handler_off`).
     """
     if _long_slices and deadline is None and tick is None:
         # killed from outside and nothing to report: one call, CaDiCaL's search unbroken
-        return bool(native_call(partial(solver.solve, assumptions=assumptions)))
+        return bool(solver.solve(assumptions=assumptions))
     budget = _start_budget(solver)
     target = SLICE_SECONDS
     while deadline is None or time.monotonic() < deadline:
         solver.conf_budget(budget)
         t0 = time.monotonic()
-        result = native_call(partial(solver.solve_limited, assumptions=assumptions))
+        result = solver.solve_limited(assumptions=assumptions)
         if result is not None:
             return result
         now = time.monotonic()
